@@ -1,0 +1,120 @@
+# perfreport — plain Makefile.
+#   make            build ./perfreport (BPF objects and skeletons included)
+#   make deps       install missing Debian packages (no-op when all present)
+#   make test       deps + build + every test; last line "N passed, N failed"
+#   make test-asan  the same suite with ASan+UBSan builds
+#   make bench      performance figures (design section 9)
+#   make clean
+
+SAN ?= 0
+ifeq ($(SAN),1)
+BUILD ?= build-asan
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+OPT := -O1
+BIN := $(BUILD)/perfreport
+else
+BUILD ?= build
+SANFLAGS :=
+OPT := -O2
+BIN := perfreport
+endif
+
+CC ?= cc
+CLANG ?= clang
+BPFTOOL ?= bpftool
+ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+
+WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral -Wvla
+CFLAGS ?= $(OPT) -g
+CFLAGS += -std=c11 -D_GNU_SOURCE $(WARN) $(SANFLAGS) -fno-omit-frame-pointer \
+          -I$(BUILD)/gen -Isrc -MMD -MP
+LDFLAGS += $(SANFLAGS)
+LDLIBS := -lbpf -lelf -ldw -lcmark -lz -lm
+
+SRC := $(sort $(shell find src -name '*.c'))
+LIB_SRC := $(filter-out src/main.c,$(SRC))
+OBJ := $(patsubst %.c,$(BUILD)/%.o,$(SRC))
+LIB_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRC))
+
+BPF_SRC := $(sort $(wildcard bpf/*.bpf.c))
+BPF_OBJ := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRC))
+SKELS := $(patsubst bpf/%.bpf.c,$(BUILD)/gen/%.skel.h,$(BPF_SRC))
+VMLINUX := $(BUILD)/gen/vmlinux.h
+
+ASSETS := $(sort $(wildcard assets/*.css assets/*.js templates/*))
+ASSETS_C := $(BUILD)/gen/assets.c
+ASSETS_OBJ := $(BUILD)/gen/assets.o
+
+UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
+UNIT_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(UNIT_SRC))
+UNIT_BIN := $(BUILD)/unit-tests
+
+WORKLOAD_SRC := $(sort $(wildcard tests/workloads/*.c))
+WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(WORKLOAD_SRC))
+
+.PHONY: all deps test test-asan unit workloads bench clean
+.DEFAULT_GOAL := all
+
+all: $(BIN)
+
+deps:
+	@sh scripts/install-deps.sh
+
+LIB_A := $(BUILD)/libperfreport.a
+
+$(LIB_A): $(LIB_OBJ) $(ASSETS_OBJ)
+	rm -f $@
+	ar rcs $@ $^
+
+$(BIN): $(BUILD)/src/main.o $(LIB_A)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/%.o: %.c | $(SKELS) $(BUILD)/gen/assets.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(ASSETS_C) $(BUILD)/gen/assets.h &: $(ASSETS) scripts/embed.sh
+	@mkdir -p $(BUILD)/gen
+	sh scripts/embed.sh $(BUILD)/gen/assets.c $(BUILD)/gen/assets.h $(ASSETS)
+
+$(ASSETS_OBJ): $(ASSETS_C)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(VMLINUX):
+	@mkdir -p $(dir $@)
+	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(VMLINUX)
+	@mkdir -p $(dir $@)
+	$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(BUILD)/gen -Ibpf -c $< -o $@
+
+$(BUILD)/gen/%.skel.h: $(BUILD)/bpf/%.bpf.o
+	$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf > $@.tmp && mv $@.tmp $@
+
+$(UNIT_BIN): $(UNIT_OBJ) $(LIB_A)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+unit: $(UNIT_BIN)
+
+$(BUILD)/workloads/%: tests/workloads/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O1 -g -fno-omit-frame-pointer -fno-inline -Wall -Wextra -Werror -o $@ $< -lpthread
+
+workloads: $(WORKLOADS)
+
+test: deps
+	$(MAKE) all unit workloads
+	BUILD=$(BUILD) PERFREPORT_BIN=./$(BIN) sh tests/run.sh
+
+test-asan: deps
+	$(MAKE) SAN=1 all unit workloads
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+	  BUILD=build-asan PERFREPORT_BIN=./build-asan/perfreport SANITIZED=1 sh tests/run.sh
+
+bench: all workloads
+	sh bench/run.sh
+
+clean:
+	rm -rf build build-asan perfreport
+
+-include $(OBJ:.o=.d) $(UNIT_OBJ:.o=.d)

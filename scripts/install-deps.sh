@@ -1,0 +1,20 @@
+#!/bin/sh
+# Installs the Debian packages perfreport needs to build and test, and does
+# nothing when they are all present.  Run as root (apt-get).
+set -eu
+PKGS="make gcc clang llvm libbpf-dev bpftool libelf-dev libdw-dev libcmark-dev zlib1g-dev \
+pkg-config libxml2-utils chromium iproute2 nftables procps util-linux"
+missing=""
+for p in $PKGS; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+echo "install-deps: installing:$missing"
+if [ "$(id -u)" != 0 ]; then
+    echo "install-deps: need root to install:$missing" >&2
+    exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing

@@ -1,0 +1,16 @@
+/* Analysis: thresholds table, USE check, rules, ranking, headline.
+ * Reads only the model; appends findings/use rows/headline to it. */
+#ifndef PERFREPORT_ANALYZE_H
+#define PERFREPORT_ANALYZE_H
+#include <stddef.h>
+
+struct report;
+
+/* Puts the default threshold table into r->thresholds, then applies the
+ * overrides in `file` (may be NULL).  On a bad file returns -1 with a message
+ * naming the file and line in err; r is then left with the defaults. */
+int thresholds_load(struct report *r, const char *file, char *err, size_t n);
+
+/* Runs every rule, fills r->use, ranks r->findings and sets r->headline. */
+void analyze_run(struct report *r);
+#endif

@@ -1,0 +1,42 @@
+/* The one collector interface.  Every collector, /proc or BPF, is a row in
+ * the registry (registry.c) and goes through the same life cycle inside the
+ * single capture window:
+ *
+ *   can_run  (plan)   - may it run on this host?  If not, why (shown in report)
+ *   start    (t = 0)  - allocate state, attach, take the first reading
+ *   tick     (every interval) - sample; may set values of the current tick
+ *   stop     (end)    - final reading / drain maps, write aggregates into model
+ *   destroy           - free state (also called after a failed start)
+ *
+ * Collectors only write into the model; they never format output.
+ */
+#ifndef PERFREPORT_COLLECTOR_H
+#define PERFREPORT_COLLECTOR_H
+#include <stdbool.h>
+#include <stddef.h>
+
+struct report;
+struct options;
+struct host_caps;
+
+struct collect_ctx {
+    struct report *r;
+    const struct options *opt;
+    const struct host_caps *caps;
+    double now_s; /* seconds since window start of the current tick/stop */
+};
+
+struct collector {
+    const char *name;  /* stable id shown in the manifest: "cpu", "disk" ... */
+    const char *title;
+    bool needs_bpf;    /* skipped with --no-bpf or when BPF is unavailable */
+    bool (*can_run)(const struct collect_ctx *ctx, char *reason, size_t n); /* NULL = always */
+    int (*start)(struct collect_ctx *ctx, void **state, char *err, size_t n);
+    int (*tick)(struct collect_ctx *ctx, void *state); /* NULL = nothing per tick */
+    int (*stop)(struct collect_ctx *ctx, void *state, char *err, size_t n);
+    void (*destroy)(void *state);
+};
+
+/* NULL-terminated registry, in run order. */
+extern const struct collector *const collector_registry[];
+#endif

@@ -1,0 +1,169 @@
+#include "options.h"
+#include "pipeline.h"
+#include "util/hostfs.h"
+#include "version.h"
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(FILE *f)
+{
+    fputs("Usage: perfreport [options]\n"
+          "Runs a timed performance triage of this host and writes a report bundle\n"
+          "(index.html, report.md, report.json, manifest.json, charts).\n"
+          "\n"
+          "  -d, --duration SECS     capture window length (default 30)\n"
+          "  -i, --interval SECS     snapshot interval (default 1)\n"
+          "  -p, --pid PID           focus on one process (and its cgroup)\n"
+          "  -c, --cgroup PATH       focus on one cgroup (path below the cgroup root)\n"
+          "  -o, --output DIR        bundle directory; must not exist\n"
+          "                          (default ./perfreport-<host>-<YYYYmmdd-HHMMSS>)\n"
+          "  -F, --frequency HZ      profile sampling frequency (default 49)\n"
+          "      --no-bpf            use /proc and /sys only\n"
+          "      --thresholds FILE   override thresholds (lines: <id> <warn> <crit>)\n"
+          "      --root DIR          read /proc and /sys below DIR (tests, fixtures);\n"
+          "                          also PERFREPORT_ROOT\n"
+          "  -q, --quiet             no progress and no summary on the terminal\n"
+          "  -v, --verbose           more detail on stderr\n"
+          "  -h, --help              this help\n"
+          "  -V, --version           print the version\n"
+          "\n"
+          "Exit status: 0 nothing at warning or above, 1 warning, 2 critical,\n"
+          "3 the run itself failed.\n",
+          f);
+}
+
+static int parse_seconds(const char *opt, const char *s, double min, double max, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !isfinite(v) || v < min || v > max) {
+        fprintf(stderr, "perfreport: %s: '%s' is not a number of seconds in [%g, %g]\n", opt, s,
+                min, max);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static int parse_long(const char *opt, const char *s, long min, long max, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < min || v > max) {
+        fprintf(stderr, "perfreport: %s: '%s' is not a whole number in [%ld, %ld]\n", opt, s,
+                min, max);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+enum { OPT_NO_BPF = 256, OPT_THRESHOLDS, OPT_ROOT };
+
+int main(int argc, char **argv)
+{
+    struct options o;
+    options_defaults(&o);
+    const char *env_root = getenv("PERFREPORT_ROOT");
+    if (env_root && *env_root)
+        o.root = env_root;
+
+    static const struct option longopts[] = {
+        {"duration", required_argument, NULL, 'd'},
+        {"interval", required_argument, NULL, 'i'},
+        {"pid", required_argument, NULL, 'p'},
+        {"cgroup", required_argument, NULL, 'c'},
+        {"output", required_argument, NULL, 'o'},
+        {"frequency", required_argument, NULL, 'F'},
+        {"no-bpf", no_argument, NULL, OPT_NO_BPF},
+        {"thresholds", required_argument, NULL, OPT_THRESHOLDS},
+        {"root", required_argument, NULL, OPT_ROOT},
+        {"quiet", no_argument, NULL, 'q'},
+        {"verbose", no_argument, NULL, 'v'},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
+        {NULL, 0, NULL, 0},
+    };
+    int ch;
+    bool interval_given = false;
+    long l;
+    while ((ch = getopt_long(argc, argv, "d:i:p:c:o:F:qvhV", longopts, NULL)) != -1) {
+        switch (ch) {
+        case 'd':
+            if (parse_seconds("-d", optarg, 0.1, 86400, &o.duration_s))
+                return 3;
+            break;
+        case 'i':
+            if (parse_seconds("-i", optarg, 0.05, 3600, &o.interval_s))
+                return 3;
+            interval_given = true;
+            break;
+        case 'p':
+            if (parse_long("-p", optarg, 1, INT_MAX, &l))
+                return 3;
+            o.pid = (pid_t)l;
+            break;
+        case 'c':
+            if (!*optarg || strstr(optarg, "..")) {
+                fprintf(stderr, "perfreport: -c: '%s' is not a cgroup path\n", optarg);
+                return 3;
+            }
+            o.cgroup = optarg;
+            break;
+        case 'o':
+            if (!*optarg) {
+                fprintf(stderr, "perfreport: -o: empty directory name\n");
+                return 3;
+            }
+            o.outdir = optarg;
+            break;
+        case 'F':
+            if (parse_long("-F", optarg, 1, 10000, &l))
+                return 3;
+            o.hz = (int)l;
+            break;
+        case OPT_NO_BPF: o.no_bpf = true; break;
+        case OPT_THRESHOLDS: o.thresholds_file = optarg; break;
+        case OPT_ROOT: o.root = optarg; break;
+        case 'q': o.quiet = true; break;
+        case 'v': o.verbose++; break;
+        case 'h': usage(stdout); return 0;
+        case 'V': printf("perfreport %s\n", PERFREPORT_VERSION); return 0;
+        default: usage(stderr); return 3;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "perfreport: unexpected argument '%s'\n", argv[optind]);
+        usage(stderr);
+        return 3;
+    }
+    if (o.pid && o.cgroup) {
+        fprintf(stderr, "perfreport: -p and -c are exclusive\n");
+        return 3;
+    }
+    if (o.interval_s > o.duration_s) {
+        if (interval_given) {
+            fprintf(stderr, "perfreport: -i %g is longer than the window -d %g\n", o.interval_s,
+                    o.duration_s);
+            return 3;
+        }
+        o.interval_s = o.duration_s;
+    }
+    hostfs_set_root(o.root);
+    if (o.pid) {
+        char p[64];
+        snprintf(p, sizeof p, "/proc/%d", (int)o.pid);
+        if (!hostfs_is_dir(p)) {
+            fprintf(stderr, "perfreport: -p %d: no such process\n", (int)o.pid);
+            return 3;
+        }
+    }
+    return pipeline_run(&o);
+}

@@ -1,0 +1,487 @@
+#include "model.h"
+#include "../util/xalloc.h"
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *severity_name(enum severity s)
+{
+    switch (s) {
+    case SEV_INFO: return "info";
+    case SEV_WARNING: return "warning";
+    case SEV_CRITICAL: return "critical";
+    default: return "none";
+    }
+}
+
+const char *coll_status_name(enum coll_status s)
+{
+    switch (s) {
+    case CS_RAN: return "ran";
+    case CS_SKIPPED: return "skipped";
+    case CS_FAILED: return "failed";
+    case CS_TIMED_OUT: return "timed_out";
+    default: return "pending";
+    }
+}
+
+struct report *report_new(void)
+{
+    struct report *r = xcalloc(1, sizeof *r);
+    r->schema = REPORT_SCHEMA;
+    return r;
+}
+
+static void kvlist_free(struct kvlist *l)
+{
+    for (size_t i = 0; i < l->n; i++) {
+        free(l->v[i].key);
+        free(l->v[i].title);
+        free(l->v[i].value);
+    }
+    free(l->v);
+}
+
+static void table_free(struct table *t)
+{
+    for (size_t c = 0; c < t->ncols; c++) {
+        free(t->cols[c].name);
+        free(t->cols[c].title);
+        free(t->cols[c].unit);
+    }
+    for (size_t i = 0; i < t->nrows * t->ncols; i++)
+        free(t->cells[i].str);
+    free(t->cols);
+    free(t->cells);
+    free(t->name);
+    free(t->title);
+    free(t->resource);
+    free(t->note);
+    free(t);
+}
+
+void report_free(struct report *r)
+{
+    if (!r)
+        return;
+    kvlist_free(&r->host);
+    kvlist_free(&r->caps);
+    free(r->window.target);
+    free(r->ticks);
+    for (size_t i = 0; i < r->nseries; i++) {
+        struct series *s = r->series[i];
+        free(s->name);
+        free(s->title);
+        free(s->unit);
+        free(s->resource);
+        free(s->v);
+        free(s);
+    }
+    free(r->series);
+    for (size_t i = 0; i < r->ntables; i++)
+        table_free(r->tables[i]);
+    free(r->tables);
+    for (size_t i = 0; i < r->nmetrics; i++) {
+        free(r->metrics[i].name);
+        free(r->metrics[i].title);
+        free(r->metrics[i].unit);
+        free(r->metrics[i].resource);
+    }
+    free(r->metrics);
+    for (size_t i = 0; i < r->nfindings; i++) {
+        struct finding *f = &r->findings[i];
+        free(f->id);
+        free(f->resource);
+        free(f->title);
+        for (size_t j = 0; j < f->nevidence; j++)
+            free(f->evidence[j]);
+        free(f->evidence);
+        free(f->recommendation);
+        free(f->culprit);
+    }
+    free(r->findings);
+    for (size_t i = 0; i < r->nthresholds; i++) {
+        free(r->thresholds[i].id);
+        free(r->thresholds[i].title);
+        free(r->thresholds[i].unit);
+    }
+    free(r->thresholds);
+    for (size_t i = 0; i < r->nuse; i++) {
+        free(r->use[i].resource);
+        free(r->use[i].util.text);
+        free(r->use[i].sat.text);
+        free(r->use[i].err.text);
+    }
+    free(r->use);
+    for (size_t i = 0; i < r->nledger; i++) {
+        free(r->ledger[i].name);
+        free(r->ledger[i].title);
+        free(r->ledger[i].reason);
+        free(r->ledger[i].notes);
+    }
+    free(r->ledger);
+    free(r->headline);
+    free(r->tool_version);
+    free(r);
+}
+
+void kv_add(struct kvlist *l, const char *key, const char *title, const char *value)
+{
+    for (size_t i = 0; i < l->n; i++) {
+        if (strcmp(l->v[i].key, key) == 0) {
+            free(l->v[i].value);
+            l->v[i].value = xstrdup(value ? value : "");
+            return;
+        }
+    }
+    xgrow(&l->v, &l->cap, l->n + 1, sizeof *l->v);
+    struct kv *e = &l->v[l->n++];
+    e->key = xstrdup(key);
+    e->title = xstrdup(title ? title : key);
+    e->value = xstrdup(value ? value : "");
+}
+
+void kv_addf(struct kvlist *l, const char *key, const char *title, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *v = xvasprintf(fmt, ap);
+    va_end(ap);
+    kv_add(l, key, title, v);
+    free(v);
+}
+
+const char *kv_get(const struct kvlist *l, const char *key)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (strcmp(l->v[i].key, key) == 0)
+            return l->v[i].value;
+    return NULL;
+}
+
+size_t report_add_tick(struct report *r, double t)
+{
+    xgrow(&r->ticks, &r->cap_ticks, r->nticks + 1, sizeof *r->ticks);
+    r->ticks[r->nticks] = t;
+    return r->nticks++;
+}
+
+struct series *report_find_series(const struct report *r, const char *name)
+{
+    for (size_t i = 0; i < r->nseries; i++)
+        if (strcmp(r->series[i]->name, name) == 0)
+            return r->series[i];
+    return NULL;
+}
+
+struct series *report_series(struct report *r, const char *name, const char *title,
+                             const char *unit, const char *resource)
+{
+    struct series *s = report_find_series(r, name);
+    if (s)
+        return s;
+    s = xcalloc(1, sizeof *s);
+    s->name = xstrdup(name);
+    s->title = xstrdup(title ? title : name);
+    s->unit = xstrdup(unit ? unit : "");
+    s->resource = xstrdup(resource ? resource : "other");
+    s->warn = NAN;
+    s->crit = NAN;
+    xgrow(&r->series, &r->cap_series, r->nseries + 1, sizeof *r->series);
+    r->series[r->nseries++] = s;
+    return s;
+}
+
+void series_set(struct report *r, struct series *s, double v)
+{
+    if (r->nticks == 0)
+        return;
+    size_t idx = r->nticks - 1;
+    xgrow(&s->v, &s->cap, idx + 1, sizeof *s->v);
+    while (s->n < idx)
+        s->v[s->n++] = NAN;
+    s->v[idx] = v;
+    if (s->n <= idx)
+        s->n = idx + 1;
+}
+
+struct table *report_find_table(const struct report *r, const char *name)
+{
+    for (size_t i = 0; i < r->ntables; i++)
+        if (strcmp(r->tables[i]->name, name) == 0)
+            return r->tables[i];
+    return NULL;
+}
+
+struct table *report_table(struct report *r, const char *name, const char *title,
+                           const char *resource)
+{
+    struct table *t = report_find_table(r, name);
+    if (t)
+        return t;
+    t = xcalloc(1, sizeof *t);
+    t->name = xstrdup(name);
+    t->title = xstrdup(title ? title : name);
+    t->resource = xstrdup(resource ? resource : "other");
+    xgrow(&r->tables, &r->cap_tables, r->ntables + 1, sizeof *r->tables);
+    r->tables[r->ntables++] = t;
+    return t;
+}
+
+void table_add_col(struct table *t, const char *name, const char *title, const char *unit,
+                   int decimals)
+{
+    /* Columns are fixed before the first row so cells stay rectangular. */
+    if (t->nrows)
+        abort();
+    t->cols = xrealloc(t->cols, (t->ncols + 1) * sizeof *t->cols);
+    struct column *c = &t->cols[t->ncols++];
+    c->name = xstrdup(name);
+    c->title = xstrdup(title ? title : name);
+    c->unit = xstrdup(unit ? unit : "");
+    c->decimals = decimals;
+}
+
+size_t table_add_row(struct table *t)
+{
+    xgrow(&t->cells, &t->cap_rows, (t->nrows + 1) * t->ncols, sizeof *t->cells);
+    return t->nrows++;
+}
+
+int table_col(const struct table *t, const char *col)
+{
+    for (size_t c = 0; c < t->ncols; c++)
+        if (strcmp(t->cols[c].name, col) == 0)
+            return (int)c;
+    return -1;
+}
+
+static struct cell *cell_at(struct table *t, size_t row, const char *col)
+{
+    int c = table_col(t, col);
+    if (c < 0 || row >= t->nrows)
+        abort(); /* a programming error: unknown column or row */
+    return &t->cells[row * t->ncols + (size_t)c];
+}
+
+void table_set_num(struct table *t, size_t row, const char *col, double v)
+{
+    struct cell *c = cell_at(t, row, col);
+    free(c->str);
+    c->str = NULL;
+    c->kind = CELL_NUM;
+    c->num = v;
+}
+
+void table_set_str(struct table *t, size_t row, const char *col, const char *s)
+{
+    struct cell *c = cell_at(t, row, col);
+    free(c->str);
+    c->kind = CELL_STR;
+    c->str = xstrdup(s ? s : "");
+}
+
+void table_set_note(struct table *t, const char *note)
+{
+    free(t->note);
+    t->note = xstrdup(note);
+}
+
+const struct cell *table_cell(const struct table *t, size_t row, const char *col)
+{
+    int c = table_col(t, col);
+    if (c < 0 || row >= t->nrows)
+        return NULL;
+    return &t->cells[row * t->ncols + (size_t)c];
+}
+
+double table_num(const struct table *t, size_t row, const char *col)
+{
+    const struct cell *c = table_cell(t, row, col);
+    return c && c->kind == CELL_NUM ? c->num : NAN;
+}
+
+const char *table_str(const struct table *t, size_t row, const char *col)
+{
+    const struct cell *c = table_cell(t, row, col);
+    return c && c->kind == CELL_STR ? c->str : NULL;
+}
+
+void report_metric(struct report *r, const char *name, const char *title, const char *unit,
+                   const char *resource, double v)
+{
+    for (size_t i = 0; i < r->nmetrics; i++) {
+        if (strcmp(r->metrics[i].name, name) == 0) {
+            r->metrics[i].value = v;
+            return;
+        }
+    }
+    xgrow(&r->metrics, &r->cap_metrics, r->nmetrics + 1, sizeof *r->metrics);
+    struct metric *m = &r->metrics[r->nmetrics++];
+    m->name = xstrdup(name);
+    m->title = xstrdup(title ? title : name);
+    m->unit = xstrdup(unit ? unit : "");
+    m->resource = xstrdup(resource ? resource : "other");
+    m->value = v;
+}
+
+const struct metric *report_find_metric(const struct report *r, const char *name)
+{
+    for (size_t i = 0; i < r->nmetrics; i++)
+        if (strcmp(r->metrics[i].name, name) == 0)
+            return &r->metrics[i];
+    return NULL;
+}
+
+double report_metric_value(const struct report *r, const char *name)
+{
+    const struct metric *m = report_find_metric(r, name);
+    return m ? m->value : NAN;
+}
+
+struct finding *report_add_finding(struct report *r, const char *id, enum severity sev,
+                                   const char *resource, const char *title)
+{
+    xgrow(&r->findings, &r->cap_findings, r->nfindings + 1, sizeof *r->findings);
+    struct finding *f = &r->findings[r->nfindings++];
+    memset(f, 0, sizeof *f);
+    f->id = xstrdup(id);
+    f->sev = sev;
+    f->resource = xstrdup(resource);
+    f->title = xstrdup(title ? title : id);
+    return f;
+}
+
+void finding_evidence(struct finding *f, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = xvasprintf(fmt, ap);
+    va_end(ap);
+    f->evidence = xrealloc(f->evidence, (f->nevidence + 1) * sizeof *f->evidence);
+    f->evidence[f->nevidence++] = s;
+}
+
+void finding_set_recommendation(struct finding *f, const char *text)
+{
+    free(f->recommendation);
+    f->recommendation = xstrdup(text);
+}
+
+void finding_set_culprit(struct finding *f, const char *culprit)
+{
+    free(f->culprit);
+    f->culprit = xstrdup(culprit);
+}
+
+void finding_set_title(struct finding *f, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = xvasprintf(fmt, ap);
+    va_end(ap);
+    free(f->title);
+    f->title = s;
+}
+
+const struct finding *report_find_finding(const struct report *r, const char *id)
+{
+    for (size_t i = 0; i < r->nfindings; i++)
+        if (strcmp(r->findings[i].id, id) == 0)
+            return &r->findings[i];
+    return NULL;
+}
+
+enum severity report_worst_severity(const struct report *r)
+{
+    enum severity w = SEV_NONE;
+    for (size_t i = 0; i < r->nfindings; i++)
+        if (r->findings[i].sev > w)
+            w = r->findings[i].sev;
+    return w;
+}
+
+struct threshold *report_add_threshold(struct report *r, const char *id, const char *title,
+                                       const char *unit, double warn, double crit,
+                                       bool lower_is_worse)
+{
+    xgrow(&r->thresholds, &r->cap_thresholds, r->nthresholds + 1, sizeof *r->thresholds);
+    struct threshold *t = &r->thresholds[r->nthresholds++];
+    t->id = xstrdup(id);
+    t->title = xstrdup(title);
+    t->unit = xstrdup(unit ? unit : "");
+    t->warn = warn;
+    t->crit = crit;
+    t->lower_is_worse = lower_is_worse;
+    return t;
+}
+
+const struct threshold *report_find_threshold(const struct report *r, const char *id)
+{
+    for (size_t i = 0; i < r->nthresholds; i++)
+        if (strcmp(r->thresholds[i].id, id) == 0)
+            return &r->thresholds[i];
+    return NULL;
+}
+
+struct use_row *report_add_use(struct report *r, const char *resource)
+{
+    xgrow(&r->use, &r->cap_use, r->nuse + 1, sizeof *r->use);
+    struct use_row *u = &r->use[r->nuse++];
+    memset(u, 0, sizeof *u);
+    u->resource = xstrdup(resource);
+    return u;
+}
+
+void use_cell_set(struct use_cell *c, enum severity sev, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = xvasprintf(fmt, ap);
+    va_end(ap);
+    free(c->text);
+    c->text = s;
+    c->sev = sev;
+}
+
+struct ledger_entry *report_ledger(struct report *r, const char *name, const char *title)
+{
+    for (size_t i = 0; i < r->nledger; i++)
+        if (strcmp(r->ledger[i].name, name) == 0)
+            return &r->ledger[i];
+    xgrow(&r->ledger, &r->cap_ledger, r->nledger + 1, sizeof *r->ledger);
+    struct ledger_entry *e = &r->ledger[r->nledger++];
+    memset(e, 0, sizeof *e);
+    e->name = xstrdup(name);
+    e->title = xstrdup(title ? title : name);
+    return e;
+}
+
+void ledger_set(struct ledger_entry *e, enum coll_status st, const char *reason)
+{
+    e->status = st;
+    free(e->reason);
+    e->reason = xstrdup(reason);
+}
+
+void ledger_note(struct ledger_entry *e, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = xvasprintf(fmt, ap);
+    va_end(ap);
+    if (e->notes) {
+        char *j = xasprintf("%s; %s", e->notes, s);
+        free(e->notes);
+        free(s);
+        s = j;
+    }
+    e->notes = s;
+}
+
+void report_set_headline(struct report *r, const char *text)
+{
+    free(r->headline);
+    r->headline = xstrdup(text);
+}

@@ -1,0 +1,222 @@
+/* The report model: the only thing stages share.
+ *
+ * Ownership: a struct report owns every string, array and sub-object reachable
+ * from it; report_free() releases all of it.  Every setter below copies its
+ * string arguments, so callers keep ownership of what they pass in.
+ * Collectors write into it, analyze reads it and appends findings, renderers
+ * only read it.  Nothing here knows about /proc or about output formats.
+ */
+#ifndef PERFREPORT_MODEL_H
+#define PERFREPORT_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#define REPORT_SCHEMA 1
+
+enum severity { SEV_NONE = 0, SEV_INFO = 1, SEV_WARNING = 2, SEV_CRITICAL = 3 };
+const char *severity_name(enum severity s); /* "none" "info" "warning" "critical" */
+
+enum coll_status { CS_PENDING = 0, CS_RAN, CS_SKIPPED, CS_FAILED, CS_TIMED_OUT };
+const char *coll_status_name(enum coll_status s); /* "ran" "skipped" ... */
+
+struct kv {
+    char *key;   /* stable machine key, e.g. "kernel" */
+    char *title; /* human label, e.g. "Kernel" */
+    char *value;
+};
+
+struct kvlist {
+    struct kv *v;
+    size_t n, cap;
+};
+
+/* A metric sampled at every tick of the window.  v[i] belongs to
+ * report.ticks[i]; NAN marks a tick with no value. */
+struct series {
+    char *name;     /* stable id, "cpu.util_pct" */
+    char *title;    /* "CPU utilisation" */
+    char *unit;     /* "%", "/s", "ms", "KiB" ... */
+    char *resource; /* section it belongs to: "cpu" "memory" "disk" ... */
+    double *v;
+    size_t n, cap;
+    double warn, crit; /* threshold lines to draw; NAN when none */
+    bool chart;        /* draw it as a chart in the report */
+};
+
+enum cell_kind { CELL_EMPTY = 0, CELL_NUM, CELL_STR };
+struct cell {
+    enum cell_kind kind;
+    double num;
+    char *str; /* owned; host-controlled text is allowed here (escaped by renderers) */
+};
+
+struct column {
+    char *name;  /* stable key used by rules and JSON: "util_pct" */
+    char *title; /* "Util %" */
+    char *unit;  /* may be "" */
+    int decimals; /* digits to show for numbers */
+};
+
+/* A table of rows about entities (per CPU, per disk, per process...). */
+struct table {
+    char *name;     /* stable id: "disk", "cpu.per_cpu", "proc.top_cpu" */
+    char *title;
+    char *resource;
+    char *note;     /* optional sentence shown under the table; may be NULL */
+    struct column *cols;
+    size_t ncols;
+    struct cell *cells; /* row-major, nrows * ncols */
+    size_t nrows, cap_rows;
+};
+
+/* A scalar summarising the whole window ("cpu.util_pct" = window average). */
+struct metric {
+    char *name;
+    char *title;
+    char *unit;
+    char *resource;
+    double value;
+};
+
+struct finding {
+    char *id;       /* stable id from design section 6 */
+    enum severity sev;
+    char *resource;
+    char *title;    /* one sentence: names the resource, culprit and key number */
+    char **evidence; /* each a sentence with the number and the threshold that fired */
+    size_t nevidence;
+    char *recommendation;
+    char *culprit;  /* process/cgroup/device/...; may be NULL */
+    double score;   /* ranking key, higher first */
+};
+
+/* Threshold row: what analyze used; rendered in the appendix. */
+struct threshold {
+    char *id;     /* "cpu.util_pct" */
+    char *title;
+    char *unit;
+    double warn, crit;
+    bool lower_is_worse; /* e.g. memory available % */
+};
+
+struct use_cell {
+    char *text; /* e.g. "92% busy"; "-" when not measured */
+    enum severity sev;
+};
+struct use_row {
+    char *resource;
+    struct use_cell util, sat, err;
+};
+
+struct ledger_entry {
+    char *name;
+    char *title;
+    enum coll_status status;
+    char *reason;      /* why skipped/failed; may be NULL when ran */
+    double duration_ms; /* time spent inside the collector's callbacks */
+    char *notes;       /* losses, caps hit...; may be NULL */
+};
+
+struct report {
+    int schema;
+    struct kvlist host; /* system facts, in display order */
+    struct kvlist caps; /* capability probe results */
+
+    struct {
+        struct timespec start_wall; /* CLOCK_REALTIME at window start */
+        double planned_s;
+        double actual_s;
+        double interval_s;
+        bool interrupted;  /* Ctrl-C/SIGTERM ended it early */
+        char *target;      /* "system-wide", "pid 123 (comm)", "cgroup /x" */
+    } window;
+
+    double *ticks; /* seconds since window start of each sample */
+    size_t nticks, cap_ticks;
+
+    struct series **series;
+    size_t nseries, cap_series;
+    struct table **tables;
+    size_t ntables, cap_tables;
+    struct metric *metrics;
+    size_t nmetrics, cap_metrics;
+    struct finding *findings;
+    size_t nfindings, cap_findings;
+    struct threshold *thresholds;
+    size_t nthresholds, cap_thresholds;
+    struct use_row *use;
+    size_t nuse, cap_use;
+    struct ledger_entry *ledger;
+    size_t nledger, cap_ledger;
+
+    char *headline; /* one-sentence verdict set by analyze */
+    bool failed;    /* the run itself failed (exit 3) */
+    char *tool_version;
+};
+
+struct report *report_new(void);
+void report_free(struct report *r);
+
+void kv_add(struct kvlist *l, const char *key, const char *title, const char *value);
+void kv_addf(struct kvlist *l, const char *key, const char *title, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+const char *kv_get(const struct kvlist *l, const char *key);
+
+/* Ticks: the pipeline appends one per sample; series values align to it. */
+size_t report_add_tick(struct report *r, double t);
+
+/* Finds or creates a series; later calls with the same name return it. */
+struct series *report_series(struct report *r, const char *name, const char *title,
+                             const char *unit, const char *resource);
+/* Sets the value of the current (last) tick; pads missing ticks with NAN. */
+void series_set(struct report *r, struct series *s, double v);
+struct series *report_find_series(const struct report *r, const char *name);
+
+struct table *report_table(struct report *r, const char *name, const char *title,
+                           const char *resource);
+void table_add_col(struct table *t, const char *name, const char *title, const char *unit,
+                   int decimals);
+/* Appends an empty row and returns its index. */
+size_t table_add_row(struct table *t);
+void table_set_num(struct table *t, size_t row, const char *col, double v);
+void table_set_str(struct table *t, size_t row, const char *col, const char *s);
+void table_set_note(struct table *t, const char *note);
+struct table *report_find_table(const struct report *r, const char *name);
+int table_col(const struct table *t, const char *col); /* index or -1 */
+const struct cell *table_cell(const struct table *t, size_t row, const char *col);
+double table_num(const struct table *t, size_t row, const char *col); /* NAN if absent */
+const char *table_str(const struct table *t, size_t row, const char *col); /* NULL if absent */
+
+void report_metric(struct report *r, const char *name, const char *title, const char *unit,
+                   const char *resource, double v);
+const struct metric *report_find_metric(const struct report *r, const char *name);
+double report_metric_value(const struct report *r, const char *name); /* NAN if absent */
+
+struct finding *report_add_finding(struct report *r, const char *id, enum severity sev,
+                                   const char *resource, const char *title);
+void finding_evidence(struct finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void finding_set_recommendation(struct finding *f, const char *text);
+void finding_set_culprit(struct finding *f, const char *culprit);
+void finding_set_title(struct finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+const struct finding *report_find_finding(const struct report *r, const char *id);
+enum severity report_worst_severity(const struct report *r);
+
+struct threshold *report_add_threshold(struct report *r, const char *id, const char *title,
+                                       const char *unit, double warn, double crit,
+                                       bool lower_is_worse);
+const struct threshold *report_find_threshold(const struct report *r, const char *id);
+
+struct use_row *report_add_use(struct report *r, const char *resource);
+void use_cell_set(struct use_cell *c, enum severity sev, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+struct ledger_entry *report_ledger(struct report *r, const char *name, const char *title);
+void ledger_set(struct ledger_entry *e, enum coll_status st, const char *reason);
+void ledger_note(struct ledger_entry *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+void report_set_headline(struct report *r, const char *text);
+
+#endif

@@ -1,0 +1,30 @@
+/* Escaping per output context.  Everything the host controls (comm, cmdline,
+ * paths, symbols, cgroup and device names) goes through one of these, after
+ * truncation, on its way into any output.  All append to a strbuf. */
+#ifndef PERFREPORT_ESCAPE_H
+#define PERFREPORT_ESCAPE_H
+#include "../util/strbuf.h"
+#include <stddef.h>
+
+/* HTML/XML text and attribute values (also SVG): & < > " ' escaped; bytes
+ * that are illegal in XML (C0 controls but \t \n \r, DEL, invalid UTF-8)
+ * become U+FFFD. */
+void esc_xml(struct strbuf *sb, const char *s);
+/* Markdown inline text (also inside table cells): every ASCII punctuation
+ * character that Markdown or HTML could interpret is backslash-escaped, '|'
+ * too, newlines and controls become spaces, so host text can never become
+ * markup, a link, an image or raw HTML. */
+void esc_md(struct strbuf *sb, const char *s);
+/* JSON string body (no quotes): \" \\ \uXXXX for controls, and < > & as
+ * \u003c \u003e \u0026 so the text is also safe inside <script> blocks;
+ * invalid UTF-8 becomes U+FFFD. */
+void esc_json(struct strbuf *sb, const char *s);
+
+/* Copies at most max_chars UTF-8 characters of s; if cut, appends "…".
+ * Returns a new string the caller frees. */
+char *trunc_utf8(const char *s, size_t max_chars);
+
+/* Decodes one UTF-8 sequence at s (len bytes left).  Returns its length and
+ * the code point in *cp, or 0 for an invalid sequence. */
+size_t utf8_decode(const unsigned char *s, size_t len, unsigned *cp);
+#endif

@@ -1,0 +1,5 @@
+#include "renderer.h"
+
+const struct renderer *const renderer_registry[] = {
+    NULL,
+};

@@ -1,0 +1,3 @@
+#ifndef PERFREPORT_VERSION
+#define PERFREPORT_VERSION "0.1.0"
+#endif

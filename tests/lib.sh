@@ -1,0 +1,28 @@
+# Shared helpers for shell test suites (sourced).  Protocol: print
+# "ok NAME", "not ok NAME: why" or "skip NAME: why", one per test.
+PERFREPORT_BIN=${PERFREPORT_BIN:-./perfreport}
+BUILD=${BUILD:-build}
+WL=$BUILD/workloads
+
+ok() { echo "ok $1"; }
+not_ok() { echo "not ok $1: $2"; }
+skip() { echo "skip $1: $2"; }
+
+need_root() { [ "$(id -u)" = 0 ]; }
+
+# jq is not assumed; python3 reads JSON in tests.
+json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
+
+TMPD=$(mktemp -d /tmp/perfreport-test.XXXXXX)
+_pids=""
+track() { _pids="$_pids $1"; }
+_cleanup_hooks=""
+on_cleanup() { _cleanup_hooks="$_cleanup_hooks
+$1"; }
+cleanup() {
+    for p in $_pids; do kill "$p" 2>/dev/null; done
+    for p in $_pids; do wait "$p" 2>/dev/null; done
+    eval "$_cleanup_hooks"
+    rm -rf "$TMPD"
+}
+trap cleanup EXIT INT TERM

@@ -1,0 +1,49 @@
+#include "harness.h"
+#include "../../src/model/model.h"
+#include <math.h>
+
+TEST(model_series_pads_missing_ticks_with_nan)
+{
+    struct report *r = report_new();
+    struct series *s = report_series(r, "x", "X", "%", "cpu");
+    report_add_tick(r, 1);
+    report_add_tick(r, 2);
+    series_set(r, s, 5);
+    CHECK(s->n == 2);
+    CHECK(isnan(s->v[0]));
+    CHECK_NUM(s->v[1], 5, 0);
+    CHECK(report_series(r, "x", NULL, NULL, NULL) == s);
+    report_free(r);
+}
+
+TEST(model_table_cells_by_column_name)
+{
+    struct report *r = report_new();
+    struct table *t = report_table(r, "disk", "Disks", "disk");
+    table_add_col(t, "device", "Device", "", 0);
+    table_add_col(t, "util_pct", "Util", "%", 1);
+    size_t row = table_add_row(t);
+    table_set_str(t, row, "device", "vda");
+    table_set_num(t, row, "util_pct", 42.5);
+    CHECK_STR(table_str(t, 0, "device"), "vda");
+    CHECK_NUM(table_num(t, 0, "util_pct"), 42.5, 0);
+    CHECK(isnan(table_num(t, 0, "nope")));
+    CHECK(report_find_table(r, "disk") == t);
+    report_free(r);
+}
+
+TEST(model_worst_severity_and_metrics)
+{
+    struct report *r = report_new();
+    CHECK(report_worst_severity(r) == SEV_NONE);
+    report_add_finding(r, "a", SEV_INFO, "cpu", "t");
+    struct finding *f = report_add_finding(r, "b", SEV_WARNING, "cpu", "t");
+    finding_evidence(f, "x %d", 3);
+    CHECK_STR(f->evidence[0], "x 3");
+    CHECK(report_worst_severity(r) == SEV_WARNING);
+    report_metric(r, "m", "M", "%", "cpu", 3);
+    report_metric(r, "m", "M", "%", "cpu", 4);
+    CHECK_NUM(report_metric_value(r, "m"), 4, 0);
+    CHECK(isnan(report_metric_value(r, "absent")));
+    report_free(r);
+}
