@@ -1,8 +1,9 @@
 # perfreport — plain Makefile.
 #   make            build ./perfreport (BPF objects and skeletons included)
 #   make deps       install missing Debian packages (no-op when all present)
-#   make test       deps + build + every test; last line "N passed, N failed"
-#   make test-asan  the same suite with ASan+UBSan builds
+#   make test       deps + build + every test, normal and ASan+UBSan builds;
+#                   last line "N passed, N failed"
+#   make test-fast  the suite with the normal build only
 #   make bench      performance figures (design section 9)
 #   make clean
 
@@ -52,7 +53,8 @@ UNIT_BIN := $(BUILD)/unit-tests
 WORKLOAD_SRC := $(sort $(wildcard tests/workloads/*.c))
 WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(WORKLOAD_SRC))
 
-.PHONY: all deps test test-asan unit workloads bench clean
+# test-fast: the normal build only (while developing).
+.PHONY: all deps test test-fast unit workloads bench clean
 .DEFAULT_GOAL := all
 
 all: $(BIN)
@@ -102,14 +104,14 @@ $(BUILD)/workloads/%: tests/workloads/%.c
 
 workloads: $(WORKLOADS)
 
+# The suite runs twice: the normal build and the ASan+UBSan build.
 test: deps
 	$(MAKE) all unit workloads
-	BUILD=$(BUILD) PERFREPORT_BIN=./$(BIN) sh tests/run.sh
+	$(MAKE) SAN=1 all unit
+	sh tests/run.sh
 
-test-asan: deps
-	$(MAKE) SAN=1 all unit workloads
-	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
-	  BUILD=build-asan PERFREPORT_BIN=./build-asan/perfreport SANITIZED=1 sh tests/run.sh
+test-fast: all unit workloads
+	CONFIGS=build sh tests/run.sh
 
 bench: all workloads
 	sh bench/run.sh

@@ -268,6 +268,7 @@ int pipeline_run(const struct options *opt)
     install_signals();
     capture_window(run, n, &ctx, tty);
     free(run);
+    double t_window_end = mono_ms();
 
     progress(opt, tty, "analysing", 0, 0);
     analyze_run(r);
@@ -291,6 +292,9 @@ int pipeline_run(const struct options *opt)
         return 3;
     }
     int status = exit_status(r);
+    if (opt->verbose)
+        fprintf(stderr, "perfreport: window end to bundle published: %.1f ms\n",
+                mono_ms() - t_window_end);
     if (!opt->quiet) {
         printf("%s\n", r->headline ? r->headline : "");
         if (r->window.interrupted)

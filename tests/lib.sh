@@ -2,7 +2,7 @@
 # "ok NAME", "not ok NAME: why" or "skip NAME: why", one per test.
 PERFREPORT_BIN=${PERFREPORT_BIN:-./perfreport}
 BUILD=${BUILD:-build}
-WL=$BUILD/workloads
+WL=${WL:-build/workloads}  # workloads are plain builds, shared by every config
 
 ok() { echo "ok $1"; }
 not_ok() { echo "not ok $1: $2"; }

@@ -1,26 +1,46 @@
 #!/bin/sh
-# Runs every test suite and prints one closing line "N passed, N failed".
+# Runs every test suite, with the normal build and again with the ASan+UBSan
+# build, and prints one closing line "N passed, N failed".
 # Each suite prints lines "ok NAME", "not ok NAME: why", "skip NAME: why".
-# Env: PERFREPORT_BIN (binary under test), BUILD (build dir), SANITIZED=1.
+# Env: CONFIGS="build build-asan" selects the builds to test.
 set -u
 cd "$(dirname "$0")/.."
-BUILD=${BUILD:-build}
-PERFREPORT_BIN=${PERFREPORT_BIN:-./perfreport}
-export BUILD PERFREPORT_BIN
-export PERFREPORT_TOP=$(pwd)
+PERFREPORT_TOP=$(pwd)
+export PERFREPORT_TOP
+CONFIGS=${CONFIGS:-"build build-asan"}
 log=$(mktemp /tmp/perfreport-tests.XXXXXX)
 trap 'rm -f "$log"' EXIT
 
+# run_suite PREFIX CMD...: runs a suite, prefixing its test names.
 run_suite() {
-    name=$1; shift
-    echo "== $name"
-    "$@" 2>&1 | tee -a "$log" | grep -E '^(ok|not ok|skip) ' || true
+    prefix=$1; shift
+    echo "== $prefix$*"
+    "$@" 2>&1 | sed -n -e "s/^\(ok\|not ok\|skip\) /\1 $prefix/p" -e '/^  /p' | tee -a "$log"
 }
 
-run_suite unit "$BUILD/unit-tests" tests/fixtures
-for t in tests/e2e/*.sh tests/scenarios/*.sh tests/browser/*.sh; do
-    [ -f "$t" ] || continue
-    run_suite "$t" sh "$t"
+for BUILD in $CONFIGS; do
+    if [ "$BUILD" = build ]; then
+        PERFREPORT_BIN=./perfreport; prefix=""
+    else
+        PERFREPORT_BIN=./$BUILD/perfreport; prefix="$BUILD:"
+        export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+    fi
+    export BUILD PERFREPORT_BIN
+    if [ ! -x "$BUILD/unit-tests" ]; then
+        echo "not ok ${prefix}build: $BUILD/unit-tests missing" | tee -a "$log"
+        continue
+    fi
+    run_suite "$prefix" "$BUILD/unit-tests" tests/fixtures
+    for t in tests/e2e/*.sh tests/scenarios/*.sh; do
+        [ -f "$t" ] && run_suite "$prefix" sh "$t"
+    done
+    # The browser checks the HTML, which is the same from both builds.
+    if [ "$BUILD" = build ]; then
+        for t in tests/browser/*.sh; do
+            [ -f "$t" ] && run_suite "$prefix" sh "$t"
+        done
+    fi
+    unset ASAN_OPTIONS UBSAN_OPTIONS
 done
 
 pass=$(grep -c '^ok ' "$log")
