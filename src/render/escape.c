@@ -93,6 +93,25 @@ void esc_md(struct strbuf *sb, const char *s)
 {
     const unsigned char *p = (const unsigned char *)s;
     size_t len = strlen(s);
+    /* Characters that start a block (list, heading, quote) matter only at
+     * the start; inline markup characters are escaped everywhere.  Others
+     * (. : - % ...) stay readable in the raw Markdown pasted into tickets. */
+    if (len && strchr("-+=0123456789", *p)) {
+        if (*p >= '0' && *p <= '9') {
+            /* "1." or "1)" would start an ordered list: escape the dot. */
+            size_t d = 0;
+            while (d < len && p[d] >= '0' && p[d] <= '9')
+                d++;
+            if (d < len && (p[d] == '.' || p[d] == ')')) {
+                sb_addn(sb, (const char *)p, d);
+                sb_addc(sb, '\\');
+                p += d;
+                len -= d;
+            }
+        } else {
+            sb_addc(sb, '\\');
+        }
+    }
     while (len) {
         unsigned cp;
         size_t n = utf8_decode(p, len, &cp);
@@ -104,7 +123,7 @@ void esc_md(struct strbuf *sb, const char *s)
         }
         if (cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp <= 0x9F)) {
             sb_addc(sb, ' ');
-        } else if (cp < 0x80 && strchr("\\`*_{}[]()<>#+-.!|~&\"':=$%^@;/", (int)cp)) {
+        } else if (cp < 0x80 && strchr("\\`*_{}[]()<>#!|~&", (int)cp)) {
             sb_addc(sb, '\\');
             sb_addc(sb, (char)cp);
         } else {

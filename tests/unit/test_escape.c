@@ -58,3 +58,20 @@ TEST(trunc_utf8_cuts_on_character_boundary)
     CHECK_STR(s, "abc");
     free(s);
 }
+
+TEST(escape_md_keeps_plain_punctuation_readable)
+{
+    struct strbuf sb = STRBUF_INIT;
+    esc_md(&sb, "web-1.example: 5% /usr/bin");
+    CHECK_STR(sb_str(&sb), "web-1.example: 5% /usr/bin");
+    sb_reset(&sb);
+    esc_md(&sb, "- item");
+    CHECK_STR(sb_str(&sb), "\\- item");
+    sb_reset(&sb);
+    esc_md(&sb, "12. x");
+    CHECK_STR(sb_str(&sb), "12\\. x");
+    sb_reset(&sb);
+    esc_md(&sb, "# h <b>");
+    CHECK_STR(sb_str(&sb), "\\# h \\<b\\>");
+    sb_free(&sb);
+}
