@@ -1,0 +1,62 @@
+/* manifest.json: what this bundle is and how complete it is, readable
+ * without parsing the (much larger) report.json. */
+#include "charts.h"
+#include "json_common.h"
+#include "renderer.h"
+#include "../model/model.h"
+#include <errno.h>
+
+static int exit_status(const struct report *r, const char **word)
+{
+    if (r->failed) {
+        *word = "failed";
+        return 3;
+    }
+    enum severity s = report_worst_severity(r);
+    *word = severity_name(s);
+    return s == SEV_CRITICAL ? 2 : s == SEV_WARNING ? 1 : 0;
+}
+
+int manifest_render(const struct report *r, struct strbuf *out)
+{
+    struct jw w;
+    const char *sev;
+    int status = exit_status(r, &sev);
+    jw_init(&w, out, true);
+    jw_obj_begin(&w);
+    jw_knum(&w, "schema", r->schema ? r->schema : REPORT_SCHEMA);
+    json_tool(&w, r);
+    json_window(&w, r);
+    jw_kbool(&w, "complete", !r->window.interrupted && !r->failed);
+    jw_kstr(&w, "severity", sev);
+    jw_knum(&w, "exit_status", status);
+    json_collectors(&w, r);
+    jw_key(&w, "files");
+    jw_arr_begin(&w);
+    jw_str(&w, "report.json");
+    jw_str(&w, "report.md");
+    jw_str(&w, "index.html");
+    jw_str(&w, "manifest.json");
+    for (size_t i = 0; i < r->nseries; i++) {
+        char name[512];
+        if (!r->series[i]->chart)
+            continue;
+        chart_filename(r->series[i], name, sizeof name);
+        jw_str(&w, name);
+    }
+    jw_arr_end(&w);
+    jw_obj_end(&w);
+    return jw_finish(&w);
+}
+
+static int render_manifest(const struct report *r, const struct out_sink *out)
+{
+    struct strbuf sb = STRBUF_INIT;
+    int rc = manifest_render(r, &sb) == 0 ? 0 : -EINVAL;
+    if (rc == 0)
+        rc = out->write(out->ctx, "manifest.json", sb_str(&sb), sb.len);
+    sb_free(&sb);
+    return rc;
+}
+
+const struct renderer renderer_manifest = {"manifest", render_manifest};

@@ -1,0 +1,526 @@
+#include "markdown.h"
+#include "charts.h"
+#include "escape.h"
+#include "json_common.h"
+#include "renderer.h"
+#include "../model/model.h"
+#include "../util/strbuf.h"
+#include "../util/xalloc.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MD_MAX_TEXT 80     /* characters of host/model text in one place */
+#define MD_MAX_CMDLINE 120
+#define MD_MAX_ROWS 20
+
+/* Host or model text: truncated, then escaped; "-" when absent. */
+static void md_text(struct strbuf *sb, const char *s, size_t max)
+{
+    if (!s || !*s) {
+        sb_addc(sb, '-');
+        return;
+    }
+    char *t = trunc_utf8(s, max);
+    esc_md(sb, t);
+    free(t);
+}
+
+/* Adaptive precision for numbers without a declared number of decimals. */
+static void md_number(struct strbuf *sb, double v)
+{
+    double a = fabs(v);
+    if (!isfinite(v))
+        sb_addc(sb, '-');
+    else if (v == trunc(v) && a < 1e15)
+        sb_addf(sb, "%.0f", v);
+    else if (a >= 100)
+        sb_addf(sb, "%.0f", v);
+    else if (a >= 10)
+        sb_addf(sb, "%.1f", v);
+    else
+        sb_addf(sb, "%.2f", v);
+}
+
+/* "/s" reads best glued to the number ("12/s"), words after a space. */
+static void md_unit_suffix(struct strbuf *sb, const char *unit)
+{
+    if (!unit || !*unit)
+        return;
+    if (unit[0] != '/' && strcmp(unit, "%") != 0)
+        sb_addc(sb, ' ');
+    md_text(sb, unit, 20);
+}
+
+static void md_value(struct strbuf *sb, double v, const char *unit)
+{
+    if (!isfinite(v)) {
+        sb_addc(sb, '-');
+        return;
+    }
+    if (unit && strcmp(unit, "%") == 0) {
+        sb_addf(sb, "%.1f%%", v);
+    } else if (unit && strcmp(unit, "KiB") == 0 && fabs(v) >= 1024.0 * 1024.0) {
+        sb_addf(sb, "%.1f GiB", v / (1024.0 * 1024.0));
+    } else if (unit && strcmp(unit, "KiB") == 0 && fabs(v) >= 1024.0) {
+        sb_addf(sb, "%.1f MiB", v / 1024.0);
+    } else {
+        md_number(sb, v);
+        md_unit_suffix(sb, unit);
+    }
+}
+
+static const char *sev_word_upper(enum severity s)
+{
+    switch (s) {
+    case SEV_CRITICAL: return "CRITICAL";
+    case SEV_WARNING: return "WARNING";
+    default: return "OK";
+    }
+}
+
+static void title_and_verdict(const struct report *r, struct strbuf *sb)
+{
+    sb_add(sb, "# perfreport: ");
+    md_text(sb, kv_get(&r->host, "hostname"), MD_MAX_TEXT);
+    sb_add(sb, "\n\n");
+
+    /* A partial window changes how every number below must be read, so it
+     * comes before the verdict. */
+    if (r->window.interrupted)
+        sb_addf(sb,
+                "**INCOMPLETE:** the capture window was interrupted after %.1f s of the "
+                "planned %.0f s; every figure covers only that part.\n\n",
+                r->window.actual_s, r->window.planned_s);
+
+    enum severity worst = report_worst_severity(r);
+    sb_addf(sb, "**%s:** ", r->failed ? "FAILED" : sev_word_upper(worst));
+    if (r->headline && *r->headline)
+        md_text(sb, r->headline, 400);
+    else if (r->nfindings)
+        md_text(sb, r->findings[0].title, 400);
+    else
+        sb_add(sb, "No findings at warning or above.");
+    sb_add(sb, "\n\n");
+
+    /* One line of context: where, what and when. */
+    const char *kernel = kv_get(&r->host, "kernel");
+    const char *cpus = kv_get(&r->host, "cpus");
+    sb_add(sb, "Host ");
+    md_text(sb, kv_get(&r->host, "hostname"), MD_MAX_TEXT);
+    if (kernel) {
+        sb_add(sb, " · kernel ");
+        md_text(sb, kernel, MD_MAX_TEXT);
+    }
+    if (cpus) {
+        sb_add(sb, " · ");
+        md_text(sb, cpus, MD_MAX_TEXT);
+        sb_add(sb, " CPUs");
+    } else if (isfinite(report_metric_value(r, "cpu.count"))) {
+        sb_addf(sb, " · %.0f CPUs", report_metric_value(r, "cpu.count"));
+    }
+    sb_addf(sb, " · %.1f s window", r->window.actual_s);
+    if (r->window.interrupted || fabs(r->window.actual_s - r->window.planned_s) >= 1)
+        sb_addf(sb, " (planned %.0f s)", r->window.planned_s);
+    if (r->window.interval_s > 0) {
+        sb_add(sb, ", sampled every ");
+        md_number(sb, r->window.interval_s);
+        sb_add(sb, " s");
+    }
+    sb_add(sb, " · ");
+    md_text(sb, r->window.target ? r->window.target : "system-wide", MD_MAX_TEXT);
+    char iso[40];
+    format_iso8601_utc(&r->window.start_wall, iso, sizeof iso);
+    if (iso[0]) {
+        /* 2024-05-01T12:00:00Z -> 2024-05-01 12:00:00 UTC */
+        iso[10] = ' ';
+        iso[19] = '\0';
+        sb_addf(sb, " · started %s UTC", iso);
+    }
+    sb_add(sb, "\n\n");
+}
+
+static void findings(const struct report *r, struct strbuf *sb)
+{
+    sb_add(sb, "## Findings\n\n");
+    size_t serious = 0;
+    for (size_t i = 0; i < r->nfindings; i++)
+        if (r->findings[i].sev >= SEV_WARNING)
+            serious++;
+    if (serious == 0)
+        sb_add(sb, "No findings at warning or above.\n\n");
+    for (size_t i = 0; i < r->nfindings; i++) {
+        const struct finding *f = &r->findings[i];
+        char marker[32];
+        int w = snprintf(marker, sizeof marker, "%zu. ", i + 1);
+        char pad[32];
+        memset(pad, ' ', (size_t)w);
+        pad[w] = '\0';
+        sb_addf(sb, "%s**%s:** ", marker, f->sev == SEV_INFO ? "INFO" : sev_word_upper(f->sev));
+        md_text(sb, f->title, 400);
+        sb_add(sb, "\n");
+        for (size_t k = 0; k < f->nevidence; k++) {
+            sb_addf(sb, "%s- ", pad);
+            md_text(sb, f->evidence[k], 400);
+            sb_add(sb, "\n");
+        }
+        if (f->recommendation && *f->recommendation) {
+            sb_addf(sb, "\n%s**What to do:** ", pad);
+            md_text(sb, f->recommendation, 600);
+            sb_add(sb, "\n");
+        }
+        sb_add(sb, "\n");
+    }
+}
+
+static void use_cell(struct strbuf *sb, const struct use_cell *c)
+{
+    sb_add(sb, " ");
+    if (!c->text || !*c->text || strcmp(c->text, "-") == 0) {
+        sb_add(sb, "- |");
+        return;
+    }
+    switch (c->sev) {
+    case SEV_CRITICAL: sb_add(sb, "**critical** · "); break;
+    case SEV_WARNING: sb_add(sb, "**warning** · "); break;
+    case SEV_INFO: sb_add(sb, "info · "); break;
+    default: sb_add(sb, "ok · "); break;
+    }
+    md_text(sb, c->text, MD_MAX_TEXT);
+    sb_add(sb, " |");
+}
+
+static void use_table(const struct report *r, struct strbuf *sb)
+{
+    sb_add(sb, "## USE check\n\n");
+    if (r->nuse == 0) {
+        sb_add(sb, "The USE check did not run.\n\n");
+        return;
+    }
+    sb_add(sb, "| Resource | Utilisation | Saturation | Errors |\n|---|---|---|---|\n");
+    for (size_t i = 0; i < r->nuse; i++) {
+        const struct use_row *u = &r->use[i];
+        sb_add(sb, "| ");
+        md_text(sb, u->resource, MD_MAX_TEXT);
+        sb_add(sb, " |");
+        use_cell(sb, &u->util);
+        use_cell(sb, &u->sat);
+        use_cell(sb, &u->err);
+        sb_add(sb, "\n");
+    }
+    sb_add(sb, "\n");
+}
+
+/* Sections in reading order; resources not listed follow in the order the
+ * model first mentions them. */
+static const struct {
+    const char *resource, *title;
+} known_sections[] = {
+    {"cpu", "CPU"},         {"memory", "Memory"},       {"psi", "Pressure (PSI)"},
+    {"disk", "Disks"},      {"network", "Network"},     {"process", "Processes"},
+    {"cgroup", "Cgroups"},
+};
+#define NKNOWN (sizeof known_sections / sizeof known_sections[0])
+
+/* Fixed titles for resources that are not main sections but are expected. */
+static const struct {
+    const char *resource, *title;
+} extra_titles[] = {
+    {"fd", "File descriptors"}, {"host", "Host"},          {"sched", "Scheduler"},
+    {"offcpu", "Off-CPU time"}, {"syscall", "System calls"}, {"io", "I/O"},
+    {"lock", "Locks"},
+};
+
+static bool same(const char *a, const char *b) { return a && b && strcmp(a, b) == 0; }
+
+static bool is_known(const char *res)
+{
+    for (size_t i = 0; i < NKNOWN; i++)
+        if (same(res, known_sections[i].resource))
+            return true;
+    return false;
+}
+
+struct reslist {
+    const char **v; /* borrowed from the model */
+    size_t n, cap;
+};
+
+static void reslist_add(struct reslist *l, const char *res)
+{
+    if (!res || is_known(res))
+        return;
+    for (size_t i = 0; i < l->n; i++)
+        if (strcmp(l->v[i], res) == 0)
+            return;
+    xgrow(&l->v, &l->cap, l->n + 1, sizeof *l->v);
+    l->v[l->n++] = res;
+}
+
+static void metrics_table(const struct report *r, const char *res, struct strbuf *sb)
+{
+    bool any = false;
+    for (size_t i = 0; i < r->nmetrics; i++) {
+        const struct metric *m = &r->metrics[i];
+        if (!same(m->resource, res))
+            continue;
+        if (!any)
+            sb_add(sb, "| Metric | Value |\n|---|---:|\n");
+        any = true;
+        sb_add(sb, "| ");
+        md_text(sb, m->title && *m->title ? m->title : m->name, MD_MAX_TEXT);
+        sb_add(sb, " | ");
+        md_value(sb, m->value, m->unit);
+        sb_add(sb, " |\n");
+    }
+    if (any)
+        sb_add(sb, "\n");
+}
+
+static void charts(const struct report *r, const char *res, struct strbuf *sb)
+{
+    for (size_t i = 0; i < r->nseries; i++) {
+        const struct series *s = r->series[i];
+        if (!s->chart || !same(s->resource, res))
+            continue;
+        char file[512];
+        chart_filename(s, file, sizeof file);
+        /* chart_filename() only emits [A-Za-z0-9._-]: safe as a bare link
+         * destination.  One image per paragraph so the HTML side can swap
+         * the node for the SVG. */
+        sb_add(sb, "![");
+        md_text(sb, s->title && *s->title ? s->title : s->name, MD_MAX_TEXT);
+        sb_addf(sb, "](%s)\n\n", file);
+    }
+}
+
+static bool col_has_numbers(const struct table *t, size_t c)
+{
+    for (size_t row = 0; row < t->nrows; row++)
+        if (t->cells[row * t->ncols + c].kind == CELL_NUM)
+            return true;
+    return false;
+}
+
+static void table_header_cell(struct strbuf *sb, const struct column *col)
+{
+    const char *title = col->title && *col->title ? col->title : col->name;
+    md_text(sb, title, MD_MAX_TEXT);
+    if (col->unit && *col->unit) {
+        size_t tl = strlen(title), ul = strlen(col->unit);
+        bool has_unit = tl >= ul && strcmp(title + tl - ul, col->unit) == 0;
+        if (!has_unit)
+            md_unit_suffix(sb, col->unit);
+    }
+}
+
+static void table_cell_text(struct strbuf *sb, const struct table *t, size_t row, size_t c)
+{
+    const struct cell *cl = &t->cells[row * t->ncols + c];
+    const struct column *col = &t->cols[c];
+    if (cl->kind == CELL_NUM && isfinite(cl->num)) {
+        int dec = col->decimals < 0 ? 0 : col->decimals > 9 ? 9 : col->decimals;
+        sb_addf(sb, "%.*f", dec, cl->num);
+    } else if (cl->kind == CELL_STR) {
+        md_text(sb, cl->str, same(col->name, "cmdline") ? MD_MAX_CMDLINE : MD_MAX_TEXT);
+    } else {
+        sb_addc(sb, '-');
+    }
+}
+
+static void table_md(const struct table *t, struct strbuf *sb)
+{
+    sb_add(sb, "### ");
+    md_text(sb, t->title && *t->title ? t->title : t->name, MD_MAX_TEXT);
+    sb_add(sb, "\n\n");
+    if (t->ncols == 0 || t->nrows == 0) {
+        sb_add(sb, "No rows.\n\n");
+    } else {
+        sb_add(sb, "|");
+        for (size_t c = 0; c < t->ncols; c++) {
+            sb_add(sb, " ");
+            table_header_cell(sb, &t->cols[c]);
+            sb_add(sb, " |");
+        }
+        sb_add(sb, "\n|");
+        for (size_t c = 0; c < t->ncols; c++)
+            sb_add(sb, col_has_numbers(t, c) ? "---:|" : "---|");
+        sb_add(sb, "\n");
+        size_t shown = t->nrows < MD_MAX_ROWS ? t->nrows : MD_MAX_ROWS;
+        for (size_t row = 0; row < shown; row++) {
+            sb_add(sb, "|");
+            for (size_t c = 0; c < t->ncols; c++) {
+                sb_add(sb, " ");
+                table_cell_text(sb, t, row, c);
+                sb_add(sb, " |");
+            }
+            sb_add(sb, "\n");
+        }
+        sb_add(sb, "\n");
+        if (t->nrows > shown)
+            sb_addf(sb, "… %zu more rows (all of them are in report.json).\n\n",
+                    t->nrows - shown);
+    }
+    if (t->note && *t->note) {
+        sb_add(sb, "Note: ");
+        md_text(sb, t->note, 400);
+        sb_add(sb, "\n\n");
+    }
+}
+
+static bool section_has_content(const struct report *r, const char *res)
+{
+    for (size_t i = 0; i < r->nmetrics; i++)
+        if (same(r->metrics[i].resource, res))
+            return true;
+    for (size_t i = 0; i < r->nseries; i++)
+        if (r->series[i]->chart && same(r->series[i]->resource, res))
+            return true;
+    for (size_t i = 0; i < r->ntables; i++)
+        if (same(r->tables[i]->resource, res))
+            return true;
+    return false;
+}
+
+static void section(const struct report *r, const char *res, const char *title,
+                    struct strbuf *sb)
+{
+    sb_add(sb, "## ");
+    if (title)
+        sb_add(sb, title); /* our own fixed words */
+    else
+        md_text(sb, res, MD_MAX_TEXT);
+    sb_add(sb, "\n\n");
+    if (!section_has_content(r, res)) {
+        sb_add(sb, "Not measured in this run (see Collectors).\n\n");
+        return;
+    }
+    metrics_table(r, res, sb);
+    charts(r, res, sb);
+    for (size_t i = 0; i < r->ntables; i++)
+        if (same(r->tables[i]->resource, res))
+            table_md(r->tables[i], sb);
+}
+
+static void resource_sections(const struct report *r, struct strbuf *sb)
+{
+    for (size_t i = 0; i < NKNOWN; i++)
+        section(r, known_sections[i].resource, known_sections[i].title, sb);
+
+    struct reslist other = {0};
+    for (size_t i = 0; i < r->nmetrics; i++)
+        reslist_add(&other, r->metrics[i].resource);
+    for (size_t i = 0; i < r->nseries; i++)
+        if (r->series[i]->chart)
+            reslist_add(&other, r->series[i]->resource);
+    for (size_t i = 0; i < r->ntables; i++)
+        reslist_add(&other, r->tables[i]->resource);
+    for (size_t i = 0; i < other.n; i++) {
+        const char *title = NULL;
+        for (size_t k = 0; k < sizeof extra_titles / sizeof extra_titles[0]; k++)
+            if (strcmp(other.v[i], extra_titles[k].resource) == 0)
+                title = extra_titles[k].title;
+        section(r, other.v[i], title, sb);
+    }
+    free(other.v);
+}
+
+static void kv_bullets(const struct kvlist *l, struct strbuf *sb)
+{
+    for (size_t i = 0; i < l->n; i++) {
+        sb_add(sb, "- **");
+        md_text(sb, l->v[i].title && *l->v[i].title ? l->v[i].title : l->v[i].key,
+                MD_MAX_TEXT);
+        sb_add(sb, ":** ");
+        md_text(sb, l->v[i].value, MD_MAX_CMDLINE);
+        sb_add(sb, "\n");
+    }
+    sb_add(sb, "\n");
+}
+
+static void system_section(const struct report *r, struct strbuf *sb)
+{
+    sb_add(sb, "## System\n\n");
+    if (r->host.n)
+        kv_bullets(&r->host, sb);
+    else
+        sb_add(sb, "No system facts were recorded.\n\n");
+    sb_add(sb, "### Capabilities\n\n");
+    if (r->caps.n)
+        kv_bullets(&r->caps, sb);
+    else
+        sb_add(sb, "No capability probe results were recorded.\n\n");
+}
+
+static void collectors(const struct report *r, struct strbuf *sb)
+{
+    sb_add(sb, "## Collectors\n\n");
+    if (r->nledger == 0) {
+        sb_add(sb, "No collectors were planned.\n\n");
+        return;
+    }
+    sb_add(sb, "| Collector | Status | Reason | Duration ms | Notes |\n|---|---|---|---:|---|\n");
+    for (size_t i = 0; i < r->nledger; i++) {
+        const struct ledger_entry *e = &r->ledger[i];
+        sb_add(sb, "| ");
+        md_text(sb, e->name, MD_MAX_TEXT);
+        sb_addf(sb, " | %s | ", coll_status_name(e->status));
+        md_text(sb, e->reason, 200);
+        sb_addf(sb, " | %.1f | ", isfinite(e->duration_ms) ? e->duration_ms : 0.0);
+        md_text(sb, e->notes, 200);
+        sb_add(sb, " |\n");
+    }
+    sb_add(sb, "\n");
+}
+
+static void thresholds(const struct report *r, struct strbuf *sb)
+{
+    sb_add(sb, "## Appendix: thresholds\n\n");
+    if (r->nthresholds == 0) {
+        sb_add(sb, "No thresholds were loaded.\n\n");
+        return;
+    }
+    sb_add(sb, "| Id | Threshold | Warning | Critical | Unit | Direction |\n"
+               "|---|---|---:|---:|---|---|\n");
+    for (size_t i = 0; i < r->nthresholds; i++) {
+        const struct threshold *t = &r->thresholds[i];
+        sb_add(sb, "| ");
+        md_text(sb, t->id, MD_MAX_TEXT);
+        sb_add(sb, " | ");
+        md_text(sb, t->title, MD_MAX_TEXT);
+        sb_add(sb, " | ");
+        md_number(sb, t->warn);
+        sb_add(sb, " | ");
+        md_number(sb, t->crit);
+        sb_add(sb, " | ");
+        md_text(sb, t->unit, 20);
+        sb_addf(sb, " | %s |\n", t->lower_is_worse ? "lower is worse" : "higher is worse");
+    }
+    sb_add(sb, "\n");
+}
+
+void markdown_render(const struct report *r, struct strbuf *out)
+{
+    title_and_verdict(r, out);
+    findings(r, out);
+    use_table(r, out);
+    resource_sections(r, out);
+    system_section(r, out);
+    collectors(r, out);
+    thresholds(r, out);
+    /* exactly one trailing newline */
+    while (out->len >= 2 && out->buf[out->len - 1] == '\n' && out->buf[out->len - 2] == '\n')
+        out->buf[--out->len] = '\0';
+}
+
+static int render_markdown(const struct report *r, const struct out_sink *out)
+{
+    struct strbuf sb = STRBUF_INIT;
+    markdown_render(r, &sb);
+    int rc = out->write(out->ctx, "report.md", sb_str(&sb), sb.len);
+    sb_free(&sb);
+    return rc;
+}
+
+const struct renderer renderer_markdown = {"markdown", render_markdown};

@@ -1,0 +1,746 @@
+/* report.json, manifest.json and report.md over a fixed synthetic model:
+ * golden files for the whole text, properties for what must always hold. */
+#include "harness.h"
+#include "../../src/model/model.h"
+#include "../../src/render/charts.h"
+#include "../../src/render/json_common.h"
+#include "../../src/render/json_writer.h"
+#include "../../src/render/markdown.h"
+#include "../../src/render/renderer.h"
+#include "../../src/util/strbuf.h"
+#include "../../src/util/xalloc.h"
+#include <cmark.h>
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+/* ---- an out_sink that keeps files in memory ---- */
+
+struct mem_file {
+    char *name, *data;
+    size_t len;
+};
+struct mem_sink {
+    struct mem_file f[16];
+    size_t n;
+};
+
+static int mem_write(void *ctx, const char *name, const char *data, size_t len)
+{
+    struct mem_sink *m = ctx;
+    if (m->n == sizeof m->f / sizeof m->f[0] || strchr(name, '/'))
+        return -EINVAL;
+    char *copy = xmalloc(len + 1);
+    memcpy(copy, data, len);
+    copy[len] = '\0';
+    m->f[m->n++] = (struct mem_file){xstrdup(name), copy, len};
+    return 0;
+}
+
+static const char *mem_get(const struct mem_sink *m, const char *name)
+{
+    for (size_t i = 0; i < m->n; i++)
+        if (strcmp(m->f[i].name, name) == 0)
+            return m->f[i].data;
+    return NULL;
+}
+
+static void mem_free(struct mem_sink *m)
+{
+    for (size_t i = 0; i < m->n; i++) {
+        free(m->f[i].name);
+        free(m->f[i].data);
+    }
+    m->n = 0;
+}
+
+/* Runs every registered renderer into m; returns how many failed. */
+static int render_all(const struct report *r, struct mem_sink *m)
+{
+    struct out_sink out = {mem_write, m};
+    int failed = 0;
+    for (size_t i = 0; renderer_registry[i]; i++)
+        if (renderer_registry[i]->render(r, &out) != 0)
+            failed++;
+    return failed;
+}
+
+/* ---- the synthetic report ---- */
+
+static const char *hostile[] = {"<script>alert(1)</script>", "\"><svg onload=x>", "]]>",
+                                "a\x01" "b\x1b[31m", "x|y", "[link](javascript:x)"};
+#define NHOSTILE (sizeof hostile / sizeof hostile[0])
+
+static struct report *synthetic(void)
+{
+    struct report *r = report_new();
+    r->tool_version = xstrdup("0.1.0");
+    r->window.start_wall = (struct timespec){1714564800, 250000000}; /* 2024-05-01 12:00:00 UTC */
+    r->window.planned_s = 3;
+    r->window.actual_s = 3.004;
+    r->window.interval_s = 1;
+    r->window.target = xstrdup("system-wide");
+
+    kv_add(&r->host, "hostname", "Host name", "web-1");
+    kv_add(&r->host, "kernel", "Kernel", "6.18.0-test");
+    kv_add(&r->host, "os", "OS", "Debian GNU/Linux 12 (bookworm)");
+    kv_add(&r->host, "cpus", "CPUs", "2");
+    kv_add(&r->caps, "psi", "PSI", "yes");
+    kv_add(&r->caps, "pmu", "Hardware PMU", "no (cpu-clock used)");
+
+    for (int t = 1; t <= 3; t++)
+        report_add_tick(r, t);
+    struct series *cpu = report_series(r, "cpu.util_pct", "CPU utilisation", "%", "cpu");
+    cpu->chart = true;
+    cpu->warn = 70;
+    cpu->crit = 90;
+    struct series *dsk = report_series(r, "disk.vd<a>.util_pct", "vd<a> utilisation", "%", "disk");
+    dsk->chart = true;
+    struct series *rq = report_series(r, "cpu.runq_per_cpu", "Run queue per CPU", "", "cpu");
+    const double cpu_v[3] = {95.5, NAN, 97.25}, dsk_v[3] = {10, 12.5, 15}, rq_v[3] = {2.5, 2, 2.55};
+    for (size_t t = 0; t < 3; t++) {
+        r->nticks = t + 1; /* series_set() writes the current (last) tick */
+        series_set(r, cpu, cpu_v[t]);
+        series_set(r, dsk, dsk_v[t]);
+        series_set(r, rq, rq_v[t]);
+    }
+
+    report_metric(r, "cpu.count", "CPUs", "", "cpu", 2);
+    report_metric(r, "cpu.util_pct", "CPU utilisation", "%", "cpu", 96.375);
+    report_metric(r, "cpu.runq_per_cpu", "Run queue per CPU", "", "cpu", 2.35);
+    report_metric(r, "cpu.ctxsw_per_s", "Context switches", "/s", "cpu", 15234.6);
+    report_metric(r, "load.load1", "Load average (1 min)", "", "cpu", NAN);
+    report_metric(r, "mem.total_kib", "Memory total", "KiB", "memory", 4026532);
+    report_metric(r, "mem.available_pct", "Memory available", "%", "memory", 61.04);
+    report_metric(r, "mem.dirty_kib", "Dirty", "KiB", "memory", 2048);
+    report_metric(r, "mem.slab_kib", "Slab", "KiB", "memory", 512);
+    report_metric(r, "disk.await_ms_max", "Worst disk await", "ms", "disk", 0.84);
+    report_metric(r, "fd.system_pct", "System file handles used", "%", "fd", 0.05);
+
+    struct table *d = report_table(r, "disk", "Disks", "disk");
+    table_add_col(d, "device", "Device", "", 0);
+    table_add_col(d, "class", "Class", "", 0);
+    table_add_col(d, "r_per_s", "Reads", "/s", 1);
+    table_add_col(d, "await_ms", "Await", "ms", 2);
+    table_add_col(d, "util_pct", "Util %", "%", 1);
+    size_t row = table_add_row(d);
+    table_set_str(d, row, "device", "vda");
+    table_set_str(d, row, "class", "virtio");
+    table_set_num(d, row, "r_per_s", 12.34);
+    table_set_num(d, row, "await_ms", 0.84);
+    table_set_num(d, row, "util_pct", 12.5);
+    row = table_add_row(d);
+    table_set_str(d, row, "device", "vd<a>");
+    table_set_num(d, row, "util_pct", NAN);
+
+    struct table *p = report_table(r, "proc.top_cpu", "Top processes by CPU", "process");
+    table_add_col(p, "pid", "PID", "", 0);
+    table_add_col(p, "comm", "Command", "", 0);
+    table_add_col(p, "cpu_pct", "CPU", "%", 1);
+    table_add_col(p, "cmdline", "Command line", "", 0);
+    for (size_t i = 0; i < NHOSTILE; i++) {
+        row = table_add_row(p);
+        table_set_num(p, row, "pid", 1000 + (double)i);
+        table_set_str(p, row, "comm", hostile[i]);
+        table_set_num(p, row, "cpu_pct", 99.0 - (double)i * 10.5);
+        table_set_str(p, row, "cmdline", hostile[(i + 1) % NHOSTILE]);
+    }
+    table_set_note(p, "CPU % is of one CPU; x|y <b>note</b>");
+
+    struct finding *f = report_add_finding(r, "cpu.saturation", SEV_CRITICAL, "cpu",
+                                           "CPU saturated: 96.4% busy, run queue 2.35 per CPU");
+    finding_evidence(f, "CPU busy %.1f%% ≥ 90%% (critical)", 96.375);
+    finding_evidence(f, "run queue %.2f per CPU ≥ 2 (critical)", 2.35);
+    finding_set_recommendation(f, "Profile on-CPU time (see the flame graph) and reduce the top consumer.");
+    f->score = 96.5;
+    f = report_add_finding(r, "cpu.hotspot", SEV_WARNING, "process",
+                           "<script>alert(1)</script> (pid 1000) uses 99% of one CPU");
+    finding_evidence(f, "pid 1000 at 99.0%% of one CPU ≥ 80%% (warning)");
+    finding_set_culprit(f, "<script>alert(1)</script>");
+    finding_set_recommendation(f, "Check [link](javascript:x) | its hot loop.");
+    f->score = 40;
+    report_set_headline(r, "CPU saturated: 96.4% busy, run queue 2.35 per CPU");
+
+    struct use_row *u = report_add_use(r, "cpu");
+    use_cell_set(&u->util, SEV_CRITICAL, "%.0f%% busy", 96.375);
+    use_cell_set(&u->sat, SEV_CRITICAL, "run queue %.2f/CPU", 2.35);
+    use_cell_set(&u->err, SEV_NONE, "-");
+    u = report_add_use(r, "memory");
+    use_cell_set(&u->util, SEV_NONE, "39%% used");
+    use_cell_set(&u->sat, SEV_NONE, "no swapping");
+    use_cell_set(&u->err, SEV_NONE, "0 OOM kills");
+
+    report_add_threshold(r, "cpu.util_pct", "CPU utilisation", "%", 70, 90, false);
+    report_add_threshold(r, "mem.available_pct", "Memory available", "%", 20, 10, true);
+    report_add_threshold(r, "net.drops_per_s", "Network drops", "/s", 1, 100, false);
+
+    struct ledger_entry *e = report_ledger(r, "cpu", "CPU (/proc/stat)");
+    ledger_set(e, CS_RAN, NULL);
+    e->duration_ms = 1.25;
+    e = report_ledger(r, "offcpu", "Off-CPU time (BPF)");
+    ledger_set(e, CS_SKIPPED, "BPF disabled by --no-bpf");
+    e = report_ledger(r, "net", "Network (/proc/net)");
+    ledger_set(e, CS_FAILED, "cannot read /proc/net/dev: Permission denied");
+    e->duration_ms = 0.5;
+    ledger_note(e, "1 tick lost | <retry>");
+    return r;
+}
+
+/* ---- golden files ---- */
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    struct strbuf sb = STRBUF_INIT;
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        sb_addn(&sb, buf, n);
+    fclose(f);
+    *len = sb.len;
+    return sb_detach(&sb);
+}
+
+static int spit(const char *path, const char *data)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return -1;
+    size_t len = strlen(data);
+    int rc = fwrite(data, 1, len, f) == len ? 0 : -1;
+    if (fclose(f) != 0)
+        rc = -1;
+    return rc;
+}
+
+/* Compares `got` with the golden file; on a difference names the first
+ * differing line.  PERFREPORT_UPDATE_GOLDEN=1 rewrites the file instead. */
+static void check_golden(const char *rel, const char *got)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s", fixture(rel));
+    const char *upd = getenv("PERFREPORT_UPDATE_GOLDEN");
+    if (upd && strcmp(upd, "1") == 0) {
+        if (spit(path, got) != 0)
+            test_fail(__FILE__, __LINE__, "cannot write %s", path);
+        else
+            fprintf(stderr, "  updated golden file %s\n", path);
+        return;
+    }
+    size_t len;
+    char *want = slurp(path, &len);
+    if (!want) {
+        test_fail(__FILE__, __LINE__,
+                  "missing %s (create it with PERFREPORT_UPDATE_GOLDEN=1, then review it)", path);
+        return;
+    }
+    if (strcmp(want, got) != 0) {
+        const char *a = want, *b = got;
+        int line = 1;
+        while (*a && *a == *b) {
+            if (*a == '\n')
+                line++;
+            a++;
+            b++;
+        }
+        while (a > want && a[-1] != '\n') { /* back to the start of the line */
+            a--;
+            b--;
+        }
+        int la = (int)strcspn(a, "\n"), lb = (int)strcspn(b, "\n");
+        test_fail(__FILE__, __LINE__,
+                  "%s differs at line %d:\n    want: %.*s\n    got:  %.*s\n"
+                  "  (PERFREPORT_UPDATE_GOLDEN=1 rewrites it; review the diff)",
+                  rel, line, la > 150 ? 150 : la, a, lb > 150 ? 150 : lb, b);
+    }
+    free(want);
+}
+
+TEST(render_text_golden_report_md_and_json)
+{
+    struct report *r = synthetic();
+    struct mem_sink m = {0};
+    CHECK(render_all(r, &m) == 0);
+    const char *md = mem_get(&m, "report.md"), *js = mem_get(&m, "report.json");
+    REQUIRE(md && js);
+    check_golden("golden/report.md", md);
+    check_golden("golden/report.json", js);
+    mem_free(&m);
+    report_free(r);
+}
+
+TEST(render_text_registry_order)
+{
+    REQUIRE(renderer_registry[0] && renderer_registry[1] && renderer_registry[2]);
+    CHECK_STR(renderer_registry[0]->name, "json");
+    CHECK_STR(renderer_registry[1]->name, "manifest");
+    CHECK_STR(renderer_registry[2]->name, "markdown");
+    struct report *r = synthetic();
+    struct mem_sink m = {0};
+    CHECK(render_all(r, &m) == 0);
+    CHECK(m.n == 3);
+    CHECK(mem_get(&m, "report.json") && mem_get(&m, "manifest.json") && mem_get(&m, "report.md"));
+    mem_free(&m);
+    report_free(r);
+}
+
+/* ---- a strict little JSON parser: returns the end of the value or NULL ---- */
+
+static const char *js_ws(const char *p)
+{
+    while (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r')
+        p++;
+    return p;
+}
+
+static const char *js_value(const char *p, int depth);
+
+static const char *js_string(const char *p)
+{
+    if (*p++ != '"')
+        return NULL;
+    while (*p != '"') {
+        unsigned char c = (unsigned char)*p;
+        if (c < 0x20)
+            return NULL; /* also catches the terminating NUL */
+        if (c == '\\') {
+            p++;
+            if (*p == 'u') {
+                for (int i = 1; i <= 4; i++)
+                    if (!isxdigit((unsigned char)p[i]))
+                        return NULL;
+                p += 5;
+                continue;
+            }
+            if (!*p || !strchr("\"\\/bfnrt", *p))
+                return NULL;
+        }
+        p++;
+    }
+    return p + 1;
+}
+
+static const char *js_number(const char *p)
+{
+    if (*p == '-')
+        p++;
+    if (*p == '0')
+        p++;
+    else if (*p >= '1' && *p <= '9')
+        while (isdigit((unsigned char)*p))
+            p++;
+    else
+        return NULL;
+    if (*p == '.') {
+        p++;
+        if (!isdigit((unsigned char)*p))
+            return NULL;
+        while (isdigit((unsigned char)*p))
+            p++;
+    }
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        if (*p == '+' || *p == '-')
+            p++;
+        if (!isdigit((unsigned char)*p))
+            return NULL;
+        while (isdigit((unsigned char)*p))
+            p++;
+    }
+    return p;
+}
+
+static const char *js_value(const char *p, int depth)
+{
+    if (depth > 64)
+        return NULL;
+    p = js_ws(p);
+    if (*p == '{' || *p == '[') {
+        char close = *p == '{' ? '}' : ']';
+        bool obj = *p == '{';
+        p = js_ws(p + 1);
+        if (*p == close)
+            return p + 1;
+        for (;;) {
+            if (obj) {
+                p = js_string(js_ws(p));
+                if (!p)
+                    return NULL;
+                p = js_ws(p);
+                if (*p++ != ':')
+                    return NULL;
+            }
+            p = js_value(p, depth + 1);
+            if (!p)
+                return NULL;
+            p = js_ws(p);
+            if (*p == ',') {
+                p++;
+                continue;
+            }
+            return *p == close ? p + 1 : NULL;
+        }
+    }
+    if (*p == '"')
+        return js_string(p);
+    if (!strncmp(p, "true", 4))
+        return p + 4;
+    if (!strncmp(p, "false", 5))
+        return p + 5;
+    if (!strncmp(p, "null", 4))
+        return p + 4;
+    return js_number(p);
+}
+
+static bool json_valid(const char *s)
+{
+    const char *end = js_value(s, 0);
+    return end && *js_ws(end) == '\0';
+}
+
+/* Second opinion from Python's parser when it is installed. */
+static int python_json_check(const char *text)
+{
+    if (system("command -v python3 >/dev/null 2>&1") != 0)
+        return -2;
+    char path[] = "/tmp/perfreport-json-XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0)
+        return -1;
+    size_t len = strlen(text);
+    int ok = write(fd, text, len) == (ssize_t)len;
+    close(fd);
+    int rc = -1;
+    if (ok) {
+        char cmd[256];
+        snprintf(cmd, sizeof cmd,
+                 "python3 -c 'import json,sys; json.load(open(sys.argv[1]))' %s", path);
+        rc = system(cmd) == 0 ? 0 : -1;
+    }
+    unlink(path);
+    return rc;
+}
+
+TEST(render_text_json_parses)
+{
+    CHECK(json_valid("{\"a\": [1, -2.5e3, null, true, \"x\\u003c\"]}"));
+    CHECK(!json_valid("{\"a\": [1,]}"));
+    CHECK(!json_valid("{\"a\": NaN}"));
+    CHECK(!json_valid("[1] [2]"));
+
+    struct report *r = synthetic();
+    struct mem_sink m = {0};
+    CHECK(render_all(r, &m) == 0);
+    const char *js = mem_get(&m, "report.json"), *man = mem_get(&m, "manifest.json");
+    REQUIRE(js && man);
+    CHECK(json_valid(js));
+    CHECK(json_valid(man));
+    int py = python_json_check(js);
+    CHECK(py == 0 || py == -2);
+    py = python_json_check(man);
+    CHECK(py == 0 || py == -2);
+    /* host text never appears raw, even inside JSON strings */
+    CHECK_NOT_CONTAINS(js, "<script");
+    CHECK_NOT_CONTAINS(js, "<svg");
+    CHECK_NOT_CONTAINS(js, "]]>");
+    CHECK_NOT_CONTAINS(js, "\x1b");
+    CHECK_CONTAINS(js, "\\u003cscript\\u003ealert(1)\\u003c/script\\u003e");
+    CHECK_CONTAINS(js, "\"a\\u0001b\\u001b[31m\"");
+    mem_free(&m);
+    report_free(r);
+}
+
+TEST(render_text_json_nan_is_null_and_fields)
+{
+    struct report *r = synthetic();
+    struct strbuf sb = STRBUF_INIT;
+    REQUIRE(json_report_render(r, &sb) == 0);
+    const char *js = sb_str(&sb);
+    CHECK_CONTAINS(js, "\"schema\": 1,");
+    CHECK_CONTAINS(js, "\"start\": \"2024-05-01T12:00:00Z\"");
+    CHECK_CONTAINS(js, "\"load.load1\": {\n      \"value\": null,");
+    CHECK_CONTAINS(js, "\"values\": [95.5,null,97.25]");
+    CHECK_CONTAINS(js, "\"ticks\": [1,2,3]");
+    CHECK_CONTAINS(js, "\"warn\": null"); /* disk series has no threshold */
+    CHECK_CONTAINS(js, "\"cpu.count\": {\n      \"value\": 2,");
+    CHECK_CONTAINS(js, "\"util_pct\": null"); /* NAN table cell */
+    CHECK_CONTAINS(js, "\"class\": null");    /* empty table cell */
+    CHECK_CONTAINS(js, "\"severity\": \"critical\"");
+    CHECK_CONTAINS(js, "\"status\": \"skipped\"");
+    CHECK_CONTAINS(js, "\"reason\": \"BPF disabled by --no-bpf\"");
+    CHECK_NOT_CONTAINS(js, "nan");
+    CHECK_NOT_CONTAINS(js, "inf");
+    /* findings keep the model's (ranked) order */
+    const char *a = strstr(js, "\"id\": \"cpu.saturation\""), *b = strstr(js, "\"id\": \"cpu.hotspot\"");
+    CHECK(a && b && a < b);
+    sb_free(&sb);
+    report_free(r);
+}
+
+TEST(render_text_json_writer_basics)
+{
+    struct strbuf sb = STRBUF_INIT;
+    struct jw w;
+    jw_init(&w, &sb, false);
+    jw_obj_begin(&w);
+    jw_knum(&w, "i", 42);
+    jw_knum(&w, "neg0", -0.0);
+    jw_knum(&w, "f", 0.1234567);
+    jw_knum(&w, "big", 1e20);
+    jw_knum(&w, "nan", NAN);
+    jw_knum(&w, "inf", -INFINITY);
+    jw_key(&w, "a");
+    jw_arr_begin(&w);
+    jw_str(&w, "x\"<");
+    jw_str(&w, NULL);
+    jw_bool(&w, true);
+    jw_obj_begin(&w);
+    jw_obj_end(&w);
+    jw_arr_end(&w);
+    jw_obj_end(&w);
+    CHECK(jw_finish(&w) == 0);
+    CHECK_STR(sb_str(&sb), "{\"i\":42,\"neg0\":0,\"f\":0.123457,\"big\":1e+20,\"nan\":null,"
+                           "\"inf\":null,\"a\":[\"x\\\"\\u003c\",null,true,{}]}");
+    CHECK(json_valid(sb_str(&sb)));
+
+    /* misuse is reported, not silently written */
+    sb_reset(&sb);
+    jw_init(&w, &sb, false);
+    jw_obj_begin(&w);
+    jw_num(&w, 1); /* value without key */
+    jw_obj_end(&w);
+    CHECK(jw_finish(&w) != 0);
+    sb_reset(&sb);
+    jw_init(&w, &sb, false);
+    jw_arr_begin(&w);
+    CHECK(jw_finish(&w) != 0); /* unclosed */
+    sb_reset(&sb);
+    jw_init(&w, &sb, true);
+    jw_arr_begin(&w);
+    jw_obj_end(&w); /* wrong closer */
+    CHECK(w.error);
+    sb_free(&sb);
+}
+
+/* ---- Markdown properties ---- */
+
+static char *md_of(const struct report *r)
+{
+    struct strbuf sb = STRBUF_INIT;
+    markdown_render(r, &sb);
+    return sb_detach(&sb);
+}
+
+/* The n-th block (blocks separated by a blank line), copied. */
+static char *md_block(const char *md, int n)
+{
+    const char *p = md;
+    for (int i = 0; i < n; i++) {
+        p = strstr(p, "\n\n");
+        if (!p)
+            return xstrdup("");
+        p += 2;
+    }
+    const char *e = strstr(p, "\n\n");
+    return xstrndup(p, e ? (size_t)(e - p) : strlen(p));
+}
+
+TEST(render_text_md_escapes_host_strings)
+{
+    struct report *r = synthetic();
+    char *md = md_of(r);
+    for (size_t i = 0; md[i]; i++) {
+        if (md[i] == '<' || md[i] == '>')
+            CHECK(i > 0 && md[i - 1] == '\\');
+        CHECK((unsigned char)md[i] >= 0x20 || md[i] == '\n');
+    }
+    CHECK_CONTAINS(md, "\\<script\\>alert\\(1\\)\\<\\/script\\>");
+    CHECK_CONTAINS(md, "| x\\|y |");
+    CHECK_CONTAINS(md, "\\[link\\]\\(javascript\\:x\\)");
+    CHECK_CONTAINS(md, "| a b \\[31m |"); /* controls became spaces */
+    /* every table row has the same number of unescaped pipes as its header */
+    const char *line = md;
+    int want = -1;
+    while (*line) {
+        size_t len = strcspn(line, "\n");
+        if (line[0] == '|') {
+            int pipes = 0;
+            for (size_t k = 0; k < len; k++)
+                if (line[k] == '|' && (k == 0 || line[k - 1] != '\\'))
+                    pipes++;
+            if (want < 0)
+                want = pipes;
+            CHECK(pipes == want);
+        } else {
+            want = -1;
+        }
+        line += len + (line[len] == '\n');
+    }
+
+    /* cmark agrees: no raw HTML, no link, exactly the chart images */
+    char *html = cmark_markdown_to_html(md, strlen(md), CMARK_OPT_DEFAULT);
+    REQUIRE(html);
+    CHECK_NOT_CONTAINS(html, "raw HTML omitted");
+    CHECK_NOT_CONTAINS(html, "<script");
+    CHECK_NOT_CONTAINS(html, "<svg");
+    CHECK_NOT_CONTAINS(html, "<a ");
+    CHECK_CONTAINS(html, "<img src=\"chart-cpu.util_pct.svg\" alt=\"CPU utilisation\" />");
+    CHECK_CONTAINS(html, "<img src=\"chart-disk.vd_a_.util_pct.svg\" alt=\"vd&lt;a&gt; utilisation\" />");
+    int imgs = 0;
+    for (const char *p = html; (p = strstr(p, "<img")); p++)
+        imgs++;
+    CHECK(imgs == 2);
+    free(html);
+    free(md);
+    report_free(r);
+}
+
+TEST(render_text_md_headline_first_and_incomplete)
+{
+    struct report *r = synthetic();
+    char *md = md_of(r);
+    char *b0 = md_block(md, 0), *b1 = md_block(md, 1), *b2 = md_block(md, 2);
+    CHECK_STR(b0, "# perfreport: web\\-1");
+    CHECK_STR(b1, "**CRITICAL:** CPU saturated\\: 96\\.4\\% busy, run queue 2\\.35 per CPU");
+    CHECK_CONTAINS(b2, "Host web\\-1 · kernel 6\\.18\\.0\\-test · 2 CPUs · 3.0 s window");
+    CHECK_CONTAINS(b2, "started 2024-05-01 12:00:00 UTC");
+    CHECK_NOT_CONTAINS(md, "INCOMPLETE");
+    free(b0);
+    free(b1);
+    free(b2);
+    free(md);
+
+    r->window.interrupted = true;
+    r->window.actual_s = 1.5;
+    md = md_of(r);
+    b1 = md_block(md, 1);
+    b2 = md_block(md, 2);
+    CHECK_STR(b1, "**INCOMPLETE:** the capture window was interrupted after 1.5 s of the "
+                  "planned 3 s; every figure covers only that part.");
+    CHECK(strncmp(b2, "**CRITICAL:** ", 14) == 0);
+    free(b1);
+    free(b2);
+    free(md);
+
+    /* a quiet host: no findings, still a verdict in words */
+    struct report *q = report_new();
+    kv_add(&q->host, "hostname", "Host name", "idle");
+    report_set_headline(q, "No problems found: CPU 3% busy, memory 80% available.");
+    md = md_of(q);
+    b1 = md_block(md, 1);
+    CHECK_STR(b1, "**OK:** No problems found\\: CPU 3\\% busy, memory 80\\% available\\.");
+    CHECK_CONTAINS(md, "## Findings\n\nNo findings at warning or above.\n\n## USE check");
+    CHECK_CONTAINS(md, "## CPU\n\nNot measured in this run (see Collectors).");
+    free(b1);
+    free(md);
+    report_free(q);
+    report_free(r);
+}
+
+TEST(render_text_md_sections_order_and_formats)
+{
+    struct report *r = synthetic();
+    char *md = md_of(r);
+    const char *heads[] = {"## Findings\n",  "## USE check\n", "## CPU\n",
+                           "## Memory\n",    "## Pressure (PSI)\n", "## Disks\n",
+                           "## Network\n",   "## Processes\n", "## Cgroups\n",
+                           "## File descriptors\n", "## System\n", "## Collectors\n",
+                           "## Appendix: thresholds\n"};
+    const char *prev = md;
+    for (size_t i = 0; i < sizeof heads / sizeof heads[0]; i++) {
+        const char *h = strstr(md, heads[i]);
+        CHECK(h != NULL);
+        if (h) {
+            if (h < prev)
+                test_fail(__FILE__, __LINE__, "%s out of order", heads[i]);
+            prev = h;
+        }
+    }
+    CHECK_CONTAINS(md, "| CPU utilisation | 96.4% |");
+    CHECK_CONTAINS(md, "| Memory total | 3.8 GiB |");
+    CHECK_CONTAINS(md, "| Dirty | 2.0 MiB |");
+    CHECK_CONTAINS(md, "| Slab | 512 KiB |");
+    CHECK_CONTAINS(md, "| Context switches | 15235\\/s |");
+    CHECK_CONTAINS(md, "| Load average \\(1 min\\) | - |");
+    CHECK_CONTAINS(md, "| Device | Class | Reads\\/s | Await ms | Util \\% |");
+    CHECK_CONTAINS(md, "| vda | virtio | 12.3 | 0.84 | 12.5 |");
+    CHECK_CONTAINS(md, "| vd\\<a\\> | - | - | - | - |");
+    CHECK_CONTAINS(md, "![CPU utilisation](chart-cpu.util_pct.svg)\n\n");
+    CHECK_CONTAINS(md, "| offcpu | skipped | BPF disabled by \\-\\-no\\-bpf | 0.0 | - |");
+    CHECK_CONTAINS(md, "| mem\\.available\\_pct | Memory available | 20 | 10 | \\% | lower is worse |");
+    CHECK_CONTAINS(md, "1. **CRITICAL:** CPU saturated");
+    CHECK_CONTAINS(md, "\n   - run queue 2\\.35 per CPU ≥ 2 \\(critical\\)\n");
+    CHECK_CONTAINS(md, "2. **WARNING:** \\<script\\>");
+    free(md);
+
+    /* long tables are cut at 20 rows with a count of the rest; cmdline at 120 chars */
+    struct table *t = report_find_table(r, "proc.top_cpu");
+    char longcmd[300];
+    memset(longcmd, 'c', sizeof longcmd - 1);
+    longcmd[sizeof longcmd - 1] = '\0';
+    while (t->nrows < 25) {
+        size_t row = table_add_row(t);
+        table_set_num(t, row, "pid", 2000 + (double)row);
+        table_set_str(t, row, "comm", "filler");
+        table_set_str(t, row, "cmdline", longcmd);
+    }
+    md = md_of(r);
+    CHECK_CONTAINS(md, "… 5 more rows");
+    CHECK_NOT_CONTAINS(md, "| 2020 |");
+    CHECK_CONTAINS(md, "| 2019 |");
+    char cut[130];
+    memset(cut, 'c', 120);
+    memcpy(cut + 120, "… |", sizeof "… |");
+    CHECK_CONTAINS(md, cut);
+    free(md);
+    report_free(r);
+}
+
+TEST(render_text_manifest_lists_files_and_status)
+{
+    struct report *r = synthetic();
+    r->window.interrupted = true;
+    struct strbuf sb = STRBUF_INIT;
+    REQUIRE(manifest_render(r, &sb) == 0);
+    const char *m = sb_str(&sb);
+    CHECK(json_valid(m));
+    CHECK_CONTAINS(m, "\"complete\": false");
+    CHECK_CONTAINS(m, "\"interrupted\": true");
+    CHECK_CONTAINS(m, "\"severity\": \"critical\"");
+    CHECK_CONTAINS(m, "\"exit_status\": 2");
+    CHECK_CONTAINS(m, "\"version\": \"0.1.0\"");
+    CHECK_CONTAINS(m, "\"status\": \"failed\",\n      \"reason\": \"cannot read /proc/net/dev: Permission denied\"");
+    CHECK_CONTAINS(m, "\"notes\": \"1 tick lost | \\u003cretry\\u003e\"");
+    const char *files[] = {"\"report.json\"", "\"report.md\"", "\"index.html\"", "\"manifest.json\"",
+                           "\"chart-cpu.util_pct.svg\"", "\"chart-disk.vd_a_.util_pct.svg\""};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
+        CHECK_CONTAINS(m, files[i]);
+    CHECK_NOT_CONTAINS(m, "chart-cpu.runq_per_cpu"); /* not charted */
+    /* each chart named in the manifest is one the Markdown references */
+    char *md = md_of(r);
+    for (size_t i = 0; i < r->nseries; i++) {
+        char name[512], ref[600];
+        if (!r->series[i]->chart)
+            continue;
+        chart_filename(r->series[i], name, sizeof name);
+        snprintf(ref, sizeof ref, "](%s)", name);
+        CHECK_CONTAINS(md, ref);
+    }
+    free(md);
+
+    r->window.interrupted = false;
+    r->findings[0].sev = SEV_WARNING;
+    sb_reset(&sb);
+    REQUIRE(manifest_render(r, &sb) == 0);
+    CHECK_CONTAINS(sb_str(&sb), "\"complete\": true");
+    CHECK_CONTAINS(sb_str(&sb), "\"exit_status\": 1");
+    r->failed = true;
+    sb_reset(&sb);
+    REQUIRE(manifest_render(r, &sb) == 0);
+    CHECK_CONTAINS(sb_str(&sb), "\"exit_status\": 3");
+    sb_free(&sb);
+    report_free(r);
+}
