@@ -98,11 +98,12 @@ void esc_md(struct strbuf *sb, const char *s)
      * (. : - % ...) stay readable in the raw Markdown pasted into tickets. */
     if (len && strchr("-+=0123456789", *p)) {
         if (*p >= '0' && *p <= '9') {
-            /* "1." or "1)" would start an ordered list: escape the dot. */
+            /* "1. x" or "1) x" would start an ordered list ("6.18" would not). */
             size_t d = 0;
             while (d < len && p[d] >= '0' && p[d] <= '9')
                 d++;
-            if (d < len && (p[d] == '.' || p[d] == ')')) {
+            if (d < len && (p[d] == '.' || p[d] == ')') &&
+                (d + 1 == len || p[d + 1] == ' ' || p[d + 1] == '\t')) {
                 sb_addn(sb, (const char *)p, d);
                 sb_addc(sb, '\\');
                 p += d;

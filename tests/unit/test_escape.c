@@ -71,6 +71,9 @@ TEST(escape_md_keeps_plain_punctuation_readable)
     esc_md(&sb, "12. x");
     CHECK_STR(sb_str(&sb), "12\\. x");
     sb_reset(&sb);
+    esc_md(&sb, "6.18.0 10.0.0.1");
+    CHECK_STR(sb_str(&sb), "6.18.0 10.0.0.1");
+    sb_reset(&sb);
     esc_md(&sb, "# h <b>");
     CHECK_STR(sb_str(&sb), "\\# h \\<b\\>");
     sb_free(&sb);

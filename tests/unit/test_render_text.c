@@ -557,9 +557,9 @@ TEST(render_text_md_escapes_host_strings)
             CHECK(i > 0 && md[i - 1] == '\\');
         CHECK((unsigned char)md[i] >= 0x20 || md[i] == '\n');
     }
-    CHECK_CONTAINS(md, "\\<script\\>alert\\(1\\)\\<\\/script\\>");
+    CHECK_CONTAINS(md, "\\<script\\>alert\\(1\\)\\</script\\>");
     CHECK_CONTAINS(md, "| x\\|y |");
-    CHECK_CONTAINS(md, "\\[link\\]\\(javascript\\:x\\)");
+    CHECK_CONTAINS(md, "\\[link\\]\\(javascript:x\\)");
     CHECK_CONTAINS(md, "| a b \\[31m |"); /* controls became spaces */
     /* every table row has the same number of unescaped pipes as its header */
     const char *line = md;
@@ -603,9 +603,9 @@ TEST(render_text_md_headline_first_and_incomplete)
     struct report *r = synthetic();
     char *md = md_of(r);
     char *b0 = md_block(md, 0), *b1 = md_block(md, 1), *b2 = md_block(md, 2);
-    CHECK_STR(b0, "# perfreport: web\\-1");
-    CHECK_STR(b1, "**CRITICAL:** CPU saturated\\: 96\\.4\\% busy, run queue 2\\.35 per CPU");
-    CHECK_CONTAINS(b2, "Host web\\-1 · kernel 6\\.18\\.0\\-test · 2 CPUs · 3.0 s window");
+    CHECK_STR(b0, "# perfreport: web-1");
+    CHECK_STR(b1, "**CRITICAL:** CPU saturated: 96.4% busy, run queue 2.35 per CPU");
+    CHECK_CONTAINS(b2, "Host web-1 · kernel 6.18.0-test · 2 CPUs · 3.0 s window");
     CHECK_CONTAINS(b2, "started 2024-05-01 12:00:00 UTC");
     CHECK_NOT_CONTAINS(md, "INCOMPLETE");
     free(b0);
@@ -631,7 +631,7 @@ TEST(render_text_md_headline_first_and_incomplete)
     report_set_headline(q, "No problems found: CPU 3% busy, memory 80% available.");
     md = md_of(q);
     b1 = md_block(md, 1);
-    CHECK_STR(b1, "**OK:** No problems found\\: CPU 3\\% busy, memory 80\\% available\\.");
+    CHECK_STR(b1, "**OK:** No problems found: CPU 3% busy, memory 80% available.");
     CHECK_CONTAINS(md, "## Findings\n\nNo findings at warning or above.\n\n## USE check");
     CHECK_CONTAINS(md, "## CPU\n\nNot measured in this run (see Collectors).");
     free(b1);
@@ -663,16 +663,16 @@ TEST(render_text_md_sections_order_and_formats)
     CHECK_CONTAINS(md, "| Memory total | 3.8 GiB |");
     CHECK_CONTAINS(md, "| Dirty | 2.0 MiB |");
     CHECK_CONTAINS(md, "| Slab | 512 KiB |");
-    CHECK_CONTAINS(md, "| Context switches | 15235\\/s |");
+    CHECK_CONTAINS(md, "| Context switches | 15235/s |");
     CHECK_CONTAINS(md, "| Load average \\(1 min\\) | - |");
-    CHECK_CONTAINS(md, "| Device | Class | Reads\\/s | Await ms | Util \\% |");
+    CHECK_CONTAINS(md, "| Device | Class | Reads/s | Await ms | Util % |");
     CHECK_CONTAINS(md, "| vda | virtio | 12.3 | 0.84 | 12.5 |");
     CHECK_CONTAINS(md, "| vd\\<a\\> | - | - | - | - |");
     CHECK_CONTAINS(md, "![CPU utilisation](chart-cpu.util_pct.svg)\n\n");
-    CHECK_CONTAINS(md, "| offcpu | skipped | BPF disabled by \\-\\-no\\-bpf | 0.0 | - |");
-    CHECK_CONTAINS(md, "| mem\\.available\\_pct | Memory available | 20 | 10 | \\% | lower is worse |");
+    CHECK_CONTAINS(md, "| offcpu | skipped | BPF disabled by --no-bpf | 0.0 | - |");
+    CHECK_CONTAINS(md, "| mem.available\\_pct | Memory available | 20 | 10 | % | lower is worse |");
     CHECK_CONTAINS(md, "1. **CRITICAL:** CPU saturated");
-    CHECK_CONTAINS(md, "\n   - run queue 2\\.35 per CPU ≥ 2 \\(critical\\)\n");
+    CHECK_CONTAINS(md, "\n   - run queue 2.35 per CPU ≥ 2 \\(critical\\)\n");
     CHECK_CONTAINS(md, "2. **WARNING:** \\<script\\>");
     free(md);
 
