@@ -222,8 +222,10 @@ size_t netsnmp_parse(const char *text, struct netkvs *out)
             hslen = slen;
             goto next;
         }
-        if (!have_hdr || hslen != slen || memcmp(hsect, sect, slen) != 0 || hdr->n != val->n) {
-            skipped++;
+        bool same = have_hdr && hslen == slen && memcmp(hsect, sect, slen) == 0;
+        if (!same || hdr->n != val->n) {
+            /* An orphaned header of another section is lost as well. */
+            skipped += have_hdr && !same ? 2 : 1;
             have_hdr = false;
             goto next;
         }
