@@ -20,7 +20,7 @@
 
 /* ---- parsers ---------------------------------------------------------- */
 
-#define NET_MAX_TOKENS 512
+#define NET_MAX_TOKENS 1024 /* TcpExt has ~130 names today */
 
 struct tokens {
     const char *s[NET_MAX_TOKENS];
