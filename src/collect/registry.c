@@ -1,9 +1,17 @@
 #include "collector.h"
+#include "cpu.h"
 #include "disk.h"
+#include "memory.h"
 #include "net.h"
+#include "psi.h"
 
-/* Run order: host facts first, then the interval collectors. */
+/* Run order: host facts first, then the interval collectors.  Collectors are
+ * stopped in this order too, so the cheap /proc ones come before any that
+ * must drain BPF maps (their last reading stays close to the window end). */
 const struct collector *const collector_registry[] = {
+    &collector_cpu,
+    &collector_memory,
+    &collector_psi,
     &collector_disk,
     &collector_net,
     NULL,
