@@ -86,12 +86,23 @@ $(VMLINUX):
 	@mkdir -p $(dir $@)
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
 
+# clang -target bpf does not search the multiarch include directory, where
+# Debian keeps <asm/...>; add it so BPF code may use uapi headers.
+BPF_SYS_INC := -I/usr/include/$(shell $(CC) -print-multiarch 2>/dev/null)
+BPF_CFLAGS := -g -O2 -Wall -target bpf -D__TARGET_ARCH_$(ARCH) -I$(BUILD)/gen -Ibpf $(BPF_SYS_INC)
+
 $(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(VMLINUX)
 	@mkdir -p $(dir $@)
-	$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(BUILD)/gen -Ibpf -c $< -o $@
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 $(BUILD)/gen/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf > $@.tmp && mv $@.tmp $@
+
+# Skeletons named only in a pattern rule would be "intermediate": deleted
+# after the build and, once missing, never remade.  Naming them in an
+# explicit rule makes them ordinary targets; the BPF objects are kept.
+$(OBJ) $(UNIT_OBJ): | $(SKELS)
+.SECONDARY: $(BPF_OBJ)
 
 $(UNIT_BIN): $(UNIT_OBJ) $(LIB_A)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)

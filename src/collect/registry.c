@@ -1,6 +1,7 @@
 #include "collector.h"
 #include "cpu.h"
 #include "disk.h"
+#include "host.h"
 #include "memory.h"
 #include "net.h"
 #include "psi.h"
@@ -9,6 +10,7 @@
  * stopped in this order too, so the cheap /proc ones come before any that
  * must drain BPF maps (their last reading stays close to the window end). */
 const struct collector *const collector_registry[] = {
+    &collector_host,
     &collector_cpu,
     &collector_memory,
     &collector_psi,
