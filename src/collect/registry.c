@@ -2,6 +2,8 @@
 #include "cpu.h"
 #include "disk.h"
 #include "host.h"
+
+extern const struct collector collector_host;
 #include "memory.h"
 #include "net.h"
 #include "psi.h"

@@ -121,6 +121,14 @@ void report_free(struct report *r)
         free(r->ledger[i].notes);
     }
     free(r->ledger);
+    for (size_t i = 0; i < r->nhists; i++) {
+        free(r->hists[i]->name);
+        free(r->hists[i]->title);
+        free(r->hists[i]->unit);
+        free(r->hists[i]->resource);
+        free(r->hists[i]);
+    }
+    free(r->hists);
     free(r->headline);
     free(r->tool_version);
     free(r);
@@ -484,4 +492,63 @@ void report_set_headline(struct report *r, const char *text)
 {
     free(r->headline);
     r->headline = xstrdup(text);
+}
+
+struct hist *report_find_hist(const struct report *r, const char *name)
+{
+    for (size_t i = 0; i < r->nhists; i++)
+        if (strcmp(r->hists[i]->name, name) == 0)
+            return r->hists[i];
+    return NULL;
+}
+
+struct hist *report_hist(struct report *r, const char *name, const char *title, const char *unit,
+                         const char *resource)
+{
+    struct hist *h = report_find_hist(r, name);
+    if (h)
+        return h;
+    h = xcalloc(1, sizeof *h);
+    h->name = xstrdup(name);
+    h->title = xstrdup(title ? title : name);
+    h->unit = xstrdup(unit ? unit : "");
+    h->resource = xstrdup(resource ? resource : "other");
+    h->sum = NAN;
+    h->max = NAN;
+    xgrow(&r->hists, &r->cap_hists, r->nhists + 1, sizeof *r->hists);
+    r->hists[r->nhists++] = h;
+    return h;
+}
+
+void hist_add_bucket(struct hist *h, unsigned b, uint64_t n)
+{
+    if (b >= HIST_BUCKETS)
+        b = HIST_BUCKETS - 1;
+    h->buckets[b] += n;
+    h->count += n;
+}
+
+double hist_percentile(const struct hist *h, double p)
+{
+    if (h->count == 0)
+        return NAN;
+    if (p < 0)
+        p = 0;
+    if (p > 1)
+        p = 1;
+    double target = p * (double)h->count;
+    double seen = 0;
+    for (unsigned b = 0; b < HIST_BUCKETS; b++) {
+        if (!h->buckets[b])
+            continue;
+        double next = seen + (double)h->buckets[b];
+        if (next >= target) {
+            double lo = b == 0 ? 0 : ldexp(1.0, (int)b), hi = ldexp(1.0, (int)b + 1);
+            double frac = (target - seen) / (double)h->buckets[b];
+            double v = lo + frac * (hi - lo);
+            return !isnan(h->max) && v > h->max ? h->max : v;
+        }
+        seen = next;
+    }
+    return isnan(h->max) ? ldexp(1.0, HIST_BUCKETS) : h->max;
 }

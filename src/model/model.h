@@ -111,6 +111,20 @@ struct use_row {
     struct use_cell util, sat, err;
 };
 
+/* A log2 latency/size histogram aggregated in the kernel: bucket i counts
+ * values v with 2^i <= v < 2^(i+1); bucket 0 also holds 0. */
+#define HIST_BUCKETS 64
+struct hist {
+    char *name;     /* stable id: "runqlat", "biolat.vda.read" */
+    char *title;
+    char *unit;     /* unit of the bucketed value: "us", "ns", "KiB" */
+    char *resource;
+    uint64_t buckets[HIST_BUCKETS];
+    uint64_t count;  /* sum of buckets */
+    double sum;      /* sum of values when known, else NAN */
+    double max;      /* largest value when known, else NAN */
+};
+
 struct ledger_entry {
     char *name;
     char *title;
@@ -151,6 +165,8 @@ struct report {
     size_t nuse, cap_use;
     struct ledger_entry *ledger;
     size_t nledger, cap_ledger;
+    struct hist **hists;
+    size_t nhists, cap_hists;
 
     char *headline; /* one-sentence verdict set by analyze */
     bool failed;    /* the run itself failed (exit 3) */
@@ -218,5 +234,15 @@ void ledger_set(struct ledger_entry *e, enum coll_status st, const char *reason)
 void ledger_note(struct ledger_entry *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 void report_set_headline(struct report *r, const char *text);
+
+/* Finds or creates a histogram (all buckets 0, sum/max NAN). */
+struct hist *report_hist(struct report *r, const char *name, const char *title, const char *unit,
+                         const char *resource);
+struct hist *report_find_hist(const struct report *r, const char *name);
+/* Adds n observations to bucket b and keeps count consistent. */
+void hist_add_bucket(struct hist *h, unsigned b, uint64_t n);
+/* Value below which a fraction p (0..1) of observations fall, interpolated
+ * linearly inside the log2 bucket; NAN when the histogram is empty. */
+double hist_percentile(const struct hist *h, double p);
 
 #endif

@@ -47,3 +47,20 @@ TEST(model_worst_severity_and_metrics)
     CHECK(isnan(report_metric_value(r, "absent")));
     report_free(r);
 }
+
+TEST(model_hist_percentiles_interpolate_in_log2_buckets)
+{
+    struct report *r = report_new();
+    struct hist *h = report_hist(r, "runqlat", "Run-queue latency", "us", "cpu");
+    CHECK(isnan(hist_percentile(h, 0.5)));
+    hist_add_bucket(h, 3, 50);  /* [8,16) */
+    hist_add_bucket(h, 10, 50); /* [1024,2048) */
+    CHECK(h->count == 100);
+    CHECK_NUM(hist_percentile(h, 0.25), 12, 1e-9);    /* halfway through [8,16) */
+    CHECK_NUM(hist_percentile(h, 0.5), 16, 1e-9);     /* top of the first bucket */
+    CHECK_NUM(hist_percentile(h, 0.99), 2027.52, 1e-6);
+    h->max = 1500;
+    CHECK_NUM(hist_percentile(h, 0.99), 1500, 1e-9); /* never above the known max */
+    CHECK(report_find_hist(r, "runqlat") == h);
+    report_free(r);
+}
