@@ -6,6 +6,7 @@
 extern const struct collector collector_host;
 #include "memory.h"
 #include "net.h"
+#include "procs.h"
 #include "psi.h"
 
 /* Run order: host facts first, then the interval collectors.  Collectors are
@@ -18,5 +19,6 @@ const struct collector *const collector_registry[] = {
     &collector_psi,
     &collector_disk,
     &collector_net,
+    &collector_procs,
     NULL,
 };

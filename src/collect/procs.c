@@ -1,0 +1,907 @@
+/* Per-process collector: /proc/PID/{stat,statm,cmdline,limits,fd,wchan}.
+ *
+ * start() and stop() take a full snapshot of every process; CPU and fd growth
+ * are deltas between the two, matched on (pid, starttime) so a recycled pid
+ * is never mistaken for the process that had it before.  tick() only re-reads
+ * /proc/PID/stat to count D-state and zombie processes, reusing one buffer.
+ *
+ * Processes appear and vanish while we read them, and their names are chosen
+ * by whoever started them: every read may fail (the process is then skipped
+ * and counted in proc.skipped) and every string is stored as raw bytes. */
+#include "procs.h"
+#include "model/model.h"
+#include "options.h"
+#include "util/hostfs.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define TOP_CPU_ROWS 15
+#define TOP_MEM_ROWS 10
+#define TOP_FD_ROWS 10
+#define DSTATE_ROWS 50
+#define DSTATE_TRACK_MAX 4096 /* distinct D-state processes remembered */
+#define WCHAN_MAX 63
+
+/* ---------------------------------------------------------------- parsers */
+
+/* Unsigned decimal at *p (leading blanks skipped), bounded by end. */
+static bool next_u64(const char **p, const char *end, uint64_t *v)
+{
+    const char *s = *p;
+    while (s < end && (*s == ' ' || *s == '\t'))
+        s++;
+    if (s >= end || *s < '0' || *s > '9')
+        return false;
+    uint64_t x = 0;
+    while (s < end && *s >= '0' && *s <= '9') {
+        unsigned d = (unsigned)(*s - '0');
+        if (x > (UINT64_MAX - d) / 10)
+            return false;
+        x = x * 10 + d;
+        s++;
+    }
+    *p = s;
+    *v = x;
+    return true;
+}
+
+static bool next_i64(const char **p, const char *end, int64_t *v)
+{
+    const char *s = *p;
+    while (s < end && (*s == ' ' || *s == '\t'))
+        s++;
+    bool neg = s < end && *s == '-';
+    if (neg)
+        s++;
+    uint64_t u;
+    if (!next_u64(&s, end, &u) || u > (uint64_t)INT64_MAX)
+        return false;
+    *p = s;
+    *v = neg ? -(int64_t)u : (int64_t)u;
+    return true;
+}
+
+/* Skips one blank-separated token. */
+static bool skip_token(const char **p, const char *end)
+{
+    const char *s = *p;
+    while (s < end && *s == ' ')
+        s++;
+    if (s >= end || *s == '\n')
+        return false;
+    while (s < end && *s != ' ' && *s != '\n')
+        s++;
+    *p = s;
+    return true;
+}
+
+int proc_parse_stat(const char *text, size_t len, struct proc_stat *out)
+{
+    memset(out, 0, sizeof *out);
+    out->rss_pages = -1;
+    const char *end = text + len;
+    /* comm may contain anything, including "(" ")" and newlines: it spans
+     * from the first '(' to the LAST ')', and nothing after it can hold ')'. */
+    const char *open = memchr(text, '(', len);
+    const char *close = memrchr(text, ')', len);
+    if (!open || !close || close < open)
+        return -EINVAL;
+    const char *p = text;
+    int64_t pid;
+    if (!next_i64(&p, open, &pid) || pid <= 0 || pid > INT_MAX)
+        return -EINVAL;
+    out->pid = (int)pid;
+    size_t cl = (size_t)(close - open - 1);
+    if (cl > PROC_COMM_MAX)
+        cl = PROC_COMM_MAX;
+    memcpy(out->comm, open + 1, cl);
+    out->comm[cl] = '\0';
+
+    p = close + 1;
+    while (p < end && *p == ' ')
+        p++;
+    if (p >= end || !isalpha((unsigned char)*p))
+        return -EINVAL;
+    out->state = *p++;
+    /* Fields 4..24 (1-based as in proc(5)); stop once rss is read. */
+    for (int field = 4; field <= 24; field++) {
+        int64_t i = 0;
+        bool ok;
+        switch (field) {
+        case 4:
+            ok = next_i64(&p, end, &i);
+            out->ppid = (int)i;
+            break;
+        case 9:
+            ok = next_u64(&p, end, &out->flags);
+            break;
+        case 14:
+            ok = next_u64(&p, end, &out->utime);
+            break;
+        case 15:
+            ok = next_u64(&p, end, &out->stime);
+            break;
+        case 20:
+            ok = next_i64(&p, end, &i);
+            out->num_threads = (long)i;
+            break;
+        case 22:
+            ok = next_u64(&p, end, &out->starttime);
+            break;
+        case 24:
+            /* Optional: statm is preferred, so a short line still parses. */
+            if (next_i64(&p, end, &i))
+                out->rss_pages = i;
+            return 0;
+        default:
+            ok = skip_token(&p, end);
+        }
+        if (!ok)
+            return field > 22 ? 0 : -EINVAL;
+    }
+    return 0;
+}
+
+int proc_parse_statm(const char *text, size_t len, uint64_t *resident_pages)
+{
+    const char *p = text, *end = text + len;
+    uint64_t size;
+    if (!next_u64(&p, end, &size) || !next_u64(&p, end, resident_pages))
+        return -EINVAL;
+    return 0;
+}
+
+/* Start of the line in [text, end) that begins with `key`, or NULL. */
+static const char *find_line(const char *text, const char *end, const char *key)
+{
+    size_t kl = strlen(key);
+    for (const char *l = text; l < end;) {
+        if ((size_t)(end - l) >= kl && memcmp(l, key, kl) == 0)
+            return l;
+        const char *nl = memchr(l, '\n', (size_t)(end - l));
+        if (!nl)
+            break;
+        l = nl + 1;
+    }
+    return NULL;
+}
+
+int proc_parse_limits_nofile(const char *text, size_t len, uint64_t *soft)
+{
+    const char *end = text + len;
+    const char *l = find_line(text, end, "Max open files");
+    if (!l)
+        return -ENOENT;
+    const char *p = l + strlen("Max open files");
+    while (p < end && *p == ' ')
+        p++;
+    if ((size_t)(end - p) >= 9 && memcmp(p, "unlimited", 9) == 0) {
+        *soft = UINT64_MAX;
+        return 0;
+    }
+    if (!next_u64(&p, end, soft))
+        return -ENOENT;
+    return 0;
+}
+
+void proc_format_cmdline(const char *text, size_t len, const char *comm, char *out)
+{
+    while (len > 0 && text[len - 1] == '\0')
+        len--;
+    if (len == 0) {
+        /* Kernel threads and zombies have no argv; ps shows them as [comm]. */
+        snprintf(out, PROC_CMDLINE_BYTES + 1, "[%s]", comm);
+        return;
+    }
+    size_t o = 0, chars = 0, char_start = 0;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)text[i];
+        bool cont = (c & 0xC0) == 0x80;
+        if (!cont) {
+            if (++chars > PROC_CMDLINE_KEEP)
+                break;
+            char_start = o;
+        }
+        if (o >= PROC_CMDLINE_BYTES) {
+            /* Never leave half a multibyte character at the end. */
+            if (cont)
+                o = char_start;
+            break;
+        }
+        out[o++] = c == '\0' ? ' ' : (char)c;
+    }
+    out[o] = '\0';
+}
+
+int proc_parse_file_nr(const char *text, size_t len, uint64_t *used, uint64_t *max)
+{
+    const char *p = text, *end = text + len;
+    uint64_t alloc, unused;
+    if (!next_u64(&p, end, &alloc) || !next_u64(&p, end, &unused) || !next_u64(&p, end, max))
+        return -EINVAL;
+    *used = alloc >= unused ? alloc - unused : 0;
+    return 0;
+}
+
+int proc_parse_memtotal(const char *text, size_t len, uint64_t *kib)
+{
+    const char *end = text + len;
+    const char *l = find_line(text, end, "MemTotal:");
+    if (!l)
+        return -ENOENT;
+    const char *p = l + strlen("MemTotal:");
+    return next_u64(&p, end, kib) ? 0 : -ENOENT;
+}
+
+static size_t g_scan_cap = PROC_SCAN_CAP;
+void procs_set_scan_cap(size_t cap) { g_scan_cap = cap ? cap : PROC_SCAN_CAP; }
+
+/* -------------------------------------------------------------- snapshots */
+
+struct pinfo {
+    int pid;
+    char state;
+    uint64_t starttime;
+    uint64_t utime, stime;
+    long threads;
+    uint64_t rss_kib;
+    long fds;          /* -1 = unknown (EACCES, not a directory...) */
+    uint64_t fd_limit; /* 0 = unknown, UINT64_MAX = unlimited */
+    size_t cmd_off;    /* into snapshot.arena */
+    char comm[PROC_COMM_MAX + 1];
+};
+
+struct snapshot {
+    struct pinfo *p; /* sorted by pid after the scan */
+    size_t n, cap;
+    struct strbuf arena; /* NUL-separated cmdlines, one allocation for all */
+    size_t skipped;      /* vanished or unreadable */
+    size_t not_scanned;  /* beyond the scan cap */
+    uint64_t threads;
+    size_t zombies, dstate;
+};
+
+struct dentry {
+    int pid;
+    uint64_t starttime;
+    unsigned ticks;
+    char comm[PROC_COMM_MAX + 1];
+    char wchan[WCHAN_MAX + 1];
+};
+
+struct procs_state {
+    long clk_tck;
+    long page_size;
+    double t_start;
+    struct snapshot start, end;
+    struct strbuf buf; /* reused for every file read */
+    char cmd[PROC_CMDLINE_BYTES + 1];
+    struct dentry *d;
+    size_t nd, capd;
+    size_t d_untracked; /* D-state processes beyond DSTATE_TRACK_MAX */
+    double dsum, dmax;
+    size_t dticks;
+    struct series *s_dstate, *s_count;
+};
+
+static void snapshot_free(struct snapshot *s)
+{
+    free(s->p);
+    sb_free(&s->arena);
+    memset(s, 0, sizeof *s);
+}
+
+static bool vanished(int rc) { return rc == -ENOENT || rc == -ESRCH; }
+
+static long count_fds(int pid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/fd", pid);
+    errno = 0;
+    DIR *d = hostfs_opendir(path);
+    if (!d)
+        return vanished(-errno) ? -2 : -1;
+    long n = 0;
+    struct dirent *de;
+    errno = 0;
+    while ((de = readdir(d)) != NULL) {
+        /* fd entries are numbers; anything else ("." "..", a fixture's
+         * .keep) is not a descriptor. */
+        if (de->d_name[0] >= '0' && de->d_name[0] <= '9')
+            n++;
+    }
+    /* A process exiting under us makes readdir fail: the count is unknown. */
+    if (errno)
+        n = -1;
+    closedir(d);
+    return n;
+}
+
+/* Reads one process fully into pi.  Returns 0, or -errno when it must be
+ * skipped (vanished mid-read, stat unreadable or unparsable). */
+static int read_full(struct procs_state *st, struct snapshot *snap, int pid, struct pinfo *pi)
+{
+    struct proc_stat ps;
+    int rc = hostfs_readf(&st->buf, 4096, "/proc/%d/stat", pid);
+    if (rc)
+        return rc;
+    rc = proc_parse_stat(st->buf.buf, st->buf.len, &ps);
+    if (rc)
+        return rc;
+    memset(pi, 0, sizeof *pi);
+    pi->pid = pid;
+    pi->state = ps.state;
+    pi->starttime = ps.starttime;
+    pi->utime = ps.utime;
+    pi->stime = ps.stime;
+    pi->threads = ps.num_threads;
+    memcpy(pi->comm, ps.comm, sizeof pi->comm);
+    pi->fds = -1;
+    uint64_t page_kib = (uint64_t)st->page_size / 1024;
+    pi->rss_kib = ps.rss_pages > 0 ? (uint64_t)ps.rss_pages * page_kib : 0;
+
+    if (ps.state == 'Z') {
+        /* A zombie has no memory, files or argv left to read. */
+        proc_format_cmdline("", 0, pi->comm, st->cmd);
+    } else {
+        rc = hostfs_readf(&st->buf, 4096, "/proc/%d/statm", pid);
+        uint64_t resident;
+        if (vanished(rc))
+            return rc;
+        if (rc == 0 && proc_parse_statm(st->buf.buf, st->buf.len, &resident) == 0)
+            pi->rss_kib = resident * page_kib;
+
+        rc = hostfs_readf(&st->buf, PROC_CMDLINE_READ, "/proc/%d/cmdline", pid);
+        if (vanished(rc))
+            return rc;
+        if (rc)
+            sb_reset(&st->buf);
+        proc_format_cmdline(st->buf.buf ? st->buf.buf : "", st->buf.len, pi->comm, st->cmd);
+
+        rc = hostfs_readf(&st->buf, 16384, "/proc/%d/limits", pid);
+        if (vanished(rc))
+            return rc;
+        if (rc || proc_parse_limits_nofile(st->buf.buf, st->buf.len, &pi->fd_limit) != 0)
+            pi->fd_limit = 0;
+
+        pi->fds = count_fds(pid);
+        if (pi->fds == -2)
+            return -ENOENT;
+    }
+    pi->cmd_off = snap->arena.len;
+    sb_addn(&snap->arena, st->cmd, strlen(st->cmd) + 1);
+    return 0;
+}
+
+static int parse_pid_name(const char *name)
+{
+    if (!*name)
+        return 0;
+    long v = 0;
+    for (const char *c = name; *c; c++) {
+        if (*c < '0' || *c > '9')
+            return 0;
+        v = v * 10 + (*c - '0');
+        if (v > INT_MAX)
+            return 0;
+    }
+    return (int)v;
+}
+
+static int cmp_pinfo_pid(const void *a, const void *b)
+{
+    const struct pinfo *x = a, *y = b;
+    return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+static const struct pinfo *snapshot_find(const struct snapshot *s, int pid)
+{
+    struct pinfo key = {.pid = pid};
+    if (!s->n)
+        return NULL;
+    return bsearch(&key, s->p, s->n, sizeof *s->p, cmp_pinfo_pid);
+}
+
+static void snapshot_add(struct procs_state *st, struct snapshot *snap, int pid, bool count_skip)
+{
+    xgrow(&snap->p, &snap->cap, snap->n + 1, sizeof *snap->p);
+    struct pinfo *pi = &snap->p[snap->n];
+    if (read_full(st, snap, pid, pi) != 0) {
+        if (count_skip)
+            snap->skipped++;
+        return;
+    }
+    snap->n++;
+    snap->threads += pi->threads > 0 ? (uint64_t)pi->threads : 0;
+    if (pi->state == 'Z')
+        snap->zombies++;
+    else if (pi->state == 'D')
+        snap->dstate++;
+}
+
+static int full_scan(struct procs_state *st, struct snapshot *snap, int target)
+{
+    DIR *d = hostfs_opendir("/proc");
+    if (!d)
+        return errno ? -errno : -ENOENT;
+    struct dirent *de;
+    size_t seen = 0;
+    while ((de = readdir(d)) != NULL) {
+        int pid = parse_pid_name(de->d_name);
+        if (pid <= 0)
+            continue;
+        if (seen++ >= g_scan_cap) {
+            snap->not_scanned++;
+            continue;
+        }
+        snapshot_add(st, snap, pid, true);
+    }
+    closedir(d);
+    if (snap->n)
+        qsort(snap->p, snap->n, sizeof *snap->p, cmp_pinfo_pid);
+    /* The -p target must be known even when the cap cut it off. */
+    if (target > 0 && snap->not_scanned && !snapshot_find(snap, target)) {
+        snapshot_add(st, snap, target, false);
+        qsort(snap->p, snap->n, sizeof *snap->p, cmp_pinfo_pid);
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------- collector */
+
+static int procs_start(struct collect_ctx *ctx, void **statep, char *err, size_t n)
+{
+    struct procs_state *st = xcalloc(1, sizeof *st);
+    *statep = st;
+    st->clk_tck = sysconf(_SC_CLK_TCK);
+    st->page_size = sysconf(_SC_PAGESIZE);
+    if (st->clk_tck <= 0)
+        st->clk_tck = 100;
+    if (st->page_size <= 0)
+        st->page_size = 4096;
+    st->t_start = ctx->now_s;
+    int rc = full_scan(st, &st->start, ctx->opt ? ctx->opt->pid : 0);
+    if (rc) {
+        snprintf(err, n, "cannot list /proc: %s", strerror(-rc));
+        return rc;
+    }
+    st->s_count = report_series(ctx->r, "proc.count", "Processes", "", "process");
+    st->s_dstate =
+        report_series(ctx->r, "proc.dstate", "Processes in D state (uninterruptible)", "", "process");
+    return 0;
+}
+
+static struct dentry *dentry_get(struct procs_state *st, const struct proc_stat *ps)
+{
+    for (size_t i = 0; i < st->nd; i++)
+        if (st->d[i].pid == ps->pid && st->d[i].starttime == ps->starttime)
+            return &st->d[i];
+    if (st->nd >= DSTATE_TRACK_MAX) {
+        st->d_untracked++;
+        return NULL;
+    }
+    xgrow(&st->d, &st->capd, st->nd + 1, sizeof *st->d);
+    struct dentry *e = &st->d[st->nd++];
+    memset(e, 0, sizeof *e);
+    e->pid = ps->pid;
+    e->starttime = ps->starttime;
+    memcpy(e->comm, ps->comm, sizeof e->comm);
+    return e;
+}
+
+static void note_wchan(struct procs_state *st, struct dentry *e)
+{
+    if (hostfs_readf(&st->buf, 256, "/proc/%d/wchan", e->pid) != 0)
+        return;
+    const char *w = st->buf.buf;
+    size_t l = strcspn(w, "\n");
+    /* "0" means running or unknown: keep the last real symbol we saw. */
+    if (l == 0 || (l == 1 && w[0] == '0'))
+        return;
+    if (l > WCHAN_MAX)
+        l = WCHAN_MAX;
+    memcpy(e->wchan, w, l);
+    e->wchan[l] = '\0';
+}
+
+static int procs_tick(struct collect_ctx *ctx, void *state)
+{
+    struct procs_state *st = state;
+    DIR *d = hostfs_opendir("/proc");
+    if (!d)
+        return errno ? -errno : -ENOENT;
+    size_t count = 0, dcount = 0, seen = 0;
+    struct dirent *de;
+    struct proc_stat ps;
+    while ((de = readdir(d)) != NULL) {
+        int pid = parse_pid_name(de->d_name);
+        if (pid <= 0 || seen++ >= g_scan_cap)
+            continue;
+        /* Vanished or unreadable between readdir and read: simply not counted. */
+        if (hostfs_readf(&st->buf, 4096, "/proc/%d/stat", pid) != 0 ||
+            proc_parse_stat(st->buf.buf, st->buf.len, &ps) != 0)
+            continue;
+        ps.pid = pid;
+        count++;
+        if (ps.state != 'D')
+            continue;
+        dcount++;
+        struct dentry *e = dentry_get(st, &ps);
+        if (e) {
+            e->ticks++;
+            note_wchan(st, e);
+        }
+    }
+    closedir(d);
+    series_set(ctx->r, st->s_count, (double)count);
+    series_set(ctx->r, st->s_dstate, (double)dcount);
+    st->dsum += (double)dcount;
+    if ((double)dcount > st->dmax)
+        st->dmax = (double)dcount;
+    st->dticks++;
+    return 0;
+}
+
+/* Window figures for one process alive at the end. */
+struct pview {
+    const struct pinfo *e;
+    const char *cmdline;
+    double cpu_pct, user_pct, sys_pct; /* NAN when the window is empty */
+    bool has_growth;
+    double fd_growth, fd_growth_per_min;
+    double fd_pct;  /* NAN when fds or the limit are unknown */
+    double mem_pct; /* NAN when MemTotal is unknown */
+    bool target;
+};
+
+static double tick_delta(uint64_t end, uint64_t start)
+{
+    return end >= start ? (double)(end - start) : 0;
+}
+
+static int by_cpu(const void *a, const void *b)
+{
+    const struct pview *x = *(const struct pview *const *)a, *y = *(const struct pview *const *)b;
+    double cx = isnan(x->cpu_pct) ? -1 : x->cpu_pct, cy = isnan(y->cpu_pct) ? -1 : y->cpu_pct;
+    if (cx != cy)
+        return cx < cy ? 1 : -1;
+    return (x->e->pid > y->e->pid) - (x->e->pid < y->e->pid);
+}
+
+static int by_rss(const void *a, const void *b)
+{
+    const struct pview *x = *(const struct pview *const *)a, *y = *(const struct pview *const *)b;
+    if (x->e->rss_kib != y->e->rss_kib)
+        return x->e->rss_kib < y->e->rss_kib ? 1 : -1;
+    return (x->e->pid > y->e->pid) - (x->e->pid < y->e->pid);
+}
+
+static int by_fd(const void *a, const void *b)
+{
+    const struct pview *x = *(const struct pview *const *)a, *y = *(const struct pview *const *)b;
+    double fx = isnan(x->fd_pct) ? -1 : x->fd_pct, fy = isnan(y->fd_pct) ? -1 : y->fd_pct;
+    if (fx != fy)
+        return fx < fy ? 1 : -1;
+    if (x->e->fds != y->e->fds)
+        return x->e->fds < y->e->fds ? 1 : -1;
+    return (x->e->pid > y->e->pid) - (x->e->pid < y->e->pid);
+}
+
+static void set_opt(struct table *t, size_t row, const char *col, double v)
+{
+    if (!isnan(v))
+        table_set_num(t, row, col, v);
+}
+
+static void set_state(struct table *t, size_t row, char state)
+{
+    char s[2] = {state, '\0'};
+    table_set_str(t, row, "state", s);
+}
+
+static void set_fds(struct table *t, size_t row, const struct pview *v)
+{
+    if (v->e->fds >= 0)
+        table_set_num(t, row, "fds", (double)v->e->fds);
+    if (v->has_growth)
+        table_set_num(t, row, "fd_growth", v->fd_growth);
+}
+
+static void table_top_cpu(struct report *r, struct pview **idx, size_t n)
+{
+    struct table *t = report_table(r, "proc.top_cpu", "Top processes by CPU", "process");
+    table_add_col(t, "pid", "PID", "", 0);
+    table_add_col(t, "comm", "Command", "", 0);
+    table_add_col(t, "state", "State", "", 0);
+    table_add_col(t, "cpu_pct", "CPU", "%", 1);
+    table_add_col(t, "user_pct", "User", "%", 1);
+    table_add_col(t, "sys_pct", "System", "%", 1);
+    table_add_col(t, "threads", "Threads", "", 0);
+    table_add_col(t, "rss_kib", "RSS", "KiB", 0);
+    table_add_col(t, "fds", "FDs", "", 0);
+    table_add_col(t, "fd_growth", "FD growth", "", 0);
+    table_add_col(t, "cmdline", "Command line", "", 0);
+    if (n)
+        qsort(idx, n, sizeof *idx, by_cpu);
+    size_t shown = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct pview *v = idx[i];
+        /* Idle processes are noise; the -p target is listed whatever it used. */
+        bool top = shown < TOP_CPU_ROWS && v->cpu_pct > 0;
+        if (!top && !v->target)
+            continue;
+        shown += top;
+        size_t row = table_add_row(t);
+        table_set_num(t, row, "pid", v->e->pid);
+        table_set_str(t, row, "comm", v->e->comm);
+        set_state(t, row, v->e->state);
+        set_opt(t, row, "cpu_pct", v->cpu_pct);
+        set_opt(t, row, "user_pct", v->user_pct);
+        set_opt(t, row, "sys_pct", v->sys_pct);
+        table_set_num(t, row, "threads", (double)v->e->threads);
+        table_set_num(t, row, "rss_kib", (double)v->e->rss_kib);
+        set_fds(t, row, v);
+        table_set_str(t, row, "cmdline", v->cmdline);
+    }
+    if (t->nrows == 0)
+        table_set_note(t, "No process used measurable CPU time during the window.");
+}
+
+static void table_top_mem(struct report *r, struct pview **idx, size_t n)
+{
+    struct table *t = report_table(r, "proc.top_mem", "Top processes by memory (RSS)", "process");
+    table_add_col(t, "pid", "PID", "", 0);
+    table_add_col(t, "comm", "Command", "", 0);
+    table_add_col(t, "rss_kib", "RSS", "KiB", 0);
+    table_add_col(t, "mem_pct", "Memory", "%", 1);
+    table_add_col(t, "threads", "Threads", "", 0);
+    table_add_col(t, "cmdline", "Command line", "", 0);
+    if (n)
+        qsort(idx, n, sizeof *idx, by_rss);
+    for (size_t i = 0; i < n && t->nrows < TOP_MEM_ROWS; i++) {
+        const struct pview *v = idx[i];
+        if (v->e->rss_kib == 0)
+            break;
+        size_t row = table_add_row(t);
+        table_set_num(t, row, "pid", v->e->pid);
+        table_set_str(t, row, "comm", v->e->comm);
+        table_set_num(t, row, "rss_kib", (double)v->e->rss_kib);
+        set_opt(t, row, "mem_pct", v->mem_pct);
+        table_set_num(t, row, "threads", (double)v->e->threads);
+        table_set_str(t, row, "cmdline", v->cmdline);
+    }
+}
+
+static void table_fd(struct report *r, struct pview **idx, size_t n)
+{
+    struct table *t = report_table(r, "proc.fd", "File descriptors per process", "fd");
+    table_add_col(t, "pid", "PID", "", 0);
+    table_add_col(t, "comm", "Command", "", 0);
+    table_add_col(t, "fds", "FDs", "", 0);
+    table_add_col(t, "fd_limit", "Limit", "", 0);
+    table_add_col(t, "fd_pct", "Used", "%", 1);
+    table_add_col(t, "fd_growth", "Growth", "", 0);
+    table_add_col(t, "fd_growth_per_min", "Growth", "/min", 1);
+    if (n)
+        qsort(idx, n, sizeof *idx, by_fd);
+    size_t shown = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct pview *v = idx[i];
+        bool top = shown < TOP_FD_ROWS && !isnan(v->fd_pct);
+        if (!top && !v->target)
+            continue;
+        shown += top;
+        size_t row = table_add_row(t);
+        table_set_num(t, row, "pid", v->e->pid);
+        table_set_str(t, row, "comm", v->e->comm);
+        set_fds(t, row, v);
+        if (v->e->fd_limit && v->e->fd_limit != UINT64_MAX)
+            table_set_num(t, row, "fd_limit", (double)v->e->fd_limit);
+        set_opt(t, row, "fd_pct", v->fd_pct);
+        if (v->has_growth)
+            table_set_num(t, row, "fd_growth_per_min", v->fd_growth_per_min);
+    }
+}
+
+static int by_dticks(const void *a, const void *b)
+{
+    const struct dentry *x = a, *y = b;
+    if (x->ticks != y->ticks)
+        return x->ticks < y->ticks ? 1 : -1;
+    return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+static void table_dstate(struct report *r, struct procs_state *st)
+{
+    struct table *t =
+        report_table(r, "proc.dstate", "Processes seen in D state (uninterruptible)", "process");
+    table_add_col(t, "pid", "PID", "", 0);
+    table_add_col(t, "comm", "Command", "", 0);
+    table_add_col(t, "ticks_in_d", "Ticks in D", "", 0);
+    table_add_col(t, "wchan", "Waiting in", "", 0);
+    if (st->nd)
+        qsort(st->d, st->nd, sizeof *st->d, by_dticks);
+    for (size_t i = 0; i < st->nd && i < DSTATE_ROWS; i++) {
+        size_t row = table_add_row(t);
+        table_set_num(t, row, "pid", st->d[i].pid);
+        table_set_str(t, row, "comm", st->d[i].comm);
+        table_set_num(t, row, "ticks_in_d", st->d[i].ticks);
+        table_set_str(t, row, "wchan", st->d[i].wchan);
+    }
+    if (st->nd == 0)
+        table_set_note(t, "No process was seen in D state at any tick.");
+    else if (st->nd > DSTATE_ROWS || st->d_untracked)
+        table_set_note(t, "Only the processes longest in D state are listed.");
+}
+
+static void table_target(struct report *r, struct procs_state *st, int pid, const struct pview *v)
+{
+    struct table *t = report_table(r, "proc.target", "Target process", "process");
+    table_add_col(t, "pid", "PID", "", 0);
+    table_add_col(t, "comm", "Command", "", 0);
+    table_add_col(t, "state", "State", "", 0);
+    table_add_col(t, "cpu_pct", "CPU", "%", 1);
+    table_add_col(t, "threads", "Threads", "", 0);
+    table_add_col(t, "rss_kib", "RSS", "KiB", 0);
+    table_add_col(t, "fds", "FDs", "", 0);
+    table_add_col(t, "fd_growth", "FD growth", "", 0);
+    table_add_col(t, "cmdline", "Command line", "", 0);
+    if (!v) {
+        char note[128];
+        snprintf(note, sizeof note,
+                 snapshot_find(&st->start, pid) ? "Process %d exited during the window."
+                                                : "Process %d was not found.",
+                 pid);
+        table_set_note(t, note);
+        return;
+    }
+    size_t row = table_add_row(t);
+    table_set_num(t, row, "pid", v->e->pid);
+    table_set_str(t, row, "comm", v->e->comm);
+    set_state(t, row, v->e->state);
+    set_opt(t, row, "cpu_pct", v->cpu_pct);
+    table_set_num(t, row, "threads", (double)v->e->threads);
+    table_set_num(t, row, "rss_kib", (double)v->e->rss_kib);
+    set_fds(t, row, v);
+    table_set_str(t, row, "cmdline", v->cmdline);
+}
+
+static void system_fd_metrics(struct report *r, struct procs_state *st)
+{
+    uint64_t used, max;
+    if (hostfs_read("/proc/sys/fs/file-nr", &st->buf, 4096) != 0 ||
+        proc_parse_file_nr(st->buf.buf, st->buf.len, &used, &max) != 0)
+        return;
+    report_metric(r, "fd.system_used", "File handles in use (system)", "", "fd", (double)used);
+    report_metric(r, "fd.system_max", "File handle limit (system)", "", "fd", (double)max);
+    if (max > 0)
+        report_metric(r, "fd.system_pct", "File handles in use (system)", "%", "fd",
+                      (double)used / (double)max * 100.0);
+}
+
+static int procs_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
+{
+    struct procs_state *st = state;
+    struct report *r = ctx->r;
+    int target = ctx->opt ? ctx->opt->pid : 0;
+    int rc = full_scan(st, &st->end, target);
+    if (rc) {
+        snprintf(err, n, "cannot list /proc: %s", strerror(-rc));
+        return rc;
+    }
+    double window = ctx->now_s - st->t_start;
+    uint64_t memtotal = 0;
+    if (hostfs_read("/proc/meminfo", &st->buf, 0) != 0 ||
+        proc_parse_memtotal(st->buf.buf, st->buf.len, &memtotal) != 0)
+        memtotal = 0;
+
+    size_t np = st->end.n;
+    struct pview *views = xcalloc(np, sizeof *views);
+    struct pview **idx = xcalloc(np, sizeof *idx);
+    const struct pview *tv = NULL;
+    for (size_t i = 0; i < np; i++) {
+        struct pview *v = &views[i];
+        const struct pinfo *e = &st->end.p[i];
+        const struct pinfo *s = snapshot_find(&st->start, e->pid);
+        if (s && s->starttime != e->starttime)
+            s = NULL; /* the pid was recycled: a different process */
+        v->e = e;
+        v->cmdline = st->end.arena.buf + e->cmd_off;
+        v->target = target > 0 && e->pid == target;
+        if (v->target)
+            tv = v;
+        /* A process born inside the window counts all its CPU time. */
+        double du = tick_delta(e->utime, s ? s->utime : 0);
+        double ds = tick_delta(e->stime, s ? s->stime : 0);
+        if (window > 0) {
+            double scale = 100.0 / ((double)st->clk_tck * window);
+            v->user_pct = du * scale;
+            v->sys_pct = ds * scale;
+            v->cpu_pct = (du + ds) * scale;
+        } else {
+            v->user_pct = v->sys_pct = v->cpu_pct = NAN;
+        }
+        /* Growth needs a start count; a newborn's initial fds are not growth. */
+        if (s && s->fds >= 0 && e->fds >= 0) {
+            v->has_growth = true;
+            v->fd_growth = (double)(e->fds - s->fds);
+            v->fd_growth_per_min = window > 0 ? v->fd_growth / (window / 60.0) : NAN;
+        }
+        v->fd_pct = NAN;
+        if (e->fds >= 0 && e->fd_limit && e->fd_limit != UINT64_MAX)
+            v->fd_pct = (double)e->fds / (double)e->fd_limit * 100.0;
+        v->mem_pct = memtotal ? (double)e->rss_kib / (double)memtotal * 100.0 : NAN;
+    }
+    for (size_t i = 0; i < np; i++)
+        idx[i] = &views[i];
+
+    table_top_cpu(r, idx, np);
+    table_top_mem(r, idx, np);
+    table_fd(r, idx, np);
+    table_dstate(r, st);
+    if (target > 0)
+        table_target(r, st, target, tv);
+
+    report_metric(r, "proc.count", "Processes", "", "process", (double)np);
+    report_metric(r, "proc.threads", "Threads", "", "process", (double)st->end.threads);
+    double davg = st->dticks ? st->dsum / (double)st->dticks : (double)st->end.dstate;
+    double dmax = st->dticks ? st->dmax : (double)st->end.dstate;
+    report_metric(r, "proc.dstate", "Processes in D state (average)", "", "process", davg);
+    report_metric(r, "proc.dstate_max", "Processes in D state (max)", "", "process", dmax);
+    report_metric(r, "proc.zombies", "Zombie processes", "", "process", (double)st->end.zombies);
+    report_metric(r, "proc.skipped", "Processes skipped (vanished or unreadable)", "", "process",
+                  (double)(st->start.skipped + st->end.skipped));
+    size_t ns = st->start.not_scanned > st->end.not_scanned ? st->start.not_scanned
+                                                            : st->end.not_scanned;
+    if (ns)
+        report_metric(r, "proc.not_scanned", "Processes not scanned (cap reached)", "", "process",
+                      (double)ns);
+    system_fd_metrics(r, st);
+    free(idx);
+    free(views);
+    return 0;
+}
+
+static void procs_destroy(void *state)
+{
+    struct procs_state *st = state;
+    if (!st)
+        return;
+    snapshot_free(&st->start);
+    snapshot_free(&st->end);
+    sb_free(&st->buf);
+    free(st->d);
+    free(st);
+}
+
+static bool procs_can_run(const struct collect_ctx *ctx, char *reason, size_t n)
+{
+    (void)ctx;
+    if (!hostfs_is_dir("/proc")) {
+        snprintf(reason, n, "/proc is not mounted");
+        return false;
+    }
+    return true;
+}
+
+const struct collector collector_procs = {
+    .name = "procs",
+    .title = "Processes",
+    .needs_bpf = false,
+    .can_run = procs_can_run,
+    .start = procs_start,
+    .tick = procs_tick,
+    .stop = procs_stop,
+    .destroy = procs_destroy,
+};
