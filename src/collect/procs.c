@@ -86,7 +86,7 @@ static bool skip_token(const char **p, const char *end)
     return true;
 }
 
-int proc_parse_stat(const char *text, size_t len, struct proc_stat *out)
+int proc_parse_stat(const char *text, size_t len, struct pid_stat *out)
 {
     memset(out, 0, sizeof *out);
     out->rss_pages = -1;
@@ -332,7 +332,7 @@ static long count_fds(int pid)
  * skipped (vanished mid-read, stat unreadable or unparsable). */
 static int read_full(struct procs_state *st, struct snapshot *snap, int pid, struct pinfo *pi)
 {
-    struct proc_stat ps;
+    struct pid_stat ps;
     int rc = hostfs_readf(&st->buf, 4096, "/proc/%d/stat", pid);
     if (rc)
         return rc;
@@ -482,7 +482,7 @@ static int procs_start(struct collect_ctx *ctx, void **statep, char *err, size_t
     return 0;
 }
 
-static struct dentry *dentry_get(struct procs_state *st, const struct proc_stat *ps)
+static struct dentry *dentry_get(struct procs_state *st, const struct pid_stat *ps)
 {
     for (size_t i = 0; i < st->nd; i++)
         if (st->d[i].pid == ps->pid && st->d[i].starttime == ps->starttime)
@@ -523,7 +523,7 @@ static int procs_tick(struct collect_ctx *ctx, void *state)
         return errno ? -errno : -ENOENT;
     size_t count = 0, dcount = 0, seen = 0;
     struct dirent *de;
-    struct proc_stat ps;
+    struct pid_stat ps;
     while ((de = readdir(d)) != NULL) {
         int pid = parse_pid_name(de->d_name);
         if (pid <= 0 || seen++ >= g_scan_cap)

@@ -15,7 +15,7 @@
 #define PROC_CMDLINE_BYTES (4 * PROC_CMDLINE_KEEP) /* ... and bytes, for UTF-8 */
 #define PROC_SCAN_CAP 20000    /* processes per scan */
 
-struct proc_stat {
+struct pid_stat {
     int pid;
     char comm[PROC_COMM_MAX + 1]; /* raw bytes between first '(' and last ')', truncated */
     char state;                   /* 'R' 'S' 'D' 'Z' ... */
@@ -28,7 +28,7 @@ struct proc_stat {
 };
 
 /* Parses /proc/PID/stat.  Returns 0, or -EINVAL when the text is not a stat line. */
-int proc_parse_stat(const char *text, size_t len, struct proc_stat *out);
+int proc_parse_stat(const char *text, size_t len, struct pid_stat *out);
 
 /* /proc/PID/statm: second field (resident pages).  0 or -EINVAL. */
 int proc_parse_statm(const char *text, size_t len, uint64_t *resident_pages);

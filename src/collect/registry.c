@@ -1,13 +1,7 @@
 #include "collector.h"
-#include "cpu.h"
-#include "disk.h"
-#include "host.h"
 
-extern const struct collector collector_host;
-#include "memory.h"
-#include "net.h"
-#include "procs.h"
-#include "psi.h"
+extern const struct collector collector_host, collector_cpu, collector_memory, collector_psi,
+    collector_disk, collector_net, collector_procs;
 
 /* Run order: host facts first, then the interval collectors.  Collectors are
  * stopped in this order too, so the cheap /proc ones come before any that

@@ -27,7 +27,7 @@ static int read_fixture(const char *rel, struct strbuf *sb)
     return rc;
 }
 
-static int parse_str(const char *s, struct proc_stat *ps)
+static int parse_str(const char *s, struct pid_stat *ps)
 {
     return proc_parse_stat(s, strlen(s), ps);
 }
@@ -35,7 +35,7 @@ static int parse_str(const char *s, struct proc_stat *ps)
 TEST(procs_parse_stat_real)
 {
     struct strbuf sb = STRBUF_INIT;
-    struct proc_stat ps;
+    struct pid_stat ps;
     REQUIRE(read_fixture("procs/t1/proc/10416/stat", &sb) == 0);
     REQUIRE(proc_parse_stat(sb.buf, sb.len, &ps) == 0);
     CHECK(ps.pid == 10416);
@@ -61,7 +61,7 @@ TEST(procs_parse_stat_real)
 TEST(procs_parse_stat_hostile_comm)
 {
     struct strbuf sb = STRBUF_INIT;
-    struct proc_stat ps;
+    struct pid_stat ps;
     REQUIRE(read_fixture("procs/t1/proc/100/stat", &sb) == 0);
     REQUIRE(proc_parse_stat(sb.buf, sb.len, &ps) == 0);
     CHECK_STR(ps.comm, "a) (b");
@@ -102,7 +102,7 @@ TEST(procs_parse_stat_hostile_comm)
 
 TEST(procs_parse_stat_rejects_garbage)
 {
-    struct proc_stat ps;
+    struct pid_stat ps;
     CHECK(parse_str("", &ps) == -EINVAL);
     CHECK(parse_str("garbage without any parens\n", &ps) == -EINVAL);
     CHECK(parse_str("5 (x) S 1 2\n", &ps) == -EINVAL);            /* truncated */
