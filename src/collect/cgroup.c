@@ -705,6 +705,9 @@ static bool cg_can_run(const struct collect_ctx *ctx, char *reason, size_t n)
 
 static void add_target(struct cg_state *st, const char *path)
 {
+    /* a process outside our cgroup namespace shows "/../x": never leave the mount */
+    if (strstr(path, "/..") || path[0] != '/')
+        return;
     for (size_t i = 0; i < st->ntargets; i++)
         if (strcmp(st->targets[i], path) == 0)
             return;
@@ -761,7 +764,7 @@ static void targets_from_pid(struct cg_state *st, pid_t pid)
         if (cand[i] && (!nonroot || strcmp(cand[i], "/") != 0))
             add_target(st, cand[i]);
     for (size_t i = 0; i < 3 && !st->primary; i++)
-        if (cand[i] && (!nonroot || strcmp(cand[i], "/") != 0))
+        if (cand[i] && (!nonroot || strcmp(cand[i], "/") != 0) && !strstr(cand[i], "/.."))
             st->primary = xstrdup(cand[i]);
     for (size_t i = 0; i < 4; i++)
         free(cand[i]);
@@ -837,6 +840,11 @@ static int cg_start(struct collect_ctx *ctx, void **state, char *err, size_t n)
         return rc;
     if (ctx->opt && ctx->opt->cgroup) {
         char *path = normalize_cgroup_arg(&st->mounts, ctx->opt->cgroup);
+        if (strstr(path, "/..")) {
+            snprintf(err, n, "cgroup %s: \"..\" is not allowed", path);
+            free(path);
+            return -EINVAL;
+        }
         bool found = false;
         for (size_t i = 0; i < st->mounts.n && !found; i++) {
             char dir[PATH_MAX];
