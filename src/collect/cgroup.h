@@ -1,0 +1,62 @@
+/* Cgroup collector (v1, v2 and hybrid hosts) and its pure parsers.
+ * Every parser takes file text and fills a struct; none touches the host. */
+#ifndef PERFREPORT_CGROUP_H
+#define PERFREPORT_CGROUP_H
+#include "collector.h"
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+extern const struct collector collector_cgroup;
+
+/* v1 controllers we read; other v1 hierarchies (pids, blkio...) carry none
+ * of the numbers in the table and are ignored. */
+enum { CG_CTRL_CPU = 1u, CG_CTRL_CPUACCT = 2u, CG_CTRL_MEMORY = 4u };
+
+struct cg_mount {
+    char *mnt;      /* mount point, unescaped, e.g. "/sys/fs/cgroup/unified" */
+    char *root;     /* mountinfo "root" field: the hierarchy path mounted there */
+    bool v2;
+    unsigned ctrls; /* CG_CTRL_* for v1 mounts; 0 for v2 */
+};
+struct cg_mounts {
+    struct cg_mount *v; /* owned; v2 mount (if any) first, then v1 in mountinfo order */
+    size_t n, cap;
+};
+
+/* Collects the cgroup2 mount (first one) and every v1 mount carrying cpu,
+ * cpuacct or memory (first mount per controller).  Returns how many. */
+size_t cg_parse_mountinfo(const char *text, struct cg_mounts *out);
+void cg_mounts_free(struct cg_mounts *m);
+/* mountinfo octal escapes (\040 space, \011 tab, \012 newline, \134
+ * backslash) decoded; returns a new string (caller frees). */
+char *cg_unescape(const char *s, size_t n);
+
+/* "key value" lines (cpu.stat, memory.events, oom_control, cpuacct.stat):
+ * the value of the line whose first word is exactly `key`. */
+bool cg_kv_u64(const char *text, const char *key, uint64_t *v);
+
+/* cpu.max: "max 100000" (quota_us = -1) or "20000 100000". 0 or -EINVAL. */
+int cg_parse_cpu_max(const char *text, int64_t *quota_us, uint64_t *period_us);
+
+/* memory.max / memory.limit_in_bytes: "max" or bytes; values from 1 EiB up
+ * (v1 writes 9223372036854771712 for "no limit") count as unlimited. */
+int cg_parse_mem_limit(const char *text, uint64_t *bytes, bool *unlimited);
+
+/* The "total=" (µs) of the "some" line of a PSI file. */
+int cg_parse_psi_some_total(const char *text, uint64_t *total_us);
+
+/* /proc/PID/cgroup: "0::/path" (v2) and "N:ctrl,ctrl:/path" (v1). */
+struct cg_proc_paths {
+    char *v2, *cpu, *cpuacct, *memory; /* owned; NULL when absent */
+};
+int cg_parse_proc_cgroup(const char *text, struct cg_proc_paths *out);
+void cg_proc_paths_free(struct cg_proc_paths *p);
+
+/* Throttled time as % of CPU usage over a window.  usage_known false means
+ * the hierarchy gives no usage (a v1 cpu mount without cpuacct): usage is
+ * then bounded by quota x periods, and *estimated is set.  NAN when it
+ * cannot be computed. */
+double cg_throttled_pct(bool usage_known, uint64_t usage_ns, uint64_t throttled_ns,
+                        uint64_t periods, int64_t quota_us, bool *estimated);
+#endif
