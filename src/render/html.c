@@ -449,8 +449,11 @@ static void cell_emit(struct strbuf *out, const char *tag, const struct cell_out
     const char *sev = severity_class(co->plain);
     const char *alc = al == AL_CENTER ? "center" : NULL;
     bool right = num || al == AL_RIGHT;
+    /* Long text (command lines, paths) gets a minimum width so a narrow
+     * screen scrolls the table instead of wrapping it one word per line. */
+    bool wide = !right && strlen(co->plain) > 40;
     sb_addf(out, "<%s", tag);
-    if (right || alc || sev) {
+    if (right || alc || sev || wide) {
         sb_add(out, " class=\"");
         const char *sep = "";
         if (right) {
@@ -458,6 +461,10 @@ static void cell_emit(struct strbuf *out, const char *tag, const struct cell_out
             sep = " ";
         } else if (alc) {
             sb_add(out, alc);
+            sep = " ";
+        }
+        if (wide) {
+            sb_addf(out, "%swide", sep);
             sep = " ";
         }
         if (sev)
@@ -530,26 +537,36 @@ static void table_html(const struct report *r, const struct table_src *ts, struc
     free(colnum);
 }
 
-static bool inside_block_quote(cmark_node *n)
+static int block_quote_depth(cmark_node *n)
 {
+    int d = 0;
     for (cmark_node *p = cmark_node_parent(n); p; p = cmark_node_parent(p))
-        if (cmark_node_get_type(p) == CMARK_NODE_BLOCK_QUOTE)
-            return true;
-    return false;
+        d += cmark_node_get_type(p) == CMARK_NODE_BLOCK_QUOTE;
+    return d;
 }
 
-/* Text of source line `ln` (1-based) of a paragraph's block: the first line
- * starts at the block's column (after list markers), later ones are trimmed
- * of container indentation. */
-static void para_line(const struct lines *l, int ln, int first_ln, int first_col, const char **s,
-                      size_t *len)
+/* Text of source line `ln` (1-based) of a paragraph: the first line starts
+ * at the block's column (after list markers and '>'), later ones lose their
+ * container prefix: indentation and `quotes` block-quote markers. */
+static void para_line(const struct lines *l, int ln, int first_ln, int first_col, int quotes,
+                      const char **s, size_t *len)
 {
     size_t i = (size_t)ln - 1;
     *s = l->text + l->off[i];
     *len = l->len[i];
-    if (ln == first_ln && first_col > 1 && (size_t)(first_col - 1) <= *len) {
-        *s += first_col - 1;
-        *len -= (size_t)(first_col - 1);
+    if (ln == first_ln) {
+        if (first_col > 1 && (size_t)(first_col - 1) <= *len) {
+            *s += first_col - 1;
+            *len -= (size_t)(first_col - 1);
+        }
+        return;
+    }
+    for (int q = 0; q < quotes; q++) {
+        while (*len > 0 && (**s == ' ' || **s == '\t'))
+            (*s)++, (*len)--;
+        if (*len == 0 || **s != '>')
+            break; /* a lazy continuation line */
+        (*s)++, (*len)--;
     }
 }
 
@@ -560,13 +577,14 @@ static bool convert_table(const struct report *r, const struct lines *l, cmark_n
 {
     int sl = cmark_node_get_start_line(para), el = cmark_node_get_end_line(para);
     int col = cmark_node_get_start_column(para);
-    if (sl < 1 || el <= sl || (size_t)el > l->n || inside_block_quote(para))
+    int quotes = block_quote_depth(para);
+    if (sl < 1 || el <= sl || (size_t)el > l->n)
         return false;
     for (int i = sl; i < el; i++) {
         const char *hs, *ds;
         size_t hl, dl;
-        para_line(l, i, sl, col, &hs, &hl);
-        para_line(l, i + 1, sl, col, &ds, &dl);
+        para_line(l, i, sl, col, quotes, &hs, &hl);
+        para_line(l, i + 1, sl, col, quotes, &ds, &dl);
         struct table_src ts = {0};
         struct row delim = {0};
         bool ok = parse_delim(ds, dl, &delim, &ts.al);
@@ -585,7 +603,7 @@ static bool convert_table(const struct report *r, const struct lines *l, cmark_n
         for (size_t k = 0; k < ts.nbody; k++) {
             const char *bs;
             size_t bl;
-            para_line(l, i + 2 + (int)k, sl, col, &bs, &bl);
+            para_line(l, i + 2 + (int)k, sl, col, quotes, &bs, &bl);
             split_row(bs, bl, &ts.body[k]);
         }
 
@@ -596,7 +614,7 @@ static bool convert_table(const struct report *r, const struct lines *l, cmark_n
             for (int k = sl; k < i; k++) {
                 const char *ps;
                 size_t pl;
-                para_line(l, k, sl, col, &ps, &pl);
+                para_line(l, k, sl, col, quotes, &ps, &pl);
                 sb_addn(&pre, ps, pl);
                 sb_addc(&pre, '\n');
             }
@@ -636,15 +654,34 @@ static void convert_tables(const struct report *r, const struct lines *l, cmark_
 
 /* ---- the fragment and the document ------------------------------------- */
 
-/* Control bytes are illegal in XML; host text reaches us through esc_md,
- * which already removed them, but the HTML must stay well-formed anyway. */
+/* Control bytes and invalid UTF-8 are illegal in XML; host text reaches us
+ * through esc_md, which already removed them, but the HTML must stay
+ * well-formed anyway.  Tables are built from these source lines, so this is
+ * done here rather than left to cmark's own input check. */
 static char *clean_source(const char *md)
 {
-    char *s = xstrdup(md);
-    for (unsigned char *p = (unsigned char *)s; *p; p++)
-        if ((*p < 0x20 && *p != '\n' && *p != '\t' && *p != '\r') || *p == 0x7F)
-            *p = ' ';
-    return s;
+    struct strbuf sb = STRBUF_INIT;
+    const unsigned char *p = (const unsigned char *)md;
+    size_t len = strlen(md);
+    while (len) {
+        unsigned cp;
+        size_t n = utf8_decode(p, len, &cp);
+        if (n == 0) {
+            sb_add(&sb, "\xEF\xBF\xBD");
+            p++;
+            len--;
+            continue;
+        }
+        if ((cp < 0x20 && cp != '\n' && cp != '\t' && cp != '\r') || cp == 0x7F)
+            sb_addc(&sb, ' ');
+        else if (cp == 0xFFFE || cp == 0xFFFF)
+            sb_add(&sb, "\xEF\xBF\xBD");
+        else
+            sb_addn(&sb, (const char *)p, n);
+        p += n;
+        len -= n;
+    }
+    return sb_detach(&sb);
 }
 
 /* The banner already shows the headline; drop the same sentence if the
