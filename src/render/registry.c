@@ -1,10 +1,14 @@
 #include "renderer.h"
 
-extern const struct renderer renderer_json, renderer_manifest, renderer_markdown;
+extern const struct renderer renderer_json, renderer_manifest, renderer_markdown,
+    renderer_charts, renderer_html;
 
+/* report.json first: it is the data of record if a later renderer fails. */
 const struct renderer *const renderer_registry[] = {
     &renderer_json,
     &renderer_manifest,
     &renderer_markdown,
+    &renderer_charts,
+    &renderer_html,
     NULL,
 };

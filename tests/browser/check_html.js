@@ -1,0 +1,106 @@
+// Opens a bundle's index.html in headless Chromium and prints one protocol
+// line per check ("ok NAME" / "not ok NAME: why").
+// usage: node check_html.js INDEX_HTML SHOT_DIR USER_DATA_DIR
+'use strict';
+const fs = require('fs');
+const path = require('path');
+const { chromium } = require('playwright-core');
+
+const [file, shotDir, userDir] = process.argv.slice(2);
+if (!file || !shotDir || !userDir) {
+  console.log('not ok browser_html_args: usage: check_html.js INDEX_HTML SHOT_DIR USER_DATA_DIR');
+  process.exit(1);
+}
+const url = 'file://' + path.resolve(file);
+let failed = 0;
+const ok = (name) => console.log(`ok ${name}`);
+const notOk = (name, why) => { failed++; console.log(`not ok ${name}: ${String(why).replace(/\s+/g, ' ').slice(0, 400)}`); };
+const check = (name, cond, why) => (cond ? ok(name) : notOk(name, why));
+
+(async () => {
+  let ctx;
+  try {
+    ctx = await chromium.launchPersistentContext(userDir, {
+      executablePath: '/usr/bin/chromium',
+      headless: true,
+      timeout: 60000,
+      viewport: { width: 1280, height: 800 },
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+             '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+  } catch (e) {
+    notOk('browser_html_launch', e.message);
+    process.exit(1);
+  }
+  const errors = [];
+  const requests = [];
+  const page = ctx.pages()[0] || await ctx.newPage();
+  page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') errors.push(`${m.type()}: ${m.text()}`); });
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  const responses = [];
+  ctx.on('request', (r) => requests.push(r.url()));
+  ctx.on('response', (r) => responses.push(r.url()));
+  try {
+    const resp = await page.goto(url, { waitUntil: 'load', timeout: 30000 });
+    check('browser_html_loads', resp === null || resp.ok(), `status ${resp && resp.status()}`);
+    await page.waitForTimeout(300); // late console messages (CSP reports are async)
+
+    check('browser_html_no_console_errors', errors.length === 0, errors.join(' | '));
+    const others = requests.filter((u) => u !== url);
+    check('browser_html_no_network', others.length === 0, others.join(' '));
+
+    const banner = page.locator('header.banner').first();
+    const visible = await banner.isVisible();
+    const text = visible ? (await banner.locator('.banner-headline').innerText()).trim() : '';
+    const box = visible ? await banner.boundingBox() : null;
+    check('browser_html_banner_visible',
+          visible && text.length > 0 && box && box.y >= 0 && box.y + box.height <= 800,
+          `visible=${visible} text="${text}" box=${JSON.stringify(box)}`);
+    // The banner must be readable: its headline differs from its background.
+    const colours = await page.evaluate(() => {
+      const b = document.querySelector('header.banner');
+      const h = b && b.querySelector('.banner-headline');
+      return b && h ? [getComputedStyle(h).color, getComputedStyle(b).backgroundColor] : null;
+    });
+    check('browser_html_banner_contrast', colours && colours[0] !== colours[1], JSON.stringify(colours));
+
+    const charts = await page.evaluate(() => Array.from(document.querySelectorAll('.chart svg'))
+      .map((s) => s.getBoundingClientRect().width));
+    check('browser_html_charts_rendered', charts.every((w) => w > 100),
+          `chart widths ${JSON.stringify(charts)}`);
+
+    await page.screenshot({ path: path.join(shotDir, 'index-first-screen.png') });
+    await page.screenshot({ path: path.join(shotDir, 'index-full.png'), fullPage: true });
+
+    // Narrow screen: wide tables scroll inside their wrapper, the page does not.
+    await page.setViewportSize({ width: 390, height: 844 });
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    check('browser_html_no_horizontal_overflow_mobile', overflow <= 0, `page is ${overflow}px wider than the viewport`);
+    await page.screenshot({ path: path.join(shotDir, 'index-mobile.png') });
+    await page.setViewportSize({ width: 1280, height: 800 });
+
+    // The CSP is in force: an external image added now must be refused.
+    const before = responses.length;
+    const violated = await page.evaluate(() => new Promise((resolve) => {
+      document.addEventListener('securitypolicyviolation', (e) => resolve(e.effectiveDirective));
+      const i = document.createElement('img');
+      i.src = 'https://example.invalid/probe.png';
+      document.body.appendChild(i);
+      setTimeout(() => resolve(null), 2000);
+    }));
+    await page.waitForTimeout(200);
+    // A refused load still shows up as a request event; it must get no response.
+    const leaked = responses.slice(before).filter((u) => u.startsWith('http'));
+    check('browser_html_csp_blocks_external', violated === 'img-src' && leaked.length === 0,
+          `violation=${violated} requests=${leaked.join(' ')}`);
+    const shot = path.join(shotDir, 'index-full.png');
+    const size = fs.existsSync(shot) ? fs.statSync(shot).size : 0;
+    check('browser_html_screenshot', size > 10000, `${shot} is ${size} bytes`);
+    console.error(`screenshots in ${shotDir}`);
+  } catch (e) {
+    notOk('browser_html_run', e.message);
+  } finally {
+    await ctx.close();
+  }
+  process.exit(failed ? 1 : 0);
+})();

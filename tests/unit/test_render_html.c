@@ -1,0 +1,553 @@
+#include "harness.h"
+#include "../../src/model/model.h"
+#include "../../src/render/charts.h"
+#include "../../src/render/escape.h"
+#include "../../src/render/html.h"
+#include "../../src/render/markdown.h"
+#include "../../src/render/renderer.h"
+#include "../../src/util/strbuf.h"
+#include "../../src/util/xalloc.h"
+#include "assets.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+extern const struct renderer renderer_html;
+extern const struct renderer renderer_charts;
+
+
+/* 12 one-second ticks; CPU series with a gap and both thresholds, a disk
+ * series with a hostile device name. */
+static struct report *sample_report(void)
+{
+    struct report *r = report_new();
+    r->tool_version = xstrdup("0.1-test");
+    r->window.planned_s = 12;
+    r->window.actual_s = 12;
+    r->window.interval_s = 1;
+    r->window.start_wall.tv_sec = 1700000000;
+    r->window.target = xstrdup("system-wide");
+    kv_add(&r->host, "hostname", "Hostname", "web-01 <b>&");
+    static const double cpu[] = {12.5, 40, 55.25, 71, 88, NAN, NAN, 97.5, 96, 93, 60, 42};
+    static const double dsk[] = {1, 2, 3, 150000, 2, 1, 0, 0, 5, 5, 5, 5};
+    struct series *s = report_series(r, "cpu.util_pct", "CPU utilisation", "%", "cpu");
+    struct series *d =
+        report_series(r, "disk.v<d>a.util_pct", "Disk <script>x</script> util", "KiB/s", "disk");
+    for (int i = 0; i < 12; i++) {
+        report_add_tick(r, i + 1.0);
+        series_set(r, s, cpu[i]);
+        series_set(r, d, dsk[i]);
+    }
+    s->warn = 70;
+    s->crit = 90;
+    s->chart = true;
+    d->chart = true;
+    struct finding *f =
+        report_add_finding(r, "cpu.saturation", SEV_CRITICAL, "cpu",
+                           "CPU saturated: 97.5 % busy for 4 of 12 s (critical >= 90 %)");
+    f->score = 9.5;
+    f = report_add_finding(r, "proc.evil", SEV_WARNING, "process",
+                           "Process `x|y` <img src=x onerror=alert(1)> uses 40 % CPU");
+    f->score = 4;
+    struct table *t = report_table(r, "proc.top_cpu", "Top processes by CPU", "process");
+    table_add_col(t, "pid", "PID", "", 0);
+    table_add_col(t, "comm", "Command", "", -1);
+    table_add_col(t, "cpu_pct", "CPU %", "%", 1);
+    table_add_col(t, "rss_kib", "RSS KiB", "KiB", 0);
+    table_add_col(t, "threads", "Threads", "", 0);
+    table_add_col(t, "fds", "FDs", "", 0);
+    table_add_col(t, "cmdline", "Command line", "", -1);
+    static const char *comms[] = {"burner", "evil|<script>", "kworker/0:1", "postgres"};
+    for (int i = 0; i < 4; i++) {
+        size_t row = table_add_row(t);
+        table_set_num(t, row, "pid", 1000 + i * 37);
+        table_set_str(t, row, "comm", comms[i]);
+        table_set_num(t, row, "cpu_pct", 97.5 / (i + 1));
+        table_set_num(t, row, "rss_kib", 12345.0 * (i + 1));
+        table_set_num(t, row, "threads", i + 1);
+        table_set_num(t, row, "fds", 10 * i);
+        table_set_str(t, row, "cmdline",
+                      i == 1 ? "/usr/bin/evil --url=http://x.example/a?b=c&d=<img src=x onerror=y> "
+                               "--a-very-long-option-name-that-goes-on-and-on=1234567890abcdef"
+                             : "/usr/lib/some/daemon --config /etc/some/daemon.conf --verbose");
+    }
+    report_set_headline(r, "CPU saturated: 97.5 % busy for 4 of 12 s (critical >= 90 %)");
+    return r;
+}
+
+static char *tmp_write(const char *data, size_t len, const char *suffix)
+{
+    char *path = xasprintf("/tmp/perfreport-html-XXXXXX%s", suffix);
+    int fd = mkstemps(path, (int)strlen(suffix));
+    if (fd < 0) {
+        free(path);
+        return NULL;
+    }
+    ssize_t w = write(fd, data, len);
+    close(fd);
+    if (w != (ssize_t)len) {
+        unlink(path);
+        free(path);
+        return NULL;
+    }
+    return path;
+}
+
+/* 1 = well-formed, 0 = not, -1 = xmllint unavailable. */
+static int xml_wellformed(const char *data, size_t len)
+{
+    if (system("command -v xmllint >/dev/null 2>&1") != 0)
+        return -1;
+    char *path = tmp_write(data, len, ".xml");
+    if (!path)
+        return 0;
+    char *cmd = xasprintf("xmllint --noout --nonet '%s'", path);
+    int rc = system(cmd);
+    free(cmd);
+    unlink(path);
+    free(path);
+    return rc == 0;
+}
+
+/* True if any tag (text between '<' and '>') contains `attr`. */
+static bool tag_has(const char *html, const char *attr)
+{
+    for (const char *p = strchr(html, '<'); p; p = strchr(p + 1, '<')) {
+        const char *e = strchr(p, '>');
+        if (!e)
+            return false;
+        char *tag = xstrndup(p, (size_t)(e - p));
+        bool hit = strcasestr(tag, attr) != NULL;
+        free(tag);
+        if (hit)
+            return true;
+    }
+    return false;
+}
+
+static char *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    struct strbuf sb = STRBUF_INIT;
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        sb_addn(&sb, buf, n);
+    fclose(f);
+    if (len)
+        *len = sb.len;
+    return sb_detach(&sb);
+}
+
+TEST(chart_svg_matches_golden_and_is_valid_xml)
+{
+    struct report *r = sample_report();
+    struct strbuf sb = STRBUF_INIT;
+    svg_series_render(r, report_find_series(r, "cpu.util_pct"), &sb);
+    const char *golden = fixture("golden/chart.svg");
+    const char *upd = getenv("PERFREPORT_UPDATE_GOLDEN");
+    if (upd && strcmp(upd, "1") == 0) {
+        FILE *f = fopen(golden, "wb");
+        REQUIRE(f);
+        fwrite(sb.buf, 1, sb.len, f);
+        fclose(f);
+    }
+    size_t glen = 0;
+    char *want = read_file(golden, &glen);
+    REQUIRE(want);
+    CHECK(glen == sb.len && memcmp(want, sb.buf, glen) == 0);
+    if (system("command -v xmllint >/dev/null 2>&1") == 0) {
+        char *cmd = xasprintf("xmllint --noout --nonet '%s'", golden);
+        CHECK(system(cmd) == 0);
+        free(cmd);
+    }
+    free(want);
+    sb_free(&sb);
+    report_free(r);
+}
+
+TEST(chart_svg_content)
+{
+    struct report *r = sample_report();
+    struct strbuf sb = STRBUF_INIT;
+    svg_series_render(r, report_find_series(r, "cpu.util_pct"), &sb);
+    const char *s = sb_str(&sb);
+    CHECK(strncmp(s, "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 640 180\"", 61) == 0);
+    /* y axis 0..100 by 25 (max(97.5, crit 90) -> 100) */
+    CHECK_CONTAINS(s, ">100</text>");
+    CHECK_CONTAINS(s, ">25</text>");
+    CHECK_NOT_CONTAINS(s, ">125</text>");
+    /* time labels every 2 s up to the 12 s window */
+    CHECK_CONTAINS(s, ">0s</text>");
+    CHECK_CONTAINS(s, ">12s</text>");
+    /* thresholds: amber warn, red crit, dashed */
+    CHECK_CONTAINS(s, "stroke=\"#d97706\" stroke-width=\"1.2\" stroke-dasharray=\"5 4\"");
+    CHECK_CONTAINS(s, ">warn 70</text>");
+    CHECK_CONTAINS(s, ">crit 90</text>");
+    /* summary: min 12.5 avg (12.5+40+55.25+71+88+97.5+96+93+60+42)/10 = 65.53 max 97.5 */
+    CHECK_CONTAINS(s, "min 12.5 \xC2\xB7 avg 65.5 \xC2\xB7 max 97.5 %");
+    /* the NAN gap splits the line into two runs: exactly two 'M' in the stroke path */
+    const char *line = strstr(s, "<path d=\"M");
+    REQUIRE(line);
+    line = strstr(line + 1, "<path d=\"M"); /* skip the axis path */
+    REQUIRE(line);
+    line = strstr(line + 1, "<path d=\"M"); /* skip the area */
+    REQUIRE(line);
+    const char *end = strchr(line + 9, '"');
+    int moves = 0;
+    for (const char *p = line + 9; p < end; p++)
+        moves += *p == 'M';
+    CHECK(moves == 2);
+    /* per-point hover titles: 10 finite points */
+    int titles = 0;
+    for (const char *p = strstr(s, "<circle"); p; p = strstr(p + 1, "<circle"))
+        titles++;
+    CHECK(titles == 10);
+    CHECK_CONTAINS(s, "<title>8 s: 97.5 %</title>");
+    CHECK_NOT_CONTAINS(s, "<script");
+    CHECK_NOT_CONTAINS(s, "id=");
+    sb_free(&sb);
+
+    /* hostile title is escaped; large values get a k suffix */
+    svg_series_render(r, r->series[1], &sb);
+    s = sb_str(&sb);
+    CHECK_NOT_CONTAINS(s, "<script");
+    CHECK_CONTAINS(s, "Disk &lt;script&gt;x&lt;/script&gt; util (KiB/s)");
+    CHECK_CONTAINS(s, "max 150k KiB/s");
+    CHECK(xml_wellformed(sb.buf, sb.len) != 0);
+    sb_free(&sb);
+    report_free(r);
+}
+
+TEST(chart_svg_no_data_and_flat)
+{
+    struct report *r = report_new();
+    struct series *s = report_series(r, "x.y", "Empty", "", "cpu");
+    for (int i = 0; i < 3; i++) {
+        report_add_tick(r, i + 1.0);
+        series_set(r, s, NAN);
+    }
+    struct strbuf sb = STRBUF_INIT;
+    svg_series_render(r, s, &sb);
+    CHECK_CONTAINS(sb_str(&sb), "no data in this window");
+    CHECK(xml_wellformed(sb.buf, sb.len) != 0);
+    sb_reset(&sb);
+    for (size_t i = 0; i < s->n; i++)
+        s->v[i] = 0;
+    svg_series_render(r, s, &sb);
+    CHECK_CONTAINS(sb_str(&sb), ">1</text>"); /* flat zero: axis 0..1 */
+    CHECK_CONTAINS(sb_str(&sb), "min 0 \xC2\xB7 avg 0 \xC2\xB7 max 0");
+    sb_free(&sb);
+    report_free(r);
+}
+
+static const char hostile_md[] =
+    "# Report for web\\-01\n"
+    "\n"
+    "Top processes:\n"
+    "| Process | PID | CPU | Severity |\n"
+    "|---|---:|---|:---:|\n"
+    "| evil\\|name | 42 | 97.5 | critical |\n"
+    "| \\<script\\>alert(1)\\</script\\> | 7 | 1,234 | ok |\n"
+    "| `a\\|b` | 8 | 3.2 ms | Warning |\n"
+    "| short row |\n"
+    "\n"
+    "![CPU utilisation](chart-cpu.util_pct.svg)\n"
+    "\n"
+    "![tracker](http://evil.example/x.png) and [a link](https://evil.example/) and "
+    "[local](#findings) and [js](javascript:alert(1))\n"
+    "\n"
+    "<script>alert(1)</script>\n"
+    "\n"
+    "<img src=x onerror=y>\n"
+    "\n"
+    "Inline <b onclick=z>bold</b> text and \x01 control.\n"
+    "\n"
+    "- item with table\n"
+    "- | a | b |\n"
+    "  |---|---|\n"
+    "  | 1 | x |\n";
+
+TEST(html_fragment_tables_charts_and_neutralised_markup)
+{
+    struct report *r = sample_report();
+    struct strbuf out = STRBUF_INIT;
+    html_from_markdown(r, hostile_md, &out);
+    const char *h = sb_str(&out);
+
+    CHECK_CONTAINS(h, "<p>Top processes:</p>\n<div class=\"table-wrap\"><table>");
+    /* header: PID right-aligned by the delimiter row, CPU by its numbers */
+    CHECK_CONTAINS(h, "<thead><tr><th>Process</th><th class=\"num\">PID</th>"
+                      "<th class=\"num\">CPU</th><th class=\"center\">Severity</th></tr></thead>");
+    CHECK_CONTAINS(h, "<tr><td>evil|name</td><td class=\"num\">42</td><td class=\"num\">97.5</td>"
+                      "<td class=\"center sev sev-critical\">critical</td></tr>");
+    CHECK_CONTAINS(h, "<td>&lt;script&gt;alert(1)&lt;/script&gt;</td>");
+    CHECK_CONTAINS(h, "<td class=\"num\">1,234</td>");
+    CHECK_CONTAINS(h, "<td><code>a|b</code></td>");
+    CHECK_CONTAINS(h, "<td class=\"num\">3.2 ms</td><td class=\"center sev sev-warning\">Warning</td>");
+    /* a short row is padded to the header's width */
+    CHECK_CONTAINS(h, "<tr><td>short row</td><td class=\"num\"></td><td class=\"num\"></td>"
+                      "<td class=\"center\"></td></tr>");
+    /* a table inside a list item */
+    CHECK_CONTAINS(h, "<thead><tr><th class=\"num\">a</th><th>b</th></tr></thead>");
+
+    /* the chart image became an inline SVG figure without namespace URL */
+    CHECK_CONTAINS(h, "<figure class=\"chart\">\n<svg viewBox=\"0 0 640 180\"");
+    CHECK_NOT_CONTAINS(h, "chart-cpu.util_pct.svg");
+    /* external image/link/autolink/javascript: reduced to their text; '#' link kept */
+    CHECK_CONTAINS(h, "<p>tracker and a link and <a href=\"#findings\">local</a> and js</p>");
+    CHECK_NOT_CONTAINS(h, "http");
+    CHECK(!tag_has(h, "src="));
+    CHECK_NOT_CONTAINS(h, "javascript:alert");
+
+    /* raw HTML typed into the Markdown is shown as text, never as markup */
+    CHECK_CONTAINS(h, "<p>&lt;script&gt;alert(1)&lt;/script&gt;</p>");
+    CHECK_CONTAINS(h, "<p>&lt;img src=x onerror=y&gt;</p>");
+    CHECK_CONTAINS(h, "Inline &lt;b onclick=z&gt;bold&lt;/b&gt; text");
+    CHECK_NOT_CONTAINS(h, "<script");
+    CHECK_NOT_CONTAINS(h, "<img");
+    CHECK_NOT_CONTAINS(h, "<b ");
+    CHECK(!tag_has(h, "onerror"));
+    CHECK(!tag_has(h, "onclick"));
+    CHECK(!strchr(h, '\x01'));
+
+    /* well-formed as XML once wrapped in one root */
+    struct strbuf wrapped = STRBUF_INIT;
+    sb_add(&wrapped, "<div>");
+    sb_add(&wrapped, h);
+    sb_add(&wrapped, "</div>");
+    int wf = xml_wellformed(wrapped.buf, wrapped.len);
+    CHECK(wf != 0);
+    sb_free(&wrapped);
+    sb_free(&out);
+    report_free(r);
+}
+
+TEST(html_autolink_becomes_plain_text)
+{
+    struct report *r = report_new();
+    struct strbuf out = STRBUF_INIT;
+    /* The URL stays readable as text (host text may quote one) but is no
+     * longer a reference anything could follow or fetch. */
+    html_from_markdown(r, "see <http://auto.example/> and <mailto:a@b.c>\n", &out);
+    CHECK_STR(sb_str(&out), "<p>see http://auto.example/ and mailto:a@b.c</p>\n");
+    CHECK(!tag_has(sb_str(&out), "http"));
+    sb_free(&out);
+    report_free(r);
+}
+
+TEST(html_fragment_plain_paragraph_with_pipes_is_not_a_table)
+{
+    struct report *r = report_new();
+    struct strbuf out = STRBUF_INIT;
+    html_from_markdown(r, "a | b\nnot a delimiter\n\n| x |\n| y |\n", &out);
+    CHECK_NOT_CONTAINS(sb_str(&out), "<table");
+    CHECK_CONTAINS(sb_str(&out), "<p>a | b\nnot a delimiter</p>");
+    sb_reset(&out);
+    /* a header-only table, and an escaped pipe at the end of a row */
+    html_from_markdown(r, "| h1 | h2 \\|\n|:--|--:|\n", &out);
+    CHECK_CONTAINS(sb_str(&out), "<thead><tr><th>h1</th><th class=\"num\">h2 |</th></tr></thead>");
+    CHECK_NOT_CONTAINS(sb_str(&out), "<tbody>");
+    sb_free(&out);
+    report_free(r);
+}
+
+TEST(html_document_is_wellformed_and_self_contained)
+{
+    struct report *r = sample_report();
+    struct strbuf md = STRBUF_INIT, out = STRBUF_INIT;
+    markdown_render(r, &md);
+    sb_add(&md, "\n");
+    sb_add(&md, hostile_md);
+    html_document(r, sb_str(&md), &out);
+    const char *h = sb_str(&out);
+    CHECK(strncmp(h, "<!DOCTYPE html>\n<html lang=\"en\">", 31) == 0);
+    CHECK_CONTAINS(h, "<meta charset=\"utf-8\" />");
+    CHECK_CONTAINS(h, "<meta name=\"viewport\"");
+    CHECK_CONTAINS(h, "content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:;");
+    CHECK_CONTAINS(h, "<title>web-01 &lt;b&gt;&amp;: CPU saturated: 97.5 % busy");
+    CHECK_CONTAINS(h, "<header class=\"banner banner-critical\">");
+    CHECK_CONTAINS(h, "2023-11-14 22:13:20 UTC");
+    /* the banner comes before everything in the body */
+    const char *body = strstr(h, "<body>");
+    REQUIRE(body);
+    CHECK(strstr(body, "<header class=\"banner") == body + 7);
+    /* the CSS is inlined */
+    CHECK_CONTAINS(h, ".banner-critical");
+    CHECK_CONTAINS(h, "<table>");
+    CHECK_CONTAINS(h, "<svg viewBox=");
+    CHECK_NOT_CONTAINS(h, "<script");
+    CHECK_NOT_CONTAINS(h, "<img");
+    CHECK(!tag_has(h, "onerror"));
+    /* nothing that points outside: no URL in any tag (host text may quote a
+     * URL, which then shows as plain text), no fetches from CSS */
+    CHECK(!tag_has(h, "http:"));
+    CHECK(!tag_has(h, "https:"));
+    CHECK(!tag_has(h, "//"));
+    CHECK(!tag_has(h, "src="));
+    CHECK_CONTAINS(h, "--url=http://x.example/a?b=c&amp;d=&lt;img src=x onerror=y&gt;");
+    CHECK_NOT_CONTAINS(h, "url(");
+    CHECK_NOT_CONTAINS(h, "@import");
+    CHECK(xml_wellformed(out.buf, out.len) != 0);
+    sb_free(&md);
+    sb_free(&out);
+    report_free(r);
+}
+
+TEST(html_headline_not_repeated_after_banner)
+{
+    struct report *r = sample_report();
+    struct strbuf md = STRBUF_INIT, out = STRBUF_INIT;
+    sb_add(&md, "# Title\n\n");
+    esc_md(&md, r->headline);
+    sb_add(&md, "\n\n## Findings\n");
+    html_document(r, sb_str(&md), &out);
+    const char *first = strstr(sb_str(&out), "CPU saturated: 97.5");
+    REQUIRE(first);
+    /* once in <title>, once in the banner, not again in the body */
+    const char *second = strstr(first + 1, "CPU saturated: 97.5");
+    REQUIRE(second);
+    CHECK(!strstr(second + 1, "CPU saturated: 97.5"));
+    sb_free(&md);
+    sb_free(&out);
+    report_free(r);
+}
+
+TEST(css_asset_is_xml_safe_and_offline)
+{
+    CHECK(asset_report_css_len > 1000);
+    CHECK(!memchr(asset_report_css, '<', asset_report_css_len));
+    CHECK(!memchr(asset_report_css, '&', asset_report_css_len));
+    CHECK_NOT_CONTAINS(asset_report_css, "url(");
+    CHECK_NOT_CONTAINS(asset_report_css, "@import");
+    CHECK_NOT_CONTAINS(asset_report_css, "@font-face");
+}
+
+struct dir_sink {
+    char dir[256];
+    int files;
+};
+
+static int dir_write(void *ctx, const char *name, const char *data, size_t len)
+{
+    struct dir_sink *d = ctx;
+    char *path = xasprintf("%s/%s", d->dir, name);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    free(path);
+    if (fd < 0)
+        return -errno;
+    ssize_t w = write(fd, data, len);
+    close(fd);
+    if (w != (ssize_t)len)
+        return -EIO;
+    d->files++;
+    return 0;
+}
+
+static void rm_dir(const char *dir)
+{
+    char *cmd = xasprintf("rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "  could not remove %s\n", dir);
+    free(cmd);
+}
+
+TEST(renderers_registered_and_write_files)
+{
+    bool html = false, charts = false;
+    for (size_t i = 0; renderer_registry[i]; i++) {
+        html |= strcmp(renderer_registry[i]->name, "html") == 0;
+        charts |= strcmp(renderer_registry[i]->name, "charts") == 0;
+    }
+    CHECK(html && charts);
+
+    struct report *r = sample_report();
+    struct dir_sink d = {.files = 0};
+    /* PERFREPORT_HTML_SAMPLE=DIR keeps a rendered sample for tests/browser. */
+    const char *keep = getenv("PERFREPORT_HTML_SAMPLE");
+    if (keep && *keep) {
+        snprintf(d.dir, sizeof d.dir, "%s", keep);
+        if (mkdir(d.dir, 0700) != 0 && errno != EEXIST) {
+            test_fail(__FILE__, __LINE__, "mkdir %s: %s", d.dir, strerror(errno));
+            report_free(r);
+            return;
+        }
+    } else {
+        snprintf(d.dir, sizeof d.dir, "/tmp/perfreport-html-XXXXXX");
+        REQUIRE(mkdtemp(d.dir));
+    }
+    struct out_sink sink = {dir_write, &d};
+    CHECK(renderer_charts.render(r, &sink) == 0);
+    CHECK(d.files == 2);
+    CHECK(renderer_html.render(r, &sink) == 0);
+    CHECK(d.files == 3);
+
+    char path[512];
+    char name[256];
+    chart_filename(r->series[1], name, sizeof name);
+    CHECK_STR(name, "chart-disk.v_d_a.util_pct.svg");
+    snprintf(path, sizeof path, "%s/%s", d.dir, name);
+    size_t len = 0;
+    char *svg = read_file(path, &len);
+    CHECK(svg && strstr(svg, "<svg xmlns=\"http://www.w3.org/2000/svg\""));
+    CHECK(svg && xml_wellformed(svg, len) != 0);
+    free(svg);
+
+    snprintf(path, sizeof path, "%s/index.html", d.dir);
+    char *html_text = read_file(path, &len);
+    REQUIRE(html_text);
+    CHECK_CONTAINS(html_text, "<header class=\"banner banner-critical\">");
+    CHECK_CONTAINS(html_text, "CPU saturated: 97.5 % busy for 4 of 12 s (critical &gt;= 90 %)");
+    /* the finding whose title carries markup shows it as text */
+    CHECK_CONTAINS(html_text, "&lt;img src=x onerror=alert(1)&gt;");
+    CHECK(!tag_has(html_text, "onerror"));
+    /* both charted series are inline */
+    int svgs = 0;
+    for (const char *p = strstr(html_text, "<svg "); p; p = strstr(p + 1, "<svg "))
+        svgs++;
+    CHECK(svgs == 2);
+    CHECK_CONTAINS(html_text, "<td>evil|&lt;script&gt;</td>");
+    CHECK_CONTAINS(html_text, "<td class=\"num\">97.5</td>");
+    CHECK(xml_wellformed(html_text, len) != 0);
+    free(html_text);
+    if (!(keep && *keep))
+        rm_dir(d.dir);
+    report_free(r);
+}
+
+TEST(html_odd_markdown_stays_safe_and_wellformed)
+{
+    static const char *cases[] = {
+        "[![x](chart-cpu.util_pct.svg)](http://e.example/)\n",
+        "![a ![b](chart-cpu.util_pct.svg) c](http://e.example/i.png)\n",
+        "| a | b |\n|---|---|\n| ![i](chart-cpu.util_pct.svg) | [l](http://e.example/) |\n",
+        "| a |\n|---|\n| <img src=x onerror=y> |\n| 1. |\n| # h |\n| - |\n",
+        "|\n|-|\n|\n",
+        "| a | b |\n|---|---|\n| \\\\| x |\n| trailing \\\\\n",
+        "> | q | r |\n> |---|---|\n> | <b onmouseover=x> | 2 |\n",
+        "<div onclick=\"x\">\n| a |\n|---|\n</div>\n",
+        "```html\n<script>alert(1)</script>\n```\n\n    <iframe src=x>\n",
+        "<!-- comment --> <?pi x?> <![CDATA[ y ]]> &lt;ok&gt; &amp; &#0; &#x1F600;\n",
+        "[ref]\n\n[ref]: http://e.example/ \"t\"\n",
+        "\xff\xfe bad utf8 \xc3\x28 | x |\n|---|---|\n| \x7f | \x02 |\n",
+        NULL};
+    struct report *r = sample_report();
+    for (int i = 0; cases[i]; i++) {
+        struct strbuf out = STRBUF_INIT;
+        sb_add(&out, "<div>");
+        html_from_markdown(r, cases[i], &out);
+        sb_add(&out, "</div>");
+        const char *h = sb_str(&out);
+        if (strstr(h, "<script") || strstr(h, "<img") || strstr(h, "<iframe") ||
+            strstr(h, "<b ") || strstr(h, "<div onclick") || tag_has(h, "http") ||
+            tag_has(h, "onerror") || tag_has(h, "onmouseover") || tag_has(h, "onclick") ||
+            xml_wellformed(out.buf, out.len) == 0)
+            test_fail(__FILE__, __LINE__, "case %d unsafe or not well-formed: %s", i, h);
+        sb_free(&out);
+    }
+    report_free(r);
+}
