@@ -281,8 +281,13 @@ TEST(render_text_registry_order)
     struct report *r = synthetic();
     struct mem_sink m = {0};
     CHECK(render_all(r, &m) == 0);
-    CHECK(m.n == 3);
+    size_t charts = 0;
+    for (size_t i = 0; i < r->nseries; i++)
+        charts += r->series[i]->chart;
+    /* json, manifest, markdown, one file per chart, index.html */
+    CHECK(m.n == 4 + charts);
     CHECK(mem_get(&m, "report.json") && mem_get(&m, "manifest.json") && mem_get(&m, "report.md"));
+    CHECK(mem_get(&m, "index.html") != NULL);
     mem_free(&m);
     report_free(r);
 }
