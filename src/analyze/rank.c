@@ -20,8 +20,9 @@
  * scores little.
  *
  * A symptom explained by another finding does not compete with it: it is
- * folded into the cause's evidence (table `folds` below), the cause takes the
- * worse of the two severities and the better score.  E.g. memory pressure while
+ * folded into the cause's evidence (table `folds` below); the cause takes the
+ * worse of the two severities and the better of the two scores plus 5 (one
+ * more corroborating signal), still inside its severity band.  E.g. memory pressure while
  * the OOM killer fired is part of the OOM story, so memory.oom stays first.
  *
  * Ties are broken by finding id so the order is stable across runs.
