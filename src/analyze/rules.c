@@ -843,12 +843,18 @@ static void rule_fd_exhaustion(struct report *r)
     if (row >= 0)
         proc_label(pf, (size_t)row, lab, sizeof lab);
     struct strbuf t = STRBUF_INIT;
-    if (proc_lead)
-        sb_addf(&t, "Process %s uses %.0f%% of its file descriptor limit (%.0f of %.0f)", lab,
-                bp.v, table_num(pf, (size_t)row, "fds"), table_num(pf, (size_t)row, "fd_limit"));
-    else
-        sb_addf(&t, "System file handle table %.0f%% full (%.0f of %.0f)", sys.v,
-                report_metric_value(r, "fd.system_used"), report_metric_value(r, "fd.system_max"));
+    double used, max;
+    if (proc_lead) {
+        sb_addf(&t, "Process %s uses %.0f%% of its file descriptor limit", lab, bp.v);
+        used = table_num(pf, (size_t)row, "fds");
+        max = table_num(pf, (size_t)row, "fd_limit");
+    } else {
+        sb_addf(&t, "System file handle table %.0f%% full", sys.v);
+        used = report_metric_value(r, "fd.system_used");
+        max = report_metric_value(r, "fd.system_max");
+    }
+    if (!isnan(used) && !isnan(max))
+        sb_addf(&t, " (%.0f of %.0f)", used, max);
     struct finding *f = add(r, "fd.exhaustion", sev, "fd", &t);
     if (row >= 0) {
         char l2[200];

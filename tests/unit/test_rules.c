@@ -663,3 +663,29 @@ TEST(rules_findings_sorted_by_score)
     CHECK_CONTAINS(r->headline, "(+2 more findings)");
     report_free(r);
 }
+
+TEST(rules_fd_exhaustion_titles_name_process_or_system)
+{
+    struct report *r = idle_host();
+    struct table *t = report_find_table(r, "proc.fd");
+    table_set_num(t, 0, "fds", 950);
+    table_set_num(t, 0, "fd_limit", 1024);
+    table_set_num(t, 0, "fd_pct", 92.8);
+    analyze_run(r);
+    const struct finding *f = find(r, "fd.exhaustion");
+    REQUIRE(f);
+    CHECK_STR(f->title, "Process systemd (pid 1) uses 93% of its file descriptor limit (950 of 1024)");
+    CHECK(any_evidence(f, "systemd (pid 1) descriptors of its limit 92.8% ≥ 90% (critical)"));
+    report_free(r);
+
+    r = idle_host();
+    m(r, "fd.system_pct", 75);
+    m(r, "fd.system_used", 300000);
+    analyze_run(r);
+    f = find(r, "fd.exhaustion");
+    REQUIRE(f);
+    CHECK(f->sev == SEV_WARNING);
+    CHECK_STR(f->title, "System file handle table 75% full (300000 of 400000)");
+    CHECK(f->culprit == NULL);
+    report_free(r);
+}
