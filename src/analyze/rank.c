@@ -1,0 +1,228 @@
+/* Ranking findings and writing the headline.
+ *
+ * The ranking rule (also in the README):
+ *
+ *   score = base(severity)                      critical 300, warning 200, info 100
+ *         + 30 * excess * coverage              excess: how far the deciding number
+ *                                               is past its warning threshold, in
+ *                                               units of the warn..crit span, capped
+ *                                               at 2 (so at most 60 points);
+ *                                               coverage: share of the window's
+ *                                               samples past the warning threshold
+ *                                               (1 when only a window value exists)
+ *         + 13 * corroborations, at most 39     independent signals that tell the
+ *                                               same story (e.g. CPU busy AND run
+ *                                               queue AND PSI cpu stall)
+ *
+ * The extras add up to at most 99, so severity always dominates: any critical
+ * outranks any warning.  Within a severity, a number far past its threshold for
+ * the whole window and backed by other signals comes first; a one-sample spike
+ * scores little.
+ *
+ * A symptom explained by another finding does not compete with it: it is
+ * folded into the cause's evidence (table `folds` below); the cause takes the
+ * worse of the two severities and the better of the two scores plus 5 (one
+ * more corroborating signal), still inside its severity band.  E.g. memory pressure while
+ * the OOM killer fired is part of the OOM story, so memory.oom stays first.
+ *
+ * Ties are broken by finding id so the order is stable across runs.
+ */
+#include "analyze_internal.h"
+#include "../util/strbuf.h"
+#include "../util/xalloc.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+double rank_score(enum severity sev, double excess, double cov, int corroborations)
+{
+    double base = sev == SEV_CRITICAL ? 300 : sev == SEV_WARNING ? 200 : sev == SEV_INFO ? 100 : 0;
+    if (isnan(cov))
+        cov = 1;
+    if (cov < 0)
+        cov = 0;
+    if (cov > 1)
+        cov = 1;
+    if (isnan(excess) || excess < 0)
+        excess = 0;
+    if (excess > 2)
+        excess = 2;
+    if (corroborations < 0)
+        corroborations = 0;
+    if (corroborations > 3)
+        corroborations = 3;
+    return base + 30.0 * excess * cov + 13.0 * corroborations;
+}
+
+/* symptom is explained by cause (when same_culprit: only for the same
+ * device/process/cgroup).  Applied in order, so chains resolve
+ * (swap -> pressure -> oom). */
+static const struct fold {
+    const char *symptom, *cause;
+    bool same_culprit;
+} folds[] = {
+    {"memory.swap", "memory.pressure", false},   /* swapping is how pressure shows */
+    {"memory.pressure", "memory.oom", false},    /* the OOM is where pressure ended */
+    {"cgroup.memory_limit", "memory.oom", true}, /* the OOM-killed cgroup was at its limit */
+    {"disk.latency", "disk.saturation", true},   /* a full queue makes each I/O wait */
+    {"fd.growth", "fd.exhaustion", true},        /* the leak is what fills the table */
+};
+
+static struct finding *find_mut(struct report *r, const char *id)
+{
+    for (size_t i = 0; i < r->nfindings; i++)
+        if (strcmp(r->findings[i].id, id) == 0)
+            return &r->findings[i];
+    return NULL;
+}
+
+static void finding_free_fields(struct finding *f)
+{
+    free(f->id);
+    free(f->resource);
+    free(f->title);
+    for (size_t j = 0; j < f->nevidence; j++)
+        free(f->evidence[j]);
+    free(f->evidence);
+    free(f->recommendation);
+    free(f->culprit);
+}
+
+static void fold_one(struct report *r, struct finding *cause, struct finding *sym)
+{
+    finding_evidence(cause, "Also seen, explained by this (%s): %s", sym->id, sym->title);
+    for (size_t i = 0; i < sym->nevidence; i++)
+        finding_evidence(cause, "  %s", sym->evidence[i]);
+    if (sym->sev > cause->sev)
+        cause->sev = sym->sev;
+    /* Corroborated by its own symptom: a little more than the better of the two. */
+    double best = cause->score > sym->score ? cause->score : sym->score;
+    double base = cause->sev == SEV_CRITICAL ? 300 : cause->sev == SEV_WARNING ? 200 : 100;
+    double s = best + 5;
+    if (s < base)
+        s = base + 5;
+    if (s > base + 99)
+        s = base + 99;
+    cause->score = s;
+    size_t idx = (size_t)(sym - r->findings);
+    finding_free_fields(sym);
+    memmove(&r->findings[idx], &r->findings[idx + 1],
+            (r->nfindings - idx - 1) * sizeof *r->findings);
+    r->nfindings--;
+}
+
+static int cmp_finding(const void *a, const void *b)
+{
+    const struct finding *x = a, *y = b;
+    if (x->score != y->score)
+        return x->score < y->score ? 1 : -1;
+    if (x->sev != y->sev)
+        return x->sev < y->sev ? 1 : -1;
+    return strcmp(x->id, y->id);
+}
+
+void rank_findings(struct report *r)
+{
+    for (size_t k = 0; k < sizeof folds / sizeof folds[0]; k++) {
+        struct finding *sym = find_mut(r, folds[k].symptom);
+        struct finding *cause = find_mut(r, folds[k].cause);
+        if (!sym || !cause)
+            continue;
+        if (folds[k].same_culprit &&
+            (!sym->culprit || !cause->culprit || strcmp(sym->culprit, cause->culprit) != 0))
+            continue;
+        fold_one(r, cause, sym); /* moves array elements: re-find next time */
+    }
+    if (r->nfindings > 1)
+        qsort(r->findings, r->nfindings, sizeof *r->findings, cmp_finding);
+}
+
+/* ---- headline ------------------------------------------------------------ */
+
+static void upper(char *dst, size_t n, const char *s)
+{
+    size_t i = 0;
+    for (; s[i] && i + 1 < n; i++)
+        dst[i] = (s[i] >= 'a' && s[i] <= 'z') ? (char)(s[i] - 'a' + 'A') : s[i];
+    dst[i] = '\0';
+}
+
+static void sep(struct strbuf *sb, bool *first)
+{
+    sb_add(sb, *first ? ": " : ", ");
+    *first = false;
+}
+
+void rank_headline(struct report *r)
+{
+    if (r->nfindings && r->findings[0].sev >= SEV_WARNING) {
+        char sev[16];
+        upper(sev, sizeof sev, severity_name(r->findings[0].sev));
+        struct strbuf sb = STRBUF_INIT;
+        sb_addf(&sb, "%s: %s", sev, r->findings[0].title);
+        if (r->nfindings > 1)
+            sb_addf(&sb, " (+%zu more finding%s)", r->nfindings - 1,
+                    r->nfindings == 2 ? "" : "s");
+        report_set_headline(r, sb_str(&sb));
+        sb_free(&sb);
+        return;
+    }
+
+    /* Nothing worth a warning: say what was measured, so "no problem" is
+     * backed by numbers rather than by missing data. */
+    struct strbuf sb = STRBUF_INIT;
+    sb_add(&sb, "No problem found");
+    bool first = true;
+    double util = report_metric_value(r, "cpu.util_pct");
+    if (!isnan(util)) {
+        sep(&sb, &first);
+        sb_addf(&sb, "CPU %.0f%% busy", util);
+    }
+    double avail = report_metric_value(r, "mem.available_pct");
+    if (!isnan(avail)) {
+        sep(&sb, &first);
+        sb_addf(&sb, "memory %.0f%% available", avail);
+    }
+    const struct table *disk = report_find_table(r, "disk");
+    long d = table_argmax(disk, "util_pct");
+    if (d >= 0) {
+        sep(&sb, &first);
+        double u = table_num(disk, (size_t)d, "util_pct");
+        if (u < 5)
+            sb_add(&sb, "disks idle");
+        else
+            sb_addf(&sb, "busiest disk %s %.0f%% busy",
+                    table_str(disk, (size_t)d, "device") ? table_str(disk, (size_t)d, "device") : "?",
+                    u);
+    }
+    double drops = report_metric_value(r, "net.drops_per_s");
+    double retr = report_metric_value(r, "tcp.retrans_segs");
+    double rpct = report_metric_value(r, "tcp.retrans_pct");
+    if (!isnan(drops) || !isnan(retr) || !isnan(rpct)) {
+        sep(&sb, &first);
+        bool no_drops = isnan(drops) || drops == 0;
+        bool no_retr = (isnan(retr) || retr == 0) && (isnan(rpct) || rpct == 0);
+        if (no_drops && no_retr)
+            sb_addf(&sb, "no %s", !isnan(drops) && (!isnan(retr) || !isnan(rpct))
+                                      ? "drops or retransmits"
+                                      : !isnan(drops) ? "drops" : "retransmits");
+        else {
+            bool any = false;
+            if (!isnan(drops)) {
+                sb_addf(&sb, "%.1f drops/s", drops);
+                any = true;
+            }
+            if (!isnan(rpct))
+                sb_addf(&sb, "%s%.2f%% TCP retransmits", any ? ", " : "", rpct);
+            else if (!isnan(retr))
+                sb_addf(&sb, "%s%.0f TCP retransmits", any ? ", " : "", retr);
+        }
+    }
+    double win = r->window.actual_s > 0 ? r->window.actual_s : r->window.planned_s;
+    if (win > 0)
+        sb_addf(&sb, " in the %.0f s window", win);
+    sb_add(&sb, ".");
+    report_set_headline(r, sb_str(&sb));
+    sb_free(&sb);
+}

@@ -1,0 +1,408 @@
+/* The thresholds table: defaults as data, strict override file, and the
+ * helpers that judge a number against a row. */
+#include "analyze.h"
+#include "analyze_internal.h"
+#include "../util/xalloc.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct thr_def {
+    const char *id, *title, *unit;
+    double warn, crit;
+    bool lower_is_worse;
+};
+
+/* warn/crit: a value AT the number fires ("≥", or "≤" when lower is worse). */
+static const struct thr_def defaults[] = {
+    /* perf-mcp USE table: below 70 % there is headroom for bursts; past 90 %
+     * queueing delay grows steeply.  Busy excludes iowait and steal. */
+    {"cpu.util_pct", "CPU utilisation (busy, without iowait/steal)", "%", 70, 90, false},
+    /* One runnable task waiting per CPU means work waits for a CPU; two means
+     * every task waits about as long as it runs. */
+    {"cpu.runq_per_cpu", "Run queue per CPU (waiting tasks)", "per CPU", 1, 2, false},
+    /* A few % steal is normal on shared hosts; 5 % is felt by latency-bound
+     * services; 15 % means the VM is short of real CPU. */
+    {"cpu.steal_pct", "CPU steal (taken by the hypervisor)", "%", 5, 15, false},
+    /* softirq is mostly network and block completion work; past 10 % of all
+     * CPU time it is a packet/interrupt storm, 25 % eats whole CPUs. */
+    {"cpu.softirq_pct", "CPU time in soft interrupts", "%", 10, 25, false},
+
+    /* perf-mcp: available below 20 % is light pressure, below 10 % the page
+     * cache is gone and reclaim hurts. */
+    {"mem.available_pct", "Memory available", "%", 20, 10, true},
+    /* Each major fault is a synchronous disk read; 100/s costs a disk's worth
+     * of latency every second, 1000/s is thrashing. */
+    {"mem.pgmajfault_per_s", "Major page faults", "/s", 100, 1000, false},
+    /* Direct reclaim stalls the allocating task itself; short bursts happen
+     * during big file copies, sustained 10k pages/s (40 MiB/s) hurts. */
+    {"mem.pgscan_direct_per_s", "Direct reclaim scans", "pages/s", 100, 10000, false},
+    /* Any OOM kill in the window is critical (design §6). */
+    {"mem.oom_kill", "OOM kills in the window", "", 1, 1, false},
+    /* perf-mcp USE table.  Used swap alone is only old pages; see memory.swap. */
+    {"swap.used_pct", "Swap used", "%", 10, 50, false},
+    /* A trickle of swap-out is housekeeping; 10 pages/s sustained means the
+     * working set does not fit, 1000 pages/s (4 MiB/s) is thrashing. */
+    {"swap.pages_per_s", "Swap traffic (in + out)", "pages/s", 10, 1000, false},
+
+    /* perf-mcp USE table for disks. */
+    {"disk.util_pct", "Disk utilisation (busy time)", "%", 60, 80, false},
+    {"disk.aqu_sz", "Disk queue depth (average in flight)", "", 2, 8, false},
+    /* Generic latency row, used when the device class is unknown. */
+    {"disk.await_ms", "Disk latency (await)", "ms", 20, 50, false},
+    /* Latency by device class (perf-mcp I/O reference table). */
+    {"disk.await_ms.nvme", "Disk latency, NVMe", "ms", 5, 20, false},
+    {"disk.await_ms.ssd", "Disk latency, SATA/SAS SSD", "ms", 15, 50, false},
+    {"disk.await_ms.hdd", "Disk latency, rotating disk", "ms", 30, 100, false},
+    {"disk.await_ms.network", "Disk latency, network block device", "ms", 20, 100, false},
+    /* virtio: unknown backing store; the generic row is a fair guess. */
+    {"disk.await_ms.virtio", "Disk latency, virtio", "ms", 20, 50, false},
+
+    /* perf-mcp: any sustained drop is suspicious, 100/s is critical. */
+    {"net.drops_per_s", "Network packet drops (all interfaces)", "/s", 1, 100, false},
+    /* perf-mcp USE table: 1 % of segments retransmitted already cuts TCP
+     * throughput; 5 % means a lossy path. */
+    {"tcp.retrans_pct", "TCP segments retransmitted", "%", 1, 5, false},
+    /* Each overflow is a connection dropped at accept(); even one in a short
+     * window means a server falls behind; 100 is a visible outage. */
+    {"tcp.listen_overflows", "Listen queue overflows in the window", "", 1, 100, false},
+    /* Resets are routine at connection teardown; tens per second is a storm
+     * of refused/aborted connections, perf-mcp calls 1000/s critical. */
+    {"tcp.resets_per_s", "TCP resets sent", "/s", 50, 1000, false},
+
+    /* perf-mcp PSI guidance, share of the window with some / all tasks stalled. */
+    {"psi.some_pct", "PSI some (share of time some tasks stalled)", "%", 10, 25, false},
+    {"psi.full_pct", "PSI full (share of time all tasks stalled)", "%", 5, 15, false},
+
+    /* perf-mcp container table: past 80 % of the limit reclaim starts biting. */
+    {"cgroup.mem_pct", "cgroup memory use of its limit", "%", 80, 90, false},
+    /* Throttled time relative to CPU used: 1 % is felt as tail latency,
+     * design §6 calls more than 5 % severe. */
+    {"cgroup.throttled_pct", "cgroup CPU throttled time / CPU used", "%", 1, 5, false},
+
+    /* Near the limit, the next burst fails with EMFILE/ENFILE. */
+    {"fd.pct", "Process file descriptors of its limit", "%", 70, 90, false},
+    {"fd.system_pct", "System file handles of fs.file-max", "%", 70, 90, false},
+    /* One new descriptor per second held for the whole window is a leak
+     * pattern; ten per second exhausts a 65k limit within two hours. */
+    {"fd.growth_per_min", "Process file descriptor growth", "/min", 60, 600, false},
+};
+
+enum severity thr_level(const struct threshold *t, double v)
+{
+    if (!t || isnan(v))
+        return SEV_NONE;
+    if (t->lower_is_worse) {
+        if (v <= t->crit)
+            return SEV_CRITICAL;
+        if (v <= t->warn)
+            return SEV_WARNING;
+    } else {
+        if (v >= t->crit)
+            return SEV_CRITICAL;
+        if (v >= t->warn)
+            return SEV_WARNING;
+    }
+    return SEV_NONE;
+}
+
+double thr_excess(const struct threshold *t, double v)
+{
+    if (thr_level(t, v) == SEV_NONE)
+        return 0;
+    double past = t->lower_is_worse ? t->warn - v : v - t->warn;
+    double span = fabs(t->crit - t->warn);
+    if (span <= 0) /* warn == crit: measure against warn itself */
+        span = fabs(t->warn) > 0 ? fabs(t->warn) : 1;
+    double e = past / span;
+    if (e < 0)
+        e = 0;
+    return e > 2 ? 2 : e;
+}
+
+const struct threshold *thr_disk_await(const struct report *r, const char *cls)
+{
+    if (cls && *cls) {
+        char id[64];
+        snprintf(id, sizeof id, "disk.await_ms.%s", cls);
+        const struct threshold *t = report_find_threshold(r, id);
+        if (t)
+            return t;
+    }
+    return report_find_threshold(r, "disk.await_ms");
+}
+
+/* ---- loading ------------------------------------------------------------ */
+
+static void clear_thresholds(struct report *r)
+{
+    for (size_t i = 0; i < r->nthresholds; i++) {
+        free(r->thresholds[i].id);
+        free(r->thresholds[i].title);
+        free(r->thresholds[i].unit);
+    }
+    r->nthresholds = 0;
+}
+
+static const struct thr_def *find_def(const char *id)
+{
+    for (size_t i = 0; i < sizeof defaults / sizeof defaults[0]; i++)
+        if (strcmp(defaults[i].id, id) == 0)
+            return &defaults[i];
+    return NULL;
+}
+
+static void set_err(char *err, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void set_err(char *err, size_t n, const char *fmt, ...)
+{
+    if (!err || !n)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, n, fmt, ap);
+    va_end(ap);
+}
+
+/* The file is operator input but may be hostile: quote tokens printably. */
+static void printable(char *dst, size_t n, const char *src)
+{
+    size_t j = 0;
+    for (size_t i = 0; src[i] && j + 4 < n; i++) {
+        unsigned char c = (unsigned char)src[i];
+        dst[j++] = (c >= 0x20 && c < 0x7f) ? (char)c : '?';
+        if (i >= 48) {
+            memcpy(dst + j, "...", 3);
+            j += 3;
+            break;
+        }
+    }
+    dst[j] = '\0';
+}
+
+static bool parse_num(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end || errno || !isfinite(v))
+        return false;
+    *out = v;
+    return true;
+}
+
+#define MAX_FILE (1 << 20)
+
+/* Reads the whole file into a NUL-terminated buffer.  As root, refuses files
+ * another user could have written (a thresholds file silences alerts). */
+static char *read_file_checked(const char *file, size_t *len, char *err, size_t n)
+{
+    int fd = open(file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd < 0) {
+        if (errno == ELOOP)
+            set_err(err, n, "%s: refusing a symbolic link as thresholds file", file);
+        else
+            set_err(err, n, "%s: cannot open thresholds file: %s", file, strerror(errno));
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        set_err(err, n, "%s: cannot stat thresholds file: %s", file, strerror(errno));
+        close(fd);
+        return NULL;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        set_err(err, n, "%s: thresholds file is not a regular file", file);
+        close(fd);
+        return NULL;
+    }
+    if (geteuid() == 0) {
+        if (st.st_uid != 0) {
+            set_err(err, n,
+                    "%s: refusing thresholds file owned by uid %u while running as root "
+                    "(it must be owned by root)", file, (unsigned)st.st_uid);
+            close(fd);
+            return NULL;
+        }
+        if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+            set_err(err, n,
+                    "%s: refusing group/world-writable thresholds file (mode %04o) while "
+                    "running as root; chmod go-w it", file, (unsigned)(st.st_mode & 07777));
+            close(fd);
+            return NULL;
+        }
+    }
+    if (st.st_size > MAX_FILE) {
+        set_err(err, n, "%s: thresholds file too large (%lld bytes, max %d)", file,
+                (long long)st.st_size, MAX_FILE);
+        close(fd);
+        return NULL;
+    }
+    size_t cap = (size_t)st.st_size + 1, used = 0;
+    char *buf = xmalloc(cap + 1);
+    for (;;) {
+        if (used == cap) { /* the file grew since fstat: stay bounded */
+            if (cap > MAX_FILE) {
+                set_err(err, n, "%s: thresholds file too large (max %d bytes)", file, MAX_FILE);
+                free(buf);
+                close(fd);
+                return NULL;
+            }
+            cap *= 2;
+            buf = xrealloc(buf, cap + 1);
+        }
+        ssize_t got = read(fd, buf + used, cap - used);
+        if (got < 0) {
+            if (errno == EINTR)
+                continue;
+            set_err(err, n, "%s: read error: %s", file, strerror(errno));
+            free(buf);
+            close(fd);
+            return NULL;
+        }
+        if (got == 0)
+            break;
+        used += (size_t)got;
+    }
+    close(fd);
+    buf[used] = '\0';
+    *len = used;
+    return buf;
+}
+
+struct override {
+    const struct thr_def *def;
+    double warn, crit;
+    size_t line;
+};
+
+/* Parses one line; 0 = ok (maybe blank), -1 = error in err. */
+static int parse_line(char *line, size_t lineno, const char *file, struct override *ov,
+                      size_t nov, size_t cap, bool *have, char *err, size_t n)
+{
+    char *hash = strchr(line, '#');
+    if (hash)
+        *hash = '\0';
+    char *tok[4];
+    size_t nt = 0;
+    char *save = NULL;
+    for (char *p = strtok_r(line, " \t\r\v\f", &save); p; p = strtok_r(NULL, " \t\r\v\f", &save)) {
+        if (nt < 4)
+            tok[nt] = p;
+        nt++;
+    }
+    *have = false;
+    if (nt == 0)
+        return 0;
+    if (nt != 3) {
+        set_err(err, n, "%s:%zu: expected \"<id> <warn> <crit>\", got %zu field%s", file,
+                lineno, nt, nt == 1 ? "" : "s");
+        return -1;
+    }
+    char q[64];
+    printable(q, sizeof q, tok[0]);
+    const struct thr_def *d = find_def(tok[0]);
+    if (!d) {
+        set_err(err, n, "%s:%zu: unknown threshold id \"%s\"", file, lineno, q);
+        return -1;
+    }
+    for (size_t i = 0; i < nov; i++) {
+        if (ov[i].def == d) {
+            set_err(err, n, "%s:%zu: duplicate threshold id \"%s\" (first set on line %zu)",
+                    file, lineno, d->id, ov[i].line);
+            return -1;
+        }
+    }
+    double w, c;
+    const char *what[2] = {"warn", "crit"};
+    double *dst[2] = {&w, &c};
+    for (int i = 0; i < 2; i++) {
+        if (!parse_num(tok[1 + i], dst[i])) {
+            char v[64];
+            printable(v, sizeof v, tok[1 + i]);
+            set_err(err, n, "%s:%zu: %s: %s value \"%s\" is not a number", file, lineno,
+                    d->id, what[i], v);
+            return -1;
+        }
+        if (*dst[i] < 0) {
+            set_err(err, n, "%s:%zu: %s: %s value %g is negative", file, lineno, d->id,
+                    what[i], *dst[i]);
+            return -1;
+        }
+    }
+    if (d->lower_is_worse ? w < c : w > c) {
+        set_err(err, n,
+                "%s:%zu: %s: warn %g must be %s crit %g (%s values are worse)", file, lineno,
+                d->id, w, d->lower_is_worse ? "at or above" : "at or below", c,
+                d->lower_is_worse ? "lower" : "higher");
+        return -1;
+    }
+    if (nov >= cap) { /* unreachable: ids are unique and known, so nov < table size */
+        set_err(err, n, "%s:%zu: too many overrides", file, lineno);
+        return -1;
+    }
+    ov[nov] = (struct override){d, w, c, lineno};
+    *have = true;
+    return 0;
+}
+
+/* Parses the whole buffer into ov (cap entries); returns count or -1. */
+static long parse_overrides(char *buf, size_t len, const char *file, struct override *ov,
+                            size_t cap, char *err, size_t n)
+{
+    size_t nov = 0, lineno = 0;
+    char *p = buf, *end = buf + len;
+    while (p < end) {
+        lineno++;
+        char *nl = memchr(p, '\n', (size_t)(end - p));
+        char *eol = nl ? nl : end;
+        if (memchr(p, '\0', (size_t)(eol - p))) {
+            set_err(err, n, "%s:%zu: NUL byte in line", file, lineno);
+            return -1;
+        }
+        *eol = '\0';
+        bool have;
+        if (parse_line(p, lineno, file, ov, nov, cap, &have, err, n) != 0)
+            return -1;
+        if (have)
+            nov++;
+        p = eol + 1;
+    }
+    return (long)nov;
+}
+
+int thresholds_load(struct report *r, const char *file, char *err, size_t n)
+{
+    clear_thresholds(r);
+    for (size_t i = 0; i < sizeof defaults / sizeof defaults[0]; i++) {
+        const struct thr_def *d = &defaults[i];
+        report_add_threshold(r, d->id, d->title, d->unit, d->warn, d->crit, d->lower_is_worse);
+    }
+    if (!file)
+        return 0;
+    size_t len = 0;
+    char *buf = read_file_checked(file, &len, err, n);
+    if (!buf)
+        return -1;
+    /* Each id at most once, so the override list is bounded by the table. */
+    enum { NDEF = sizeof defaults / sizeof defaults[0] };
+    struct override ov[NDEF];
+    long nov = parse_overrides(buf, len, file, ov, NDEF, err, n);
+    free(buf);
+    if (nov < 0)
+        return -1; /* nothing applied: r keeps the defaults */
+    for (long i = 0; i < nov; i++) {
+        for (size_t j = 0; j < r->nthresholds; j++) {
+            if (strcmp(r->thresholds[j].id, ov[i].def->id) == 0) {
+                r->thresholds[j].warn = ov[i].warn;
+                r->thresholds[j].crit = ov[i].crit;
+            }
+        }
+    }
+    return 0;
+}

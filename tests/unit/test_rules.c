@@ -1,0 +1,691 @@
+/* Rules, USE table, ranking and headline on synthetic models built with the
+ * contract names of src/model/NAMES.md. */
+#include "harness.h"
+#include "../../src/analyze/analyze.h"
+#include "../../src/model/model.h"
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static void m(struct report *r, const char *name, double v)
+{
+    report_metric(r, name, name, "", "test", v);
+}
+
+static struct table *cols(struct report *r, const char *name, const char *const *c)
+{
+    struct table *t = report_table(r, name, name, "test");
+    for (; *c; c++)
+        table_add_col(t, *c, *c, "", 1);
+    return t;
+}
+
+static void add_disk(struct report *r, const char *dev, const char *cls, double util,
+                     double aqu, double await, double rps, double wps)
+{
+    static const char *const c[] = {"device", "class", "r_per_s", "w_per_s", "rkb_per_s",
+                                    "wkb_per_s", "r_await_ms", "w_await_ms", "await_ms",
+                                    "aqu_sz", "util_pct", "avg_rq_kib", NULL};
+    struct table *t = report_find_table(r, "disk");
+    if (!t)
+        t = cols(r, "disk", c);
+    size_t i = table_add_row(t);
+    table_set_str(t, i, "device", dev);
+    table_set_str(t, i, "class", cls);
+    table_set_num(t, i, "r_per_s", rps);
+    table_set_num(t, i, "w_per_s", wps);
+    table_set_num(t, i, "rkb_per_s", rps * 4);
+    table_set_num(t, i, "wkb_per_s", wps * 16);
+    table_set_num(t, i, "r_await_ms", await);
+    table_set_num(t, i, "w_await_ms", await);
+    table_set_num(t, i, "await_ms", await);
+    table_set_num(t, i, "aqu_sz", aqu);
+    table_set_num(t, i, "util_pct", util);
+    table_set_num(t, i, "avg_rq_kib", 12);
+}
+
+static void add_proc(struct table *t, double pid, const char *comm, double cpu)
+{
+    size_t i = table_add_row(t);
+    table_set_num(t, i, "pid", pid);
+    table_set_str(t, i, "comm", comm);
+    table_set_num(t, i, "cpu_pct", cpu);
+    table_set_num(t, i, "user_pct", cpu * 0.9);
+    table_set_num(t, i, "sys_pct", cpu * 0.1);
+    table_set_num(t, i, "rss_kib", 10000 + pid);
+}
+
+static void add_cgroup(struct report *r, const char *path, double mem_kib, double limit_kib,
+                       double oom, double throttled_pct, double nr_throttled)
+{
+    static const char *const c[] = {"path", "cpu_pct", "quota_cpus", "nr_periods", "nr_throttled",
+                                    "throttled_periods_pct", "throttled_ms", "throttled_pct",
+                                    "mem_kib", "mem_limit_kib", "mem_pct", "mem_failcnt",
+                                    "oom_kills", "oom_kills_total", "psi_cpu_some_pct",
+                                    "psi_memory_some_pct", "psi_io_some_pct", "target", NULL};
+    struct table *t = report_find_table(r, "cgroup");
+    if (!t)
+        t = cols(r, "cgroup", c);
+    size_t i = table_add_row(t);
+    table_set_str(t, i, "path", path);
+    table_set_num(t, i, "cpu_pct", 1);
+    table_set_num(t, i, "nr_periods", 300);
+    table_set_num(t, i, "nr_throttled", nr_throttled);
+    table_set_num(t, i, "throttled_periods_pct", nr_throttled / 3);
+    table_set_num(t, i, "throttled_ms", throttled_pct * 3);
+    table_set_num(t, i, "throttled_pct", throttled_pct);
+    table_set_num(t, i, "mem_kib", mem_kib);
+    if (!isnan(limit_kib)) {
+        table_set_num(t, i, "mem_limit_kib", limit_kib);
+        table_set_num(t, i, "mem_pct", mem_kib / limit_kib * 100);
+        table_set_num(t, i, "quota_cpus", 0.2);
+    }
+    table_set_num(t, i, "mem_failcnt", 0);
+    table_set_num(t, i, "oom_kills", oom);
+    table_set_num(t, i, "oom_kills_total", oom);
+    table_set_num(t, i, "psi_cpu_some_pct", 0);
+    table_set_num(t, i, "psi_memory_some_pct", 0);
+    table_set_num(t, i, "psi_io_some_pct", 0);
+}
+
+/* A healthy, nearly idle 2-CPU VM over a 30 s window. */
+static struct report *idle_host(void)
+{
+    struct report *r = report_new();
+    r->window.planned_s = 30;
+    r->window.actual_s = 30;
+    struct series *su = report_series(r, "cpu.util_pct", "CPU", "%", "cpu");
+    for (int i = 1; i <= 30; i++) {
+        report_add_tick(r, i);
+        series_set(r, su, 2 + (i % 3));
+    }
+    m(r, "cpu.count", 2);
+    m(r, "cpu.util_pct", 3);
+    m(r, "cpu.user_pct", 2);
+    m(r, "cpu.system_pct", 1);
+    m(r, "cpu.iowait_pct", 0.2);
+    m(r, "cpu.steal_pct", 0.1);
+    m(r, "cpu.softirq_pct", 0.1);
+    m(r, "cpu.idle_pct", 96.7);
+    m(r, "cpu.runq_per_cpu", 0.05);
+    m(r, "mem.total_kib", 4000000);
+    m(r, "mem.available_kib", 3680000);
+    m(r, "mem.available_pct", 92);
+    m(r, "mem.pgmajfault_per_s", 0);
+    m(r, "mem.pgscan_per_s", 0);
+    m(r, "mem.pgscan_direct_per_s", 0);
+    m(r, "mem.pswpin_per_s", 0);
+    m(r, "mem.pswpout_per_s", 0);
+    m(r, "mem.oom_kill", 0);
+    const char *res[] = {"cpu", "io", "memory"};
+    for (int i = 0; i < 3; i++) {
+        char n[64];
+        snprintf(n, sizeof n, "psi.%s.some.pct", res[i]);
+        m(r, n, 0.2);
+        snprintf(n, sizeof n, "psi.%s.full.pct", res[i]);
+        m(r, n, 0);
+    }
+    m(r, "net.drops_per_s", 0);
+    m(r, "net.errs_per_s", 0);
+    m(r, "tcp.out_segs_per_s", 3);
+    m(r, "tcp.retrans_segs", 0);
+    m(r, "tcp.retrans_pct", 0);
+    m(r, "tcp.listen_overflows", 0);
+    m(r, "tcp.listen_drops", 0);
+    m(r, "tcp.out_rsts_per_s", 0.1);
+    m(r, "fd.system_used", 1200);
+    m(r, "fd.system_max", 400000);
+    m(r, "fd.system_pct", 0.3);
+    add_disk(r, "vda", "virtio", 0.4, 0.01, 1.2, 0.1, 2);
+
+    static const char *const ic[] = {"iface", "rx_pkts_per_s", "tx_pkts_per_s", "rx_kib_per_s",
+                                     "tx_kib_per_s", "rx_drops_per_s", "tx_drops_per_s", NULL};
+    struct table *ifs = cols(r, "net.iface", ic);
+    const char *names[] = {"eth0", "lo"};
+    for (int k = 0; k < 2; k++) {
+        size_t i = table_add_row(ifs);
+        table_set_str(ifs, i, "iface", names[k]);
+        table_set_num(ifs, i, "rx_pkts_per_s", 5);
+        table_set_num(ifs, i, "tx_pkts_per_s", 4);
+        table_set_num(ifs, i, "rx_kib_per_s", 1.5);
+        table_set_num(ifs, i, "tx_kib_per_s", 1);
+        table_set_num(ifs, i, "rx_drops_per_s", 0);
+        table_set_num(ifs, i, "tx_drops_per_s", 0);
+    }
+    static const char *const pc[] = {"pid", "comm", "cpu_pct", "user_pct", "sys_pct", "rss_kib", NULL};
+    struct table *top = cols(r, "proc.top_cpu", pc);
+    add_proc(top, 412, "sshd", 0.3);
+    add_proc(top, 1, "systemd", 0.1);
+    struct table *tm = cols(r, "proc.top_mem", pc);
+    add_proc(tm, 1, "systemd", 0.1);
+    static const char *const fc[] = {"pid", "comm", "fds", "fd_limit", "fd_pct", "fd_growth",
+                                     "fd_growth_per_min", NULL};
+    struct table *pf = cols(r, "proc.fd", fc);
+    size_t i = table_add_row(pf);
+    table_set_num(pf, i, "pid", 1);
+    table_set_str(pf, i, "comm", "systemd");
+    table_set_num(pf, i, "fds", 100);
+    table_set_num(pf, i, "fd_limit", 524288);
+    table_set_num(pf, i, "fd_pct", 0.02);
+    table_set_num(pf, i, "fd_growth", 0);
+    table_set_num(pf, i, "fd_growth_per_min", 0);
+    add_cgroup(r, "/", 500000, NAN, 0, 0, 0);
+    add_cgroup(r, "/app", 1000, 65536, 0, 0, 0);
+    return r;
+}
+
+static const struct finding *find(const struct report *r, const char *id)
+{
+    return report_find_finding(r, id);
+}
+
+static enum severity sev_of(const struct report *r, const char *id)
+{
+    const struct finding *f = find(r, id);
+    return f ? f->sev : SEV_NONE;
+}
+
+static bool any_evidence(const struct finding *f, const char *needle)
+{
+    for (size_t i = 0; f && i < f->nevidence; i++)
+        if (strstr(f->evidence[i], needle))
+            return true;
+    return false;
+}
+
+static size_t index_of(const struct report *r, const char *id)
+{
+    for (size_t i = 0; i < r->nfindings; i++)
+        if (strcmp(r->findings[i].id, id) == 0)
+            return i;
+    return (size_t)-1;
+}
+
+/* ---- boundaries ------------------------------------------------------------- */
+
+static void set_metric(struct report *r, const char *name, double v) { m(r, name, v); }
+
+static void set_retrans(struct report *r, const char *name, double v)
+{
+    m(r, name, v);
+    m(r, "tcp.retrans_segs", 40);
+}
+
+static void set_disk(struct report *r, const char *col, double v)
+{
+    table_set_num(report_find_table(r, "disk"), 0, col, v);
+}
+
+static void set_app_cgroup(struct report *r, const char *col, double v)
+{
+    struct table *t = report_find_table(r, "cgroup");
+    table_set_num(t, 1, col, v);
+    if (strcmp(col, "throttled_pct") == 0)
+        table_set_num(t, 1, "nr_throttled", 50);
+}
+
+static void set_procfd(struct report *r, const char *col, double v)
+{
+    struct table *t = report_find_table(r, "proc.fd");
+    table_set_num(t, 0, col, v);
+    if (strcmp(col, "fd_growth_per_min") == 0)
+        table_set_num(t, 0, "fd_growth", v / 2); /* 30 s window */
+}
+
+struct bcase {
+    const char *name;
+    void (*set)(struct report *, const char *, double);
+    const char *finding;
+    double below, warn, crit;
+    enum severity at_warn; /* expected at the warn value */
+};
+
+static const struct bcase bcases[] = {
+    {"cpu.util_pct", set_metric, "cpu.saturation", 69.9, 70, 90, SEV_WARNING},
+    {"cpu.runq_per_cpu", set_metric, "cpu.saturation", 0.99, 1, 2, SEV_WARNING},
+    {"cpu.steal_pct", set_metric, "cpu.steal", 4.9, 5, 15, SEV_WARNING},
+    {"cpu.softirq_pct", set_metric, "cpu.softirq", 9.9, 10, 25, SEV_WARNING},
+    {"mem.available_pct", set_metric, "memory.pressure", 20.1, 20, 10, SEV_WARNING},
+    {"psi.memory.some.pct", set_metric, "memory.pressure", 9.9, 10, 25, SEV_WARNING},
+    {"psi.memory.full.pct", set_metric, "memory.pressure", 4.9, 5, 15, SEV_WARNING},
+    {"mem.pswpin_per_s", set_metric, "memory.swap", 9.9, 10, 1000, SEV_WARNING},
+    {"mem.oom_kill", set_metric, "memory.oom", 0, 1, 1, SEV_CRITICAL},
+    {"net.drops_per_s", set_metric, "net.drops", 0.99, 1, 100, SEV_WARNING},
+    {"tcp.retrans_pct", set_retrans, "net.tcp_retransmits", 0.99, 1, 5, SEV_WARNING},
+    {"tcp.listen_overflows", set_metric, "net.listen_overflow", 0, 1, 100, SEV_WARNING},
+    {"tcp.out_rsts_per_s", set_metric, "net.tcp_resets", 49.9, 50, 1000, SEV_WARNING},
+    {"fd.system_pct", set_metric, "fd.exhaustion", 69.9, 70, 90, SEV_WARNING},
+    {"util_pct", set_disk, "disk.saturation", 59.9, 60, 80, SEV_WARNING},
+    {"aqu_sz", set_disk, "disk.saturation", 1.99, 2, 8, SEV_WARNING},
+    {"await_ms", set_disk, "disk.latency", 19.9, 20, 50, SEV_WARNING}, /* virtio class */
+    {"mem_pct", set_app_cgroup, "cgroup.memory_limit", 79.9, 80, 90, SEV_WARNING},
+    {"throttled_pct", set_app_cgroup, "cgroup.cpu_throttled", 0.99, 1, 5, SEV_WARNING},
+    {"fd_pct", set_procfd, "fd.exhaustion", 69.9, 70, 90, SEV_WARNING},
+    {"fd_growth_per_min", set_procfd, "fd.growth", 59.9, 60, 600, SEV_WARNING},
+};
+
+static struct report *run_with(const struct bcase *c, double v)
+{
+    struct report *r = idle_host();
+    c->set(r, c->name, v);
+    analyze_run(r);
+    return r;
+}
+
+TEST(rules_every_threshold_fires_at_its_boundary_not_below)
+{
+    for (size_t k = 0; k < sizeof bcases / sizeof bcases[0]; k++) {
+        const struct bcase *c = &bcases[k];
+        struct report *r = run_with(c, c->below);
+        if (report_worst_severity(r) >= SEV_WARNING)
+            test_fail(__FILE__, __LINE__, "%s=%g: expected nothing, got %s (%s)", c->name,
+                      c->below, r->findings[0].id, r->headline);
+        report_free(r);
+
+        r = run_with(c, c->warn);
+        if (sev_of(r, c->finding) != c->at_warn)
+            test_fail(__FILE__, __LINE__, "%s=%g: %s is %s, expected %s", c->name, c->warn,
+                      c->finding, severity_name(sev_of(r, c->finding)), severity_name(c->at_warn));
+        char thr[32];
+        snprintf(thr, sizeof thr, "%g", c->at_warn == SEV_CRITICAL ? c->crit : c->warn);
+        if (!any_evidence(find(r, c->finding), thr))
+            test_fail(__FILE__, __LINE__, "%s=%g: no evidence line names the threshold %s",
+                      c->name, c->warn, thr);
+        report_free(r);
+
+        r = run_with(c, c->crit);
+        if (sev_of(r, c->finding) != SEV_CRITICAL)
+            test_fail(__FILE__, __LINE__, "%s=%g: %s is %s, expected critical", c->name, c->crit,
+                      c->finding, severity_name(sev_of(r, c->finding)));
+        snprintf(thr, sizeof thr, "%g", c->crit);
+        if (!any_evidence(find(r, c->finding), thr) || !any_evidence(find(r, c->finding), "(critical)"))
+            test_fail(__FILE__, __LINE__, "%s=%g: no '(critical)' evidence naming %s", c->name,
+                      c->crit, thr);
+        report_free(r);
+    }
+}
+
+TEST(rules_cpu_util_evidence_text_names_threshold)
+{
+    struct report *r = idle_host();
+    m(r, "cpu.util_pct", 90);
+    analyze_run(r);
+    const struct finding *f = find(r, "cpu.saturation");
+    REQUIRE(f);
+    CHECK_STR(f->evidence[0], "CPU utilisation 90% ≥ 90% (critical)");
+    report_free(r);
+
+    r = idle_host();
+    m(r, "mem.available_pct", 20);
+    analyze_run(r);
+    f = find(r, "memory.pressure");
+    REQUIRE(f);
+    CHECK_STR(f->evidence[0], "Memory available 20% ≤ 20% (warning; critical at 10%)");
+    report_free(r);
+}
+
+/* ---- idle host / headline ------------------------------------------------------- */
+
+TEST(rules_idle_host_has_no_warning_and_a_measured_headline)
+{
+    struct report *r = idle_host();
+    analyze_run(r);
+    CHECK(report_worst_severity(r) < SEV_WARNING);
+    CHECK(r->nfindings == 0);
+    CHECK_STR(r->headline, "No problem found: CPU 3% busy, memory 92% available, disks idle, "
+                           "no drops or retransmits in the 30 s window.");
+    /* thresholds were loaded by analyze_run itself and appear for the appendix */
+    CHECK(report_find_threshold(r, "disk.await_ms.nvme") != NULL);
+    /* chart threshold lines */
+    const struct series *s = report_find_series(r, "cpu.util_pct");
+    REQUIRE(s);
+    CHECK_NUM(s->warn, 70, 0);
+    CHECK_NUM(s->crit, 90, 0);
+    report_free(r);
+}
+
+TEST(rules_headline_skips_what_was_not_measured)
+{
+    struct report *r = report_new();
+    analyze_run(r);
+    CHECK_STR(r->headline, "No problem found.");
+    CHECK(r->nuse == 6);
+    for (size_t i = 0; i < r->nuse; i++) {
+        CHECK_STR(r->use[i].util.text, "-");
+        CHECK_STR(r->use[i].sat.text, "-");
+        CHECK_STR(r->use[i].err.text, "-");
+    }
+    report_free(r);
+
+    r = report_new();
+    m(r, "cpu.util_pct", 12.4);
+    r->window.planned_s = 10;
+    analyze_run(r);
+    CHECK_STR(r->headline, "No problem found: CPU 12% busy in the 10 s window.");
+    report_free(r);
+}
+
+TEST(rules_use_table_rows_from_the_same_numbers)
+{
+    struct report *r = idle_host();
+    m(r, "cpu.runq_per_cpu", 2.5);
+    analyze_run(r);
+    REQUIRE(r->nuse == 6);
+    CHECK_STR(r->use[0].resource, "cpu");
+    CHECK_STR(r->use[0].util.text, "3% busy (2 CPUs)");
+    CHECK(r->use[0].util.sev == SEV_NONE);
+    CHECK_CONTAINS(r->use[0].sat.text, "run queue 2.5 per CPU");
+    CHECK(r->use[0].sat.sev == SEV_CRITICAL);
+    CHECK_STR(r->use[0].err.text, "-");
+    CHECK_STR(r->use[1].resource, "memory");
+    CHECK_STR(r->use[1].util.text, "8% used (92% available)");
+    CHECK_STR(r->use[1].err.text, "0 OOM kills");
+    CHECK_STR(r->use[2].resource, "disk");
+    CHECK_STR(r->use[2].util.text, "vda 0% busy");
+    CHECK_CONTAINS(r->use[2].sat.text, "await 1.2 ms (vda)");
+    CHECK_STR(r->use[3].resource, "network");
+    CHECK_STR(r->use[3].util.text, "rx 2 KiB/s, tx 1 KiB/s"); /* lo excluded */
+    CHECK_STR(r->use[4].resource, "fd");
+    CHECK_CONTAINS(r->use[4].util.text, "systemd (pid 1)");
+    CHECK_STR(r->use[5].resource, "cgroup");
+    CHECK_STR(r->use[5].err.text, "0 OOM kills");
+    report_free(r);
+}
+
+/* ---- scenarios ---------------------------------------------------------------- */
+
+TEST(rules_two_burners_rank_cpu_saturation_first)
+{
+    struct report *r = idle_host();
+    m(r, "cpu.util_pct", 99);
+    m(r, "cpu.user_pct", 97);
+    m(r, "cpu.system_pct", 2);
+    m(r, "cpu.runq_per_cpu", 1.5);
+    m(r, "psi.cpu.some.pct", 40);
+    struct table *top = report_find_table(r, "proc.top_cpu");
+    add_proc(top, 123, "burner", 99);
+    add_proc(top, 124, "burner", 98);
+    set_disk(r, "util_pct", 65); /* a lesser warning that must rank below */
+    analyze_run(r);
+    REQUIRE(r->nfindings == 2);
+    const struct finding *f = &r->findings[0];
+    CHECK_STR(f->id, "cpu.saturation");
+    CHECK(f->sev == SEV_CRITICAL);
+    CHECK_STR(f->title, "CPU saturated: 99% busy across 2 CPUs, run queue 1.5 per CPU; top "
+                        "process burner (pid 123) at 99%");
+    CHECK_STR(f->culprit, "burner (pid 123)");
+    CHECK(any_evidence(f, "CPU utilisation 99% ≥ 90% (critical)"));
+    CHECK(any_evidence(f, "Run queue 1.5 per CPU ≥ 1 per CPU (warning; critical at 2 per CPU)"));
+    CHECK(any_evidence(f, "PSI cpu some"));
+    CHECK(any_evidence(f, "burner (pid 124) 98%"));
+    CHECK(any_evidence(f, "iowait 0.2% and steal 0.1% are not counted as busy"));
+    CHECK(f->recommendation && strstr(f->recommendation, "flame graph"));
+    CHECK_STR(r->findings[1].id, "disk.saturation");
+    CHECK(f->score > r->findings[1].score);
+    CHECK_STR(r->headline, "CRITICAL: CPU saturated: 99% busy across 2 CPUs, run queue 1.5 per "
+                           "CPU; top process burner (pid 123) at 99% (+1 more finding)");
+    report_free(r);
+}
+
+TEST(rules_cgroup_oom_is_critical_names_cgroup_and_outranks_pressure)
+{
+    struct report *r = idle_host();
+    m(r, "mem.oom_kill", 1);
+    m(r, "mem.available_pct", 8); /* host pressure too: critical on its own */
+    m(r, "psi.memory.some.pct", 30);
+    add_cgroup(r, "/user.slice/hog", 65000, 65536, 1, 0, 0);
+    analyze_run(r);
+    REQUIRE(r->nfindings >= 1);
+    const struct finding *f = &r->findings[0];
+    CHECK_STR(f->id, "memory.oom");
+    CHECK(f->sev == SEV_CRITICAL);
+    CHECK_CONTAINS(f->title, "OOM killer fired 1 time in cgroup /user.slice/hog");
+    CHECK_CONTAINS(f->title, "64.0 MiB");
+    CHECK_STR(f->culprit, "/user.slice/hog");
+    CHECK(any_evidence(f, "OOM kills in the window 1 ≥ 1 (critical)"));
+    CHECK(any_evidence(f, "cgroup /user.slice/hog: 1 OOM kill in the window"));
+    /* The pressure and the cgroup at its limit are folded into the OOM story,
+     * never ranked above it. */
+    size_t ip = index_of(r, "memory.pressure");
+    CHECK(ip == (size_t)-1 || ip > 0);
+    CHECK(any_evidence(f, "(memory.pressure)"));
+    CHECK(any_evidence(f, "Memory available 8% ≤ 10% (critical)"));
+    CHECK(find(r, "cgroup.memory_limit") == NULL);
+    CHECK(any_evidence(f, "(cgroup.memory_limit)"));
+    CHECK_CONTAINS(r->headline, "CRITICAL: OOM killer fired 1 time in cgroup /user.slice/hog");
+    report_free(r);
+}
+
+TEST(rules_oom_counts_a_cgroup_kill_without_the_vmstat_counter)
+{
+    struct report *r = idle_host();
+    report_free(r);
+    r = idle_host();
+    /* vmstat unreadable (metric absent) but the cgroup saw a kill */
+    for (size_t i = 0; i < r->nmetrics; i++)
+        if (strcmp(r->metrics[i].name, "mem.oom_kill") == 0)
+            r->metrics[i].value = NAN;
+    add_cgroup(r, "/a", 100, 1000, 2, 0, 0);
+    add_cgroup(r, "/a/b", 100, 1000, 2, 0, 0); /* v2 counts kills in ancestors: deepest wins */
+    analyze_run(r);
+    const struct finding *f = find(r, "memory.oom");
+    REQUIRE(f);
+    CHECK(f->sev == SEV_CRITICAL);
+    CHECK_STR(f->culprit, "/a/b");
+    CHECK_CONTAINS(f->title, "2 times");
+    report_free(r);
+}
+
+TEST(rules_disk_latency_uses_the_device_class)
+{
+    const struct {
+        const char *cls;
+        double await;
+        enum severity want;
+    } c[] = {
+        {"virtio", 25, SEV_WARNING}, {"nvme", 25, SEV_CRITICAL}, {"hdd", 25, SEV_NONE},
+        {"ssd", 15, SEV_WARNING},    {"network", 99, SEV_WARNING}, {"unknown", 50, SEV_CRITICAL},
+        {"nvme", 4.9, SEV_NONE},     {"hdd", 100, SEV_CRITICAL},
+    };
+    for (size_t k = 0; k < sizeof c / sizeof c[0]; k++) {
+        struct report *r = idle_host();
+        struct table *d = report_find_table(r, "disk");
+        table_set_str(d, 0, "class", c[k].cls);
+        set_disk(r, "await_ms", c[k].await);
+        set_disk(r, "w_per_s", 40);
+        analyze_run(r);
+        if (sev_of(r, "disk.latency") != c[k].want)
+            test_fail(__FILE__, __LINE__, "%s %g ms: %s, expected %s", c[k].cls, c[k].await,
+                      severity_name(sev_of(r, "disk.latency")), severity_name(c[k].want));
+        report_free(r);
+    }
+    struct report *r = idle_host();
+    table_set_str(report_find_table(r, "disk"), 0, "class", "nvme");
+    set_disk(r, "await_ms", 25);
+    set_disk(r, "w_per_s", 40);
+    analyze_run(r);
+    const struct finding *f = find(r, "disk.latency");
+    REQUIRE(f);
+    CHECK_STR(f->culprit, "vda");
+    CHECK_CONTAINS(f->title, "Disk vda slow: 25.0 ms");
+    CHECK(any_evidence(f, "Average I/O latency (await, nvme class) 25 ms ≥ 20 ms (critical)"));
+    report_free(r);
+}
+
+TEST(rules_disk_latency_of_a_handful_of_ios_is_only_info)
+{
+    struct report *r = idle_host();
+    set_disk(r, "await_ms", 80);
+    set_disk(r, "w_per_s", 0.1); /* 3 I/Os in 30 s + 0.1 r/s */
+    analyze_run(r);
+    CHECK(sev_of(r, "disk.latency") == SEV_INFO);
+    CHECK_CONTAINS(r->headline, "No problem found");
+    report_free(r);
+}
+
+TEST(rules_latency_on_a_saturated_disk_folds_into_saturation)
+{
+    struct report *r = idle_host();
+    set_disk(r, "util_pct", 70);
+    set_disk(r, "aqu_sz", 3);
+    set_disk(r, "await_ms", 60); /* critical latency, warning saturation */
+    set_disk(r, "w_per_s", 200);
+    add_disk(r, "vdb", "virtio", 1, 0.01, 30, 50, 50); /* a different device stays separate */
+    analyze_run(r);
+    const struct finding *f = find(r, "disk.saturation");
+    REQUIRE(f);
+    CHECK(f->sev == SEV_CRITICAL);
+    CHECK_STR(f->culprit, "vda");
+    CHECK(any_evidence(f, "(disk.latency)"));
+    /* vda latency was folded; the worst-latency disk is vda, so no separate one */
+    CHECK(find(r, "disk.latency") == NULL);
+    report_free(r);
+}
+
+TEST(rules_coverage_spike_scores_below_whole_window)
+{
+    double score[2];
+    for (int k = 0; k < 2; k++) {
+        struct report *r = idle_host();
+        struct series *s = report_find_series(r, "cpu.util_pct");
+        for (size_t i = 0; i < s->n; i++)
+            s->v[i] = k == 0 ? 80 : (i == 5 ? 100 : 60);
+        m(r, "cpu.util_pct", 80);
+        analyze_run(r);
+        const struct finding *f = find(r, "cpu.saturation");
+        REQUIRE(f);
+        CHECK(f->sev == SEV_WARNING);
+        score[k] = f->score;
+        CHECK(any_evidence(f, k == 0 ? "in 30 of 30 samples" : "in 1 of 30 samples"));
+        report_free(r);
+    }
+    CHECK(score[0] > score[1]);
+    CHECK(score[1] >= 200 && score[0] < 300); /* severity still dominates */
+}
+
+TEST(rules_cgroup_throttling_names_path_pct_and_periods)
+{
+    struct report *r = idle_host();
+    add_cgroup(r, "/batch", 1000, NAN, 0, 400, 285);
+    analyze_run(r);
+    const struct finding *f = find(r, "cgroup.cpu_throttled");
+    REQUIRE(f);
+    CHECK(f->sev == SEV_CRITICAL);
+    CHECK_STR(f->culprit, "/batch");
+    CHECK_CONTAINS(f->title, "cgroup /batch CPU-throttled: throttled time 400%");
+    CHECK_CONTAINS(f->title, "285 of 300 periods");
+    CHECK(any_evidence(f, "Throttled time / CPU used 400% ≥ 5% (critical)"));
+    report_free(r);
+}
+
+TEST(rules_swap_used_without_traffic_is_info_only)
+{
+    struct report *r = idle_host();
+    m(r, "swap.used_pct", 60);
+    analyze_run(r);
+    CHECK(sev_of(r, "memory.swap") == SEV_INFO);
+    CHECK_CONTAINS(r->headline, "No problem found");
+    report_free(r);
+
+    r = idle_host();
+    m(r, "swap.used_pct", 60);
+    m(r, "mem.pswpout_per_s", 400);
+    analyze_run(r);
+    CHECK(sev_of(r, "memory.swap") == SEV_WARNING);
+    CHECK_CONTAINS(find(r, "memory.swap")->title, "Swapping: 400 pages/s");
+    report_free(r);
+}
+
+TEST(rules_few_retransmits_on_idle_host_do_not_warn)
+{
+    struct report *r = idle_host();
+    m(r, "tcp.retrans_pct", 40); /* 2 of 5 segments */
+    m(r, "tcp.retrans_segs", 2);
+    analyze_run(r);
+    CHECK(find(r, "net.tcp_retransmits") == NULL);
+    report_free(r);
+}
+
+TEST(rules_drops_name_the_interface)
+{
+    struct report *r = idle_host();
+    m(r, "net.drops_per_s", 12);
+    table_set_num(report_find_table(r, "net.iface"), 0, "rx_drops_per_s", 12);
+    analyze_run(r);
+    const struct finding *f = find(r, "net.drops");
+    REQUIRE(f);
+    CHECK_STR(f->culprit, "eth0");
+    CHECK_STR(f->title, "Packet drops: 12.0/s, most on eth0 (rx 12.0/s, tx 0.0/s)");
+    report_free(r);
+}
+
+TEST(rules_fd_growth_projection_and_fold_into_exhaustion)
+{
+    struct report *r = idle_host();
+    struct table *t = report_find_table(r, "proc.fd");
+    table_set_num(t, 0, "fds", 900);
+    table_set_num(t, 0, "fd_limit", 1024);
+    table_set_num(t, 0, "fd_pct", 900.0 / 1024 * 100);
+    table_set_num(t, 0, "fd_growth", 40);
+    table_set_num(t, 0, "fd_growth_per_min", 80);
+    analyze_run(r);
+    /* 124 left at 80/min: under two minutes -> critical, and it is the same
+     * process as the exhaustion finding, so it is folded there. */
+    const struct finding *f = find(r, "fd.exhaustion");
+    REQUIRE(f);
+    CHECK(f->sev == SEV_CRITICAL);
+    CHECK_STR(f->culprit, "systemd (pid 1)");
+    CHECK(find(r, "fd.growth") == NULL);
+    CHECK(any_evidence(f, "(fd.growth)"));
+    CHECK(any_evidence(f, "reached in about 2 min"));
+    report_free(r);
+
+    r = idle_host();
+    t = report_find_table(r, "proc.fd");
+    table_set_num(t, 0, "fd_growth", 5); /* too few descriptors to call a trend */
+    table_set_num(t, 0, "fd_growth_per_min", 600);
+    analyze_run(r);
+    CHECK(find(r, "fd.growth") == NULL);
+    report_free(r);
+}
+
+TEST(rules_findings_sorted_by_score)
+{
+    struct report *r = idle_host();
+    m(r, "cpu.steal_pct", 6);           /* warning */
+    m(r, "tcp.listen_overflows", 500);  /* critical */
+    m(r, "net.drops_per_s", 2);         /* warning */
+    analyze_run(r);
+    REQUIRE(r->nfindings == 3);
+    CHECK_STR(r->findings[0].id, "net.listen_overflow");
+    for (size_t i = 1; i < r->nfindings; i++)
+        CHECK(r->findings[i - 1].score >= r->findings[i].score);
+    CHECK_CONTAINS(r->headline, "(+2 more findings)");
+    report_free(r);
+}
+
+TEST(rules_fd_exhaustion_titles_name_process_or_system)
+{
+    struct report *r = idle_host();
+    struct table *t = report_find_table(r, "proc.fd");
+    table_set_num(t, 0, "fds", 950);
+    table_set_num(t, 0, "fd_limit", 1024);
+    table_set_num(t, 0, "fd_pct", 92.8);
+    analyze_run(r);
+    const struct finding *f = find(r, "fd.exhaustion");
+    REQUIRE(f);
+    CHECK_STR(f->title, "Process systemd (pid 1) uses 93% of its file descriptor limit (950 of 1024)");
+    CHECK(any_evidence(f, "systemd (pid 1) descriptors of its limit 92.8% ≥ 90% (critical)"));
+    report_free(r);
+
+    r = idle_host();
+    m(r, "fd.system_pct", 75);
+    m(r, "fd.system_used", 300000);
+    analyze_run(r);
+    f = find(r, "fd.exhaustion");
+    REQUIRE(f);
+    CHECK(f->sev == SEV_WARNING);
+    CHECK_STR(f->title, "System file handle table 75% full (300000 of 400000)");
+    CHECK(f->culprit == NULL);
+    report_free(r);
+}
