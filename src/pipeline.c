@@ -296,7 +296,9 @@ int pipeline_run(const struct options *opt)
         fprintf(stderr, "perfreport: window end to bundle published: %.1f ms\n",
                 mono_ms() - t_window_end);
     if (!opt->quiet) {
-        printf("%s\n", r->headline ? r->headline : "");
+        enum severity worst = report_worst_severity(r);
+        printf("%s%s%s\n", worst >= SEV_WARNING ? severity_name(worst) : "",
+               worst >= SEV_WARNING ? ": " : "", r->headline ? r->headline : "");
         if (r->window.interrupted)
             printf("INCOMPLETE: the window was interrupted after %.1f of %.0f s.\n",
                    r->window.actual_s, r->window.planned_s);

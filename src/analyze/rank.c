@@ -140,14 +140,6 @@ void rank_findings(struct report *r)
 
 /* ---- headline ------------------------------------------------------------ */
 
-static void upper(char *dst, size_t n, const char *s)
-{
-    size_t i = 0;
-    for (; s[i] && i + 1 < n; i++)
-        dst[i] = (s[i] >= 'a' && s[i] <= 'z') ? (char)(s[i] - 'a' + 'A') : s[i];
-    dst[i] = '\0';
-}
-
 static void sep(struct strbuf *sb, bool *first)
 {
     sb_add(sb, *first ? ": " : ", ");
@@ -157,10 +149,9 @@ static void sep(struct strbuf *sb, bool *first)
 void rank_headline(struct report *r)
 {
     if (r->nfindings && r->findings[0].sev >= SEV_WARNING) {
-        char sev[16];
-        upper(sev, sizeof sev, severity_name(r->findings[0].sev));
+        /* The severity word is added by each renderer in its own style. */
         struct strbuf sb = STRBUF_INIT;
-        sb_addf(&sb, "%s: %s", sev, r->findings[0].title);
+        sb_add(&sb, r->findings[0].title);
         if (r->nfindings > 1)
             sb_addf(&sb, " (+%zu more finding%s)", r->nfindings - 1,
                     r->nfindings == 2 ? "" : "s");

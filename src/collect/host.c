@@ -261,10 +261,8 @@ static void add_identity(struct report *r, char *arch_out, size_t arch_n)
         hostfs_read_line("/proc/sys/kernel/arch", arch, sizeof arch);
     }
     kv_add(&r->host, "hostname", "Host name", host[0] ? host : "n/a");
-    if (rel[0])
-        kv_addf(&r->host, "kernel", "Kernel", "%s%s%s", rel, ver[0] ? " " : "", ver);
-    else
-        kv_add(&r->host, "kernel", "Kernel", "n/a");
+    kv_add(&r->host, "kernel", "Kernel", rel[0] ? rel : "n/a");
+    kv_add(&r->host, "kernel_build", "Kernel build", ver[0] ? ver : "n/a");
     snprintf(arch_out, arch_n, "%s", arch[0] ? arch : "n/a");
 }
 

@@ -697,7 +697,9 @@ static void drop_repeated_headline(const struct report *r, cmark_node *doc)
         if (t == CMARK_NODE_PARAGRAPH || t == CMARK_NODE_BLOCK_QUOTE) {
             struct strbuf pt = STRBUF_INIT;
             plain_text(n, &pt);
-            bool same = strcmp(sb_str(&pt), r->headline) == 0;
+            /* The Markdown prefixes the severity word ("CRITICAL: ..."). */
+            size_t pl = pt.len, hl = strlen(r->headline);
+            bool same = pl >= hl && strcmp(sb_str(&pt) + pl - hl, r->headline) == 0;
             sb_free(&pt);
             if (same) {
                 cmark_node_free(n);

@@ -422,7 +422,7 @@ TEST(rules_two_burners_rank_cpu_saturation_first)
     CHECK(f->recommendation && strstr(f->recommendation, "flame graph"));
     CHECK_STR(r->findings[1].id, "disk.saturation");
     CHECK(f->score > r->findings[1].score);
-    CHECK_STR(r->headline, "CRITICAL: CPU saturated: 99% busy across 2 CPUs, run queue 1.5 per "
+    CHECK_STR(r->headline, "CPU saturated: 99% busy across 2 CPUs, run queue 1.5 per "
                            "CPU; top process burner (pid 123) at 99% (+1 more finding)");
     report_free(r);
 }
@@ -452,7 +452,7 @@ TEST(rules_cgroup_oom_is_critical_names_cgroup_and_outranks_pressure)
     CHECK(any_evidence(f, "Memory available 8% ≤ 10% (critical)"));
     CHECK(find(r, "cgroup.memory_limit") == NULL);
     CHECK(any_evidence(f, "(cgroup.memory_limit)"));
-    CHECK_CONTAINS(r->headline, "CRITICAL: OOM killer fired 1 time in cgroup /user.slice/hog");
+    CHECK_CONTAINS(r->headline, "OOM killer fired 1 time in cgroup /user.slice/hog");
     report_free(r);
 }
 
