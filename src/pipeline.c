@@ -56,9 +56,9 @@ static void progress(const struct options *opt, bool tty, const char *phase, dou
     if (opt->quiet || !tty)
         return;
     if (total > 0)
-        fprintf(stderr, "\rperfreport: %s %4.0f / %.0f s ", phase, done, total);
+        fprintf(stderr, "\r\033[Kperfreport: %s %.0f / %.0f s", phase, done, total);
     else
-        fprintf(stderr, "\rperfreport: %-40s", phase);
+        fprintf(stderr, "\r\033[Kperfreport: %s", phase);
     fflush(stderr);
 }
 
@@ -277,7 +277,7 @@ int pipeline_run(const struct options *opt)
     if (!opt->outdir) {
         bundle_default_name(r, outdir, sizeof outdir);
         if (bundle_check_target(outdir, err, sizeof err) != 0) {
-            fprintf(stderr, "%sperfreport: %s\n", tty && !opt->quiet ? "\n" : "", err);
+            fprintf(stderr, "%sperfreport: %s\n", tty && !opt->quiet ? "\r\033[K" : "", err);
             report_free(r);
             return 3;
         }
@@ -285,7 +285,7 @@ int pipeline_run(const struct options *opt)
     progress(opt, tty, "writing bundle", 0, 0);
     int rc = bundle_publish(r, outdir, err, sizeof err);
     if (tty && !opt->quiet)
-        fputc('\n', stderr);
+        fputs("\r\033[K", stderr); /* the progress line goes away */
     if (rc != 0) {
         fprintf(stderr, "perfreport: %s\n", err);
         report_free(r);
