@@ -382,8 +382,27 @@ static void rule_memory_oom(struct report *r)
     if (s.sev < SEV_WARNING)
         return;
     const char *path = row >= 0 ? table_str(cg, (size_t)row, "path") : NULL;
+    /* Victims seen by the kernel-side collector name what was killed; the
+     * victims' cgroup wins over the counters' guess when they differ. */
+    const struct table *vt = report_find_table(r, "memory.oom_victims");
+    if (vt && vt->nrows) {
+        double nv = (double)vt->nrows;
+        if (nv > total)
+            total = nv;
+        if (table_str(vt, 0, "cgroup") && table_str(vt, 0, "cgroup")[0] == '/')
+            path = table_str(vt, 0, "cgroup");
+        s = sig_value(r, "mem.oom_kill", total, NULL);
+    }
     struct strbuf t = STRBUF_INIT;
-    sb_addf(&t, "OOM killer fired %.0f time%s", total, plural(total));
+    if (vt && vt->nrows) {
+        char who[128];
+        proc_label(vt, 0, who, sizeof who);
+        sb_addf(&t, "OOM killer killed %s", who);
+        if (vt->nrows > 1)
+            sb_addf(&t, " and %zu more process%s", vt->nrows - 1, vt->nrows == 2 ? "" : "es");
+    } else {
+        sb_addf(&t, "OOM killer fired %.0f time%s", total, plural(total));
+    }
     if (path) {
         sb_addf(&t, " in cgroup %s", path);
         double lim = table_num(cg, (size_t)row, "mem_limit_kib");
@@ -411,19 +430,36 @@ static void rule_memory_oom(struct report *r)
             }
         }
     }
+    for (size_t i = 0; vt && i < vt->nrows && i < 5; i++) {
+        char who[128], vm[32];
+        proc_label(vt, i, who, sizeof who);
+        fmt_kib(vm, sizeof vm, table_num(vt, i, "total_vm_kib"));
+        const char *vcg = table_str(vt, i, "cgroup");
+        finding_evidence(f, "Killed %s (virtual size %s) in memory cgroup %s", who, vm,
+                         vcg ? vcg : "?");
+    }
     double avail = report_metric_value(r, "mem.available_pct");
     if (!isnan(avail))
         finding_evidence(f, "Host memory available %.1f%%%s", avail,
                          path && avail > 20 ? ": the limit was the cgroup's, not the host's" : "");
-    finding_set_recommendation(
-        f, path ? "A process in this cgroup was killed for exceeding the cgroup's memory limit. "
-                  "Find which one in the kernel log (journalctl -k | grep -i 'killed process'), "
-                  "then raise the limit (memory.max / memory.limit_in_bytes) or cut the "
-                  "service's memory use; set memory.high below the limit for gradual "
-                  "reclaim instead of kills."
-                : "The kernel killed a process to free memory. Find which one in the kernel log "
-                  "(journalctl -k | grep -i 'killed process'), then reduce memory use, add RAM, "
-                  "or put the growing service in a memory-limited cgroup.");
+    if (vt && vt->nrows)
+        finding_set_recommendation(
+            f, path ? "The process was killed for exceeding its cgroup's memory limit. Raise the "
+                      "limit (memory.max / memory.limit_in_bytes) if the workload needs it, or "
+                      "cut its memory use; set memory.high below the limit for gradual reclaim "
+                      "instead of kills."
+                    : "The kernel killed the process to free memory. Reduce its memory use, add "
+                      "RAM, or put the growing service in a memory-limited cgroup.");
+    else
+        finding_set_recommendation(
+            f, path ? "A process in this cgroup was killed for exceeding the cgroup's memory limit. "
+                      "Find which one in the kernel log (journalctl -k | grep -i 'killed process'), "
+                      "then raise the limit (memory.max / memory.limit_in_bytes) or cut the "
+                      "service's memory use; set memory.high below the limit for gradual "
+                      "reclaim instead of kills."
+                    : "The kernel killed a process to free memory. Find which one in the kernel log "
+                      "(journalctl -k | grep -i 'killed process'), then reduce memory use, add RAM, "
+                      "or put the growing service in a memory-limited cgroup.");
     if (path)
         finding_set_culprit(f, path);
     f->score = rank_score(s.sev, s.excess, NAN, row >= 0 && !isnan(host) && host > 0);

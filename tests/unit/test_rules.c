@@ -689,3 +689,29 @@ TEST(rules_fd_exhaustion_titles_name_process_or_system)
     CHECK(f->culprit == NULL);
     report_free(r);
 }
+
+TEST(rules_oom_names_the_killed_process_from_the_victims_table)
+{
+    struct report *r = idle_host();
+    m(r, "mem.oom_kill", 1);
+    add_cgroup(r, "/user.slice/hog", 100, 65536, 1, 0, 0);
+    struct table *t = report_table(r, "memory.oom_victims", "Killed", "memory");
+    table_add_col(t, "pid", "PID", "", 0);
+    table_add_col(t, "comm", "Command", "", 0);
+    table_add_col(t, "cgroup", "Memory cgroup", "", 0);
+    table_add_col(t, "total_vm_kib", "Virtual size", "KiB", 0);
+    size_t row = table_add_row(t);
+    table_set_num(t, row, "pid", 4242);
+    table_set_str(t, row, "comm", "memhog");
+    table_set_str(t, row, "cgroup", "/user.slice/hog");
+    table_set_num(t, row, "total_vm_kib", 204800);
+    analyze_run(r);
+    REQUIRE(r->nfindings >= 1);
+    const struct finding *f = &r->findings[0];
+    CHECK_STR(f->id, "memory.oom");
+    CHECK(f->sev == SEV_CRITICAL);
+    CHECK_CONTAINS(f->title, "OOM killer killed memhog (pid 4242) in cgroup /user.slice/hog");
+    CHECK(any_evidence(f, "Killed memhog (pid 4242) (virtual size 200.0 MiB) in memory cgroup /user.slice/hog"));
+    CHECK_NOT_CONTAINS(f->recommendation, "journalctl");
+    report_free(r);
+}
