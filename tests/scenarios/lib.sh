@@ -1,0 +1,51 @@
+# Scenario helpers (sourced after tests/lib.sh).  A scenario creates a real
+# fault, runs perfreport for a short window and asserts on report.json.
+ART=${ART:-build/artifacts}
+mkdir -p "$ART"
+SCEN_LOG=$ART/scenarios.log
+
+# scen_run BUNDLE [perfreport args...]: a short window into BUNDLE.
+scen_run() {
+    _out=$1; shift
+    "$PERFREPORT_BIN" -d "${SCEN_SECS:-4}" -i 0.5 -o "$_out" --quiet "$@"
+}
+
+# scen_top BUNDLE N: "id:severity:score" of the first N findings.
+scen_top() {
+    json "$1/report.json" "' '.join('%s:%s:%.0f' % (f['id'], f['severity'], f['score']) for f in d['findings'][:$2])"
+}
+
+scen_record() { # NAME BUNDLE
+    echo "$1: $(scen_top "$2" 2)" >> "$SCEN_LOG"
+}
+
+# expect_rank NAME BUNDLE ID MAXRANK [SEVERITY]: ID is among the first
+# MAXRANK findings (1 = first), with SEVERITY when given.
+expect_rank() {
+    # sh has no locals: _-prefixed names keep the callers' variables intact.
+    _n=$1 _b=$2 _id=$3 _max=$4 _sev=${5:-}
+    _got=$(json "$_b/report.json" "next((i + 1, f['severity']) for i, f in enumerate(d['findings']) if f['id'] == '$_id') if any(f['id'] == '$_id' for f in d['findings']) else (0, '')")
+    _rank=$(echo "$_got" | sed 's/^(\([0-9]*\),.*/\1/')
+    _gsev=$(echo "$_got" | sed "s/^.*'\(.*\)')$/\1/")
+    if [ "$_rank" -ge 1 ] && [ "$_rank" -le "$_max" ] && { [ -z "$_sev" ] || [ "$_sev" = "$_gsev" ]; }; then
+        ok "$_n"
+    else
+        not_ok "$_n" "want $_id within the first $_max${_sev:+ as $_sev}; got rank $_rank $_gsev; top: $(scen_top "$_b" 3)"
+    fi
+}
+
+# expect_text NAME BUNDLE PYEXPR NEEDLE: the Python expression over the
+# report (d) contains NEEDLE.
+expect_text() {
+    _v=$(json "$2/report.json" "$3")
+    case "$_v" in
+        *"$4"*) ok "$1" ;;
+        *) not_ok "$1" "'$4' not in: $_v" ;;
+    esac
+}
+
+# expect_no_warning NAME BUNDLE
+expect_no_warning() {
+    _w=$(json "$2/report.json" "[f['id'] for f in d['findings'] if f['severity'] in ('warning', 'critical')]")
+    if [ "$_w" = "[]" ]; then ok "$1"; else not_ok "$1" "findings at warning or above: $_w"; fi
+}

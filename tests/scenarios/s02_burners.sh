@@ -1,0 +1,16 @@
+#!/bin/sh
+# Scenario 2: two CPU burners -> cpu.saturation first, naming the burner;
+# scenario 9: the same with --no-bpf.
+. tests/lib.sh
+. tests/scenarios/lib.sh
+need_root || { skip scenario_burners "needs root"; exit 0; }
+for mode in bpf nobpf; do
+    "$WL/burner" 8 1 & track $!
+    "$WL/burner" 8 1 & track $!
+    sleep 0.5
+    if [ $mode = nobpf ]; then scen_run "$TMPD/$mode" --no-bpf; else scen_run "$TMPD/$mode"; fi
+    scen_record "burners-$mode" "$TMPD/$mode"
+    expect_rank "scenario_burners_${mode}_cpu_saturation_first" "$TMPD/$mode" cpu.saturation 1 critical
+    expect_text "scenario_burners_${mode}_names_burner" "$TMPD/$mode" "d['findings'][0]['title']" burner
+    wait
+done
