@@ -104,6 +104,17 @@ struct bsym {
     uint8_t bind;
 };
 
+/* Address ranges of a CU's top-level scopes (functions), sorted, so each
+ * lookup starts at the right function instead of walking the CU's DIEs. */
+struct cu_fn {
+    uint64_t lo, hi;
+    Dwarf_Off off;
+};
+struct cu_index {
+    struct cu_fn *fns;
+    size_t n;
+};
+
 struct bin {
     size_t id;
     unsigned char build_id[64];
@@ -115,6 +126,9 @@ struct bin {
     char *strs;
     size_t strs_len, strs_cap;
     bool has_symtab;
+    struct cu_index *cus; /* per-CU top-level scope index, built on first use */
+    size_t ncus, cus_cap;
+    struct pmap cu_idx; /* (CU offset, 0) -> index in cus */
     int fd, dbg_fd; /* kept open only while dw needs them */
     Elf *elf, *dbg_elf;
     Dwarf *dw;
@@ -272,6 +286,10 @@ static void bin_free(struct bin *b)
     if (!b)
         return;
     bin_close_files(b);
+    for (size_t i = 0; i < b->ncus; i++)
+        free(b->cus[i].fns);
+    free(b->cus);
+    free(b->cu_idx.e);
     free(b->segs);
     free(b->syms);
     free(b->strs);
@@ -840,12 +858,71 @@ static const char *call_file(Dwarf_Die *die, Dwarf_Files *files, size_t nfiles, 
     return NULL;
 }
 
+static int cu_fn_cmp(const void *a, const void *b)
+{
+    const struct cu_fn *x = a, *y = b;
+    return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+static const struct cu_index *cu_index(struct bin *b, Dwarf_Die *cu)
+{
+    Dwarf_Off cu_off = dwarf_dieoffset(cu);
+    size_t *ix = pmap_get(&b->cu_idx, cu_off, 0);
+    if (ix)
+        return &b->cus[*ix];
+    struct cu_index ci = {NULL, 0};
+    size_t cap = 0;
+    Dwarf_Die child;
+    int visits = 0;
+    if (dwarf_child(cu, &child) == 0) {
+        do {
+            if (!is_scope(dwarf_tag(&child)))
+                continue;
+            Dwarf_Addr base, lo, hi;
+            ptrdiff_t it = 0;
+            int guard = 0;
+            while (guard++ < 4096 && (it = dwarf_ranges(&child, it, &base, &lo, &hi)) > 0) {
+                if (hi <= lo)
+                    continue;
+                xgrow(&ci.fns, &cap, ci.n + 1, sizeof *ci.fns);
+                ci.fns[ci.n++] = (struct cu_fn){lo, hi, dwarf_dieoffset(&child)};
+            }
+        } while (++visits < MAX_DIE_VISITS && dwarf_siblingof(&child, &child) == 0);
+    }
+    if (ci.n > 1)
+        qsort(ci.fns, ci.n, sizeof *ci.fns, cu_fn_cmp);
+    xgrow(&b->cus, &b->cus_cap, b->ncus + 1, sizeof *b->cus);
+    b->cus[b->ncus] = ci;
+    pmap_put(&b->cu_idx, cu_off, 0, b->ncus);
+    return &b->cus[b->ncus++];
+}
+
+/* Top-level scope of the CU containing vaddr. */
+static bool cu_find_fn(struct bin *b, Dwarf_Die *cu, uint64_t vaddr, Dwarf_Die *out)
+{
+    const struct cu_index *ci = cu_index(b, cu);
+    size_t lo = 0, hi = ci->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ci->fns[mid].lo <= vaddr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t k = 0; k < 32 && k < lo; k++) {
+        const struct cu_fn *f = &ci->fns[lo - 1 - k];
+        if (vaddr < f->hi)
+            return dwarf_offdie(b->dw, f->off, out) != NULL;
+    }
+    return false;
+}
+
 /* Fills line info and inline frames for vaddr.  Walks the DIE tree down the
  * scopes containing vaddr iteratively, with caps on depth and DIEs visited. */
-static void dwarf_resolve(struct symbolizer *s, Dwarf *dw, uint64_t vaddr, struct addr_res *r)
+static void dwarf_resolve(struct symbolizer *s, struct bin *b, uint64_t vaddr, struct addr_res *r)
 {
     Dwarf_Die cu;
-    if (!find_cu(dw, vaddr, &cu))
+    if (!find_cu(b->dw, vaddr, &cu))
         return;
     Dwarf_Line *ln = dwarf_getsrc_die(&cu, vaddr);
     const char *file = NULL;
@@ -857,8 +934,10 @@ static void dwarf_resolve(struct symbolizer *s, Dwarf *dw, uint64_t vaddr, struc
     }
     Dwarf_Die chain[MAX_INLINE_DEPTH];
     int depth = 0, visits = 0;
-    Dwarf_Die cur = cu;
-    while (depth < MAX_INLINE_DEPTH && visits < MAX_DIE_VISITS) {
+    Dwarf_Die cur;
+    if (cu_find_fn(b, &cu, vaddr, &cur))
+        chain[depth++] = cur;
+    while (depth > 0 && depth < MAX_INLINE_DEPTH && visits < MAX_DIE_VISITS) {
         Dwarf_Die child;
         if (dwarf_child(&cur, &child) != 0)
             break;
@@ -913,7 +992,7 @@ static const struct addr_res *resolve_vaddr(struct symbolizer *s, struct bin *b,
         r.sym_addr = b->syms[si].addr;
     }
     if (b->dw)
-        dwarf_resolve(s, b->dw, vaddr, &r);
+        dwarf_resolve(s, b, vaddr, &r);
     if (s->nres >= MAX_ADDR_CACHE) {
         /* Past the cap the last slot is reused: correct, just not cached. */
         s->res[s->nres - 1] = r;

@@ -432,6 +432,18 @@ static void child_stop(struct child *c)
     c->pid = 0;
 }
 
+static int count_fds(void)
+{
+    DIR *d = hostfs_opendir("/proc/self/fd");
+    int n = 0;
+    if (!d)
+        return -1;
+    while (readdir(d))
+        n++;
+    closedir(d);
+    return n;
+}
+
 static bool have_workloads(void)
 {
     char lib[PATH_MAX];
@@ -452,6 +464,7 @@ TEST(sym_user_child_pie_and_shared_lib)
     REQUIRE(realpath(workload("libsymtest.so"), lib) != NULL);
     struct child c;
     REQUIRE(child_start(&c, exe, lib) == 0);
+    int fds = count_fds();
     struct symbolizer *s = symbolizer_new();
     struct sym_frame f, inl[4];
     size_t ni = 0;
@@ -488,8 +501,9 @@ TEST(sym_user_child_pie_and_shared_lib)
     CHECK_NUM(st1.binaries_read, st0.binaries_read, 0);
     CHECK_NUM(st1.cache_hits, st0.cache_hits + 2, 0);
     child_stop(&c2);
-    child_stop(&c);
     symbolizer_free(s);
+    CHECK_NUM(count_fds(), fds, 0); /* binaries kept open for DWARF are closed */
+    child_stop(&c);
 }
 
 static int copy_file(const char *from, const char *to, mode_t mode)
