@@ -50,8 +50,11 @@ UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
 UNIT_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(UNIT_SRC))
 UNIT_BIN := $(BUILD)/unit-tests
 
-WORKLOAD_SRC := $(sort $(wildcard tests/workloads/*.c))
-WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(WORKLOAD_SRC))
+# tests/workloads/lib*.c are shared libraries, the rest executables.
+WORKLOAD_LIB_SRC := $(sort $(wildcard tests/workloads/lib*.c))
+WORKLOAD_SRC := $(filter-out $(WORKLOAD_LIB_SRC),$(sort $(wildcard tests/workloads/*.c)))
+WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(WORKLOAD_SRC)) \
+             $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%.so,$(WORKLOAD_LIB_SRC))
 
 # test-fast: the normal build only (while developing).
 .PHONY: all deps test test-fast unit workloads bench clean
@@ -112,6 +115,12 @@ unit: $(UNIT_BIN)
 $(BUILD)/workloads/%: tests/workloads/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O1 -g -fno-omit-frame-pointer -fno-inline -Wall -Wextra -Werror -o $@ $< -lpthread
+
+# Linked at a non-zero base so that p_vaddr != p_offset (symbolizer tests).
+$(BUILD)/workloads/lib%.so: tests/workloads/lib%.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O1 -g -fno-omit-frame-pointer -fno-inline -Wall -Wextra -Werror -shared -fPIC \
+	    -Wl,-Ttext-segment=0x40000 -o $@ $<
 
 workloads: $(WORKLOADS)
 

@@ -1,0 +1,283 @@
+#include "sym_parse.h"
+#include "../util/xalloc.h"
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- kallsyms ---------------------------------------------------------- */
+
+bool sym_ksym_is_text(char type)
+{
+    return type == 't' || type == 'T' || type == 'w' || type == 'W';
+}
+
+static int leading_underscores(const char *s)
+{
+    int n = 0;
+    while (s[n] == '_')
+        n++;
+    return n;
+}
+
+/* Among aliases at one address the first after sorting is the name shown:
+ * text before data, global before local, fewer leading underscores. */
+static int ksym_cmp(const void *a, const void *b)
+{
+    const struct ksym *x = a, *y = b;
+    if (x->addr != y->addr)
+        return x->addr < y->addr ? -1 : 1;
+    int tx = sym_ksym_is_text(x->type), ty = sym_ksym_is_text(y->type);
+    if (tx != ty)
+        return ty - tx;
+    int gx = x->type >= 'A' && x->type <= 'Z', gy = y->type >= 'A' && y->type <= 'Z';
+    if (gx != gy)
+        return gy - gx;
+    int ux = leading_underscores(x->name), uy = leading_underscores(y->name);
+    if (ux != uy)
+        return ux - uy;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static bool parse_hex(const char **p, uint64_t *v)
+{
+    const char *s = *p;
+    if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+        s += 2;
+    uint64_t x = 0;
+    int digits = 0;
+    for (;; s++, digits++) {
+        int d;
+        if (*s >= '0' && *s <= '9')
+            d = *s - '0';
+        else if (*s >= 'a' && *s <= 'f')
+            d = *s - 'a' + 10;
+        else if (*s >= 'A' && *s <= 'F')
+            d = *s - 'A' + 10;
+        else
+            break;
+        if (digits >= 16)
+            return false;
+        x = x << 4 | (uint64_t)d;
+    }
+    if (!digits)
+        return false;
+    *v = x;
+    *p = s;
+    return true;
+}
+
+size_t sym_parse_kallsyms(char *text, struct ksym **out, bool *all_zero)
+{
+    size_t n = 0, cap = 0;
+    struct ksym *v = NULL;
+    bool zero = true;
+    char *line = text;
+    uint32_t seq = 0;
+    while (line && *line) {
+        char *nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        const char *p = line;
+        uint64_t addr;
+        if (parse_hex(&p, &addr) && *p == ' ' && p[1] && p[2] == ' ' && p[3] && p[3] != '\t') {
+            char type = p[1];
+            char *name = (char *)p + 3;
+            size_t nl_len = strcspn(name, " \t");
+            char *rest = name + nl_len;
+            const char *module = NULL;
+            if (*rest) {
+                *rest++ = '\0';
+                while (*rest == ' ' || *rest == '\t')
+                    rest++;
+                if (*rest == '[') {
+                    size_t ml = strcspn(rest, " \t\r");
+                    rest[ml] = '\0';
+                    module = rest;
+                }
+            }
+            if (nl_len) {
+                xgrow(&v, &cap, n + 1, sizeof *v);
+                v[n++] = (struct ksym){addr, name, module, type, seq++};
+                if (addr)
+                    zero = false;
+            }
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    if (n > 1)
+        qsort(v, n, sizeof *v, ksym_cmp);
+    *out = v;
+    *all_zero = zero;
+    return n;
+}
+
+#define KSYM_MAX_REACH (1u << 20) /* no kernel function is this long */
+
+long sym_kallsyms_find(const struct ksym *k, size_t n, uint64_t addr)
+{
+    size_t lo = 0, hi = n; /* first index with k[i].addr > addr */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (k[mid].addr <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0)
+        return -1;
+    size_t i = lo - 1;
+    while (i > 0 && k[i - 1].addr == k[i].addr)
+        i--;
+    if (!sym_ksym_is_text(k[i].type) || addr - k[i].addr >= KSYM_MAX_REACH)
+        return -1;
+    return (long)i;
+}
+
+/* ---- /proc/PID/maps ---------------------------------------------------- */
+
+#define DELETED_SUFFIX " (deleted)"
+
+int sym_parse_maps_line(const char *line, size_t len, struct sym_map *out)
+{
+    char buf[8192];
+    if (len >= sizeof buf)
+        return -EINVAL;
+    memcpy(buf, line, len);
+    buf[len] = '\0';
+    struct sym_map m;
+    memset(&m, 0, sizeof m);
+    int pos = -1;
+    if (sscanf(buf, "%" SCNx64 "-%" SCNx64 " %4s %" SCNx64 " %x:%x %" SCNu64 "%n", &m.start,
+               &m.end, m.perms, &m.offset, &m.dev_major, &m.dev_minor, &m.inode, &pos) < 7 ||
+        pos < 0 || m.start >= m.end || (buf[pos] && buf[pos] != ' ' && buf[pos] != '\t'))
+        return -EINVAL;
+    char *path = buf + pos;
+    while (*path == ' ' || *path == '\t')
+        path++;
+    size_t pl = strlen(path);
+    size_t sl = strlen(DELETED_SUFFIX);
+    if (pl >= sl && strcmp(path + pl - sl, DELETED_SUFFIX) == 0) {
+        m.deleted = true;
+        path[pl - sl] = '\0';
+    }
+    m.path = xstrdup(path);
+    *out = m;
+    return 0;
+}
+
+static int map_cmp(const void *a, const void *b)
+{
+    const struct sym_map *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+size_t sym_parse_maps(const char *text, size_t max, struct sym_map **out, bool *truncated)
+{
+    size_t n = 0, cap = 0;
+    struct sym_map *v = NULL;
+    bool sorted = true;
+    *truncated = false;
+    const char *line = text;
+    while (line && *line) {
+        const char *nl = strchr(line, '\n');
+        size_t len = nl ? (size_t)(nl - line) : strlen(line);
+        struct sym_map m;
+        if (sym_parse_maps_line(line, len, &m) == 0) {
+            if (n >= max) {
+                free(m.path);
+                *truncated = true;
+                break;
+            }
+            xgrow(&v, &cap, n + 1, sizeof *v);
+            if (n && v[n - 1].start > m.start)
+                sorted = false;
+            v[n++] = m;
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    if (!sorted)
+        qsort(v, n, sizeof *v, map_cmp);
+    *out = v;
+    return n;
+}
+
+void sym_maps_free(struct sym_map *m, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(m[i].path);
+    free(m);
+}
+
+bool sym_map_is_file(const struct sym_map *m)
+{
+    return m->inode != 0 && m->path && m->path[0] == '/';
+}
+
+/* ---- perf JIT maps ------------------------------------------------------ */
+
+#define JIT_NAME_MAX 4096
+#define JIT_SCAN_BACK 64 /* overlapping entries considered per lookup */
+
+static int jit_cmp(const void *a, const void *b)
+{
+    const struct jit_sym *x = a, *y = b;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+size_t sym_parse_perf_map(char *text, struct jit_sym **out)
+{
+    size_t n = 0, cap = 0, seq = 0;
+    struct jit_sym *v = NULL;
+    char *line = text;
+    while (line && *line) {
+        char *nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        const char *p = line;
+        uint64_t start, size;
+        seq++;
+        if (parse_hex(&p, &start) && *p == ' ') {
+            p++;
+            if (parse_hex(&p, &size) && *p == ' ') {
+                char *name = (char *)p + 1;
+                size_t l = strlen(name);
+                while (l && name[l - 1] == '\r')
+                    name[--l] = '\0';
+                if (l > JIT_NAME_MAX)
+                    name[JIT_NAME_MAX] = '\0';
+                if (l && size) {
+                    xgrow(&v, &cap, n + 1, sizeof *v);
+                    v[n++] = (struct jit_sym){start, size, name, seq};
+                }
+            }
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    if (n > 1)
+        qsort(v, n, sizeof *v, jit_cmp);
+    *out = v;
+    return n;
+}
+
+long sym_perf_map_find(const struct jit_sym *j, size_t n, uint64_t addr)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (j[mid].start <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    long best = -1;
+    for (size_t k = 0; k < JIT_SCAN_BACK && k < lo; k++) {
+        const struct jit_sym *e = &j[lo - 1 - k];
+        if (addr - e->start < e->size && (best < 0 || e->seq > j[best].seq))
+            best = (long)(lo - 1 - k);
+    }
+    return best;
+}

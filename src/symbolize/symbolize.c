@@ -1,0 +1,1193 @@
+/* Symbolizer: kallsyms for kernel frames; /proc/PID/maps + libelf symbol
+ * tables + libdw line/inline info for user frames; perf JIT maps.
+ *
+ * Everything a binary contributes is read once per run and cached by device
+ * and inode (and build-id, so one library seen through several mount
+ * namespaces is read once).  Files are read with pread (ELF_C_READ), never
+ * mmap: a hostile owner truncating a binary under us must not SIGBUS us. */
+#include "symbolize.h"
+#include "sym_parse.h"
+#include "../util/hostfs.h"
+#include "../util/strbuf.h"
+#include "../util/xalloc.h"
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <libelf.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#define MAX_PHDRS 512
+#define MAX_OPEN_DWARF 256      /* binaries kept open for line lookups (fds) */
+#define MAX_ADDR_CACHE 4000000u /* cached per-address results */
+#define MAX_INLINE_DEPTH 64     /* DIE nesting walked per address */
+#define MAX_DIE_VISITS 200000   /* DIEs visited per address (corrupt DWARF) */
+#define MAX_CU_SCAN 100000      /* CUs scanned when .debug_aranges misses */
+#define MAX_MAPS_BYTES (64u << 20)
+#define MAX_KALLSYMS_BYTES (64u << 20)
+#define SIZELESS_REACH 0x10000 /* how far a symbol without size may cover */
+#define INIT_PIDNS_INO 4026531836u /* PROC_PID_INIT_INO */
+
+/* ---- small hash map: (a, b) -> size_t ----------------------------------- */
+
+struct pent {
+    uint64_t a, b;
+    size_t v;
+    bool used;
+};
+struct pmap {
+    struct pent *e;
+    size_t cap, n;
+};
+
+static uint64_t mix(uint64_t a, uint64_t b)
+{
+    uint64_t h = a * 0x9E3779B97F4A7C15ull ^ (b + 0x632BE59BD9B4E019ull);
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 33;
+    return h;
+}
+
+static size_t *pmap_get(const struct pmap *m, uint64_t a, uint64_t b)
+{
+    if (!m->cap)
+        return NULL;
+    for (size_t i = mix(a, b) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+        if (!m->e[i].used)
+            return NULL;
+        if (m->e[i].a == a && m->e[i].b == b)
+            return &m->e[i].v;
+    }
+}
+
+static void pmap_put(struct pmap *m, uint64_t a, uint64_t b, size_t v)
+{
+    if ((m->n + 1) * 10 > m->cap * 7) {
+        struct pmap g = {xcalloc(m->cap ? m->cap * 2 : 64, sizeof *g.e), m->cap ? m->cap * 2 : 64, 0};
+        for (size_t i = 0; i < m->cap; i++)
+            if (m->e[i].used)
+                pmap_put(&g, m->e[i].a, m->e[i].b, m->e[i].v);
+        free(m->e);
+        *m = g;
+    }
+    size_t i = mix(a, b) & (m->cap - 1);
+    while (m->e[i].used && !(m->e[i].a == a && m->e[i].b == b))
+        i = (i + 1) & (m->cap - 1);
+    if (!m->e[i].used)
+        m->n++;
+    m->e[i] = (struct pent){a, b, v, true};
+}
+
+/* ---- state -------------------------------------------------------------- */
+
+struct seg {
+    uint64_t off, filesz, vaddr;
+};
+
+struct bsym {
+    uint64_t addr, size;
+    uint32_t name; /* offset into bin.strs */
+    uint8_t bind;
+};
+
+/* Address ranges of a CU's top-level scopes (functions), sorted, so each
+ * lookup starts at the right function instead of walking the CU's DIEs. */
+struct cu_fn {
+    uint64_t lo, hi;
+    Dwarf_Off off;
+};
+struct cu_index {
+    struct cu_fn *fns;
+    size_t n;
+};
+
+struct bin {
+    size_t id;
+    unsigned char build_id[64];
+    size_t build_id_len;
+    struct seg *segs;
+    size_t nsegs;
+    struct bsym *syms;
+    size_t nsyms, syms_cap;
+    char *strs;
+    size_t strs_len, strs_cap;
+    bool has_symtab;
+    struct cu_index *cus; /* per-CU top-level scope index, built on first use */
+    size_t ncus, cus_cap;
+    struct pmap cu_idx; /* (CU offset, 0) -> index in cus */
+    int fd, dbg_fd; /* kept open only while dw needs them */
+    Elf *elf, *dbg_elf;
+    Dwarf *dw;
+};
+
+struct proc {
+    int pid;
+    bool gone;
+    const char *label; /* for gone/unreadable pids */
+    struct sym_map *maps;
+    size_t nmaps;
+    struct bin **mbin;    /* per mapping: resolved binary */
+    unsigned char *mdone; /* per mapping: lookup attempted */
+    const char **mmod;    /* per mapping: interned basename */
+    bool jit_tried;
+    struct jit_sym *jit;
+    size_t njit;
+    char *jit_text;
+};
+
+struct inl_ent {
+    const char *name, *file;
+    int line;
+};
+
+struct addr_res {
+    const char *name; /* NULL: no symbol */
+    uint64_t sym_addr;
+    const char *file;
+    int line;
+    size_t inl_first, n_inl;
+};
+
+struct symbolizer {
+    char *debug_dir;
+    /* interned strings */
+    char **istr;
+    size_t istr_cap, istr_n;
+    /* kernel */
+    bool k_loaded, k_hidden;
+    char *k_text;
+    struct ksym *ksyms;
+    size_t nksyms;
+    char *kernel_note;
+    /* user */
+    struct proc **procs;
+    size_t nprocs, procs_cap;
+    struct pmap pid_idx;
+    struct bin **bins;
+    size_t nbins, bins_cap;
+    struct pmap bin_idx; /* (dev, ino) -> bin index + 1; 0 = failed */
+    size_t open_dwarf;
+    struct addr_res *res;
+    size_t nres, res_cap;
+    struct pmap res_idx; /* (bin id, vaddr) -> res index */
+    struct inl_ent *inls;
+    size_t ninls, inls_cap;
+    int init_pidns; /* -1 unknown, 0 no, 1 yes */
+    char *jit_last_refusal;
+    struct sym_stats st;
+};
+
+/* ---- interning ---------------------------------------------------------- */
+
+static uint64_t strhash(const char *s, size_t n)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+    return h;
+}
+
+static const char *intern_n(struct symbolizer *s, const char *str, size_t n)
+{
+    if ((s->istr_n + 1) * 10 > s->istr_cap * 7) {
+        size_t ncap = s->istr_cap ? s->istr_cap * 2 : 256;
+        char **ne = xcalloc(ncap, sizeof *ne);
+        for (size_t i = 0; i < s->istr_cap; i++) {
+            char *e = s->istr[i];
+            if (!e)
+                continue;
+            size_t j = strhash(e, strlen(e)) & (ncap - 1);
+            while (ne[j])
+                j = (j + 1) & (ncap - 1);
+            ne[j] = e;
+        }
+        free(s->istr);
+        s->istr = ne;
+        s->istr_cap = ncap;
+    }
+    size_t j = strhash(str, n) & (s->istr_cap - 1);
+    for (; s->istr[j]; j = (j + 1) & (s->istr_cap - 1))
+        if (strncmp(s->istr[j], str, n) == 0 && s->istr[j][n] == '\0')
+            return s->istr[j];
+    s->istr[j] = xstrndup(str, n);
+    s->istr_n++;
+    return s->istr[j];
+}
+
+static const char *intern(struct symbolizer *s, const char *str)
+{
+    return intern_n(s, str, strlen(str));
+}
+
+static const char *internf(struct symbolizer *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static const char *internf(struct symbolizer *s, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    return intern(s, buf);
+}
+
+/* ---- life cycle --------------------------------------------------------- */
+
+struct symbolizer *symbolizer_new(void)
+{
+    struct symbolizer *s = xcalloc(1, sizeof *s);
+    s->debug_dir = xstrdup("/usr/lib/debug");
+    s->init_pidns = -1;
+    elf_version(EV_CURRENT);
+    return s;
+}
+
+void symbolizer_set_debug_dir(struct symbolizer *s, const char *dir)
+{
+    if (!s || !dir)
+        return;
+    free(s->debug_dir);
+    s->debug_dir = xstrdup(dir);
+}
+
+static void bin_close_files(struct bin *b)
+{
+    if (b->dw)
+        dwarf_end(b->dw);
+    if (b->dbg_elf)
+        elf_end(b->dbg_elf);
+    if (b->elf)
+        elf_end(b->elf);
+    if (b->dbg_fd >= 0)
+        close(b->dbg_fd);
+    if (b->fd >= 0)
+        close(b->fd);
+    b->dw = NULL;
+    b->elf = b->dbg_elf = NULL;
+    b->fd = b->dbg_fd = -1;
+}
+
+static void bin_free(struct bin *b)
+{
+    if (!b)
+        return;
+    bin_close_files(b);
+    for (size_t i = 0; i < b->ncus; i++)
+        free(b->cus[i].fns);
+    free(b->cus);
+    free(b->cu_idx.e);
+    free(b->segs);
+    free(b->syms);
+    free(b->strs);
+    free(b);
+}
+
+static void proc_free(struct proc *p)
+{
+    if (!p)
+        return;
+    sym_maps_free(p->maps, p->nmaps);
+    free(p->mbin);
+    free(p->mdone);
+    free(p->mmod);
+    free(p->jit);
+    free(p->jit_text);
+    free(p);
+}
+
+void symbolizer_free(struct symbolizer *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->nprocs; i++)
+        proc_free(s->procs[i]);
+    free(s->procs);
+    free(s->pid_idx.e);
+    for (size_t i = 0; i < s->nbins; i++)
+        bin_free(s->bins[i]);
+    free(s->bins);
+    free(s->bin_idx.e);
+    free(s->res);
+    free(s->res_idx.e);
+    free(s->inls);
+    for (size_t i = 0; i < s->istr_cap; i++)
+        free(s->istr[i]);
+    free(s->istr);
+    free(s->k_text);
+    free(s->ksyms);
+    free(s->kernel_note);
+    free(s->jit_last_refusal);
+    free(s->debug_dir);
+    free(s);
+}
+
+void sym_stats(const struct symbolizer *s, struct sym_stats *out)
+{
+    if (!out)
+        return;
+    if (!s) {
+        memset(out, 0, sizeof *out);
+        return;
+    }
+    *out = s->st;
+    out->kernel_note = s->kernel_note;
+    out->jit_last_refusal = s->jit_last_refusal;
+}
+
+/* ---- kernel ------------------------------------------------------------- */
+
+static void load_kallsyms(struct symbolizer *s)
+{
+    s->k_loaded = true;
+    struct strbuf sb = STRBUF_INIT;
+    int rc = hostfs_read("/proc/kallsyms", &sb, MAX_KALLSYMS_BYTES);
+    if (rc) {
+        sb_free(&sb);
+        s->k_hidden = true;
+        s->kernel_note = xasprintf("cannot read /proc/kallsyms (%s); kernel frames are shown as [kernel]",
+                                   strerror(-rc));
+        return;
+    }
+    s->k_text = sb_detach(&sb);
+    bool zero = false;
+    s->nksyms = sym_parse_kallsyms(s->k_text, &s->ksyms, &zero);
+    s->st.kernel_symbols = s->nksyms;
+    if (!s->nksyms || zero) {
+        s->k_hidden = true;
+        s->kernel_note = xstrdup(s->nksyms ? "/proc/kallsyms addresses are hidden (kernel.kptr_restrict or "
+                                             "no CAP_SYSLOG); kernel frames are shown as [kernel]"
+                                           : "/proc/kallsyms is empty; kernel frames are shown as [kernel]");
+    }
+}
+
+int sym_kernel(struct symbolizer *s, uint64_t addr, struct sym_frame *out)
+{
+    if (!s || !out)
+        return -EINVAL;
+    memset(out, 0, sizeof *out);
+    out->kind = FRAME_KERNEL;
+    out->offset = addr;
+    if (!s->k_loaded)
+        load_kallsyms(s);
+    if (s->k_hidden) {
+        out->name = "[kernel]";
+        out->module = "[kernel]";
+        s->st.kernel_unresolved++;
+        return 1;
+    }
+    long i = sym_kallsyms_find(s->ksyms, s->nksyms, addr);
+    if (i < 0) {
+        out->name = "[unknown]";
+        s->st.kernel_unresolved++;
+        return 1;
+    }
+    const struct ksym *k = &s->ksyms[i];
+    out->name = k->name;
+    out->module = k->module ? k->module : "[kernel]";
+    out->offset = addr - k->addr;
+    s->st.kernel_resolved++;
+    return 0;
+}
+
+/* ---- processes ---------------------------------------------------------- */
+
+static bool in_init_pidns(struct symbolizer *s)
+{
+    if (s->init_pidns < 0) {
+        char link[64];
+        s->init_pidns = 1;
+        if (hostfs_readlink("/proc/self/ns/pid", link, sizeof link) > 0) {
+            char want[64];
+            snprintf(want, sizeof want, "pid:[%u]", INIT_PIDNS_INO);
+            s->init_pidns = strcmp(link, want) == 0;
+        }
+    }
+    return s->init_pidns == 1;
+}
+
+static struct proc *get_proc(struct symbolizer *s, int pid)
+{
+    size_t *ix = pmap_get(&s->pid_idx, (uint64_t)(unsigned)pid, 0);
+    if (ix)
+        return s->procs[*ix];
+    struct proc *p = xcalloc(1, sizeof *p);
+    p->pid = pid;
+    struct strbuf sb = STRBUF_INIT;
+    int rc = pid > 0 ? hostfs_readf(&sb, MAX_MAPS_BYTES, "/proc/%d/maps", pid) : -ESRCH;
+    if (rc == 0) {
+        bool trunc = false;
+        p->nmaps = sym_parse_maps(sb_str(&sb), SYM_MAX_MAPS, &p->maps, &trunc);
+        if (trunc)
+            s->st.maps_truncated++;
+        s->st.pids_read++;
+    }
+    sb_free(&sb);
+    if (rc == 0 && p->nmaps) {
+        p->mbin = xcalloc(p->nmaps, sizeof *p->mbin);
+        p->mdone = xcalloc(p->nmaps, 1);
+        p->mmod = xcalloc(p->nmaps, sizeof *p->mmod);
+    } else if (rc == 0 || rc == -ENOENT || rc == -ESRCH) {
+        /* No maps (or an empty one: a zombie has released its memory). */
+        p->gone = true;
+        s->st.pids_gone++;
+        p->label = in_init_pidns(s) ? internf(s, "[pid %d exited]", pid)
+                                    : internf(s, "[pid %d exited or in another pid namespace]", pid);
+    } else {
+        p->gone = true;
+        p->label = internf(s, "[pid %d unreadable: %s]", pid, strerror(-rc));
+    }
+    xgrow(&s->procs, &s->procs_cap, s->nprocs + 1, sizeof *s->procs);
+    s->procs[s->nprocs] = p;
+    pmap_put(&s->pid_idx, (uint64_t)(unsigned)pid, 0, s->nprocs);
+    s->nprocs++;
+    return p;
+}
+
+static long find_map(const struct proc *p, uint64_t addr)
+{
+    size_t lo = 0, hi = p->nmaps;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (p->maps[mid].start <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0 || addr >= p->maps[lo - 1].end)
+        return -1;
+    return (long)(lo - 1);
+}
+
+static const char *map_module(struct symbolizer *s, struct proc *p, size_t mi)
+{
+    if (!p->mmod[mi]) {
+        const char *path = p->maps[mi].path;
+        const char *base = strrchr(path, '/');
+        p->mmod[mi] = intern(s, base && base[1] ? base + 1 : path);
+    }
+    return p->mmod[mi];
+}
+
+/* ---- opening binaries --------------------------------------------------- */
+
+/* Opens the file behind a mapping: /proc/PID/map_files first (works for
+ * deleted or replaced files and other mount namespaces), else the maps path
+ * resolved inside /proc/PID/root and never outside it.  The inode must match
+ * what maps says, so a replaced file is never read in place of the mapped one. */
+static int open_mapping(int pid, const struct sym_map *m)
+{
+    char rel[128], path[PATH_MAX];
+    snprintf(rel, sizeof rel, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid, m->start, m->end);
+    int fd = -1;
+    if (hostfs_path(path, sizeof path, rel) == 0)
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0 && !m->deleted) {
+        snprintf(rel, sizeof rel, "/proc/%d/root", pid);
+        int rootfd = -1;
+        if (hostfs_path(path, sizeof path, rel) == 0)
+            rootfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (rootfd >= 0) {
+            struct open_how how;
+            memset(&how, 0, sizeof how);
+            how.flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY;
+            how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+            fd = (int)syscall(SYS_openat2, rootfd, m->path, &how, sizeof how);
+            close(rootfd);
+        }
+    }
+    if (fd < 0)
+        return -1;
+    struct stat st;
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_ino != m->inode) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* ---- reading ELF -------------------------------------------------------- */
+
+static void read_build_id(Elf *elf, struct bin *b)
+{
+    Elf_Scn *scn = NULL;
+    while ((scn = elf_nextscn(elf, scn))) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+            continue;
+        Elf_Data *d = elf_getdata(scn, NULL);
+        if (!d)
+            continue;
+        size_t off = 0, name_off, desc_off;
+        GElf_Nhdr nh;
+        while (off < d->d_size && (off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
+            if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 && nh.n_descsz > 0 &&
+                nh.n_descsz <= sizeof b->build_id && name_off + 4 <= d->d_size &&
+                desc_off + nh.n_descsz <= d->d_size &&
+                memcmp((char *)d->d_buf + name_off, "GNU", 4) == 0) {
+                memcpy(b->build_id, (char *)d->d_buf + desc_off, nh.n_descsz);
+                b->build_id_len = nh.n_descsz;
+                return;
+            }
+        }
+    }
+}
+
+static void read_segments(Elf *elf, struct bin *b)
+{
+    size_t n = 0;
+    if (elf_getphdrnum(elf, &n) != 0)
+        return;
+    if (n > MAX_PHDRS)
+        n = MAX_PHDRS;
+    size_t cap = 0;
+    for (size_t i = 0; i < n; i++) {
+        GElf_Phdr ph;
+        if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+            continue;
+        xgrow(&b->segs, &cap, b->nsegs + 1, sizeof *b->segs);
+        b->segs[b->nsegs++] = (struct seg){ph.p_offset, ph.p_filesz, ph.p_vaddr};
+    }
+}
+
+/* Adds function symbols of every SHT_SYMTAB/SHT_DYNSYM section (want_dynsym
+ * false: symtab only). */
+static void read_symbols(struct symbolizer *s, Elf *elf, struct bin *b, bool want_dynsym)
+{
+    Elf_Scn *scn = NULL;
+    while ((scn = elf_nextscn(elf, scn))) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh))
+            continue;
+        if (sh.sh_type != SHT_SYMTAB && !(want_dynsym && sh.sh_type == SHT_DYNSYM))
+            continue;
+        Elf_Data *d = elf_getdata(scn, NULL);
+        Elf_Scn *strscn = elf_getscn(elf, sh.sh_link);
+        Elf_Data *sd = strscn ? elf_getdata(strscn, NULL) : NULL;
+        if (!d || !sd || !sd->d_buf || !sd->d_size || sd->d_size > UINT32_MAX - b->strs_len - 1)
+            continue;
+        size_t entsz = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
+        if (!entsz)
+            continue;
+        if (sh.sh_type == SHT_SYMTAB)
+            b->has_symtab = true;
+        size_t base = b->strs_len;
+        xgrow(&b->strs, &b->strs_cap, base + sd->d_size + 1, 1);
+        memcpy(b->strs + base, sd->d_buf, sd->d_size);
+        b->strs[base + sd->d_size] = '\0';
+        b->strs_len = base + sd->d_size + 1;
+        size_t count = d->d_size / entsz;
+        for (size_t i = 0; i < count; i++) {
+            GElf_Sym sym;
+            if (!gelf_getsym(d, (int)i, &sym))
+                break;
+            int type = GELF_ST_TYPE(sym.st_info);
+            if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF ||
+                !sym.st_value || sym.st_name == 0 || sym.st_name >= sd->d_size)
+                continue;
+            if (b->nsyms >= SYM_MAX_SYMS) {
+                s->st.symbols_capped++;
+                return;
+            }
+            xgrow(&b->syms, &b->syms_cap, b->nsyms + 1, sizeof *b->syms);
+            b->syms[b->nsyms++] = (struct bsym){sym.st_value, sym.st_size,
+                                                (uint32_t)(base + sym.st_name),
+                                                (uint8_t)GELF_ST_BIND(sym.st_info)};
+        }
+    }
+}
+
+static int bind_rank(uint8_t bind)
+{
+    return bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
+}
+
+/* Among aliases the first after sorting is shown: sized before sizeless,
+ * fewer leading underscores ("getpid" over "__getpid"), global before weak
+ * before local, then by name so the choice is stable. */
+static int bsym_cmp(const void *pa, const void *pb, void *ctx)
+{
+    const struct bsym *x = pa, *y = pb;
+    const char *strs = ctx;
+    if (x->addr != y->addr)
+        return x->addr < y->addr ? -1 : 1;
+    if ((x->size > 0) != (y->size > 0))
+        return x->size > 0 ? -1 : 1;
+    const char *nx = strs + x->name, *ny = strs + y->name;
+    int ux = 0, uy = 0;
+    while (nx[ux] == '_')
+        ux++;
+    while (ny[uy] == '_')
+        uy++;
+    if (ux != uy)
+        return ux - uy;
+    if (bind_rank(x->bind) != bind_rank(y->bind))
+        return bind_rank(x->bind) - bind_rank(y->bind);
+    return strcmp(nx, ny);
+}
+
+static bool has_debug_info(Elf *elf)
+{
+    size_t shstrndx;
+    if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+        return false;
+    Elf_Scn *scn = NULL;
+    while ((scn = elf_nextscn(elf, scn))) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+            continue;
+        const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
+        if (name && (strcmp(name, ".debug_info") == 0 || strcmp(name, ".zdebug_info") == 0))
+            return true;
+    }
+    return false;
+}
+
+/* Separate debug file by build-id: DIR/.build-id/ab/cdef....debug */
+static void open_debug_file(struct symbolizer *s, struct bin *b)
+{
+    if (!b->build_id_len || !s->debug_dir || !*s->debug_dir)
+        return;
+    char hex[2 * sizeof b->build_id + 1];
+    for (size_t i = 0; i < b->build_id_len; i++)
+        snprintf(hex + 2 * i, 3, "%02x", b->build_id[i]);
+    char path[PATH_MAX];
+    int w = snprintf(path, sizeof path, "%s/.build-id/%.2s/%s.debug", s->debug_dir, hex, hex + 2);
+    if (w < 0 || (size_t)w >= sizeof path)
+        return;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0)
+        return;
+    struct stat st;
+    Elf *e = NULL;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+        e = elf_begin(fd, ELF_C_READ, NULL);
+    if (!e || elf_kind(e) != ELF_K_ELF) {
+        if (e)
+            elf_end(e);
+        close(fd);
+        return;
+    }
+    struct bin check = {.fd = -1};
+    read_build_id(e, &check);
+    if (check.build_id_len != b->build_id_len ||
+        memcmp(check.build_id, b->build_id, b->build_id_len) != 0) {
+        elf_end(e);
+        close(fd);
+        return;
+    }
+    s->st.debug_files_read++;
+    if (!b->has_symtab)
+        read_symbols(s, e, b, false);
+    b->dw = dwarf_begin_elf(e, DWARF_C_READ, NULL);
+    if (b->dw) {
+        b->dbg_elf = e;
+        b->dbg_fd = fd;
+    } else {
+        elf_end(e);
+        close(fd);
+    }
+}
+
+static struct bin *find_by_build_id(struct symbolizer *s, const struct bin *b)
+{
+    if (!b->build_id_len)
+        return NULL;
+    for (size_t i = 0; i < s->nbins; i++)
+        if (s->bins[i]->build_id_len == b->build_id_len &&
+            memcmp(s->bins[i]->build_id, b->build_id, b->build_id_len) == 0)
+            return s->bins[i];
+    return NULL;
+}
+
+/* The binary behind mapping mi, read once per run; NULL when unreadable. */
+static struct bin *map_bin(struct symbolizer *s, struct proc *p, size_t mi)
+{
+    if (p->mdone[mi])
+        return p->mbin[mi];
+    p->mdone[mi] = 1;
+    const struct sym_map *m = &p->maps[mi];
+    uint64_t dev = makedev(m->dev_major, m->dev_minor);
+    size_t *ix = pmap_get(&s->bin_idx, dev, m->inode);
+    if (ix) {
+        s->st.cache_hits++;
+        return p->mbin[mi] = *ix ? s->bins[*ix - 1] : NULL;
+    }
+    int fd = open_mapping(p->pid, m);
+    Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
+    if (!elf || elf_kind(elf) != ELF_K_ELF) {
+        if (elf)
+            elf_end(elf);
+        if (fd >= 0)
+            close(fd);
+        s->st.binaries_failed++;
+        pmap_put(&s->bin_idx, dev, m->inode, 0);
+        return NULL;
+    }
+    struct bin *b = xcalloc(1, sizeof *b);
+    b->fd = b->dbg_fd = -1;
+    read_build_id(elf, b);
+    struct bin *same = find_by_build_id(s, b);
+    if (same) {
+        elf_end(elf);
+        close(fd);
+        free(b);
+        s->st.cache_hits++;
+        pmap_put(&s->bin_idx, dev, m->inode, same->id + 1);
+        return p->mbin[mi] = same;
+    }
+    s->st.binaries_read++;
+    b->id = s->nbins;
+    read_segments(elf, b);
+    read_symbols(s, elf, b, true);
+    if (s->open_dwarf < MAX_OPEN_DWARF) {
+        if (has_debug_info(elf)) {
+            b->dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+            if (b->dw) {
+                b->elf = elf;
+                b->fd = fd;
+            }
+        }
+        if (!b->dw)
+            open_debug_file(s, b);
+        if (b->dw)
+            s->open_dwarf++;
+    }
+    if (b->elf != elf) {
+        elf_end(elf);
+        close(fd);
+    }
+    if (b->nsyms > 1)
+        qsort_r(b->syms, b->nsyms, sizeof *b->syms, bsym_cmp, b->strs);
+    xgrow(&s->bins, &s->bins_cap, s->nbins + 1, sizeof *s->bins);
+    s->bins[s->nbins++] = b;
+    pmap_put(&s->bin_idx, dev, m->inode, b->id + 1);
+    return p->mbin[mi] = b;
+}
+
+/* File offset -> ELF virtual address through the PT_LOAD that holds it. */
+static bool file_to_vaddr(const struct bin *b, uint64_t off, uint64_t *vaddr)
+{
+    for (size_t i = 0; i < b->nsegs; i++) {
+        const struct seg *g = &b->segs[i];
+        if (off >= g->off && off - g->off < g->filesz) {
+            *vaddr = g->vaddr + (off - g->off);
+            return true;
+        }
+    }
+    return false;
+}
+
+static long find_sym(const struct bin *b, uint64_t vaddr)
+{
+    size_t lo = 0, hi = b->nsyms;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (b->syms[mid].addr <= vaddr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0)
+        return -1;
+    size_t i = lo - 1;
+    while (i > 0 && b->syms[i - 1].addr == b->syms[i].addr)
+        i--;
+    const struct bsym *c = &b->syms[i];
+    if (c->size ? vaddr - c->addr < c->size : vaddr - c->addr < SIZELESS_REACH)
+        return (long)i;
+    /* A sized symbol further down may still enclose vaddr (nested symbols). */
+    for (size_t k = 0; k < 16 && k < i; k++) {
+        const struct bsym *e = &b->syms[i - 1 - k];
+        if (e->size && vaddr - e->addr < e->size) {
+            size_t j = i - 1 - k;
+            while (j > 0 && b->syms[j - 1].addr == e->addr)
+                j--;
+            return (long)j;
+        }
+    }
+    return -1;
+}
+
+/* ---- DWARF -------------------------------------------------------------- */
+
+static bool find_cu(Dwarf *dw, uint64_t vaddr, Dwarf_Die *cu)
+{
+    if (dwarf_addrdie(dw, vaddr, cu))
+        return true;
+    Dwarf_Off off = 0, next;
+    size_t hsize;
+    for (int n = 0; n < MAX_CU_SCAN && dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0;
+         n++, off = next) {
+        if (dwarf_offdie(dw, off + hsize, cu) && dwarf_haspc(cu, vaddr) > 0)
+            return true;
+    }
+    return false;
+}
+
+static bool is_scope(int tag)
+{
+    return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
+           tag == DW_TAG_lexical_block || tag == DW_TAG_try_block || tag == DW_TAG_catch_block ||
+           tag == DW_TAG_with_stmt || tag == DW_TAG_entry_point;
+}
+
+static const char *call_file(Dwarf_Die *die, Dwarf_Files *files, size_t nfiles, int *line)
+{
+    Dwarf_Attribute at;
+    Dwarf_Word v;
+    *line = 0;
+    if (dwarf_attr(die, DW_AT_call_line, &at) && dwarf_formudata(&at, &v) == 0 && v <= INT_MAX)
+        *line = (int)v;
+    if (files && dwarf_attr(die, DW_AT_call_file, &at) && dwarf_formudata(&at, &v) == 0 &&
+        v < nfiles)
+        return dwarf_filesrc(files, v, NULL, NULL);
+    return NULL;
+}
+
+static int cu_fn_cmp(const void *a, const void *b)
+{
+    const struct cu_fn *x = a, *y = b;
+    return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+static const struct cu_index *cu_index(struct bin *b, Dwarf_Die *cu)
+{
+    Dwarf_Off cu_off = dwarf_dieoffset(cu);
+    size_t *ix = pmap_get(&b->cu_idx, cu_off, 0);
+    if (ix)
+        return &b->cus[*ix];
+    struct cu_index ci = {NULL, 0};
+    size_t cap = 0;
+    Dwarf_Die child;
+    int visits = 0;
+    if (dwarf_child(cu, &child) == 0) {
+        do {
+            if (!is_scope(dwarf_tag(&child)))
+                continue;
+            Dwarf_Addr base, lo, hi;
+            ptrdiff_t it = 0;
+            int guard = 0;
+            while (guard++ < 4096 && (it = dwarf_ranges(&child, it, &base, &lo, &hi)) > 0) {
+                if (hi <= lo)
+                    continue;
+                xgrow(&ci.fns, &cap, ci.n + 1, sizeof *ci.fns);
+                ci.fns[ci.n++] = (struct cu_fn){lo, hi, dwarf_dieoffset(&child)};
+            }
+        } while (++visits < MAX_DIE_VISITS && dwarf_siblingof(&child, &child) == 0);
+    }
+    if (ci.n > 1)
+        qsort(ci.fns, ci.n, sizeof *ci.fns, cu_fn_cmp);
+    xgrow(&b->cus, &b->cus_cap, b->ncus + 1, sizeof *b->cus);
+    b->cus[b->ncus] = ci;
+    pmap_put(&b->cu_idx, cu_off, 0, b->ncus);
+    return &b->cus[b->ncus++];
+}
+
+/* Top-level scope of the CU containing vaddr. */
+static bool cu_find_fn(struct bin *b, Dwarf_Die *cu, uint64_t vaddr, Dwarf_Die *out)
+{
+    const struct cu_index *ci = cu_index(b, cu);
+    size_t lo = 0, hi = ci->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ci->fns[mid].lo <= vaddr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t k = 0; k < 32 && k < lo; k++) {
+        const struct cu_fn *f = &ci->fns[lo - 1 - k];
+        if (vaddr < f->hi)
+            return dwarf_offdie(b->dw, f->off, out) != NULL;
+    }
+    return false;
+}
+
+/* Fills line info and inline frames for vaddr.  Walks the DIE tree down the
+ * scopes containing vaddr iteratively, with caps on depth and DIEs visited. */
+static void dwarf_resolve(struct symbolizer *s, struct bin *b, uint64_t vaddr, struct addr_res *r)
+{
+    Dwarf_Die cu;
+    if (!find_cu(b->dw, vaddr, &cu))
+        return;
+    Dwarf_Line *ln = dwarf_getsrc_die(&cu, vaddr);
+    const char *file = NULL;
+    int line = 0;
+    if (ln) {
+        file = dwarf_linesrc(ln, NULL, NULL);
+        if (dwarf_lineno(ln, &line) != 0)
+            line = 0;
+    }
+    Dwarf_Die chain[MAX_INLINE_DEPTH];
+    int depth = 0, visits = 0;
+    Dwarf_Die cur;
+    if (cu_find_fn(b, &cu, vaddr, &cur))
+        chain[depth++] = cur;
+    while (depth > 0 && depth < MAX_INLINE_DEPTH && visits < MAX_DIE_VISITS) {
+        Dwarf_Die child;
+        if (dwarf_child(&cur, &child) != 0)
+            break;
+        bool found = false;
+        do {
+            if (++visits >= MAX_DIE_VISITS)
+                break;
+            if (is_scope(dwarf_tag(&child)) && dwarf_haspc(&child, vaddr) > 0) {
+                found = true;
+                break;
+            }
+        } while (dwarf_siblingof(&child, &child) == 0);
+        if (!found)
+            break;
+        chain[depth++] = child;
+        cur = child;
+    }
+    Dwarf_Files *files = NULL;
+    size_t nfiles = 0;
+    if (dwarf_getsrcfiles(&cu, &files, &nfiles) != 0)
+        files = NULL;
+    /* Innermost inline runs at the line table's line; each outer frame at the
+     * call site of the inline nested in it. */
+    const char *cur_file = file;
+    int cur_line = line;
+    r->inl_first = s->ninls;
+    for (int i = depth - 1; i >= 0; i--) {
+        if (dwarf_tag(&chain[i]) != DW_TAG_inlined_subroutine)
+            continue;
+        const char *name = dwarf_diename(&chain[i]);
+        xgrow(&s->inls, &s->inls_cap, s->ninls + 1, sizeof *s->inls);
+        s->inls[s->ninls++] = (struct inl_ent){name ? name : "[inlined]", cur_file, cur_line};
+        r->n_inl++;
+        cur_file = call_file(&chain[i], files, nfiles, &cur_line);
+    }
+    r->file = cur_file;
+    r->line = cur_line;
+}
+
+static const struct addr_res *resolve_vaddr(struct symbolizer *s, struct bin *b, uint64_t vaddr)
+{
+    size_t *ix = pmap_get(&s->res_idx, b->id, vaddr);
+    if (ix) {
+        s->st.addr_cache_hits++;
+        return &s->res[*ix];
+    }
+    struct addr_res r;
+    memset(&r, 0, sizeof r);
+    long si = find_sym(b, vaddr);
+    if (si >= 0) {
+        r.name = b->strs + b->syms[si].name;
+        r.sym_addr = b->syms[si].addr;
+    }
+    if (b->dw)
+        dwarf_resolve(s, b, vaddr, &r);
+    if (s->nres >= MAX_ADDR_CACHE) {
+        /* Past the cap the last slot is reused: correct, just not cached. */
+        s->res[s->nres - 1] = r;
+        return &s->res[s->nres - 1];
+    }
+    xgrow(&s->res, &s->res_cap, s->nres + 1, sizeof *s->res);
+    s->res[s->nres] = r;
+    pmap_put(&s->res_idx, b->id, vaddr, s->nres);
+    return &s->res[s->nres++];
+}
+
+/* ---- perf JIT maps ------------------------------------------------------ */
+
+static void jit_refuse(struct symbolizer *s, int pid, uint64_t *counter, const char *why)
+{
+    (*counter)++;
+    free(s->jit_last_refusal);
+    s->jit_last_refusal = xasprintf("pid %d: /tmp/perf-%d.map: %s", pid, pid, why);
+}
+
+/* Reads Uid (real, effective) and the innermost NSpid from /proc/PID/status. */
+static void read_status(int pid, long *ruid, long *euid, int *nspid)
+{
+    *ruid = *euid = -1;
+    *nspid = pid;
+    struct strbuf sb = STRBUF_INIT;
+    if (hostfs_readf(&sb, 0, "/proc/%d/status", pid) == 0) {
+        const char *t = sb_str(&sb);
+        const char *u = strstr(t, "\nUid:");
+        if (u)
+            sscanf(u + 5, "%ld %ld", ruid, euid);
+        const char *n = strstr(t, "\nNSpid:");
+        if (n) {
+            n += 7;
+            const char *end = n + strcspn(n, "\n");
+            int v;
+            char *q;
+            for (const char *c = n; c < end;) {
+                long x = strtol(c, &q, 10);
+                if (q == c)
+                    break;
+                v = (int)x;
+                *nspid = v;
+                c = q;
+            }
+        }
+    }
+    sb_free(&sb);
+}
+
+/* /tmp/perf-NSPID.map inside the process's root: no symlink anywhere on the
+ * way, regular file, owned by root or the process, size-capped. */
+static void load_jit(struct symbolizer *s, struct proc *p)
+{
+    p->jit_tried = true;
+    long ruid, euid;
+    int nspid;
+    read_status(p->pid, &ruid, &euid, &nspid);
+    char rel[64], path[PATH_MAX], name[64];
+    snprintf(rel, sizeof rel, "/proc/%d/root", p->pid);
+    if (hostfs_path(path, sizeof path, rel) != 0)
+        return;
+    int rootfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (rootfd < 0)
+        return;
+    int tmpfd = openat(rootfd, "tmp", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int err = errno;
+    close(rootfd);
+    if (tmpfd < 0) {
+        if (err == ELOOP || err == ENOTDIR)
+            jit_refuse(s, p->pid, &s->st.jit_refused_symlink, "/tmp is a symlink");
+        return;
+    }
+    snprintf(name, sizeof name, "perf-%d.map", nspid);
+    int fd = openat(tmpfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    err = errno;
+    close(tmpfd);
+    if (fd < 0) {
+        if (err == ELOOP)
+            jit_refuse(s, p->pid, &s->st.jit_refused_symlink, "symlink");
+        else if (err != ENOENT)
+            jit_refuse(s, p->pid, &s->st.jit_refused_other, strerror(err));
+        return;
+    }
+    struct stat st;
+    if (fstat(fd, &st) < 0) {
+        jit_refuse(s, p->pid, &s->st.jit_refused_other, strerror(errno));
+    } else if (!S_ISREG(st.st_mode)) {
+        jit_refuse(s, p->pid, &s->st.jit_refused_not_regular, "not a regular file");
+    } else if (st.st_uid != 0 && (long)st.st_uid != ruid && (long)st.st_uid != euid) {
+        jit_refuse(s, p->pid, &s->st.jit_refused_owner, "owned by another user");
+    } else if (st.st_size > (off_t)SYM_MAX_PERF_MAP) {
+        jit_refuse(s, p->pid, &s->st.jit_refused_too_large, "larger than 16 MiB");
+    } else {
+        struct strbuf sb = STRBUF_INIT;
+        char buf[65536];
+        bool bad = false;
+        for (;;) {
+            ssize_t r = read(fd, buf, sizeof buf);
+            if (r < 0 && errno == EINTR)
+                continue;
+            if (r < 0) {
+                bad = true;
+                jit_refuse(s, p->pid, &s->st.jit_refused_other, strerror(errno));
+                break;
+            }
+            if (r == 0)
+                break;
+            if (sb.len + (size_t)r > SYM_MAX_PERF_MAP) {
+                bad = true;
+                jit_refuse(s, p->pid, &s->st.jit_refused_too_large, "larger than 16 MiB");
+                break;
+            }
+            sb_addn(&sb, buf, (size_t)r);
+        }
+        if (!bad) {
+            p->jit_text = sb_detach(&sb);
+            p->njit = sym_parse_perf_map(p->jit_text, &p->jit);
+            s->st.jit_maps_read++;
+        }
+        sb_free(&sb);
+    }
+    close(fd);
+}
+
+/* ---- user frames -------------------------------------------------------- */
+
+int sym_user(struct symbolizer *s, int pid, uint64_t addr, struct sym_frame *out,
+             struct sym_frame *inl, size_t max_inline, size_t *n_inline)
+{
+    if (n_inline)
+        *n_inline = 0;
+    if (!s || !out || (max_inline && !inl))
+        return -EINVAL;
+    memset(out, 0, sizeof *out);
+    out->offset = addr;
+    struct proc *p = get_proc(s, pid);
+    if (p->gone) {
+        out->name = p->label;
+        out->kind = FRAME_UNKNOWN;
+        s->st.user_unresolved++;
+        return 1;
+    }
+    long mi = find_map(p, addr);
+    if (mi >= 0 && sym_map_is_file(&p->maps[mi])) {
+        const struct sym_map *m = &p->maps[mi];
+        const char *module = map_module(s, p, (size_t)mi);
+        struct bin *b = map_bin(s, p, (size_t)mi);
+        uint64_t off = addr - m->start + m->offset, vaddr = off;
+        out->kind = FRAME_USER;
+        out->module = module;
+        if (b && file_to_vaddr(b, off, &vaddr)) {
+            const struct addr_res *r = resolve_vaddr(s, b, vaddr);
+            if (r->name) {
+                out->name = r->name;
+                out->offset = vaddr - r->sym_addr;
+                out->file = r->file;
+                out->line = r->line;
+                size_t n = r->n_inl < max_inline ? r->n_inl : max_inline;
+                for (size_t i = 0; i < n; i++) {
+                    const struct inl_ent *e = &s->inls[r->inl_first + i];
+                    inl[i] = (struct sym_frame){e->name, module, e->file, e->line, FRAME_INLINE, 0};
+                }
+                if (n_inline)
+                    *n_inline = n;
+                s->st.user_resolved++;
+                return 0;
+            }
+        }
+        out->name = internf(s, "%s+0x%" PRIx64, module, vaddr);
+        out->offset = vaddr;
+        s->st.user_unresolved++;
+        return 1;
+    }
+    if (!p->jit_tried)
+        load_jit(s, p);
+    long j = sym_perf_map_find(p->jit, p->njit, addr);
+    if (j >= 0) {
+        out->name = p->jit[j].name;
+        out->module = "[jit]";
+        out->kind = FRAME_JIT;
+        out->offset = addr - p->jit[j].start;
+        s->st.jit_resolved++;
+        return 0;
+    }
+    s->st.user_unresolved++;
+    if (mi >= 0 && p->maps[mi].path[0] == '[') {
+        const struct sym_map *m = &p->maps[mi];
+        out->module = map_module(s, p, (size_t)mi);
+        out->name = internf(s, "%s+0x%" PRIx64, out->module, addr - m->start);
+        out->offset = addr - m->start;
+        out->kind = FRAME_USER;
+        return 1;
+    }
+    out->name = "[unknown]";
+    out->kind = FRAME_UNKNOWN;
+    return 1;
+}

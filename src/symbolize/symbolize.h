@@ -1,0 +1,82 @@
+/* Turns stack addresses captured by BPF into frame names.
+ *
+ * One symbolizer per run: every cache (kallsyms, per-pid maps, per-binary
+ * symbols and DWARF, per-address results, perf JIT maps) lives in it and is
+ * released by symbolizer_free().  Every string a frame points to is owned by
+ * the symbolizer and stays valid until symbolizer_free().  Host-controlled
+ * text (symbol names, paths, JIT names) is returned as-is; renderers escape.
+ *
+ * Addresses are looked up exactly as given.  For return addresses (every
+ * frame of a stack except the sampled leaf) pass addr - 1 so that the call
+ * instruction, not the next line or function, is named.
+ *
+ * Not thread-safe: one thread uses one symbolizer. */
+#ifndef PERFREPORT_SYMBOLIZE_H
+#define PERFREPORT_SYMBOLIZE_H
+#include "frame_kind.h"
+#include <stddef.h>
+#include <stdint.h>
+
+struct symbolizer;
+
+struct sym_frame {
+    const char *name;   /* never NULL: symbol, or a label such as "libc.so.6+0x1f00",
+                           "[unknown]", "[kernel]", "[pid 123 exited]" */
+    const char *module; /* basename of the binary, "[kernel]", "[ext4]", "[jit]";
+                           NULL when unknown */
+    const char *file;   /* source file from DWARF, or NULL */
+    int line;           /* source line, 0 when unknown */
+    enum frame_kind kind;
+    uint64_t offset;    /* address - symbol start; for module+0x labels the
+                           offset inside the module (ELF virtual address) */
+};
+
+struct sym_stats {
+    uint64_t binaries_read;     /* ELF files opened and parsed (each once per run) */
+    uint64_t binaries_failed;   /* mappings whose file could not be opened or parsed */
+    uint64_t debug_files_read;  /* separate debug files found by build-id */
+    uint64_t cache_hits;        /* mapping -> binary lookups served by the cache */
+    uint64_t addr_cache_hits;   /* addresses answered from the per-address cache */
+    uint64_t user_resolved, user_unresolved;
+    uint64_t kernel_resolved, kernel_unresolved;
+    uint64_t jit_resolved;
+    uint64_t pids_read;         /* /proc/PID/maps parsed */
+    uint64_t pids_gone;         /* pids exited or not visible from here */
+    uint64_t maps_truncated;    /* pids whose maps hit SYM_MAX_MAPS */
+    uint64_t symbols_capped;    /* binaries whose symbol count hit SYM_MAX_SYMS */
+    uint64_t kernel_symbols;    /* kallsyms entries loaded */
+    uint64_t jit_maps_read;
+    /* perf maps refused, by reason */
+    uint64_t jit_refused_symlink, jit_refused_not_regular, jit_refused_owner,
+        jit_refused_too_large, jit_refused_other;
+    const char *jit_last_refusal; /* "pid 12: /tmp/perf-12.map: symlink" or NULL */
+    const char *kernel_note;      /* why kernel frames are not named, or NULL */
+};
+
+#define SYM_MAX_MAPS 65536u            /* maps lines kept per pid */
+#define SYM_MAX_SYMS 4000000u          /* function symbols kept per binary */
+#define SYM_MAX_PERF_MAP (16u << 20)   /* bytes of one /tmp/perf-PID.map */
+
+struct symbolizer *symbolizer_new(void);
+void symbolizer_free(struct symbolizer *s);
+
+/* Directory holding .build-id/xx/yyyy.debug files ("/usr/lib/debug" by
+ * default; a host path, not under the hostfs root).  Copied. */
+void symbolizer_set_debug_dir(struct symbolizer *s, const char *dir);
+
+/* Kernel address -> frame.  Returns 0 when named from kallsyms, 1 when only
+ * a label ("[kernel]", "[unknown]") was produced, -EINVAL on bad arguments. */
+int sym_kernel(struct symbolizer *s, uint64_t addr, struct sym_frame *out);
+
+/* User address of process pid -> frame.  When DWARF describes inlined calls
+ * at addr, inl[0..*n_inline-1] receive them innermost first (kind
+ * FRAME_INLINE), so a leaf-first stack reads inl[0], inl[1], ..., out; each
+ * frame's file:line is where it was executing (for outer frames: the call
+ * site).  inl may be NULL when max_inline is 0.  Returns 0 when named from a
+ * symbol (ELF or JIT), 1 when only a label was produced, -EINVAL on bad
+ * arguments.  out is always filled on 0 and 1. */
+int sym_user(struct symbolizer *s, int pid, uint64_t addr, struct sym_frame *out,
+             struct sym_frame *inl, size_t max_inline, size_t *n_inline);
+
+void sym_stats(const struct symbolizer *s, struct sym_stats *out);
+#endif
