@@ -1,4 +1,5 @@
 #include "model.h"
+#include "profile.h"
 #include "../util/xalloc.h"
 #include <math.h>
 #include <stdarg.h>
@@ -121,6 +122,9 @@ void report_free(struct report *r)
         free(r->ledger[i].notes);
     }
     free(r->ledger);
+    for (size_t i = 0; i < r->nprofiles; i++)
+        profile_free(r->profiles[i]);
+    free(r->profiles);
     free(r->headline);
     free(r->tool_version);
     free(r);
@@ -484,4 +488,19 @@ void report_set_headline(struct report *r, const char *text)
 {
     free(r->headline);
     r->headline = xstrdup(text);
+}
+
+struct profile *report_add_profile(struct report *r, struct profile *p)
+{
+    xgrow(&r->profiles, &r->cap_profiles, r->nprofiles + 1, sizeof *r->profiles);
+    r->profiles[r->nprofiles++] = p;
+    return p;
+}
+
+struct profile *report_find_profile(const struct report *r, const char *name)
+{
+    for (size_t i = 0; i < r->nprofiles; i++)
+        if (strcmp(r->profiles[i]->name, name) == 0)
+            return r->profiles[i];
+    return NULL;
 }

@@ -22,6 +22,8 @@ const char *severity_name(enum severity s); /* "none" "info" "warning" "critical
 enum coll_status { CS_PENDING = 0, CS_RAN, CS_SKIPPED, CS_FAILED, CS_TIMED_OUT };
 const char *coll_status_name(enum coll_status s); /* "ran" "skipped" ... */
 
+struct profile;
+
 struct kv {
     char *key;   /* stable machine key, e.g. "kernel" */
     char *title; /* human label, e.g. "Kernel" */
@@ -151,6 +153,8 @@ struct report {
     size_t nuse, cap_use;
     struct ledger_entry *ledger;
     size_t nledger, cap_ledger;
+    struct profile **profiles; /* stack profiles (model/profile.h), owned */
+    size_t nprofiles, cap_profiles;
 
     char *headline; /* one-sentence verdict set by analyze */
     bool failed;    /* the run itself failed (exit 3) */
@@ -218,5 +222,9 @@ void ledger_set(struct ledger_entry *e, enum coll_status st, const char *reason)
 void ledger_note(struct ledger_entry *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 void report_set_headline(struct report *r, const char *text);
+
+/* Takes ownership of p (a struct profile from model/profile.h); returns it. */
+struct profile *report_add_profile(struct report *r, struct profile *p);
+struct profile *report_find_profile(const struct report *r, const char *name);
 
 #endif
