@@ -243,6 +243,19 @@ static bool parse_header(struct perf_script_parser *ps, const char *l, size_t le
         ev = "";
         evlen = 0;
     }
+    /* "cpu-clock:ppp:" and "cpu-clock:" are one event: drop the trailing ':'
+     * and a modifier suffix, keep "sched:sched_switch" whole */
+    if (evlen && ev[evlen - 1] == ':')
+        evlen--;
+    for (size_t m = evlen; m-- > 0;) {
+        if (ev[m] == ':') {
+            if (m + 1 < evlen)
+                evlen = m;
+            break;
+        }
+        if (!strchr("ukhpPGHISDWe", ev[m]))
+            break;
+    }
     if (!ps->event)
         ps->event = xstrndup(ev, evlen);
     ps->skip_sample = strlen(ps->event) != evlen || memcmp(ps->event, ev, evlen) != 0;
@@ -279,8 +292,12 @@ static void parse_frame(struct perf_script_parser *ps, const char *l, size_t len
     const char *dso = "";
     size_t dlen = 0;
     if (slen && sym[slen - 1] == ')') {
-        for (size_t k = slen - 1; k-- > 0;) {
-            if (sym[k] == '(' && (k == 0 || is_space(sym[k - 1]))) {
+        /* the dso is the balanced "(...)" at the end: paths may hold parentheses */
+        int depth = 0;
+        for (size_t k = slen; k-- > 0;) {
+            if (sym[k] == ')')
+                depth++;
+            else if (sym[k] == '(' && --depth == 0) {
                 dso = sym + k + 1;
                 dlen = slen - 1 - (k + 1);
                 slen = k;
