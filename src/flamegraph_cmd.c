@@ -54,7 +54,7 @@ enum fmt { FMT_AUTO, FMT_FOLDED, FMT_PERF };
 struct feeder {
     enum fmt fmt;
     struct profile *p;
-    struct flame_parse_stats st; /* folded */
+    struct folded_parser fp;
     struct perf_script_parser ps;
 };
 
@@ -63,7 +63,7 @@ static void feed(struct feeder *fd, const char *line, size_t len, size_t lineno)
     if (fd->fmt == FMT_PERF)
         perf_script_line(&fd->ps, line, len, lineno);
     else
-        folded_parse_line(fd->p, line, len, lineno, &fd->st);
+        folded_line(&fd->fp, line, len, lineno);
 }
 
 enum { OPT_TITLE = 256, OPT_SUBTITLE, OPT_WIDTH, OPT_HEIGHT, OPT_FONTSIZE, OPT_MINWIDTH,
@@ -157,6 +157,7 @@ int flamegraph_main(int argc, char **argv)
 
     struct feeder fd = {.fmt = fmt, .p = profile_new("flamegraph", "Flame Graph", "samples")};
     perf_script_init(&fd.ps, fd.p);
+    folded_init(&fd.fp, fd.p);
 
     /* auto: look at the first lines before committing to a parser */
     struct strbuf head = STRBUF_INIT;
@@ -191,13 +192,9 @@ int flamegraph_main(int argc, char **argv)
     if (in != stdin)
         fclose(in);
 
-    struct flame_parse_stats st = fd.st;
-    if (fd.fmt == FMT_PERF) {
-        perf_script_finish(&fd.ps);
-        st = fd.ps.st;
-    } else {
-        perf_script_finish(&fd.ps);
-    }
+    perf_script_finish(&fd.ps);
+    folded_finish(&fd.fp);
+    struct flame_parse_stats st = fd.fmt == FMT_PERF ? fd.ps.st : fd.fp.st;
     if (read_err) {
         fprintf(stderr, PROG ": %s: read error\n", shown);
         profile_free(fd.p);

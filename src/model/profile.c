@@ -30,12 +30,17 @@ static uint64_t hash_bytes(const char *s, size_t n)
     return h;
 }
 
-static uint32_t hash_child(uint32_t parent, uint32_t name, unsigned kind)
+/* Low bits index the table, high 32 bits are the tag kept in the slot. */
+static uint64_t hash_child(uint32_t parent, uint32_t name, unsigned kind)
 {
-    uint64_t h = ((uint64_t)parent << 32 | name) * 0x9E3779B97F4A7C15ull;
-    h ^= (uint64_t)kind * 0xC2B2AE3D27D4EB4Full;
-    return (uint32_t)(h >> 32) ^ (uint32_t)h;
+    uint64_t h = ((uint64_t)parent << 32 | (uint64_t)name << 4 | kind) * 0x9E3779B97F4A7C15ull;
+    h ^= h >> 29;
+    h *= 0xBF58476D1CE4E5B9ull;
+    return h ^ (h >> 32);
 }
+
+#define SLOT_EMPTY UINT64_MAX
+#define SLOT(tag, node) ((uint64_t)(tag) << 32 | (node))
 
 /* ---- string table ---- */
 
@@ -66,7 +71,7 @@ static uint32_t intern(struct profile *p, const char *s, size_t n)
             return id;
         i = (i + 1) & p->str_ht_mask;
     }
-    if (p->blob_len + n + 1 > UINT32_MAX || p->nstrs == UINT32_MAX - 1) {
+    if (p->blob_len + n + 1 > UINT32_MAX || p->nstrs >= PROFILE_MAX_STRS - 1) {
         /* 4 GiB of distinct names: fold everything further into one name */
         return 0;
     }
@@ -99,12 +104,22 @@ static void child_rehash(struct profile *p, uint32_t size)
     p->child_ht = xmalloc((size_t)size * sizeof *p->child_ht);
     memset(p->child_ht, 0xff, (size_t)size * sizeof *p->child_ht);
     p->ht_mask = size - 1;
-    for (uint32_t n = 1; n < p->nnodes; n++) {
-        const struct pnode *nd = &p->nodes[n];
-        uint32_t i = hash_child(nd->parent, nd->name, p->kinds[n]) & p->ht_mask;
-        while (p->child_ht[i] != PROFILE_NONE)
-            i = (i + 1) & p->ht_mask;
-        p->child_ht[i] = n;
+    /* in groups, prefetching the slots: the writes land at random */
+    enum { GROUP = 32 };
+    uint64_t hs[GROUP];
+    for (uint32_t base = 1; base < p->nnodes; base += GROUP) {
+        uint32_t cnt = p->nnodes - base < GROUP ? p->nnodes - base : GROUP;
+        for (uint32_t k = 0; k < cnt; k++) {
+            const struct pnode *nd = &p->nodes[base + k];
+            hs[k] = hash_child(nd->parent, nd->name, nd->kind);
+            __builtin_prefetch(&p->child_ht[(uint32_t)hs[k] & p->ht_mask], 1);
+        }
+        for (uint32_t k = 0; k < cnt; k++) {
+            uint32_t i = (uint32_t)hs[k] & p->ht_mask;
+            while (p->child_ht[i] != SLOT_EMPTY)
+                i = (i + 1) & p->ht_mask;
+            p->child_ht[i] = SLOT(hs[k] >> 32, base + k);
+        }
     }
 }
 
@@ -116,7 +131,6 @@ static uint32_t new_node(struct profile *p, uint32_t parent, uint32_t name, unsi
         }
         p->cap_nodes = p->cap_nodes ? p->cap_nodes * 2 : 1024;
         p->nodes = xrealloc(p->nodes, (size_t)p->cap_nodes * sizeof *p->nodes);
-        p->kinds = xrealloc(p->kinds, p->cap_nodes);
         if (p->srcs)
             p->srcs = xrealloc(p->srcs, (size_t)p->cap_nodes * sizeof *p->srcs);
     }
@@ -126,7 +140,7 @@ static uint32_t new_node(struct profile *p, uint32_t parent, uint32_t name, unsi
     nd->parent = parent;
     nd->first_child = PROFILE_NONE;
     nd->total = 0;
-    p->kinds[n] = (uint8_t)kind;
+    nd->kind = kind & 15;
     if (p->srcs)
         p->srcs[n] = PROFILE_NONE;
     if (parent != PROFILE_NONE) {
@@ -159,7 +173,6 @@ void profile_free(struct profile *p)
     free(p->title);
     free(p->unit);
     free(p->nodes);
-    free(p->kinds);
     free(p->srcs);
     free(p->child_ht);
     free(p->blob);
@@ -168,22 +181,21 @@ void profile_free(struct profile *p)
     free(p);
 }
 
-static uint32_t child_n(struct profile *p, uint32_t parent, const char *s, size_t n,
-                        unsigned kind, bool create)
+/* Looks up (parent, name, kind) with its precomputed hash; creates it when
+ * `create`. */
+static uint32_t child_h(struct profile *p, uint32_t parent, uint32_t name, unsigned kind,
+                        uint64_t h, bool create)
 {
-    if (kind >= FK_COUNT)
-        kind = FK_UNKNOWN;
-    if (n == 0) {
-        s = "[unknown]";
-        n = 9;
-    }
-    uint32_t name = intern(p, s, n);
-    uint32_t i = hash_child(parent, name, kind) & p->ht_mask;
+    uint32_t tag = (uint32_t)(h >> 32);
+    uint32_t i = (uint32_t)h & p->ht_mask;
     for (;;) {
-        uint32_t c = p->child_ht[i];
-        if (c == PROFILE_NONE)
+        uint64_t slot = p->child_ht[i];
+        if (slot == SLOT_EMPTY)
             break;
-        if (p->nodes[c].parent == parent && p->nodes[c].name == name && p->kinds[c] == kind)
+        /* the tag spares a cache miss on the node for almost every non-match */
+        uint32_t c = (uint32_t)slot;
+        if ((uint32_t)(slot >> 32) == tag && p->nodes[c].parent == parent &&
+            p->nodes[c].name == name && p->nodes[c].kind == kind)
             return c;
         i = (i + 1) & p->ht_mask;
     }
@@ -192,10 +204,87 @@ static uint32_t child_n(struct profile *p, uint32_t parent, const char *s, size_
     uint32_t c = new_node(p, parent, name, kind);
     if (c == PROFILE_NONE)
         return PROFILE_NONE;
-    p->child_ht[i] = c;
+    p->child_ht[i] = SLOT(tag, c);
     if ((uint64_t)p->nnodes * 10 > (uint64_t)(p->ht_mask + 1) * 7)
         child_rehash(p, (p->ht_mask + 1) * 2);
     return c;
+}
+
+static unsigned norm_kind(unsigned kind) { return kind < FK_COUNT ? kind : FK_UNKNOWN; }
+
+static uint32_t intern_frame(struct profile *p, const char *s, size_t n)
+{
+    return n ? intern(p, s, n) : intern(p, "[unknown]", 9);
+}
+
+static uint32_t child_n(struct profile *p, uint32_t parent, const char *s, size_t n,
+                        unsigned kind, bool create)
+{
+    kind = norm_kind(kind);
+    uint32_t name = intern_frame(p, s, n);
+    return child_h(p, parent, name, kind, hash_child(parent, name, kind), create);
+}
+
+void profile_add_stacks(struct profile *p, const struct pstack *st, size_t n)
+{
+    /* Level by level across the batch: the lookups of one level are
+     * independent, so their cache misses are prefetched and overlap instead
+     * of being paid one after another down each stack. */
+    uint32_t *cur = xmalloc((n + 1) * sizeof *cur);
+    uint32_t *name = xmalloc((n + 1) * sizeof *name);
+    uint64_t *h = xmalloc((n + 1) * sizeof *h);
+    size_t *lim = xmalloc((n + 1) * sizeof *lim);
+    size_t maxd = 0;
+    for (size_t j = 0; j < n; j++) {
+        cur[j] = PROFILE_ROOT;
+        lim[j] = st[j].depth;
+        if (lim[j] > maxd)
+            maxd = lim[j];
+        p->nodes[PROFILE_ROOT].total += st[j].count;
+    }
+    for (size_t d = 0; d < maxd; d++) {
+        for (size_t j = 0; j < n; j++) {
+            if (d >= lim[j] || (j && d < st[j].shared))
+                continue;
+            const struct pframe *f = &st[j].f[d];
+            name[j] = intern_frame(p, f->s, f->len);
+            h[j] = hash_child(cur[j], name[j], norm_kind(f->kind));
+            __builtin_prefetch(&p->child_ht[(uint32_t)h[j] & p->ht_mask]);
+        }
+        for (size_t j = 0; j < n; j++) {
+            if (d >= lim[j] || (j && d < st[j].shared))
+                continue;
+            uint64_t slot = p->child_ht[(uint32_t)h[j] & p->ht_mask];
+            if (slot != SLOT_EMPTY)
+                __builtin_prefetch(&p->nodes[(uint32_t)slot]);
+        }
+        for (size_t j = 0; j < n; j++) {
+            if (d >= lim[j])
+                continue;
+            if (j && d < st[j].shared && d < lim[j - 1]) {
+                /* same frame as the previous stack, already resolved at this level */
+                cur[j] = cur[j - 1];
+                p->nodes[cur[j]].total += st[j].count;
+                continue;
+            }
+            if (j && d < st[j].shared) { /* the previous stack was cut short: look up */
+                const struct pframe *f = &st[j].f[d];
+                name[j] = intern_frame(p, f->s, f->len);
+                h[j] = hash_child(cur[j], name[j], norm_kind(f->kind));
+            }
+            uint32_t c = child_h(p, cur[j], name[j], norm_kind(st[j].f[d].kind), h[j], true);
+            if (c == PROFILE_NONE) {
+                lim[j] = d; /* node index space exhausted: the rest stays in the parent */
+                continue;
+            }
+            cur[j] = c;
+            p->nodes[c].total += st[j].count;
+        }
+    }
+    free(cur);
+    free(name);
+    free(h);
+    free(lim);
 }
 
 uint32_t profile_child(struct profile *p, uint32_t parent, const char *name,
@@ -272,7 +361,7 @@ const char *profile_node_name(const struct profile *p, uint32_t node)
 
 enum frame_kind profile_node_kind(const struct profile *p, uint32_t node)
 {
-    return node < p->nnodes ? (enum frame_kind)p->kinds[node] : FK_UNKNOWN;
+    return node < p->nnodes ? (enum frame_kind)p->nodes[node].kind : FK_UNKNOWN;
 }
 
 const char *profile_node_source(const struct profile *p, uint32_t node)
@@ -352,7 +441,7 @@ static int cmp_nodes(const void *a, const void *b, void *vctx)
     uint32_t rx = c->ranks[c->p->nodes[x].name], ry = c->ranks[c->p->nodes[y].name];
     if (rx != ry)
         return rx < ry ? -1 : 1;
-    return (int)c->p->kinds[x] - (int)c->p->kinds[y];
+    return (int)c->p->nodes[x].kind - (int)c->p->nodes[y].kind;
 }
 
 void profile_sort_nodes(const struct profile *p, const uint32_t *ranks, uint32_t *v, size_t n)
@@ -430,7 +519,7 @@ static int add_reversed(void *vctx, const struct profile *p, const uint32_t *pat
     for (size_t d = 0; d < depth; d++) {
         uint32_t n = path[depth - 1 - d];
         const char *s = profile_str(p, p->nodes[n].name);
-        r->f[d] = (struct pframe){s, strlen(s), p->kinds[n]};
+        r->f[d] = (struct pframe){s, strlen(s), p->nodes[n].kind};
     }
     profile_add_frames(r->out, r->f, depth, self);
     return 0;

@@ -27,8 +27,11 @@ const char *frame_kind_name(enum frame_kind k);
 #define PROFILE_ROOT 0u
 #define PROFILE_NONE UINT32_MAX
 
+#define PROFILE_MAX_STRS (1u << 28)
+
 struct pnode {
-    uint32_t name;         /* string id */
+    uint32_t name : 28;    /* string id */
+    uint32_t kind : 4;     /* enum frame_kind; in the node to save a cache miss per lookup */
     uint32_t parent;       /* PROFILE_NONE for the root */
     uint32_t first_child;  /* PROFILE_NONE when a leaf; unsorted sibling list */
     uint32_t next_sibling;
@@ -41,12 +44,11 @@ struct profile {
     char *unit;  /* "samples", "us" */
 
     struct pnode *nodes;
-    uint8_t *kinds;    /* enum frame_kind per node */
     uint32_t *srcs;    /* per node "file:line" string id or PROFILE_NONE; NULL until used */
     uint32_t nnodes, cap_nodes;
 
-    /* open-addressed (parent, name, kind) -> node index */
-    uint32_t *child_ht;
+    /* open-addressed (parent, name, kind) -> hash tag << 32 | node index */
+    uint64_t *child_ht;
     uint32_t ht_mask;
 
     /* string table: all names in one blob, offsets per id */
@@ -74,6 +76,15 @@ struct pframe {
 };
 uint32_t profile_add_frames(struct profile *p, const struct pframe *f, size_t depth,
                             uint64_t count);
+/* A batch of stacks at once, faster for large inputs (overlapped cache
+ * misses).  Depth-0 stacks only count at the root here. */
+struct pstack {
+    const struct pframe *f;
+    size_t depth;
+    size_t shared; /* leading frames equal to the previous stack's in the batch (0 for the first) */
+    uint64_t count;
+};
+void profile_add_stacks(struct profile *p, const struct pstack *st, size_t n);
 /* Child of parent with that name and kind, created when `create`. */
 uint32_t profile_child(struct profile *p, uint32_t parent, const char *name,
                        enum frame_kind kind, bool create);

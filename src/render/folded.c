@@ -49,15 +49,48 @@ enum frame_kind folded_frame_kind(const char *name, size_t *len)
     return FK_USER;
 }
 
-/* Scratch frames reused across lines of one parse (tests call from one thread). */
-struct scratch {
-    struct pframe *f;
-    size_t cap;
-};
-
-static void parse_folded(struct profile *p, const char *line, size_t len, size_t lineno,
-                         struct flame_parse_stats *st, struct scratch *sc)
+void folded_init(struct folded_parser *fp, struct profile *p)
 {
+    memset(fp, 0, sizeof *fp);
+    fp->p = p;
+}
+
+#define BATCH_LINES 1024
+#define BATCH_BYTES (4u << 20)
+
+static void flush_batch(struct folded_parser *fp)
+{
+    if (fp->npend == 0)
+        return;
+    struct pframe *f = xmalloc(fp->nfr * sizeof *f + 1);
+    struct pstack *st = xmalloc(fp->npend * sizeof *st);
+    for (size_t i = 0; i < fp->nfr; i++)
+        f[i] = (struct pframe){fp->blk + fp->fr[i].off, fp->fr[i].len, fp->fr[i].kind};
+    for (size_t j = 0; j < fp->npend; j++)
+        st[j] = (struct pstack){f + fp->pend[j].first, fp->pend[j].depth, fp->pend[j].shared,
+                                fp->pend[j].count};
+    profile_add_stacks(fp->p, st, fp->npend);
+    free(f);
+    free(st);
+    fp->npend = fp->nfr = fp->blk_len = 0;
+    fp->pend_total = 0;
+}
+
+void folded_finish(struct folded_parser *fp)
+{
+    flush_batch(fp);
+    free(fp->blk);
+    free(fp->fr);
+    free(fp->pend);
+    fp->blk = NULL;
+    fp->fr = NULL;
+    fp->pend = NULL;
+    fp->blk_cap = fp->cap_fr = fp->cap_pend = 0;
+}
+
+void folded_line(struct folded_parser *fp, const char *line, size_t len, size_t lineno)
+{
+    struct flame_parse_stats *st = &fp->st;
     st->lines++;
     len = chomp(line, len);
     size_t end = len;
@@ -106,48 +139,66 @@ static void parse_folded(struct profile *p, const char *line, size_t len, size_t
         st->zero++;
         return;
     }
-    if (profile_total(p) > UINT64_MAX - count) {
+    uint64_t sofar = profile_total(fp->p) + fp->pend_total;
+    if (sofar > UINT64_MAX - count) {
         bad(st, lineno, "total count overflows");
         return;
     }
-    size_t depth = 0;
+
+    size_t base = fp->blk_len;
+    xgrow(&fp->blk, &fp->blk_cap, base + send + 1, 1);
+    memcpy(fp->blk + base, line, send);
+    fp->blk_len += send;
+    size_t first = fp->nfr;
     const char *s = line;
     const char *stop = line + send;
     for (;;) {
         const char *semi = memchr(s, ';', (size_t)(stop - s));
         const char *fe = semi ? semi : stop;
-        xgrow(&sc->f, &sc->cap, depth + 1, sizeof *sc->f);
         size_t n = (size_t)(fe - s);
         uint8_t k = (uint8_t)folded_frame_kind(s, &n);
-        sc->f[depth++] = (struct pframe){s, n, k};
+        xgrow(&fp->fr, &fp->cap_fr, fp->nfr + 1, sizeof *fp->fr);
+        fp->fr[fp->nfr++] = (struct folded_frame){base + (size_t)(s - line), n, k};
         if (!semi)
             break;
         s = semi + 1;
     }
-    profile_add_frames(p, sc->f, depth, count);
+    /* frames shared with the previous pending line (sorted input shares many) */
+    size_t shared = 0;
+    if (fp->npend) {
+        const struct folded_pending *pv = &fp->pend[fp->npend - 1];
+        size_t depth = fp->nfr - first;
+        while (shared < depth && shared < pv->depth) {
+            const struct folded_frame *a = &fp->fr[first + shared], *b = &fp->fr[pv->first + shared];
+            if (a->len != b->len || a->kind != b->kind ||
+                memcmp(fp->blk + a->off, fp->blk + b->off, a->len) != 0)
+                break;
+            shared++;
+        }
+    }
+    xgrow(&fp->pend, &fp->cap_pend, fp->npend + 1, sizeof *fp->pend);
+    fp->pend[fp->npend++] = (struct folded_pending){first, fp->nfr - first, shared, count};
+    fp->pend_total += count;
     st->stacks++;
-}
-
-void folded_parse_line(struct profile *p, const char *line, size_t len, size_t lineno,
-                       struct flame_parse_stats *st)
-{
-    struct scratch sc = {0};
-    parse_folded(p, line, len, lineno, st, &sc);
-    free(sc.f);
+    if (fp->npend >= BATCH_LINES || fp->blk_len >= BATCH_BYTES)
+        flush_batch(fp);
 }
 
 size_t folded_parse(struct profile *p, const char *text, size_t len, struct flame_parse_stats *st)
 {
-    struct scratch sc = {0};
+    struct folded_parser fp;
+    folded_init(&fp, p);
+    fp.st = *st;
     size_t before = st->stacks, lineno = 0;
     const char *s = text, *end = text + len;
     while (s < end) {
         const char *nl = memchr(s, '\n', (size_t)(end - s));
         const char *le = nl ? nl : end;
-        parse_folded(p, s, (size_t)(le - s), ++lineno, st, &sc);
+        folded_line(&fp, s, (size_t)(le - s), ++lineno);
         s = nl ? nl + 1 : end;
     }
-    free(sc.f);
+    folded_finish(&fp);
+    *st = fp.st;
     return st->stacks - before;
 }
 

@@ -26,10 +26,35 @@ struct flame_parse_stats {
     size_t nbad;
 };
 
-/* Feeds one folded line (without or with its "\n"/"\r\n").  lineno is
- * 1-based, used for the report only. */
-void folded_parse_line(struct profile *p, const char *line, size_t len, size_t lineno,
-                       struct flame_parse_stats *st);
+/* Streaming folded parser.  Lines are parsed at once but added to the
+ * profile in batches (profile_add_stacks), which overlaps the cache misses of
+ * a large trie; folded_finish() adds the last batch. */
+struct folded_frame {
+    size_t off, len; /* in blk */
+    uint8_t kind;
+};
+struct folded_pending {
+    size_t first, depth; /* frames[first .. first+depth) */
+    size_t shared;       /* leading frames equal to the previous pending line's */
+    uint64_t count;
+};
+struct folded_parser {
+    struct profile *p;
+    struct flame_parse_stats st;
+    char *blk;           /* stack text of the pending lines */
+    size_t blk_len, blk_cap;
+    struct folded_frame *fr;
+    size_t nfr, cap_fr;
+    struct folded_pending *pend;
+    size_t npend, cap_pend;
+    uint64_t pend_total;
+};
+void folded_init(struct folded_parser *fp, struct profile *p);
+/* Feeds one line (with or without its "\n"/"\r\n"); lineno is 1-based. */
+void folded_line(struct folded_parser *fp, const char *line, size_t len, size_t lineno);
+/* Adds what is pending, releases the parser's memory (not the profile);
+ * fp->st stays valid. */
+void folded_finish(struct folded_parser *fp);
 /* Whole text; returns the number of stacks added. */
 size_t folded_parse(struct profile *p, const char *text, size_t len, struct flame_parse_stats *st);
 
