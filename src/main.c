@@ -1,3 +1,4 @@
+#include "flamegraph_cmd.h"
 #include "options.h"
 #include "pipeline.h"
 #include "util/hostfs.h"
@@ -69,6 +70,8 @@ enum { OPT_NO_BPF = 256, OPT_THRESHOLDS, OPT_ROOT };
 
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "flamegraph") == 0)
+        return flamegraph_main(argc - 1, argv + 1);
     struct options o;
     options_defaults(&o);
     const char *env_root = getenv("PERFREPORT_ROOT");

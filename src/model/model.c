@@ -1,4 +1,5 @@
 #include "model.h"
+#include "profile.h"
 #include "../util/xalloc.h"
 #include <math.h>
 #include <stdarg.h>
@@ -129,6 +130,9 @@ void report_free(struct report *r)
         free(r->hists[i]);
     }
     free(r->hists);
+    for (size_t i = 0; i < r->nprofiles; i++)
+        profile_free(r->profiles[i]);
+    free(r->profiles);
     free(r->headline);
     free(r->tool_version);
     free(r);
@@ -551,4 +555,18 @@ double hist_percentile(const struct hist *h, double p)
         seen = next;
     }
     return isnan(h->max) ? ldexp(1.0, HIST_BUCKETS) : h->max;
+}
+struct profile *report_add_profile(struct report *r, struct profile *p)
+{
+    xgrow(&r->profiles, &r->cap_profiles, r->nprofiles + 1, sizeof *r->profiles);
+    r->profiles[r->nprofiles++] = p;
+    return p;
+}
+
+struct profile *report_find_profile(const struct report *r, const char *name)
+{
+    for (size_t i = 0; i < r->nprofiles; i++)
+        if (strcmp(r->profiles[i]->name, name) == 0)
+            return r->profiles[i];
+    return NULL;
 }

@@ -22,6 +22,8 @@ const char *severity_name(enum severity s); /* "none" "info" "warning" "critical
 enum coll_status { CS_PENDING = 0, CS_RAN, CS_SKIPPED, CS_FAILED, CS_TIMED_OUT };
 const char *coll_status_name(enum coll_status s); /* "ran" "skipped" ... */
 
+struct profile;
+
 struct kv {
     char *key;   /* stable machine key, e.g. "kernel" */
     char *title; /* human label, e.g. "Kernel" */
@@ -167,6 +169,8 @@ struct report {
     size_t nledger, cap_ledger;
     struct hist **hists;
     size_t nhists, cap_hists;
+    struct profile **profiles; /* stack profiles (model/profile.h), owned */
+    size_t nprofiles, cap_profiles;
 
     char *headline; /* one-sentence verdict set by analyze */
     bool failed;    /* the run itself failed (exit 3) */
@@ -244,5 +248,8 @@ void hist_add_bucket(struct hist *h, unsigned b, uint64_t n);
 /* Value below which a fraction p (0..1) of observations fall, interpolated
  * linearly inside the log2 bucket; NAN when the histogram is empty. */
 double hist_percentile(const struct hist *h, double p);
+/* Takes ownership of p (a struct profile from model/profile.h); returns it. */
+struct profile *report_add_profile(struct report *r, struct profile *p);
+struct profile *report_find_profile(const struct report *r, const char *name);
 
 #endif

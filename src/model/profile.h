@@ -1,0 +1,122 @@
+/* Stack profiles: a trie of frames with counts (on-CPU samples, off-CPU
+ * microseconds...).  Collectors feed whole stacks root-first; renderers walk
+ * the trie.  Frame names are interned once; nodes are compact 32-bit-indexed
+ * records in one array (no per-node malloc) so 200k unique stacks of depth
+ * 60 fit in well under 256 MiB.  Node 0 is the synthetic root "all".
+ *
+ * Ownership: a profile owns its strings and nodes; profile_free() releases
+ * everything.  Functions taking strings copy them. */
+#ifndef PERFREPORT_PROFILE_H
+#define PERFREPORT_PROFILE_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum frame_kind {
+    FK_USER = 0,
+    FK_KERNEL,
+    FK_JIT,
+    FK_INLINE,
+    FK_UNKNOWN, /* missing or unsymbolized frame */
+    FK_PROCESS, /* comm/pid pseudo-frame at the root */
+    FK_COUNT
+};
+/* "user" "kernel" "jit" "inline" "unknown" "process" */
+const char *frame_kind_name(enum frame_kind k);
+
+#define PROFILE_ROOT 0u
+#define PROFILE_NONE UINT32_MAX
+
+#define PROFILE_MAX_STRS (1u << 28)
+
+struct pnode {
+    uint32_t name : 28;    /* string id */
+    uint32_t kind : 4;     /* enum frame_kind; in the node to save a cache miss per lookup */
+    uint32_t parent;       /* PROFILE_NONE for the root */
+    uint32_t first_child;  /* PROFILE_NONE when a leaf; unsorted sibling list */
+    uint32_t next_sibling;
+    uint64_t total;        /* count of this frame including its callees */
+};
+
+struct profile {
+    char *name;  /* stable id: "cpu", "offcpu" */
+    char *title; /* "On-CPU profile" */
+    char *unit;  /* "samples", "us" */
+
+    struct pnode *nodes;
+    uint32_t *srcs;    /* per node "file:line" string id or PROFILE_NONE; NULL until used */
+    uint32_t nnodes, cap_nodes;
+
+    /* open-addressed (parent, name, kind) -> hash tag << 32 | node index */
+    uint64_t *child_ht;
+    uint32_t ht_mask;
+
+    /* string table: all names in one blob, offsets per id */
+    char *blob;
+    size_t blob_len, blob_cap;
+    uint32_t *str_off;
+    uint32_t nstrs, cap_strs;
+    uint32_t *str_ht; /* open-addressed string -> id */
+    uint32_t str_ht_mask;
+};
+
+struct profile *profile_new(const char *name, const char *title, const char *unit);
+void profile_free(struct profile *p);
+
+/* Adds `count` to the stack frames[0] (outermost) .. frames[depth-1] (leaf).
+ * kinds may be NULL (all user).  NULL or empty names become "[unknown]".
+ * Returns the leaf node index (the root when depth == 0). */
+uint32_t profile_add_stack(struct profile *p, const char *const *frames,
+                           const uint8_t *kinds, size_t depth, uint64_t count);
+/* The same with counted (not NUL-terminated) names: the fast path parsers use. */
+struct pframe {
+    const char *s;
+    size_t len;
+    uint8_t kind; /* enum frame_kind */
+};
+uint32_t profile_add_frames(struct profile *p, const struct pframe *f, size_t depth,
+                            uint64_t count);
+/* A batch of stacks at once, faster for large inputs (overlapped cache
+ * misses).  Depth-0 stacks only count at the root here. */
+struct pstack {
+    const struct pframe *f;
+    size_t depth;
+    size_t shared; /* leading frames equal to the previous stack's in the batch (0 for the first) */
+    uint64_t count;
+};
+void profile_add_stacks(struct profile *p, const struct pstack *st, size_t n);
+/* Child of parent with that name and kind, created when `create`. */
+uint32_t profile_child(struct profile *p, uint32_t parent, const char *name,
+                       enum frame_kind kind, bool create);
+/* Sets the hover source ("file:line") of a node. */
+void profile_set_source(struct profile *p, uint32_t node, const char *file_line);
+
+uint64_t profile_total(const struct profile *p);
+/* Count of samples that ended in this node (total minus callees). */
+uint64_t profile_self(const struct profile *p, uint32_t node);
+const char *profile_str(const struct profile *p, uint32_t id);
+const char *profile_node_name(const struct profile *p, uint32_t node);
+enum frame_kind profile_node_kind(const struct profile *p, uint32_t node);
+const char *profile_node_source(const struct profile *p, uint32_t node); /* NULL if none */
+/* Node at the end of the root-first path `frames` (any kind), or PROFILE_NONE. */
+uint32_t profile_find(const struct profile *p, const char *const *frames, size_t depth);
+size_t profile_max_depth(const struct profile *p); /* root = depth 0 */
+
+/* rank[id] = position of string id in bytewise order; caller frees.
+ * Sorting siblings by rank gives flamegraph.pl's alphabetical merge order. */
+uint32_t *profile_name_ranks(const struct profile *p);
+/* Sorts node indices by (name rank, kind). */
+void profile_sort_nodes(const struct profile *p, const uint32_t *ranks, uint32_t *v, size_t n);
+size_t profile_nchildren(const struct profile *p, uint32_t node);
+
+/* Depth-first walk in sorted order calling fn for every node that has
+ * self count > 0, with its root-first path (node indices, excluding the
+ * synthetic root).  Returning nonzero from fn stops the walk. */
+typedef int (*profile_stack_fn)(void *ctx, const struct profile *p, const uint32_t *path,
+                                size_t depth, uint64_t self);
+int profile_walk_stacks(const struct profile *p, profile_stack_fn fn, void *ctx);
+
+/* A new profile with every stack reversed (leaf becomes the root):
+ * flamegraph.pl --reverse. */
+struct profile *profile_reversed(const struct profile *p);
+#endif

@@ -1,0 +1,95 @@
+/* Folded stacks ("a;b;c 12", flamegraph.pl's input) and `perf script` text
+ * in, folded stacks out.  Parsers are fed one line at a time so a large
+ * input never has to be held in memory; folded_parse()/perf_script_parse()
+ * are the whole-text conveniences tests use.  Bad lines are counted and the
+ * first few remembered with their line numbers; they never stop a parse. */
+#ifndef PERFREPORT_FOLDED_H
+#define PERFREPORT_FOLDED_H
+#include "../model/profile.h"
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct strbuf;
+
+#define FLAME_MAX_BAD 8
+
+struct flame_parse_stats {
+    size_t lines;     /* lines seen */
+    size_t stacks;    /* stacks added (folded lines, perf samples) */
+    size_t blank;     /* blank lines (folded only; separators in perf text) */
+    size_t zero;      /* folded lines with count 0: valid, add nothing */
+    size_t malformed; /* lines that could not be used */
+    size_t other_events; /* perf samples of an event other than the first one seen */
+    size_t bad_line[FLAME_MAX_BAD];   /* 1-based line numbers of the first bad lines */
+    const char *bad_why[FLAME_MAX_BAD]; /* static strings */
+    size_t nbad;
+};
+
+/* Streaming folded parser.  Lines are parsed at once but added to the
+ * profile in batches (profile_add_stacks), which overlaps the cache misses of
+ * a large trie; folded_finish() adds the last batch. */
+struct folded_frame {
+    size_t off, len; /* in blk */
+    uint8_t kind;
+};
+struct folded_pending {
+    size_t first, depth; /* frames[first .. first+depth) */
+    size_t shared;       /* leading frames equal to the previous pending line's */
+    uint64_t count;
+};
+struct folded_parser {
+    struct profile *p;
+    struct flame_parse_stats st;
+    char *blk;           /* stack text of the pending lines */
+    size_t blk_len, blk_cap;
+    struct folded_frame *fr;
+    size_t nfr, cap_fr;
+    struct folded_pending *pend;
+    size_t npend, cap_pend;
+    uint64_t pend_total;
+};
+void folded_init(struct folded_parser *fp, struct profile *p);
+/* Feeds one line (with or without its "\n"/"\r\n"); lineno is 1-based. */
+void folded_line(struct folded_parser *fp, const char *line, size_t len, size_t lineno);
+/* Adds what is pending, releases the parser's memory (not the profile);
+ * fp->st stays valid. */
+void folded_finish(struct folded_parser *fp);
+/* Whole text; returns the number of stacks added. */
+size_t folded_parse(struct profile *p, const char *text, size_t len, struct flame_parse_stats *st);
+
+/* Frame kind of a folded frame name, from flamegraph.pl's annotation suffixes
+ * ("_[k]" kernel, "_[j]" jit, "_[i]" inline; "[unknown]" unknown).  *len is
+ * shortened to drop the suffix. */
+enum frame_kind folded_frame_kind(const char *name, size_t *len);
+
+/* `perf script` default text output. */
+struct perf_script_parser {
+    struct profile *p;
+    struct flame_parse_stats st;
+    bool in_sample, skip_sample;
+    char *event;        /* first event name seen; only those samples count */
+    char *comm;         /* current sample's comm */
+    struct strbuf *names; /* current sample's frame names, NUL-separated, leaf-first */
+    size_t *offs;       /* offsets into names */
+    uint8_t *kinds;
+    size_t nframes, cap_frames;
+    struct pframe *pf;  /* scratch root-first frames */
+    size_t cap_pf;
+};
+void perf_script_init(struct perf_script_parser *ps, struct profile *p);
+void perf_script_line(struct perf_script_parser *ps, const char *line, size_t len, size_t lineno);
+/* Flushes the last sample and releases the parser's memory (not the profile). */
+void perf_script_finish(struct perf_script_parser *ps);
+size_t perf_script_parse(struct profile *p, const char *text, size_t len,
+                         struct flame_parse_stats *st);
+
+/* Guess from the first lines of input: true when it looks like `perf script`
+ * text (a header line followed by indented "addr symbol (dso)" lines). */
+bool looks_like_perf_script(const char *text, size_t len);
+
+/* Folded text of p: one line per stack ending in a frame with self count,
+ * children in name order (stable), kinds as "_[k]"/"_[j]"/"_[i]" suffixes.
+ * ';' and line breaks inside names become '_'. */
+void folded_write(const struct profile *p, struct strbuf *out);
+#endif
