@@ -3,12 +3,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const kind_names[FK_COUNT] = {"user", "kernel", "jit", "inline", "unknown",
+static const char *const kind_names[FRAME_KIND_COUNT] = {"user", "kernel", "jit", "inline", "unknown",
                                                  "process"};
 
 const char *frame_kind_name(enum frame_kind k)
 {
-    return (unsigned)k < FK_COUNT ? kind_names[k] : "unknown";
+    return (unsigned)k < FRAME_KIND_COUNT ? kind_names[k] : "unknown";
 }
 
 static uint64_t hash_bytes(const char *s, size_t n)
@@ -160,7 +160,7 @@ struct profile *profile_new(const char *name, const char *title, const char *uni
     p->unit = xstrdup(unit ? unit : "samples");
     str_rehash(p, 1024);
     intern(p, "all", 3); /* id 0: the root's name, also the overflow fallback */
-    new_node(p, PROFILE_NONE, 0, FK_PROCESS);
+    new_node(p, PROFILE_NONE, 0, FRAME_PROCESS);
     child_rehash(p, 1024);
     return p;
 }
@@ -210,7 +210,7 @@ static uint32_t child_h(struct profile *p, uint32_t parent, uint32_t name, unsig
     return c;
 }
 
-static unsigned norm_kind(unsigned kind) { return kind < FK_COUNT ? kind : FK_UNKNOWN; }
+static unsigned norm_kind(unsigned kind) { return kind < FRAME_KIND_COUNT ? kind : FRAME_UNKNOWN; }
 
 static uint32_t intern_frame(struct profile *p, const char *s, size_t n)
 {
@@ -298,7 +298,7 @@ uint32_t profile_child(struct profile *p, uint32_t parent, const char *name,
 uint32_t profile_add_frames(struct profile *p, const struct pframe *f, size_t depth,
                             uint64_t count)
 {
-    static const struct pframe unknown = {"[unknown]", 9, FK_UNKNOWN};
+    static const struct pframe unknown = {"[unknown]", 9, FRAME_UNKNOWN};
     if (depth == 0) {
         f = &unknown;
         depth = 1;
@@ -325,7 +325,7 @@ uint32_t profile_add_stack(struct profile *p, const char *const *frames,
     for (size_t d = 0; d < depth; d++) {
         f[d].s = frames[d] ? frames[d] : "";
         f[d].len = strlen(f[d].s);
-        f[d].kind = kinds ? kinds[d] : FK_USER;
+        f[d].kind = kinds ? kinds[d] : FRAME_USER;
     }
     uint32_t leaf = profile_add_frames(p, f, depth, count);
     if (f != buf)
@@ -361,7 +361,7 @@ const char *profile_node_name(const struct profile *p, uint32_t node)
 
 enum frame_kind profile_node_kind(const struct profile *p, uint32_t node)
 {
-    return node < p->nnodes ? (enum frame_kind)p->nodes[node].kind : FK_UNKNOWN;
+    return node < p->nnodes ? (enum frame_kind)p->nodes[node].kind : FRAME_UNKNOWN;
 }
 
 const char *profile_node_source(const struct profile *p, uint32_t node)

@@ -11,16 +11,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "frame_kind.h"
 
-enum frame_kind {
-    FK_USER = 0,
-    FK_KERNEL,
-    FK_JIT,
-    FK_INLINE,
-    FK_UNKNOWN, /* missing or unsymbolized frame */
-    FK_PROCESS, /* comm/pid pseudo-frame at the root */
-    FK_COUNT
-};
 /* "user" "kernel" "jit" "inline" "unknown" "process" */
 const char *frame_kind_name(enum frame_kind k);
 

@@ -32,21 +32,21 @@ enum frame_kind folded_frame_kind(const char *name, size_t *len)
 {
     size_t n = *len;
     if (n > 4 && name[n - 4] == '_' && name[n - 3] == '[' && name[n - 1] == ']') {
-        enum frame_kind k = FK_COUNT;
+        enum frame_kind k = FRAME_KIND_COUNT;
         switch (name[n - 2]) {
-        case 'k': k = FK_KERNEL; break;
-        case 'j': k = FK_JIT; break;
-        case 'i': k = FK_INLINE; break;
+        case 'k': k = FRAME_KERNEL; break;
+        case 'j': k = FRAME_JIT; break;
+        case 'i': k = FRAME_INLINE; break;
         default: break;
         }
-        if (k != FK_COUNT) {
+        if (k != FRAME_KIND_COUNT) {
             *len = n - 4;
             return k;
         }
     }
     if (n == 9 && memcmp(name, "[unknown]", 9) == 0)
-        return FK_UNKNOWN;
-    return FK_USER;
+        return FRAME_UNKNOWN;
+    return FRAME_USER;
 }
 
 void folded_init(struct folded_parser *fp, struct profile *p)
@@ -221,7 +221,7 @@ static void flush_sample(struct perf_script_parser *ps)
     size_t depth = ps->nframes + 1;
     xgrow(&ps->pf, &ps->cap_pf, depth, sizeof *ps->pf);
     const char *comm = ps->comm ? ps->comm : "";
-    ps->pf[0] = (struct pframe){comm, strlen(comm), FK_PROCESS};
+    ps->pf[0] = (struct pframe){comm, strlen(comm), FRAME_PROCESS};
     for (size_t i = 0; i < ps->nframes; i++) {
         size_t j = ps->nframes - 1 - i; /* perf prints the leaf first */
         const char *n = ps->names->buf + ps->offs[j];
@@ -367,20 +367,20 @@ static void parse_frame(struct perf_script_parser *ps, const char *l, size_t len
         if (hex)
             slen = (size_t)(plus - sym);
     }
-    enum frame_kind kind = FK_USER;
+    enum frame_kind kind = FRAME_USER;
     if ((dlen >= 8 && memcmp(dso, "[kernel.", 8) == 0) ||
         (dlen && dso[0] == '[' && have_addr && (addr >> 63)))
-        kind = FK_KERNEL;
+        kind = FRAME_KERNEL;
     else if ((dlen >= 10 && memcmp(dso, "/tmp/perf-", 10) == 0) ||
              (dlen >= 5 && memcmp(dso, "[JIT]", 5) == 0) ||
              memmem(dso, dlen, "/jitted-", 8))
-        kind = FK_JIT;
+        kind = FRAME_JIT;
     else if (dlen == 7 && memcmp(dso, "inlined", 7) == 0)
-        kind = FK_INLINE;
+        kind = FRAME_INLINE;
     if (slen == 0 || (slen == 9 && memcmp(sym, "[unknown]", 9) == 0)) {
         sym = "[unknown]";
         slen = 9;
-        kind = FK_UNKNOWN;
+        kind = FRAME_UNKNOWN;
     }
     xgrow(&ps->offs, &ps->cap_frames, ps->nframes + 1, sizeof *ps->offs);
     ps->kinds = xrealloc(ps->kinds, ps->cap_frames);
@@ -506,9 +506,9 @@ static int write_stack(void *ctx, const struct profile *p, const uint32_t *path,
             sb_addc(out, ';');
         put_name(out, profile_node_name(p, path[d]));
         switch (profile_node_kind(p, path[d])) {
-        case FK_KERNEL: sb_add(out, "_[k]"); break;
-        case FK_JIT: sb_add(out, "_[j]"); break;
-        case FK_INLINE: sb_add(out, "_[i]"); break;
+        case FRAME_KERNEL: sb_add(out, "_[k]"); break;
+        case FRAME_JIT: sb_add(out, "_[j]"); break;
+        case FRAME_INLINE: sb_add(out, "_[i]"); break;
         default: break;
         }
     }

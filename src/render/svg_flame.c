@@ -50,16 +50,16 @@ static void frame_color(const char *name, enum frame_kind kind, enum palette pal
     double v3 = (double)((h >> 32) & 0xffff) / 65535.0;
     double r, g, b;
     switch (kind) {
-    case FK_KERNEL: /* orange */
+    case FRAME_KERNEL: /* orange */
         r = 190 + 65 * v1, g = 90 + 65 * v1, b = 0;
         break;
-    case FK_JIT: /* green */
+    case FRAME_JIT: /* green */
         r = 50 + 60 * v1, g = 200 + 55 * v1, b = 50 + 60 * v1;
         break;
-    case FK_INLINE: /* aqua */
+    case FRAME_INLINE: /* aqua */
         r = 50 + 60 * v1, g = 165 + 55 * v1, b = 165 + 55 * v1;
         break;
-    case FK_UNKNOWN: /* grey */
+    case FRAME_UNKNOWN: /* grey */
         r = g = b = 170 + 40 * v1;
         break;
     default:
@@ -283,7 +283,7 @@ static void render(const struct profile *p, const struct flame_opts *o, bool sta
                                : height - ypad2 - (double)(d->depth + 1) * fh;
         const char *name = d->node == PROFILE_ROOT ? "all" : profile_node_name(p, d->node);
         enum frame_kind kind =
-            d->node == PROFILE_ROOT ? FK_USER : profile_node_kind(p, d->node);
+            d->node == PROFILE_ROOT ? FRAME_USER : profile_node_kind(p, d->node);
         frame_color(name, kind, (enum palette)pal, color, sizeof color);
 
         sb_add(out, "<g><title>");

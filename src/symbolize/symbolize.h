@@ -13,7 +13,7 @@
  * Not thread-safe: one thread uses one symbolizer. */
 #ifndef PERFREPORT_SYMBOLIZE_H
 #define PERFREPORT_SYMBOLIZE_H
-#include "frame_kind.h"
+#include "../model/frame_kind.h"
 #include <stddef.h>
 #include <stdint.h>
 

@@ -118,10 +118,10 @@ TEST(flame_folded_kinds)
     const char *path[] = {"java", "Interp", "inl", "sys_read", "[unknown]"};
     for (size_t d = 1; d <= 5; d++)
         CHECK(profile_find(p, path, d) != PROFILE_NONE);
-    CHECK_NUM(profile_node_kind(p, profile_find(p, path, 2)), FK_JIT, 0);
-    CHECK_NUM(profile_node_kind(p, profile_find(p, path, 3)), FK_INLINE, 0);
-    CHECK_NUM(profile_node_kind(p, profile_find(p, path, 4)), FK_KERNEL, 0);
-    CHECK_NUM(profile_node_kind(p, profile_find(p, path, 5)), FK_UNKNOWN, 0);
+    CHECK_NUM(profile_node_kind(p, profile_find(p, path, 2)), FRAME_JIT, 0);
+    CHECK_NUM(profile_node_kind(p, profile_find(p, path, 3)), FRAME_INLINE, 0);
+    CHECK_NUM(profile_node_kind(p, profile_find(p, path, 4)), FRAME_KERNEL, 0);
+    CHECK_NUM(profile_node_kind(p, profile_find(p, path, 5)), FRAME_UNKNOWN, 0);
     /* unknown annotation letters stay part of the name */
     CHECK(profile_find(p, (const char *[]){"java", "plain_[x]"}, 2) != PROFILE_NONE);
     profile_free(p);
@@ -134,7 +134,7 @@ TEST(flame_roundtrip)
     const char *s2[] = {"alpha", "x"};
     const char *s3[] = {"zeta", "b b"};
     const char *s4[] = {"zeta", "semi;colon", "k"};
-    uint8_t k4[] = {FK_USER, FK_USER, FK_KERNEL};
+    uint8_t k4[] = {FRAME_USER, FRAME_USER, FRAME_KERNEL};
     profile_add_stack(p, s1, NULL, 4, 3);
     profile_add_stack(p, s2, NULL, 2, 7);
     profile_add_stack(p, s3, NULL, 2, 2);
@@ -192,19 +192,19 @@ TEST(flame_perf_script_fixture)
     /* the burner's call chain, root first, under its comm */
     const char *burn[] = {"burner", "__libc_start_call_main", "main", "burn_outer", "burn_leaf"};
     CHECK_NUM(total_at(p, burn, 5), 99, 0);
-    CHECK_NUM(profile_node_kind(p, profile_find(p, burn, 1)), FK_PROCESS, 0);
-    CHECK_NUM(profile_node_kind(p, profile_find(p, burn, 5)), FK_USER, 0);
+    CHECK_NUM(profile_node_kind(p, profile_find(p, burn, 1)), FRAME_PROCESS, 0);
+    CHECK_NUM(profile_node_kind(p, profile_find(p, burn, 5)), FRAME_USER, 0);
     /* dd's reads go through the kernel: kernel frames, offsets stripped */
     const char *rd[] = {"dd", "read", "entry_SYSCALL_64_after_hwframe", "do_syscall_64",
                         "ksys_read", "vfs_read", "read_zero"};
     CHECK_NUM(total_at(p, rd, 2), 6, 0);
     CHECK_NUM(total_at(p, rd, 5), 4, 0);
     CHECK_NUM(total_at(p, rd, 7), 2, 0);
-    CHECK_NUM(profile_node_kind(p, profile_find(p, rd, 2)), FK_USER, 0);
-    CHECK_NUM(profile_node_kind(p, profile_find(p, rd, 6)), FK_KERNEL, 0);
+    CHECK_NUM(profile_node_kind(p, profile_find(p, rd, 2)), FRAME_USER, 0);
+    CHECK_NUM(profile_node_kind(p, profile_find(p, rd, 6)), FRAME_KERNEL, 0);
     const char *unk[] = {"dd", "[unknown]"};
     CHECK_NUM(total_at(p, unk, 2), 1, 0);
-    CHECK_NUM(profile_node_kind(p, profile_find(p, unk, 2)), FK_UNKNOWN, 0);
+    CHECK_NUM(profile_node_kind(p, profile_find(p, unk, 2)), FRAME_UNKNOWN, 0);
     const char *sfp[] = {"dd", "read", "entry_SYSCALL_64_after_hwframe", "do_syscall_64",
                          "ksys_read", "vfs_read", "rw_verify_area", "security_file_permission"};
     CHECK_NUM(total_at(p, sfp, 8), 1, 0); /* "+0x0" stripped too */
@@ -248,8 +248,8 @@ TEST(flame_perf_script_odd)
     CHECK_NUM(st.bad_line[1], 15, 0);
     const char *path[] = {"Web Content", "JitFn", "operator()(int) const", "nft_do_chain", "foo"};
     CHECK_NUM(total_at(p, path, 5), 1, 0);
-    CHECK_NUM(profile_node_kind(p, profile_find(p, path, 2)), FK_JIT, 0);
-    CHECK_NUM(profile_node_kind(p, profile_find(p, path, 4)), FK_KERNEL, 0);
+    CHECK_NUM(profile_node_kind(p, profile_find(p, path, 2)), FRAME_JIT, 0);
+    CHECK_NUM(profile_node_kind(p, profile_find(p, path, 4)), FRAME_KERNEL, 0);
     CHECK_NUM(total_at(p, (const char *[]){"kworker/0:1"}, 1), 1, 0);
     CHECK_NUM(profile_total(p), 2, 0);
     profile_free(p);
@@ -260,15 +260,15 @@ TEST(flame_perf_script_odd)
 static struct profile *sample_profile(void)
 {
     struct profile *p = profile_new("cpu", "On-CPU profile", "samples");
-    uint8_t kk[] = {FK_PROCESS, FK_USER, FK_KERNEL, FK_KERNEL};
+    uint8_t kk[] = {FRAME_PROCESS, FRAME_USER, FRAME_KERNEL, FRAME_KERNEL};
     profile_add_stack(p, (const char *[]){"app", "main", "sys_write", "vfs_write"}, kk, 4, 30);
     profile_add_stack(p, (const char *[]){"app", "main", "compute_a_really_long_function_name_"
                                                           "that_cannot_fit_anywhere"}, kk, 3, 50);
     uint32_t leaf = profile_add_stack(p, (const char *[]){"app", "main", "<script>alert(1)</script>",
                                                           "]]>", "ctl\x01\x1b byte"},
-                                      (const uint8_t[]){FK_PROCESS, 0, 0, 0, 0}, 5, 15);
+                                      (const uint8_t[]){FRAME_PROCESS, 0, 0, 0, 0}, 5, 15);
     profile_set_source(p, leaf, "src/evil.c:42");
-    uint8_t kj[] = {FK_PROCESS, FK_JIT, FK_INLINE};
+    uint8_t kj[] = {FRAME_PROCESS, FRAME_JIT, FRAME_INLINE};
     profile_add_stack(p, (const char *[]){"java", "Interp", "inlined"}, kj, 3, 5);
     return p;
 }
