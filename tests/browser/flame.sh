@@ -2,10 +2,10 @@
 # Headless Chromium opens a standalone flamegraph SVG made by
 # `$PERFREPORT_BIN flamegraph` (and the same graph twice, inline in one HTML
 # page under a strict CSP): hover, click to zoom, reset, search, matched %,
-# no console errors.  Node + playwright-core live in tests/browser/flame/.
+# no console errors.  Node + playwright-core live in tests/browser/ (setup.sh).
 . tests/lib.sh
 
-dir=tests/browser/flame
+dir=tests/browser
 if [ ! -x "$PERFREPORT_BIN" ]; then
     skip flame_browser "binary $PERFREPORT_BIN not built"
     exit 0
@@ -27,4 +27,4 @@ if ! "$PERFREPORT_BIN" flamegraph --title "perf script fixture" \
     exit 0
 fi
 mkdir -p "$TMPD/chromium" build/browser
-node "$dir/flame.js" "$TMPD/flame.svg" "$TMPD/chromium" build/browser/flame.png
+node "$dir/check_flame.js" "$TMPD/flame.svg" "$TMPD/chromium" build/browser/flame.png
