@@ -93,7 +93,6 @@ static void title_and_verdict(const struct report *r, struct strbuf *sb)
                 "**INCOMPLETE:** the capture window was interrupted after %.1f s of the "
                 "planned %.0f s; every figure covers only that part.\n\n",
                 r->window.actual_s, r->window.planned_s);
-
     enum severity worst = report_worst_severity(r);
     sb_addf(sb, "**%s:** ", r->failed ? "FAILED" : sev_word_upper(worst));
     if (r->headline && *r->headline)
@@ -139,6 +138,19 @@ static void title_and_verdict(const struct report *r, struct strbuf *sb)
         sb_addf(sb, " · started %s UTC", iso);
     }
     sb_add(sb, "\n\n");
+
+    /* Missing sections are said right under the verdict: the figures that
+     * collector would have given are absent below. */
+    for (size_t i = 0; i < r->nledger; i++) {
+        const struct ledger_entry *e = &r->ledger[i];
+        if (e->status != CS_FAILED && e->status != CS_TIMED_OUT)
+            continue;
+        sb_add(sb, "**PARTIAL:** collector ");
+        md_text(sb, e->title ? e->title : e->name, MD_MAX_TEXT);
+        sb_add(sb, e->status == CS_FAILED ? " failed: " : " timed out: ");
+        md_text(sb, e->reason ? e->reason : "no reason given", MD_MAX_TEXT);
+        sb_add(sb, "\n\n");
+    }
 }
 
 static void findings(const struct report *r, struct strbuf *sb)

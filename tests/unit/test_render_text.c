@@ -715,7 +715,7 @@ TEST(render_text_manifest_lists_files_and_status)
     CHECK_CONTAINS(m, "\"complete\": false");
     CHECK_CONTAINS(m, "\"interrupted\": true");
     CHECK_CONTAINS(m, "\"severity\": \"critical\"");
-    CHECK_CONTAINS(m, "\"exit_status\": 2");
+    CHECK_CONTAINS(m, "\"exit_status\": 6"); /* partial (4) + critical (2) */
     CHECK_CONTAINS(m, "\"version\": \"0.1.0\"");
     CHECK_CONTAINS(m, "\"status\": \"failed\",\n      \"reason\": \"cannot read /proc/net/dev: Permission denied\"");
     CHECK_CONTAINS(m, "\"notes\": \"1 tick lost | \\u003cretry\\u003e\"");
@@ -738,6 +738,14 @@ TEST(render_text_manifest_lists_files_and_status)
 
     r->window.interrupted = false;
     r->findings[0].sev = SEV_WARNING;
+    sb_reset(&sb);
+    REQUIRE(manifest_render(r, &sb) == 0);
+    /* the failed collector still makes the bundle partial */
+    CHECK_CONTAINS(sb_str(&sb), "\"complete\": false");
+    CHECK_CONTAINS(sb_str(&sb), "\"exit_status\": 5");
+    for (size_t i = 0; i < r->nledger; i++)
+        if (r->ledger[i].status == CS_FAILED)
+            r->ledger[i].status = CS_RAN;
     sb_reset(&sb);
     REQUIRE(manifest_render(r, &sb) == 0);
     CHECK_CONTAINS(sb_str(&sb), "\"complete\": true");
