@@ -44,7 +44,8 @@ static void ignore_signals(void)
 
 struct running {
     const struct collector *c;
-    struct ledger_entry *led;
+    const char *name; /* ledger entry name; entries are looked up, not kept:
+                       * r->ledger moves when it grows */
     void *state;
     bool started;
     double spent_ms;
@@ -72,19 +73,22 @@ static void describe_target(struct report *r, const struct options *opt)
         r->window.target = xstrdup("system-wide");
 }
 
+#define LED(ctx, i) report_ledger((ctx)->r, run[i].name, NULL)
+
 static void plan(struct running *run, size_t n, struct collect_ctx *ctx)
 {
     const struct options *opt = ctx->opt;
     for (size_t i = 0; i < n; i++) {
         const struct collector *c = run[i].c;
         char reason[512] = "";
-        run[i].led = report_ledger(ctx->r, c->name, c->title);
+        run[i].name = c->name;
+        struct ledger_entry *led = report_ledger(ctx->r, c->name, c->title);
         if (c->needs_bpf && opt->no_bpf) {
-            ledger_set(run[i].led, CS_SKIPPED, "BPF disabled by --no-bpf");
+            ledger_set(led, CS_SKIPPED, "BPF disabled by --no-bpf");
         } else if (c->needs_bpf && !ctx->caps->bpf_ok) {
-            ledger_set(run[i].led, CS_SKIPPED, ctx->caps->bpf_reason);
+            ledger_set(led, CS_SKIPPED, ctx->caps->bpf_reason);
         } else if (c->can_run && !c->can_run(ctx, reason, sizeof reason)) {
-            ledger_set(run[i].led, CS_SKIPPED, reason[0] ? reason : "not available on this host");
+            ledger_set(led, CS_SKIPPED, reason[0] ? reason : "not available on this host");
         }
     }
 }
@@ -92,14 +96,14 @@ static void plan(struct running *run, size_t n, struct collect_ctx *ctx)
 static void start_all(struct running *run, size_t n, struct collect_ctx *ctx)
 {
     for (size_t i = 0; i < n; i++) {
-        if (run[i].led->status != CS_PENDING)
+        if (LED(ctx, i)->status != CS_PENDING)
             continue;
         char err[512] = "";
         double t0 = mono_ms();
         int rc = run[i].c->start(ctx, &run[i].state, err, sizeof err);
         run[i].spent_ms += mono_ms() - t0;
         if (rc) {
-            ledger_set(run[i].led, CS_FAILED, err[0] ? err : strerror(rc < 0 ? -rc : rc));
+            ledger_set(LED(ctx, i), CS_FAILED, err[0] ? err : strerror(rc < 0 ? -rc : rc));
             if (run[i].c->destroy)
                 run[i].c->destroy(run[i].state);
             run[i].state = NULL;
@@ -118,7 +122,7 @@ static void tick_all(struct running *run, size_t n, struct collect_ctx *ctx)
         int rc = run[i].c->tick(ctx, run[i].state);
         run[i].spent_ms += mono_ms() - t0;
         if (rc)
-            ledger_note(run[i].led, "tick at %.1f s failed: %s", ctx->now_s,
+            ledger_note(LED(ctx, i), "tick at %.1f s failed: %s", ctx->now_s,
                         strerror(rc < 0 ? -rc : rc));
     }
 }
@@ -133,16 +137,16 @@ static void stop_all(struct running *run, size_t n, struct collect_ctx *ctx)
         int rc = run[i].c->stop(ctx, run[i].state, err, sizeof err);
         run[i].spent_ms += mono_ms() - t0;
         if (rc)
-            ledger_set(run[i].led, CS_FAILED, err[0] ? err : strerror(rc < 0 ? -rc : rc));
+            ledger_set(LED(ctx, i), CS_FAILED, err[0] ? err : strerror(rc < 0 ? -rc : rc));
         else
-            ledger_set(run[i].led, CS_RAN, NULL);
+            ledger_set(LED(ctx, i), CS_RAN, NULL);
         if (run[i].c->destroy)
             run[i].c->destroy(run[i].state);
         run[i].state = NULL;
         run[i].started = false;
     }
     for (size_t i = 0; i < n; i++)
-        run[i].led->duration_ms = run[i].spent_ms;
+        LED(ctx, i)->duration_ms = run[i].spent_ms;
 }
 
 /* Sleeps until `deadline_ms` (monotonic) or a stop signal. */
