@@ -173,28 +173,18 @@ struct io_state {
     double t_start;
 };
 
-static const char *const syscalls_needed[] = {"sys_enter_read", "sys_enter_write",
-                                              "sys_enter_fsync", "sys_enter_fdatasync"};
+static const char *const hooks_needed[] = {"sys_enter", "sys_exit", "mm_filemap_get_pages",
+                                           "mm_filemap_add_to_page_cache", "block_rq_issue"};
 
 static bool io_can_run(const struct collect_ctx *ctx, char *reason, size_t n)
 {
     (void)ctx;
-    for (size_t i = 0; i < sizeof syscalls_needed / sizeof syscalls_needed[0]; i++)
-        if (!kbpf_has_tracepoint("syscalls", syscalls_needed[i])) {
-            snprintf(reason, n, "tracepoint syscalls/%s not found (tracefs missing or kernel "
-                                "without CONFIG_FTRACE_SYSCALLS)", syscalls_needed[i]);
+    for (size_t i = 0; i < sizeof hooks_needed / sizeof hooks_needed[0]; i++)
+        if (!kbpf_has_tp_btf(hooks_needed[i])) {
+            snprintf(reason, n, "tp_btf %s is not in the kernel BTF (filemap hooks need 6.1+)",
+                     hooks_needed[i]);
             return false;
         }
-    if (!kbpf_has_tracepoint("filemap", "mm_filemap_get_pages") ||
-        !kbpf_has_tracepoint("filemap", "mm_filemap_add_to_page_cache")) {
-        snprintf(reason, n, "filemap tracepoints mm_filemap_get_pages/add_to_page_cache not "
-                            "found (kernel older than 6.1?)");
-        return false;
-    }
-    if (!kbpf_has_tp_btf("block_rq_issue")) {
-        snprintf(reason, n, "tp_btf block_rq_issue not in the kernel BTF");
-        return false;
-    }
     return true;
 }
 
