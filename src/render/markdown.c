@@ -421,8 +421,8 @@ static void hist_md(const struct hist *h, struct strbuf *sb)
         unsigned bar = top ? (unsigned)llround(30.0 * (double)h->buckets[b] / (double)top) : 0;
         if (bar == 0 && h->buckets[b])
             bar = 1;
-        sb_addf(sb, "%*s | %10llu | %5.1f%% | ", (int)wlabel, label,
-                (unsigned long long)h->buckets[b], share);
+        sb_addf(sb, "%*s | %10llu | %5.1f%% |%s", (int)wlabel, label,
+                (unsigned long long)h->buckets[b], share, bar ? " " : "");
         for (unsigned k = 0; k < bar; k++)
             sb_addc(sb, '#');
         sb_add(sb, "\n");
