@@ -143,7 +143,8 @@ void iolayers_fill(struct report *r, const uint64_t *cnt, const struct io_khist 
     table_add_col(f, "window_pct", "Share of window", "%", 1);
     table_add_col(f, "p99_us", "p99", "us", 0);
     table_add_col(f, "max_us", "Max", "us", 0);
-    qsort(procs, n, sizeof *procs, by_sync_total);
+    if (n)
+        qsort(procs, n, sizeof *procs, by_sync_total);
     for (size_t i = 0; i < n && i < IO_FSYNC_TOP; i++) {
         struct hist ph = {.sum = NAN, .max = NAN};
         kbpf_hist_add(&ph, procs[i].h.slots, IO_SLOTS, (double)procs[i].h.sum,
@@ -282,7 +283,7 @@ static int io_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
 
     struct ledger_entry *e = report_ledger(ctx->r, "iolayers", NULL);
     if (cnt[IOC_DROP_THREADS])
-        ledger_note(e, "%llu syscalls not tracked (thread map full)",
+        ledger_note(e, "%llu syscalls not tracked (no task storage)",
                     (unsigned long long)cnt[IOC_DROP_THREADS]);
     if (cnt[IOC_DROP_PROCS])
         ledger_note(e, "%llu fsync calls not attributed (process map full)",

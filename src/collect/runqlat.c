@@ -63,7 +63,8 @@ void runqlat_fill_table(struct report *r, struct runq_proc *procs, size_t n, con
     table_add_col(t, "total_ms", "Total wait", "ms", 1);
     table_add_col(t, "avg_us", "Avg wait", "us", 0);
     table_add_col(t, "max_us", "Max wait", "us", 0);
-    qsort(procs, n, sizeof *procs, by_total_desc);
+    if (n)
+        qsort(procs, n, sizeof *procs, by_total_desc);
     for (size_t i = 0; i < n && i < RUNQ_TOP; i++) {
         const struct runq_proc *p = &procs[i];
         if (!p->count)
