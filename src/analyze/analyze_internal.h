@@ -68,4 +68,12 @@ void use_fill(struct report *r);
 long table_argmax(const struct table *t, const char *col);
 /* "comm (pid N)" of a process table row into buf. */
 void proc_label(const struct table *t, size_t row, char *buf, size_t n);
+
+/* ---- rules_sched.c, rules_io.c, rules_disk_bio.c (BPF collectors) ------- */
+void rule_sched_runqueue_latency(struct report *r);
+void rule_io_cache_misses(struct report *r);
+void rule_io_fsync(struct report *r);
+/* disk.latency from the biolat p99 table; false when that table is absent
+ * (the caller then judges iostat's await). */
+bool rule_disk_latency_bio(struct report *r);
 #endif

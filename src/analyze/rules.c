@@ -681,6 +681,9 @@ static void rule_disk_saturation(struct report *r)
 
 static void rule_disk_latency(struct report *r)
 {
+    /* the BPF p99 per device, when measured, is the better signal */
+    if (rule_disk_latency_bio(r))
+        return;
     const struct table *d = report_find_table(r, "disk");
     if (!d)
         return;
@@ -981,6 +984,9 @@ static const struct rule {
     {"net.tcp_resets", rule_net_tcp_resets},
     {"fd.exhaustion", rule_fd_exhaustion},
     {"fd.growth", rule_fd_growth},
+    {"sched.runqueue_latency", rule_sched_runqueue_latency},
+    {"io.cache_misses", rule_io_cache_misses},
+    {"io.fsync", rule_io_fsync},
 };
 
 void rules_run(struct report *r)

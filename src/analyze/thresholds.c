@@ -92,6 +92,20 @@ static const struct thr_def defaults[] = {
     /* One new descriptor per second held for the whole window is a leak
      * pattern; ten per second exhausts a 65k limit within two hours. */
     {"fd.growth_per_min", "Process file descriptor growth", "/min", 60, 600, false},
+    /* Run-queue latency p99 (BPF runqlat): an idle host stays below 100 us; 5 ms
+     * is a whole scheduler slice of waiting in 1 of 100 wakeups, which
+     * interactive and request/response work notices; 20 ms means tasks
+     * regularly wait several slices (heavy CPU oversubscription). */
+    {"sched.runq_p99_us", "Run-queue latency p99 (wakeup to running)", "us", 5000, 20000, false},
+    /* Share of page lookups by read() served from the page cache: below 90 %
+     * one read in ten goes to the disk; below 70 % the working set clearly
+     * does not fit.  Judged only with at least 1000 lookups in the window. */
+    {"io.cache_hit_pct", "Read page-cache hit rate", "%", 90, 70, true},
+    /* fsync-family calls per second: each forces a device cache flush; tens
+     * per second already dominate a small disk's IOPS budget. */
+    {"io.fsync_per_s", "fsync-family calls", "/s", 10, 100, false},
+    /* Share of the window one process spent blocked in fsync-family calls. */
+    {"io.fsync_time_pct", "Time a process spent in fsync-family calls", "%", 10, 50, false},
 };
 
 enum severity thr_level(const struct threshold *t, double v)

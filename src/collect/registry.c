@@ -1,7 +1,8 @@
 #include "collector.h"
 
 extern const struct collector collector_host, collector_cpu, collector_memory, collector_psi,
-    collector_disk, collector_net, collector_procs, collector_cgroup, collector_oomkill;
+    collector_disk, collector_net, collector_procs, collector_cgroup, collector_oomkill,
+    collector_runqlat, collector_biolat, collector_iolayers;
 
 /* Run order: host facts first, then the interval collectors.  Collectors are
  * stopped in this order too, so the cheap /proc ones come before any that
@@ -15,6 +16,10 @@ const struct collector *const collector_registry[] = {
     &collector_net,
     &collector_procs,
     &collector_cgroup,
+    /* BPF collectors after every /proc one: they drain maps in stop(). */
     &collector_oomkill,
+    &collector_runqlat,
+    &collector_biolat,
+    &collector_iolayers,
     NULL,
 };

@@ -1,6 +1,7 @@
 /* manifest.json: what this bundle is and how complete it is, readable
  * without parsing the (much larger) report.json. */
 #include "charts.h"
+#include "hists.h"
 #include "json_common.h"
 #include "renderer.h"
 #include "../model/model.h"
@@ -31,6 +32,11 @@ int manifest_render(const struct report *r, struct strbuf *out)
         if (!r->series[i]->chart)
             continue;
         chart_filename(r->series[i], name, sizeof name);
+        jw_str(&w, name);
+    }
+    for (size_t i = 0; i < r->nhists; i++) {
+        char name[512];
+        hist_filename(r->hists[i], name, sizeof name);
         jw_str(&w, name);
     }
     jw_arr_end(&w);

@@ -1,0 +1,27 @@
+/* Helpers shared by the BPF collectors of this file set (runqlat, biolat,
+ * iolayers): target filter ids, hook checks, and turning a kernel log2
+ * histogram into the model's struct hist. */
+#ifndef PERFREPORT_KBPF_H
+#define PERFREPORT_KBPF_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct collect_ctx;
+struct hist;
+
+/* tgid / v2 cgroup id to filter on in the kernel (0 = none).  Returns 0, or
+ * -errno with err filled when the -c cgroup cannot be resolved. */
+int kbpf_target(const struct collect_ctx *ctx, uint32_t *tgid, uint64_t *cgid, char *err,
+                size_t n);
+/* True when the running kernel's BTF has a tp_btf hook for tracepoint `tp`
+ * (a "btf_trace_<tp>" typedef). */
+bool kbpf_has_tp_btf(const char *tp);
+/* True when tracefs lists events/<cat>/<name>. */
+bool kbpf_has_tracepoint(const char *cat, const char *name);
+/* Adds log2 slots (slot i = [2^i, 2^(i+1)), slot 0 also 0) into h, and the
+ * sum/max when known (sum/max < 0 = unknown). */
+void kbpf_hist_add(struct hist *h, const uint64_t *slots, size_t nslots, double sum, double max);
+/* Sum of one per-CPU counter slot; 0 on a read error. */
+uint64_t kbpf_percpu_sum(int map_fd, uint32_t key);
+#endif
