@@ -2,7 +2,7 @@
  *
  * Hot path (every syscall, both ends): one task-storage slot per thread for
  * the entry time (tp_btf; no hash), one per-CPU array slot per syscall number
- * and one per-CPU hash slot per (process, syscall).  Errors (the cold path)
+ * and one slot of a per-CPU cache of (process, syscall) counts.  Errors (the cold path)
  * go to a hash keyed by process, syscall and errno.  The classic
  * raw_syscalls tracepoints are the fallback where tp_btf is not available;
  * they keep the entry time in a hash by thread id instead. */
@@ -64,6 +64,13 @@ struct {
     __type(value, struct sc_comm);
 } comms SEC(".maps");
 
+struct {
+    __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+    __uint(max_entries, SC_CACHE_SLOTS);
+    __type(key, __u32);
+    __type(value, struct sc_slot);
+} pcache SEC(".maps");
+
 /* Losses: index SC_DROP_*. */
 struct {
     __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -103,6 +110,20 @@ static __always_inline __u32 log2_u64(__u64 v)
     return r;
 }
 
+static __always_inline void flush(struct sc_slot *c)
+{
+    struct sc_proc_key pk = {.tgid = c->tgid, .nr = c->nr};
+    struct sc_proc_val *pv = bpf_map_lookup_elem(&per_proc, &pk);
+    if (pv) {
+        pv->count += c->count;
+        pv->errors += c->errors;
+    } else {
+        struct sc_proc_val nv = {.count = c->count, .errors = c->errors};
+        if (bpf_map_update_elem(&per_proc, &pk, &nv, BPF_NOEXIST) != 0)
+            drop(SC_DROP_PROC);
+    }
+}
+
 static __always_inline void account(__u64 id, __u32 nr, __u64 ts, long ret)
 {
     __u64 d = bpf_ktime_get_ns() - ts;
@@ -119,21 +140,31 @@ static __always_inline void account(__u64 id, __u32 nr, __u64 ts, long ret)
     if (failed)
         st->errors++;
 
-    struct sc_proc_key pk = {.tgid = (__u32)(id >> 32), .nr = nr};
-    struct sc_proc_val *pv = bpf_map_lookup_elem(&per_proc, &pk);
-    if (pv) {
-        pv->count++;
-        pv->errors += failed;
+    /* Per-process counts go through a small per-CPU direct-mapped cache;
+     * a miss writes the evicted slot to the hash.  A syscall storm from one
+     * process thus costs an array access, not a hash lookup, per call. */
+    __u32 tgid = (__u32)(id >> 32);
+    __u32 idx = (tgid * 31 + nr) & (SC_CACHE_SLOTS - 1);
+    struct sc_slot *c = bpf_map_lookup_elem(&pcache, &idx);
+    if (!c)
+        return;
+    if (c->count && c->tgid == tgid && c->nr == nr) {
+        c->count++;
+        c->errors += failed;
     } else {
-        struct sc_proc_val nv = {.count = 1, .errors = failed};
-        if (bpf_map_update_elem(&per_proc, &pk, &nv, BPF_NOEXIST) == 0) {
-            struct sc_comm c = {};
-            bpf_get_current_comm(c.comm, sizeof c.comm);
-            bpf_map_update_elem(&comms, &pk.tgid, &c, BPF_ANY);
-        } else {
-            drop(SC_DROP_PROC);
+        if (c->count)
+            flush(c);
+        c->tgid = tgid;
+        c->nr = nr;
+        c->count = 1;
+        c->errors = failed;
+        if (!bpf_map_lookup_elem(&comms, &tgid)) {
+            struct sc_comm cm = {};
+            bpf_get_current_comm(cm.comm, sizeof cm.comm);
+            bpf_map_update_elem(&comms, &tgid, &cm, BPF_ANY);
         }
     }
+    struct sc_proc_key pk = {.tgid = tgid, .nr = nr};
     if (failed) {
         struct sc_err_key ek = {.tgid = pk.tgid, .nr = nr, .err = (__u32)-ret};
         __u64 *n = bpf_map_lookup_elem(&errs, &ek);

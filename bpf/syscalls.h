@@ -34,6 +34,14 @@ struct sc_err_key {
     __u32 err;
 };
 
+#define SC_CACHE_SLOTS 256 /* power of two */
+struct sc_slot {
+    __u32 tgid;
+    __u32 nr;
+    __u64 count; /* 0 = empty */
+    __u64 errors;
+};
+
 struct sc_comm {
     char comm[16];
 };

@@ -67,6 +67,14 @@ static int proc_by_tgid(const void *a, const void *b)
     return c ? c : (x->nr > y->nr) - (x->nr < y->nr);
 }
 
+static int proc_by_key(const void *a, const void *b)
+{
+    const struct scd_proc *x = a, *y = b;
+    if (x->tgid != y->tgid)
+        return x->tgid < y->tgid ? -1 : 1;
+    return (x->nr > y->nr) - (x->nr < y->nr);
+}
+
 static int err_by_key(const void *a, const void *b)
 {
     const struct scd_err *x = a, *y = b;
@@ -182,8 +190,21 @@ static void fill_top(struct report *r, struct scd_nr *nrs, size_t n, double win)
     }
 }
 
-static void fill_procs(struct report *r, const struct sc_data *d, double win)
+static void fill_procs(struct report *r, struct sc_data *d, double win)
 {
+    /* Rows of one (tgid, nr) may come from several places (hash, cache
+     * slots of each CPU): merge them, then order each process busiest first. */
+    qsort(d->procs, d->nprocs, sizeof *d->procs, proc_by_key);
+    size_t m = 0;
+    for (size_t i = 0; i < d->nprocs; i++) {
+        if (m && d->procs[m - 1].tgid == d->procs[i].tgid && d->procs[m - 1].nr == d->procs[i].nr) {
+            d->procs[m - 1].count += d->procs[i].count;
+            d->procs[m - 1].errors += d->procs[i].errors;
+        } else {
+            d->procs[m++] = d->procs[i];
+        }
+    }
+    d->nprocs = m;
     qsort(d->procs, d->nprocs, sizeof *d->procs, proc_by_tgid);
     struct agg_proc *a = xcalloc(d->nprocs + 1, sizeof *a);
     size_t na = 0;
@@ -267,7 +288,7 @@ static void fill_errors(struct report *r, const struct sc_data *d, double win)
     free(a);
 }
 
-void syscalls_fill(struct report *r, const struct sc_data *d, double win)
+void syscalls_fill(struct report *r, struct sc_data *d, double win)
 {
     if (!(win > 0))
         win = 1;
@@ -380,6 +401,26 @@ static void drain(struct sc_state *st, struct sc_data *d)
         }
         d->procs[d->nprocs++] = (struct scd_proc){pk.tgid, pk.nr, v.count, v.errors};
     }
+
+    /* Counts still in the per-CPU cache. */
+    int ncpu = kbpf_ncpus();
+    struct sc_slot *slots = xcalloc((size_t)ncpu, sizeof *slots);
+    for (uint32_t i = 0; i < SC_CACHE_SLOTS; i++) {
+        if (bpf_map__lookup_elem(sk->maps.pcache, &i, sizeof i, slots,
+                                 (size_t)ncpu * sizeof *slots, 0) != 0)
+            continue;
+        for (int c = 0; c < ncpu; c++) {
+            if (!slots[c].count)
+                continue;
+            if (d->nprocs == cap) {
+                cap = cap ? cap * 2 : 256;
+                d->procs = xrealloc(d->procs, cap * sizeof *d->procs);
+            }
+            d->procs[d->nprocs++] =
+                (struct scd_proc){slots[c].tgid, slots[c].nr, slots[c].count, slots[c].errors};
+        }
+    }
+    free(slots);
 
     cap = 0;
     struct sc_err_key ek, enext;

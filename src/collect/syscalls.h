@@ -42,6 +42,6 @@ struct sc_data {
 
 /* Writes tables syscall.top / syscall.errors / syscall.by_process, metrics
  * syscall.total_per_s / syscall.errors_per_s and hists syscall.<name>. */
-void syscalls_fill(struct report *r, const struct sc_data *d, double window_s);
+void syscalls_fill(struct report *r, struct sc_data *d, double window_s); /* sorts d in place */
 void sc_data_free(struct sc_data *d);
 #endif
