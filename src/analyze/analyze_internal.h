@@ -68,4 +68,15 @@ void use_fill(struct report *r);
 long table_argmax(const struct table *t, const char *col);
 /* "comm (pid N)" of a process table row into buf. */
 void proc_label(const struct table *t, size_t row, char *buf, size_t n);
+
+/* ---- rules_syscall.c ------------------------------------------------------- */
+void rule_syscall_rate(struct report *r);
+void rule_syscall_errors(struct report *r);
+void rule_process_churn(struct report *r);
+
+/* ---- rules.c: TCP tables from the tcpevents collector ------------------------ */
+/* Row of `table` with the largest numeric `col` plus its "src -> dst" into
+ * buf; -1 when the table is absent or empty. */
+long tcp_worst_conn(const struct report *r, const char *table, const char *col, char *buf,
+                    size_t n);
 #endif

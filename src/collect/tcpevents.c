@@ -78,6 +78,8 @@ void tcpevents_fill(struct report *r, const struct te_data *d, double win)
         total += d->rt[i].count;
     report_metric(r, "tcp.bpf_retransmits", "TCP retransmits seen by the tracepoint", "",
                   "network", (double)total);
+    report_metric(r, "tcp.bpf_retransmits_per_s", "TCP retransmits (tracepoint)", "/s",
+                  "network", (double)total / win);
 
     qsort(d->rt, d->nrt, sizeof *d->rt, conn_cmp);
     struct table *tr = report_table(r, "tcp.retransmits", "TCP retransmits by connection",
@@ -103,6 +105,8 @@ void tcpevents_fill(struct report *r, const struct te_data *d, double win)
         *(d->rst[i].dir ? &recv : &sent) += d->rst[i].count;
     report_metric(r, "tcp.bpf_resets_sent", "TCP resets sent (tracepoint)", "", "network",
                   (double)sent);
+    report_metric(r, "tcp.bpf_resets_sent_per_s", "TCP resets sent (tracepoint)", "/s",
+                  "network", (double)sent / win);
     report_metric(r, "tcp.bpf_resets_received", "TCP resets received (tracepoint)", "",
                   "network", (double)recv);
     qsort(d->rst, d->nrst, sizeof *d->rst, conn_cmp);
