@@ -47,7 +47,7 @@ PY
 }
 pairs "perfreport (all collectors)"
 if command -v strace >/dev/null; then pairs "strace -c -f" strace -c -f -o /dev/null; fi
-if command -v perf >/dev/null && perf trace -h >/dev/null 2>&1; then
+if command -v perf >/dev/null && perf trace -s -o /dev/null -- true >/dev/null 2>&1; then
     pairs "perf trace -s" perf trace -s -o /dev/null --
 fi
 echo "Budget: perfreport <= 5 % (median of $PAIRS paired runs; the host's other load adds noise)."
