@@ -74,7 +74,8 @@ void procevents_fill(struct report *r, const struct pe_data *d, double win)
             a[j].pcomm = e->pcomm;
         }
     }
-    qsort(a, na, sizeof *a, agg_cmp);
+    if (na)
+        qsort(a, na, sizeof *a, agg_cmp);
     struct table *t = report_table(r, "proc.execs", "Programs executed", "process");
     table_add_col(t, "comm", "Command", "", 0);
     table_add_col(t, "execs", "Execs", "", 0);

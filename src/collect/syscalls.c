@@ -138,7 +138,8 @@ static int aggerr_by_count(const void *a, const void *b)
 
 static void fill_top(struct report *r, struct scd_nr *nrs, size_t n, double win)
 {
-    qsort(nrs, n, sizeof *nrs, nr_by_calls);
+    if (n)
+        qsort(nrs, n, sizeof *nrs, nr_by_calls);
     struct table *t = report_table(r, "syscall.top", "Syscalls by count", "syscall");
     table_add_col(t, "syscall", "Syscall", "", 0);
     table_add_col(t, "calls", "Calls", "", 0);
@@ -194,7 +195,8 @@ static void fill_procs(struct report *r, struct sc_data *d, double win)
 {
     /* Rows of one (tgid, nr) may come from several places (hash, cache
      * slots of each CPU): merge them, then order each process busiest first. */
-    qsort(d->procs, d->nprocs, sizeof *d->procs, proc_by_key);
+    if (d->nprocs)
+        qsort(d->procs, d->nprocs, sizeof *d->procs, proc_by_key);
     size_t m = 0;
     for (size_t i = 0; i < d->nprocs; i++) {
         if (m && d->procs[m - 1].tgid == d->procs[i].tgid && d->procs[m - 1].nr == d->procs[i].nr) {
@@ -205,7 +207,8 @@ static void fill_procs(struct report *r, struct sc_data *d, double win)
         }
     }
     d->nprocs = m;
-    qsort(d->procs, d->nprocs, sizeof *d->procs, proc_by_tgid);
+    if (d->nprocs)
+        qsort(d->procs, d->nprocs, sizeof *d->procs, proc_by_tgid);
     struct agg_proc *a = xcalloc(d->nprocs + 1, sizeof *a);
     size_t na = 0;
     for (size_t i = 0; i < d->nprocs; i++) {
@@ -219,7 +222,8 @@ static void fill_procs(struct report *r, struct sc_data *d, double win)
         a[na - 1].errors += p->errors;
         a[na - 1].n++;
     }
-    qsort(a, na, sizeof *a, agg_by_calls);
+    if (na)
+        qsort(a, na, sizeof *a, agg_by_calls);
     struct table *t = report_table(r, "syscall.by_process", "Syscalls by process", "syscall");
     table_add_col(t, "pid", "PID", "", 0);
     table_add_col(t, "comm", "Command", "", 0);
@@ -251,7 +255,8 @@ static void fill_procs(struct report *r, struct sc_data *d, double win)
 
 static void fill_errors(struct report *r, const struct sc_data *d, double win)
 {
-    qsort(d->errs, d->nerrs, sizeof *d->errs, err_by_key);
+    if (d->nerrs)
+        qsort(d->errs, d->nerrs, sizeof *d->errs, err_by_key);
     struct agg_err *a = xcalloc(d->nerrs + 1, sizeof *a);
     size_t na = 0;
     for (size_t i = 0; i < d->nerrs; i++) {
@@ -264,7 +269,8 @@ static void fill_errors(struct report *r, const struct sc_data *d, double win)
         }
         a[na - 1].count += e->count;
     }
-    qsort(a, na, sizeof *a, aggerr_by_count);
+    if (na)
+        qsort(a, na, sizeof *a, aggerr_by_count);
     struct table *t = report_table(r, "syscall.errors", "Failed syscalls by errno", "syscall");
     table_add_col(t, "syscall", "Syscall", "", 0);
     table_add_col(t, "errno", "Error", "", 0);

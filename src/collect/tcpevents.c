@@ -81,7 +81,8 @@ void tcpevents_fill(struct report *r, const struct te_data *d, double win)
     report_metric(r, "tcp.bpf_retransmits_per_s", "TCP retransmits (tracepoint)", "/s",
                   "network", (double)total / win);
 
-    qsort(d->rt, d->nrt, sizeof *d->rt, conn_cmp);
+    if (d->nrt)
+        qsort(d->rt, d->nrt, sizeof *d->rt, conn_cmp);
     struct table *tr = report_table(r, "tcp.retransmits", "TCP retransmits by connection",
                                     "network");
     table_add_col(tr, "src", "Local", "", 0);
@@ -109,7 +110,8 @@ void tcpevents_fill(struct report *r, const struct te_data *d, double win)
                   "network", (double)sent / win);
     report_metric(r, "tcp.bpf_resets_received", "TCP resets received (tracepoint)", "",
                   "network", (double)recv);
-    qsort(d->rst, d->nrst, sizeof *d->rst, conn_cmp);
+    if (d->nrst)
+        qsort(d->rst, d->nrst, sizeof *d->rst, conn_cmp);
     struct table *ts = report_table(r, "tcp.resets", "TCP resets by connection", "network");
     table_add_col(ts, "src", "Local", "", 0);
     table_add_col(ts, "dst", "Remote", "", 0);
