@@ -76,4 +76,15 @@ void rule_io_fsync(struct report *r);
 /* disk.latency from the biolat p99 table; false when that table is absent
  * (the caller then judges iostat's await). */
 bool rule_disk_latency_bio(struct report *r);
+
+/* ---- rules_syscall.c ------------------------------------------------------- */
+void rule_syscall_rate(struct report *r);
+void rule_syscall_errors(struct report *r);
+void rule_process_churn(struct report *r);
+
+/* ---- rules.c: TCP tables from the tcpevents collector ------------------------ */
+/* Row of `table` with the largest numeric `col` plus its "src -> dst" into
+ * buf; -1 when the table is absent or empty. */
+long tcp_worst_conn(const struct report *r, const char *table, const char *col, char *buf,
+                    size_t n);
 #endif

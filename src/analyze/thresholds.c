@@ -106,6 +106,21 @@ static const struct thr_def defaults[] = {
     {"io.fsync_per_s", "fsync-family calls", "/s", 10, 100, false},
     /* Share of the window one process spent blocked in fsync-family calls. */
     {"io.fsync_time_pct", "Time a process spent in fsync-family calls", "%", 10, 50, false},
+
+    /* A busy server makes ~10k syscalls/s; 50k/s from one process is a
+     * tight loop of small calls (a CPU's worth of kernel entries at ~1 µs
+     * each is 5 %); 200k/s is a process doing little but syscalls. */
+    {"syscall.proc_per_s", "Syscalls per second of one process", "/s", 50000, 200000, false},
+    /* Idle hosts fail a few calls per second (probing for files); 100/s is a
+     * retry loop, 1000/s a process spinning on a failing call. */
+    {"syscall.errors_per_s", "Failed syscalls (all processes)", "/s", 100, 1000, false},
+    /* Shells and cron start a few programs per second; 20/s sustained is a
+     * loop forking tools, 100/s costs whole CPUs in fork/exec. */
+    {"proc.exec_per_s", "Programs executed per second", "/s", 20, 100, false},
+    /* Retransmits counted by the tracepoint, used when the /proc share of
+     * segments cannot judge them (another network namespace): a healthy
+     * host retransmits now and then; 5/s sustained is a lossy connection. */
+    {"tcp.retrans_per_s", "TCP retransmits seen by the tracepoint", "/s", 5, 50, false},
 };
 
 enum severity thr_level(const struct threshold *t, double v)

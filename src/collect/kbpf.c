@@ -93,3 +93,44 @@ uint64_t kbpf_percpu_sum(int map_fd, uint32_t key)
     free(v);
     return sum;
 }
+
+bool kbpf_can_trace(const char *cat, const char *name, char *reason, size_t n)
+{
+    if (hostfs_exists("/sys/kernel/btf/vmlinux") || kbpf_has_tracepoint(cat, name))
+        return true;
+    snprintf(reason, n, "no kernel BTF and no tracepoint %s/%s", cat, name);
+    return false;
+}
+
+int kbpf_ncpus(void)
+{
+    int n = libbpf_num_possible_cpus();
+    return n > 0 ? n : 1;
+}
+
+int kbpf_percpu_sum_struct(const struct bpf_map *map, const void *key, size_t ksz, void *out,
+                           size_t vsz)
+{
+    size_t ncpu = (size_t)kbpf_ncpus();
+    size_t words = vsz / 8;
+    uint64_t *vals = xcalloc(ncpu, vsz);
+    int rc = bpf_map__lookup_elem(map, key, ksz, vals, ncpu * vsz, 0);
+    if (rc == 0) {
+        uint64_t *o = out;
+        memset(o, 0, vsz);
+        for (size_t c = 0; c < ncpu; c++)
+            for (size_t w = 0; w < words; w++)
+                o[w] += vals[c * words + w];
+    }
+    free(vals);
+    return rc;
+}
+
+void kbpf_errno_name(int e, char *buf, size_t n)
+{
+    const char *s = e > 0 ? strerrorname_np(e) : NULL;
+    if (s)
+        snprintf(buf, n, "%s", s);
+    else
+        snprintf(buf, n, "E%d", e);
+}

@@ -1,6 +1,7 @@
-/* Helpers shared by the BPF collectors of this file set (runqlat, biolat,
- * iolayers): target filter ids, hook checks, and turning a kernel log2
- * histogram into the model's struct hist. */
+/* Helpers shared by the kernel-event BPF collectors (runqlat, biolat,
+ * iolayers, syscalls, procevents, tcpevents): target filter ids, hook
+ * checks, per-CPU sums, errno names, and turning a kernel log2 histogram
+ * into the model's struct hist. */
 #ifndef PERFREPORT_KBPF_H
 #define PERFREPORT_KBPF_H
 #include <stdbool.h>
@@ -24,4 +25,16 @@ bool kbpf_has_tracepoint(const char *cat, const char *name);
 void kbpf_hist_add(struct hist *h, const uint64_t *slots, size_t nslots, double sum, double max);
 /* Sum of one per-CPU counter slot; 0 on a read error. */
 uint64_t kbpf_percpu_sum(int map_fd, uint32_t key);
+
+struct bpf_map;
+/* Whether tp_btf programs can be used (kernel BTF present) or else classic
+ * tracepoint `cat/name` exists under tracefs; reason set when neither. */
+bool kbpf_can_trace(const char *cat, const char *name, char *reason, size_t n);
+int kbpf_ncpus(void); /* possible CPUs, as libbpf counts them (>= 1) */
+/* Reads per-CPU value `key` of `map` (value size vsz, a multiple of 8) and
+ * sums it field by field as u64 into out (vsz bytes).  0 or -errno. */
+int kbpf_percpu_sum_struct(const struct bpf_map *map, const void *key, size_t ksz, void *out,
+                           size_t vsz);
+/* "ENOENT" for 2; "E<n>" when glibc has no name. */
+void kbpf_errno_name(int e, char *buf, size_t n);
 #endif

@@ -2,7 +2,8 @@
 
 extern const struct collector collector_host, collector_cpu, collector_memory, collector_psi,
     collector_disk, collector_net, collector_procs, collector_cgroup, collector_oomkill,
-    collector_runqlat, collector_biolat, collector_iolayers;
+    collector_runqlat, collector_biolat, collector_iolayers, collector_syscalls,
+    collector_procevents, collector_tcpevents;
 
 /* Run order: host facts first, then the interval collectors.  Collectors are
  * stopped in this order too, so the cheap /proc ones come before any that
@@ -21,5 +22,8 @@ const struct collector *const collector_registry[] = {
     &collector_runqlat,
     &collector_biolat,
     &collector_iolayers,
+    &collector_syscalls,
+    &collector_procevents,
+    &collector_tcpevents,
     NULL,
 };
