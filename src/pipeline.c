@@ -106,8 +106,10 @@ static void restore_priority(int old)
     }
 }
 
-static void capture_window(struct runner *rn, struct report *r, const struct options *opt,
-                           bool tty)
+/* Returns the monotonic time (ms) at which the window ended, before the
+ * collectors drained: the finalisation budget is measured from there. */
+static double capture_window(struct runner *rn, struct report *r, const struct options *opt,
+                             bool tty)
 {
     int old_prio = lower_priority();
     clock_gettime(CLOCK_REALTIME, &r->window.start_wall);
@@ -137,8 +139,10 @@ static void capture_window(struct runner *rn, struct report *r, const struct opt
     }
     ignore_signals();
     restore_priority(old_prio);
-    r->window.actual_s = (mono_ms() - t0) / 1000.0;
+    double t_end = mono_ms();
+    r->window.actual_s = (t_end - t0) / 1000.0;
     runner_stop(rn, r->window.actual_s);
+    return t_end;
 }
 
 static void record_self_usage(struct report *r, double wall_ms)
@@ -198,9 +202,8 @@ int pipeline_run(const struct options *opt)
     }
 
     install_signals();
-    capture_window(rn, r, opt, tty);
+    double t_window_end = capture_window(rn, r, opt, tty);
     runner_free(rn);
-    double t_window_end = mono_ms();
 
     progress(opt, tty, "analysing", 0, 0);
     analyze_run(r);
