@@ -112,9 +112,10 @@ static double capture_window(struct runner *rn, struct report *r, const struct o
                              bool tty)
 {
     int old_prio = lower_priority();
+    progress(opt, tty, "attaching", 0, 0);
+    runner_start(rn);
     clock_gettime(CLOCK_REALTIME, &r->window.start_wall);
     double t0 = mono_ms();
-    runner_start(rn);
 
     double interval_ms = opt->interval_s * 1000.0;
     double end_ms = t0 + opt->duration_s * 1000.0;

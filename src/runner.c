@@ -56,6 +56,7 @@ struct runner {
     struct worker *w;
     size_t n;
     double interval_s;
+    struct worker *only; /* when set, run_phase drives this worker alone */
 };
 
 static void parse_fault(struct worker *w)
@@ -238,12 +239,13 @@ static void abandon(struct runner *rn, struct worker *w, enum phase p, double li
 static void run_phase(struct runner *rn, enum phase p, double now_s, double limit_s)
 {
     for (size_t i = 0; i < rn->n; i++)
-        if (rn->w[i].active && !(p == PH_TICK && !rn->w[i].c->tick))
+        if (rn->w[i].active && !(p == PH_TICK && !rn->w[i].c->tick) &&
+            (!rn->only || rn->only == &rn->w[i]))
             post(&rn->w[i], p, now_s);
     struct timespec dl = deadline_in(limit_s);
     for (size_t i = 0; i < rn->n; i++) {
         struct worker *w = &rn->w[i];
-        if (!w->active || (p == PH_TICK && !w->c->tick))
+        if (!w->active || (p == PH_TICK && !w->c->tick) || (rn->only && rn->only != w))
             continue;
         if (!wait_done(w, &dl)) {
             abandon(rn, w, p, limit_s);
@@ -265,7 +267,23 @@ static void run_phase(struct runner *rn, enum phase p, double now_s, double limi
     }
 }
 
-void runner_start(struct runner *rn) { run_phase(rn, PH_START, 0, START_DEADLINE_S); }
+/* Starts run one collector at a time: each BPF collector's load parses the
+ * kernel's BTF (tens of MiB while it lasts), and doing that in parallel
+ * multiplied peak RSS past the 64 MiB budget.  The slow BPF attaches go
+ * first and the /proc baselines last, so every baseline is taken within
+ * milliseconds of the window's t = 0, which the caller sets afterwards. */
+void runner_start(struct runner *rn)
+{
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t i = 0; i < rn->n; i++) {
+            if (!rn->w[i].active || rn->w[i].c->needs_bpf != (pass == 0))
+                continue;
+            rn->only = &rn->w[i];
+            run_phase(rn, PH_START, 0, START_DEADLINE_S);
+        }
+    }
+    rn->only = NULL;
+}
 
 void runner_tick(struct runner *rn, double now_s)
 {

@@ -23,7 +23,8 @@ struct runner;
  * the plan in r's ledger.  Returns NULL only on out-of-memory exit paths. */
 struct runner *runner_new(struct report *r, const struct options *opt,
                           const struct host_caps *caps);
-/* t = 0: starts the planned collectors (in parallel). */
+/* Starts the planned collectors, BPF ones first; the window's t = 0 is
+ * when this returns. */
 void runner_start(struct runner *rn);
 /* One sample at now_s (seconds since the window start): appends the tick to
  * the real and every staging report, then ticks the collectors. */
