@@ -1,35 +1,37 @@
 #!/bin/sh
-# make bench: performance figures of design section 9 that this build can
-# measure.  Prints a table; copy the figures into bench/RESULTS.md.
+# make bench: the performance figures of design section 9 that this host can
+# measure.  Copy the printed figures into bench/RESULTS.md.
+# RUNS (default 3) repeats the short default run; LONG=0 skips the 30 s runs.
 set -eu
 cd "$(dirname "$0")/.."
 BIN=${PERFREPORT_BIN:-./perfreport}
 RUNS=${RUNS:-3}
+LONG=${LONG:-1}
+WL=build/workloads
 tmp=$(mktemp -d /tmp/perfreport-bench.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
+pids=""
+trap 'for p in $pids; do kill $p 2>/dev/null; done; rm -rf "$tmp"' EXIT
+
+row() { python3 bench/measure.py "$@"; }
 
 echo "perfreport bench on $(uname -r), $(nproc) CPUs, $(date -u +%Y-%m-%dT%H:%MZ)"
 echo
-echo "## Default run, -d 5 (idle host), $RUNS runs"
-printf '%-4s %10s %22s %14s %16s\n' run "wall s" "window end->bundle ms" "peak RSS MiB" "collectors ms"
+echo "## Whole runs (budgets: window end -> bundle <= 300 ms; peak RSS <= 64 MiB)"
+printf '%-34s %8s %10s %9s %10s %5s\n' run "wall s" "end->bndl" "RSS MiB" "coll. ms" exit
 i=1
-while [ $i -le "$RUNS" ]; do
-    python3 - "$BIN" "$tmp/b$i" <<'PY'
-import resource, subprocess, sys, time, json, re
-binary, out = sys.argv[1], sys.argv[2]
-t0 = time.monotonic()
-p = subprocess.run([binary, "-d", "5", "-o", out, "-v", "--quiet"], capture_output=True, text=True)
-wall = time.monotonic() - t0
-rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024.0
-m = re.search(r"window end to bundle published: ([0-9.]+) ms", p.stderr)
-fin = float(m.group(1)) if m else float("nan")
-man = json.load(open(out + "/manifest.json"))
-coll = sum(c.get("duration_ms") or 0 for c in man["collectors"])
-print("%-4s %10.2f %22.1f %14.1f %16.1f" % (out.rsplit("/b", 1)[1], wall, fin, rss, coll))
-PY
+while [ "$i" -le "$RUNS" ]; do
+    row "idle -d 5 #$i" "$tmp/idle$i" -- "$BIN" -d 5
     i=$((i + 1))
 done
-echo
-echo "Budgets (design 9): window end -> bundle <= 300 ms; peak RSS <= 64 MiB."
+row "idle -d 5 --no-bpf" "$tmp/nobpf" -- "$BIN" -d 5 --no-bpf
+"$WL/threadstorm" 20000 12 > "$tmp/ts.out" & pids="$pids $!"
+while ! grep -q ready "$tmp/ts.out" 2>/dev/null; do sleep 0.2; done
+row "20,000 threads -d 5" "$tmp/threads" -- "$BIN" -d 5
+if [ "$LONG" = 1 ]; then
+    row "idle -d 30 (default window)" "$tmp/idle30" -- "$BIN" -d 30
+    "$WL/burner" 40 1 & pids="$pids $!"
+    "$WL/burner" 40 1 & pids="$pids $!"
+    row "2 burners, -d 30 (busy host)" "$tmp/busy30" -- "$BIN" -d 30
+fi
 echo
 sh bench/syscall_bench.sh
