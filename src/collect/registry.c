@@ -1,7 +1,8 @@
 #include "collector.h"
 
 extern const struct collector collector_host, collector_cpu, collector_memory, collector_psi,
-    collector_disk, collector_net, collector_procs, collector_cgroup, collector_oomkill;
+    collector_disk, collector_net, collector_procs, collector_cgroup, collector_oomkill,
+    collector_profile;
 
 /* Run order: host facts first, then the interval collectors.  Collectors are
  * stopped in this order too, so the cheap /proc ones come before any that
@@ -16,5 +17,6 @@ const struct collector *const collector_registry[] = {
     &collector_procs,
     &collector_cgroup,
     &collector_oomkill,
+    &collector_profile,
     NULL,
 };

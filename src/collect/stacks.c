@@ -5,6 +5,7 @@
 #include "../util/xalloc.h"
 #include <bpf/bpf.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +28,12 @@ struct sentry {
     bool truncated;
 };
 
+struct modent {
+    const char *name, *module; /* both owned by the symbolizer */
+    uint64_t hash;
+    int kind;
+};
+
 struct stack_resolver {
     struct symbolizer *sym; /* borrowed */
     int fd;                 /* borrowed */
@@ -38,6 +45,8 @@ struct stack_resolver {
     struct pframe *pool;    /* names point into the symbolizer */
     size_t npool, cap_pool;
     struct pframe *scratch; /* assembly of one sample's frames */
+    struct modent *mods;    /* (name, kind) -> module, open-addressed */
+    size_t cap_mods, nmods;
     struct stack_stats st;
 };
 
@@ -92,6 +101,7 @@ void stack_resolver_free(struct stack_resolver *sr)
     free(sr->tab);
     free(sr->pool);
     free(sr->scratch);
+    free(sr->mods);
     free(sr);
 }
 
@@ -142,6 +152,53 @@ static struct sentry *tab_find(struct stack_resolver *sr, uint64_t key, bool *fo
     return &sr->tab[i];
 }
 
+static uint64_t str_hash(const char *s, int kind)
+{
+    uint64_t h = 1469598103934665603ull ^ (uint64_t)kind;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+static struct modent *mod_slot(struct modent *t, size_t cap, const char *name, int kind,
+                               uint64_t h)
+{
+    for (size_t i = hash64(h) & (cap - 1);; i = (i + 1) & (cap - 1))
+        if (!t[i].name || (t[i].hash == h && t[i].kind == kind && !strcmp(t[i].name, name)))
+            return &t[i];
+}
+
+static void mod_note(struct stack_resolver *sr, const char *name, const char *module, int kind)
+{
+    if (!module)
+        return;
+    if ((sr->nmods + 1) * 10 > sr->cap_mods * 7) {
+        size_t ncap = sr->cap_mods ? sr->cap_mods * 2 : 256;
+        struct modent *nt = xcalloc(ncap, sizeof *nt);
+        for (size_t i = 0; i < sr->cap_mods; i++)
+            if (sr->mods[i].name)
+                *mod_slot(nt, ncap, sr->mods[i].name, sr->mods[i].kind, sr->mods[i].hash) = sr->mods[i];
+        free(sr->mods);
+        sr->mods = nt;
+        sr->cap_mods = ncap;
+    }
+    uint64_t h = str_hash(name, kind);
+    struct modent *e = mod_slot(sr->mods, sr->cap_mods, name, kind, h);
+    if (!e->name) {
+        *e = (struct modent){name, module, h, kind};
+        sr->nmods++;
+    }
+}
+
+const char *stack_resolver_module(const struct stack_resolver *sr, const char *name, int kind)
+{
+    if (!sr || !name || !sr->cap_mods)
+        return NULL;
+    uint64_t h = str_hash(name, kind);
+    const struct modent *e = mod_slot(sr->mods, sr->cap_mods, name, kind, h);
+    return e->name ? e->module : NULL;
+}
+
 static void pool_push(struct stack_resolver *sr, const char *name, enum frame_kind kind)
 {
     if (sr->npool == sr->cap_pool) {
@@ -184,9 +241,12 @@ static void resolve(struct stack_resolver *sr, struct sentry *e, uint32_t tgid, 
             sr->st.frames_resolved++;
         else
             sr->st.frames_unresolved++;
-        for (size_t k = 0; k < ninl; k++)
+        for (size_t k = 0; k < ninl; k++) {
             pool_push(sr, inl[k].name, FRAME_INLINE);
+            mod_note(sr, inl[k].name, f.module, FRAME_INLINE);
+        }
         pool_push(sr, f.name, f.kind);
+        mod_note(sr, f.name, f.module, f.kind);
     }
     if (e->truncated)
         pool_push(sr, TRUNCATED, FRAME_UNKNOWN);
@@ -246,4 +306,52 @@ int stack_resolver_add(struct stack_resolver *sr, struct profile *p, uint32_t tg
     append(sr, f, &k, tgid, true, kstack_id, count);
     profile_add_frames(p, f, k, count);
     return 0;
+}
+
+/* ---- shared symbolizer -------------------------------------------------- */
+
+static struct {
+    struct symbolizer *sym;
+    int refs;
+    bool thread_running;
+    pthread_t thread;
+} g_shared;
+
+static void *prewarm(void *arg)
+{
+    struct sym_frame f;
+    sym_kernel(arg, 0, &f); /* loads kallsyms */
+    return NULL;
+}
+
+void stacks_sym_acquire(void)
+{
+    if (g_shared.refs++ > 0)
+        return;
+    g_shared.sym = symbolizer_new();
+    g_shared.thread_running = pthread_create(&g_shared.thread, NULL, prewarm, g_shared.sym) == 0;
+}
+
+struct symbolizer *stacks_sym_get(void)
+{
+    if (!g_shared.sym)
+        g_shared.sym = symbolizer_new();
+    if (g_shared.thread_running) {
+        pthread_join(g_shared.thread, NULL);
+        g_shared.thread_running = false;
+    }
+    return g_shared.sym;
+}
+
+void stacks_sym_release(void)
+{
+    if (g_shared.refs > 0 && --g_shared.refs > 0)
+        return;
+    if (g_shared.thread_running) {
+        pthread_join(g_shared.thread, NULL);
+        g_shared.thread_running = false;
+    }
+    symbolizer_free(g_shared.sym);
+    g_shared.sym = NULL;
+    g_shared.refs = 0;
 }

@@ -64,4 +64,19 @@ int stack_resolver_add(struct stack_resolver *sr, struct profile *p, uint32_t tg
                        const char *comm, int64_t kstack_id, int64_t ustack_id, uint64_t count);
 
 void stack_resolver_stats(const struct stack_resolver *sr, struct stack_stats *out);
+
+/* Module (binary basename, "[kernel]"...) of the first resolved frame named
+ * `name` with that kind, or NULL.  Valid until the symbolizer is freed. */
+const char *stack_resolver_module(const struct stack_resolver *sr, const char *name, int kind);
+
+/* One symbolizer shared by the collectors of a run (kallsyms and per-binary
+ * caches are read once, not once per profiler).  stacks_sym_acquire() takes
+ * a reference and, the first time, starts loading kallsyms on a background
+ * thread so that the work happens during the window instead of after it;
+ * stacks_sym_get() waits for that and returns the symbolizer;
+ * stacks_sym_release() drops a reference and frees it at zero.  Call from
+ * the pipeline thread only. */
+void stacks_sym_acquire(void);
+struct symbolizer *stacks_sym_get(void);
+void stacks_sym_release(void);
 #endif
