@@ -114,7 +114,7 @@ unit: $(UNIT_BIN)
 
 $(BUILD)/workloads/%: tests/workloads/%.c
 	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-inline -Wall -Wextra -Werror -o $@ $< -lpthread
+	$(CC) -std=gnu11 -O1 -g -fno-omit-frame-pointer -fno-inline -Wall -Wextra -Werror -o $@ $< -lpthread
 
 # Linked at a non-zero base so that p_vaddr != p_offset (symbolizer tests).
 $(BUILD)/workloads/lib%.so: tests/workloads/lib%.c
