@@ -160,7 +160,9 @@ static void sleep_until(double deadline_ms)
     }
 }
 
-static void capture_window(struct running *run, size_t n, struct collect_ctx *ctx, bool tty)
+/* Returns the monotonic time (ms) at which the window ended, before the
+ * collectors drained: the start of the window-end-to-bundle budget. */
+static double capture_window(struct running *run, size_t n, struct collect_ctx *ctx, bool tty)
 {
     const struct options *opt = ctx->opt;
     struct report *r = ctx->r;
@@ -197,7 +199,9 @@ static void capture_window(struct running *run, size_t n, struct collect_ctx *ct
     ignore_signals();
     ctx->now_s = (mono_ms() - t0) / 1000.0;
     r->window.actual_s = ctx->now_s;
+    double end = mono_ms();
     stop_all(run, n, ctx);
+    return end;
 }
 
 static int exit_status(const struct report *r)
@@ -266,9 +270,8 @@ int pipeline_run(const struct options *opt)
     }
 
     install_signals();
-    capture_window(run, n, &ctx, tty);
+    double t_window_end = capture_window(run, n, &ctx, tty);
     free(run);
-    double t_window_end = mono_ms();
 
     progress(opt, tty, "analysing", 0, 0);
     analyze_run(r);

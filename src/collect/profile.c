@@ -323,10 +323,10 @@ static int prof_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     free(keys);
     double t_resolved = mono_ms();
 
-    report_metric(r, "profile.hz", "Profile sampling rate", "Hz", "cpu", st->hz);
-    report_metric(r, "profile.cpus", "CPUs sampled", "", "cpu", st->attached);
-    report_metric(r, "profile.idle_samples", "Idle samples", "", "cpu", (double)stats[PROF_ST_IDLE]);
-    report_metric(r, "profile.dropped", "Samples lost (key map full)", "", "cpu",
+    report_metric(r, "profile.hz", "Profile sampling rate", "Hz", "profile", st->hz);
+    report_metric(r, "profile.cpus", "CPUs sampled", "", "profile", st->attached);
+    report_metric(r, "profile.idle_samples", "Idle samples", "", "profile", (double)stats[PROF_ST_IDLE]);
+    report_metric(r, "profile.dropped", "Samples lost (key map full)", "", "profile",
                   (double)stats[PROF_ST_DROPPED]);
     struct stack_stats ss;
     stack_resolver_stats(sr, &ss);
@@ -335,8 +335,8 @@ static int prof_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
         mu += ss.missing_user[i];
         mk += ss.missing_kernel[i];
     }
-    report_metric(r, "profile.missing_user", "Samples without a user stack", "", "cpu", (double)mu);
-    report_metric(r, "profile.missing_kernel", "Samples without a kernel stack", "", "cpu",
+    report_metric(r, "profile.missing_user", "Samples without a user stack", "", "profile", (double)mu);
+    report_metric(r, "profile.missing_kernel", "Samples without a kernel stack", "", "profile",
                   (double)mk);
     profile_summarize(r, p, module_cb, sr);
     struct table *t = report_find_table(r, "profile.top_self");

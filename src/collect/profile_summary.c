@@ -30,7 +30,7 @@ struct walk {
     struct facc *f;     /* indexed by name id * FRAME_KIND_COUNT + kind */
     struct pacc *procs; /* indexed by node (only root children used) */
     uint64_t nstack;
-    uint64_t kernel, user;
+    uint64_t kernel, user, unnamed;
     uint64_t *by_proc;  /* second pass: [rank-1][ord] self samples */
     size_t nproc;
 };
@@ -55,6 +55,8 @@ static int visit(void *ctx, const struct profile *p, const uint32_t *path, size_
     }
     if (lk == FRAME_PROCESS)
         return 0;
+    if (lk == FRAME_UNKNOWN)
+        w->unnamed += self;
     struct facc *lf = &w->f[p->nodes[leaf].name * FRAME_KIND_COUNT + lk];
     lf->self += self;
     for (size_t i = 1; i < depth; i++) {
@@ -100,7 +102,7 @@ static const char *kind_label(enum frame_kind k)
 void profile_summarize(struct report *r, const struct profile *p, module_fn module, void *mctx)
 {
     uint64_t total = profile_total(p);
-    report_metric(r, "profile.samples", "On-CPU samples (non-idle)", "", "cpu", (double)total);
+    report_metric(r, "profile.samples", "On-CPU samples (non-idle)", "", "profile", (double)total);
     struct walk w = {.p = p};
     size_t nf = (size_t)p->nstrs * FRAME_KIND_COUNT;
     w.f = xcalloc(nf ? nf : 1, sizeof *w.f);
@@ -116,22 +118,26 @@ void profile_summarize(struct report *r, const struct profile *p, module_fn modu
     if (total)
         profile_walk_stacks(p, visit, &w);
     double pct = total ? 100.0 / (double)total : 0;
-    report_metric(r, "profile.kernel_pct", "Samples in kernel mode", "%", "cpu",
+    report_metric(r, "profile.kernel_pct", "Samples in kernel mode", "%", "profile",
                   total ? (double)w.kernel * pct : 0);
-    report_metric(r, "profile.user_pct", "Samples in user mode", "%", "cpu",
+    report_metric(r, "profile.user_pct", "Samples in user mode", "%", "profile",
                   total ? (double)w.user * pct : 0);
 
     struct facc **v = xcalloc(nf ? nf : 1, sizeof *v);
     size_t nv = 0;
+    report_metric(r, "profile.unnamed_pct", "Samples whose leaf frame has no name", "%", "profile",
+                  total ? (double)w.unnamed * pct : 0);
+    /* Placeholders ("[unknown]", "[pid 12 exited]", "[missing ...]") stay in
+     * the flame graph but are not functions to rank. */
     for (size_t i = 0; i < nf; i++) {
-        if (!w.f[i].self && !w.f[i].total)
+        if ((!w.f[i].self && !w.f[i].total) || i % FRAME_KIND_COUNT == FRAME_UNKNOWN)
             continue;
         w.f[i].name = (uint32_t)(i / FRAME_KIND_COUNT);
         w.f[i].kind = (uint8_t)(i % FRAME_KIND_COUNT);
         v[nv++] = &w.f[i];
     }
 
-    struct table *t = report_table(r, "profile.top_self", "Top functions by self samples", "cpu");
+    struct table *t = report_table(r, "profile.top_self", "Top functions by self samples", "profile");
     table_add_col(t, "function", "Function", "", 0);
     table_add_col(t, "module", "Module", "", 0);
     table_add_col(t, "kind", "Kind", "", 0);
@@ -164,7 +170,7 @@ void profile_summarize(struct report *r, const struct profile *p, module_fn modu
     }
     free(w.by_proc);
 
-    t = report_table(r, "profile.top_total", "Top functions by total samples (with callees)", "cpu");
+    t = report_table(r, "profile.top_total", "Top functions by total samples (with callees)", "profile");
     table_add_col(t, "function", "Function", "", 0);
     table_add_col(t, "kind", "Kind", "", 0);
     table_add_col(t, "total_pct", "Total %", "%", 1);
@@ -179,7 +185,7 @@ void profile_summarize(struct report *r, const struct profile *p, module_fn modu
     }
 
     /* Processes: the root's children, by samples. */
-    t = report_table(r, "profile.top_procs", "Top processes by on-CPU samples", "cpu");
+    t = report_table(r, "profile.top_procs", "Top processes by on-CPU samples", "profile");
     table_add_col(t, "process", "Process", "", 0);
     table_add_col(t, "samples", "Samples", "", 0);
     table_add_col(t, "pct", "Share", "%", 1);
