@@ -68,4 +68,11 @@ void use_fill(struct report *r);
 long table_argmax(const struct table *t, const char *col);
 /* "comm (pid N)" of a process table row into buf. */
 void proc_label(const struct table *t, size_t row, char *buf, size_t n);
+
+/* ---- rules_profile.c ----------------------------------------------------- */
+#define HOTSPOT_MIN_SAMPLES 50 /* fewer samples say nothing about a share */
+void rule_cpu_hotspot(struct report *r);
+/* "burn_leaf in burner (62% of 1200 on-CPU samples)" from profile.top_self
+ * into buf; false when there is no profile or too few samples. */
+bool profile_top_function(const struct report *r, char *buf, size_t n);
 #endif

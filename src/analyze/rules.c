@@ -128,6 +128,9 @@ static void rule_cpu_saturation(struct report *r)
         finding_evidence(f, "Busy time split: user %.1f%%, system %.1f%% (iowait %.1f%% and steal "
                          "%.1f%% are not counted as busy)", usr, sys, num0(iow), num0(st));
     evidence_top_procs(f, procs, "CPU (% of one CPU)", "cpu_pct", false);
+    char hot[400];
+    if (profile_top_function(r, hot, sizeof hot))
+        finding_evidence(f, "On-CPU profile: the hottest function is %s", hot);
     finding_set_recommendation(
         f, "Find what the busiest processes are doing: the CPU flame graph shows the hot code "
            "paths. If one process dominates, profile it (perf record -g -p PID) and fix the hot "
@@ -981,6 +984,7 @@ static const struct rule {
     {"net.tcp_resets", rule_net_tcp_resets},
     {"fd.exhaustion", rule_fd_exhaustion},
     {"fd.growth", rule_fd_growth},
+    {"cpu.hotspot", rule_cpu_hotspot},
 };
 
 void rules_run(struct report *r)

@@ -92,6 +92,9 @@ static const struct thr_def defaults[] = {
     /* One new descriptor per second held for the whole window is a leak
      * pattern; ten per second exhausts a 65k limit within two hours. */
     {"fd.growth_per_min", "Process file descriptor growth", "/min", 60, 600, false},
+    /* One function's self share of the non-idle on-CPU samples: a healthy
+     * profile spreads (< 30 %); past 50 % one hot loop owns the CPU. */
+    {"profile.hotspot_pct", "Hottest function's share of on-CPU samples", "%", 30, 50, false},
 };
 
 enum severity thr_level(const struct threshold *t, double v)
