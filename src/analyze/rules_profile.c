@@ -35,6 +35,14 @@ void rule_cpu_hotspot(struct report *r)
     struct sig s = sig_value(r, "profile.hotspot_pct", table_num(t, 0, "self_pct"), NULL);
     if (s.sev < SEV_WARNING)
         return;
+    /* On a nearly idle host a share of the few busy samples means nothing:
+     * the function must also have used a tenth of one CPU. */
+    double hz = report_metric_value(r, "profile.hz");
+    double secs = r->window.actual_s > 0 ? r->window.actual_s : r->window.planned_s;
+    double cpu_frac = isfinite(hz) && hz > 0 && secs > 0 ? table_num(t, 0, "samples") / (hz * secs)
+                                                         : NAN;
+    if (isfinite(cpu_frac) && cpu_frac < HOTSPOT_MIN_CPU)
+        return;
     const char *fn = table_str(t, 0, "function"), *proc = table_str(t, 0, "process");
     const char *mod = table_str(t, 0, "module");
     if (!proc || !*proc)
@@ -49,6 +57,8 @@ void rule_cpu_hotspot(struct report *r)
                         "samples there",
                      fn ? fn : "?", mod && *mod ? mod : "module unknown",
                      table_num(t, 0, "samples"), samples, proc);
+    if (isfinite(cpu_frac))
+        finding_evidence(f, "That is %.0f%% of one CPU over the window", cpu_frac * 100);
     if (t->nrows > 1 && table_str(t, 1, "function"))
         finding_evidence(f, "Next: %s at %.1f%%", table_str(t, 1, "function"),
                          table_num(t, 1, "self_pct"));
