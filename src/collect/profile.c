@@ -44,6 +44,9 @@ struct prof_state {
     int attached;             /* CPUs sampled */
     int hz;
     bool sym_ref;             /* holds a stacks_sym_acquire() reference */
+    struct stack_resolver *sr; /* owned; made at the first tick */
+    double prefetch_ms;       /* spent resolving stacks during the window */
+    uint64_t prefetched;
     char *scope_note;         /* why the target filter is not applied, or NULL */
     char *scope;              /* "pid 12", "cgroup /x", "system-wide" */
 };
@@ -260,6 +263,31 @@ static int read_stats(struct prof_state *st, uint64_t out[PROF_NSTATS])
     return rc;
 }
 
+/* Per tick: resolve the stacks seen so far while their processes live (a
+ * process that exits before the drain could not be named) and so that the
+ * drain after the window has little left to do.  Bounded per tick. */
+#define PREFETCH_BUDGET_MS 50.0
+static int prof_tick(struct collect_ctx *ctx, void *state)
+{
+    (void)ctx;
+    struct prof_state *st = state;
+    if (!st->sr)
+        st->sr = stack_resolver_new(stacks_sym_get(), bpf_map__fd(st->skel->maps.stackmap), true);
+    double t0 = mono_ms();
+    int cfd = bpf_map__fd(st->skel->maps.counts);
+    struct prof_key key, next;
+    void *prev = NULL;
+    while (bpf_map_get_next_key(cfd, prev, &next) == 0) {
+        st->prefetched += (uint64_t)stack_resolver_prefetch(st->sr, next.tgid, next.kstack, next.ustack);
+        key = next;
+        prev = &key;
+        if (mono_ms() - t0 > PREFETCH_BUDGET_MS)
+            break;
+    }
+    st->prefetch_ms += mono_ms() - t0;
+    return 0;
+}
+
 static const char *module_cb(void *ctx, const char *name, int kind)
 {
     return stack_resolver_module(ctx, name, kind);
@@ -288,7 +316,8 @@ static int prof_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     struct ledger_entry *led = report_ledger(r, "profile", NULL);
     struct symbolizer *sym = stacks_sym_get();
     struct stack_resolver *sr =
-        stack_resolver_new(sym, bpf_map__fd(st->skel->maps.stackmap), true);
+        st->sr ? st->sr : stack_resolver_new(sym, bpf_map__fd(st->skel->maps.stackmap), true);
+    st->sr = NULL;
     struct profile *p = profile_new("cpu", "On-CPU profile", "samples");
     int cfd = bpf_map__fd(st->skel->maps.counts);
     struct prof_key key, next;
@@ -373,7 +402,9 @@ static int prof_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
                 (unsigned long long)sy.pids_read, (unsigned long long)sy.pids_gone);
     if (sy.kernel_note)
         ledger_note(led, "%s", sy.kernel_note);
-    ledger_note(led, "drain and symbolization took %.0f ms (summary %.0f ms)", t_resolved - t0,
+    ledger_note(led, "%llu stacks resolved during the window (%.0f ms); drain and symbolization "
+                "after it took %.0f ms (summary %.0f ms)",
+                (unsigned long long)st->prefetched, st->prefetch_ms, t_resolved - t0,
                 mono_ms() - t_resolved);
     stack_resolver_free(sr);
     stacks_sym_release();
@@ -387,6 +418,7 @@ static void prof_destroy(void *state)
     if (!st)
         return;
     detach(st);
+    stack_resolver_free(st->sr);
     if (st->sym_ref)
         stacks_sym_release();
     profile_bpf__destroy(st->skel);
@@ -412,7 +444,7 @@ const struct collector collector_profile = {
     .needs_bpf = true,
     .can_run = prof_can_run,
     .start = prof_start,
-    .tick = NULL,
+    .tick = prof_tick,
     .stop = prof_stop,
     .destroy = prof_destroy,
 };

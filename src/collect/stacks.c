@@ -292,6 +292,29 @@ static void append(struct stack_resolver *sr, struct pframe *out, size_t *k, uin
     }
 }
 
+static int prefetch_one(struct stack_resolver *sr, uint32_t tgid, bool kernel, int64_t id)
+{
+    if (id < 0)
+        return 0;
+    uint64_t key = (uint64_t)(uint32_t)id | (uint64_t)kernel << 32;
+    if (!kernel && sr->per_pid)
+        key |= (uint64_t)tgid << 33;
+    bool found;
+    struct sentry *e = tab_find(sr, key, &found);
+    if (found)
+        return 0;
+    resolve(sr, e, tgid, kernel, (uint32_t)id);
+    return 1;
+}
+
+int stack_resolver_prefetch(struct stack_resolver *sr, uint32_t tgid, int64_t kstack_id,
+                            int64_t ustack_id)
+{
+    if (!sr)
+        return 0;
+    return prefetch_one(sr, tgid, false, ustack_id) + prefetch_one(sr, tgid, true, kstack_id);
+}
+
 int stack_resolver_add(struct stack_resolver *sr, struct profile *p, uint32_t tgid,
                        const char *comm, int64_t kstack_id, int64_t ustack_id, uint64_t count)
 {

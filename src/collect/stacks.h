@@ -65,6 +65,13 @@ int stack_resolver_add(struct stack_resolver *sr, struct profile *p, uint32_t tg
 
 void stack_resolver_stats(const struct stack_resolver *sr, struct stack_stats *out);
 
+/* Reads and symbolizes both stacks into the cache without adding anything,
+ * so that it can be done during the window while the process still exists
+ * (ids never change meaning: the BPF side must not use
+ * BPF_F_REUSE_STACKID).  Returns how many stacks were newly resolved. */
+int stack_resolver_prefetch(struct stack_resolver *sr, uint32_t tgid, int64_t kstack_id,
+                            int64_t ustack_id);
+
 /* Module (binary basename, "[kernel]"...) of the first resolved frame named
  * `name` with that kind, or NULL.  Valid until the symbolizer is freed. */
 const char *stack_resolver_module(const struct stack_resolver *sr, const char *name, int kind);
