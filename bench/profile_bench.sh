@@ -44,7 +44,7 @@ while [ $i -le "$PAIRS" ]; do
     printf '%-5s %10s %10s %10s\n' $i "$off" "$on" "$s"
     i=$((i + 1))
 done
-python3 -c "import statistics,sys; v=[float(x) for x in open('$tmp/slow')]; print('median slowdown: %.2f %% (budget 2 %%)' % statistics.median(v))"
+python3 -c "import statistics,sys; v=[float(x) for x in open('$tmp/slow')]; print('median slowdown: %.2f %% (budget 2 %%)' % statistics.median(v) if v else 'no pairs run')"
 
 echo
 echo "## Window end -> bundle published, profile on, 2 burners, -d $SECS"

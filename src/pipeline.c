@@ -75,6 +75,10 @@ static void describe_target(struct report *r, const struct options *opt)
 static void plan(struct running *run, size_t n, struct collect_ctx *ctx)
 {
     const struct options *opt = ctx->opt;
+    /* All entries first: report_ledger() may move the array as it grows, so
+     * pointers are taken only once it is complete. */
+    for (size_t i = 0; i < n; i++)
+        report_ledger(ctx->r, run[i].c->name, run[i].c->title);
     for (size_t i = 0; i < n; i++) {
         const struct collector *c = run[i].c;
         char reason[512] = "";
