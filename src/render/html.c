@@ -239,6 +239,15 @@ static void flame_node(const struct profile *p, size_t index, cmark_node *img)
     snprintf(prefix, sizeof prefix, "fg%zu-", index);
     svg_flame_render(p, &o, false, prefix, &svg);
     remove_xmlns(&svg);
+    /* The search box's XHTML namespace: the HTML parser puts elements inside
+     * foreignObject in the HTML namespace anyway, and the page must not
+     * mention a URL. */
+    static const char xns[] = " xmlns=\"http://www.w3.org/1999/xhtml\"";
+    for (char *q; (q = strstr(svg.buf ? svg.buf : "", xns)) != NULL;) {
+        size_t nl = sizeof xns - 1;
+        memmove(q, q + nl, svg.len - (size_t)(q - svg.buf) - nl + 1);
+        svg.len -= nl;
+    }
     cmark_node *parent = cmark_node_parent(img);
     bool alone = parent && cmark_node_get_type(parent) == CMARK_NODE_PARAGRAPH &&
                  cmark_node_first_child(parent) == img && cmark_node_last_child(parent) == img;
