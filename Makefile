@@ -143,6 +143,7 @@ test-fast: all unit workloads
 bench: all workloads
 	sh bench/run.sh
 	sh bench/flame_bench.sh
+	sh bench/profile_bench.sh
 
 clean:
 	rm -rf build build-asan perfreport

@@ -87,4 +87,12 @@ void rule_process_churn(struct report *r);
  * buf; -1 when the table is absent or empty. */
 long tcp_worst_conn(const struct report *r, const char *table, const char *col, char *buf,
                     size_t n);
+
+/* ---- rules_profile.c ----------------------------------------------------- */
+#define HOTSPOT_MIN_SAMPLES 50 /* fewer samples say nothing about a share */
+#define HOTSPOT_MIN_CPU 0.1    /* and the function must use >= 10 % of one CPU */
+void rule_cpu_hotspot(struct report *r);
+/* "burn_leaf in burner (62% of 1200 on-CPU samples)" from profile.top_self
+ * into buf; false when there is no profile or too few samples. */
+bool profile_top_function(const struct report *r, char *buf, size_t n);
 #endif

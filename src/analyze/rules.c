@@ -128,6 +128,9 @@ static void rule_cpu_saturation(struct report *r)
         finding_evidence(f, "Busy time split: user %.1f%%, system %.1f%% (iowait %.1f%% and steal "
                          "%.1f%% are not counted as busy)", usr, sys, num0(iow), num0(st));
     evidence_top_procs(f, procs, "CPU (% of one CPU)", "cpu_pct", false);
+    char hot[400];
+    if (profile_top_function(r, hot, sizeof hot))
+        finding_evidence(f, "On-CPU profile: the hottest function is %s", hot);
     finding_set_recommendation(
         f, "Find what the busiest processes are doing: the CPU flame graph shows the hot code "
            "paths. If one process dominates, profile it (perf record -g -p PID) and fix the hot "
@@ -1052,6 +1055,7 @@ static const struct rule {
     {"syscall.rate", rule_syscall_rate},
     {"syscall.errors", rule_syscall_errors},
     {"process.churn", rule_process_churn},
+    {"cpu.hotspot", rule_cpu_hotspot},
 };
 
 void rules_run(struct report *r)

@@ -121,6 +121,9 @@ static const struct thr_def defaults[] = {
      * segments cannot judge them (another network namespace): a healthy
      * host retransmits now and then; 5/s sustained is a lossy connection. */
     {"tcp.retrans_per_s", "TCP retransmits seen by the tracepoint", "/s", 5, 50, false},
+    /* One function's self share of the non-idle on-CPU samples: a healthy
+     * profile spreads (< 30 %); past 50 % one hot loop owns the CPU. */
+    {"profile.hotspot_pct", "Hottest function's share of on-CPU samples", "%", 30, 50, false},
 };
 
 enum severity thr_level(const struct threshold *t, double v)

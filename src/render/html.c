@@ -18,7 +18,9 @@
 #include "escape.h"
 #include "markdown.h"
 #include "renderer.h"
+#include "svg_flame.h"
 #include "../model/model.h"
+#include "../util/sha256.h"
 #include "../util/xalloc.h"
 #include "assets.h"
 #include <cmark.h>
@@ -203,8 +205,9 @@ static void unwrap(cmark_node *n)
     cmark_node_free(n);
 }
 
-/* Replaces image node img by the inline SVG (consumed). */
-static void svg_node(struct strbuf *svg_in, cmark_node *img, bool inline_only)
+/* Replaces image node img by the inline SVG (consumed), in a <figure> of
+ * class `cls` when the image is alone in its paragraph, else a <span>. */
+static void svg_node(struct strbuf *svg_in, cmark_node *img, const char *cls, bool inline_only)
 {
     struct strbuf svg = *svg_in, html = STRBUF_INIT;
     remove_xmlns(&svg);
@@ -212,18 +215,40 @@ static void svg_node(struct strbuf *svg_in, cmark_node *img, bool inline_only)
     bool alone = parent && cmark_node_get_type(parent) == CMARK_NODE_PARAGRAPH &&
                  cmark_node_first_child(parent) == img && cmark_node_last_child(parent) == img;
     if (alone && !inline_only) {
-        sb_add(&html, "<figure class=\"chart\">\n");
+        sb_addf(&html, "<figure class=\"%s\">\n", cls);
         sb_add(&html, sb_str(&svg));
         sb_add(&html, "</figure>\n");
         replace_node(parent, new_literal(CMARK_NODE_HTML_BLOCK, sb_str(&html)));
     } else {
-        sb_add(&html, "<span class=\"chart\">");
+        sb_addf(&html, "<span class=\"%s\">", cls);
         sb_add(&html, sb_str(&svg));
         sb_add(&html, "</span>");
         replace_node(img, new_literal(CMARK_NODE_HTML_INLINE, sb_str(&html)));
     }
     sb_free(&svg);
     sb_free(&html);
+}
+
+/* The interactive flame graph in place of its image paragraph.  Every graph
+ * gets its own id prefix; the page includes flamegraph.js once. */
+static void flame_node(const struct profile *p, size_t index, cmark_node *img)
+{
+    struct strbuf svg = STRBUF_INIT;
+    struct flame_opts o;
+    flame_opts_for(p, &o);
+    char prefix[32];
+    snprintf(prefix, sizeof prefix, "fg%zu-", index);
+    svg_flame_render(p, &o, false, prefix, &svg);
+    /* The search box's XHTML namespace: the HTML parser puts elements inside
+     * foreignObject in the HTML namespace anyway, and the page must not
+     * mention a URL. */
+    static const char xns[] = " xmlns=\"http://www.w3.org/1999/xhtml\"";
+    for (char *q; (q = strstr(svg.buf ? svg.buf : "", xns)) != NULL;) {
+        size_t nl = sizeof xns - 1;
+        memmove(q, q + nl, svg.len - (size_t)(q - svg.buf) - nl + 1);
+        svg.len -= nl;
+    }
+    svg_node(&svg, img, "flame", false);
 }
 
 static void rewrite_links_images(const struct report *r, cmark_node *root, bool inline_only)
@@ -240,13 +265,18 @@ static void rewrite_links_images(const struct report *r, cmark_node *root, bool 
         if (cmark_node_get_type(n) == CMARK_NODE_IMAGE) {
             const struct series *s = chart_by_filename(r, url);
             const struct hist *h = s ? NULL : hist_by_filename(r, url);
+            size_t fi = 0;
+            const struct profile *fp =
+                s || h || inline_only ? NULL : flame_by_filename(r, url, &fi);
             struct strbuf svg = STRBUF_INIT;
             if (s)
                 svg_series_render(r, s, &svg);
             else if (h)
                 svg_hist_render(h, &svg);
             if (s || h)
-                svg_node(&svg, n, inline_only);
+                svg_node(&svg, n, "chart", inline_only);
+            else if (fp)
+                flame_node(fp, fi, n);
             else
                 unwrap(n); /* the alt text stays */
         } else if (url[0] != '#') {
@@ -765,17 +795,43 @@ static const char *sev_label(const struct report *r)
     }
 }
 
+/* The script's text inside a CDATA section commented out for JavaScript, so
+ * index.html stays well-formed XML; the CSP hash covers exactly this text. */
+#define SCRIPT_OPEN "//<![CDATA[\n"
+#define SCRIPT_CLOSE "\n//]]>\n"
+
 void html_document(const struct report *r, const char *md, struct strbuf *out)
 {
     const char *host = kv_get(&r->host, "hostname");
     const char *headline = r->headline && *r->headline ? r->headline : "No findings.";
     sb_add(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\" />\n");
     sb_add(out, "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\" />\n");
-    /* No script is needed yet; default-src 'none' also forbids fetching
-     * anything, so a stray external reference would fail loudly. */
+    /* The body first: whether it holds a flame graph decides the script.
+     * Host text is escaped everywhere, so this marker only comes from
+     * svg_flame_render. */
+    struct strbuf body = STRBUF_INIT;
+    fragment(r, md, true, &body);
+    bool flames = strstr(sb_str(&body), "<svg version=\"1.1\" class=\"flamegraph\"") != NULL;
+    /* default-src 'none' forbids fetching anything, so a stray external
+     * reference would fail loudly; the only script allowed is flamegraph.js,
+     * by its hash (no 'unsafe-inline'). */
     sb_add(out, "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-                "style-src 'unsafe-inline'; img-src data:; script-src 'none'; "
-                "base-uri 'none'; form-action 'none'\" />\n");
+                "style-src 'unsafe-inline'; img-src data:; script-src ");
+    if (flames) {
+        uint8_t d[32];
+        char b64[48];
+        struct sha256 c;
+        sha256_init(&c);
+        sha256_update(&c, SCRIPT_OPEN, sizeof SCRIPT_OPEN - 1);
+        sha256_update(&c, asset_flamegraph_js, asset_flamegraph_js_len);
+        sha256_update(&c, SCRIPT_CLOSE, sizeof SCRIPT_CLOSE - 1);
+        sha256_final(&c, d);
+        base64_encode(d, sizeof d, b64);
+        sb_addf(out, "'sha256-%s'", b64);
+    } else {
+        sb_add(out, "'none'");
+    }
+    sb_add(out, "; base-uri 'none'; form-action 'none'\" />\n");
     sb_add(out, "<meta name=\"generator\" content=\"perfreport ");
     esc_xml(out, r->tool_version ? r->tool_version : "");
     sb_add(out, "\" />\n<title>");
@@ -820,10 +876,17 @@ void html_document(const struct report *r, const char *md, struct strbuf *out)
         sb_add(out, "<p class=\"banner-note\">The run itself failed; this report is "
                     "partial.</p>\n");
     sb_add(out, "</header>\n<main class=\"report\">\n");
-    fragment(r, md, true, out);
+    sb_add(out, sb_str(&body));
+    sb_free(&body);
     sb_add(out, "</main>\n<footer class=\"footer\">Generated by perfreport ");
     esc_xml(out, r->tool_version ? r->tool_version : "");
-    sb_add(out, "</footer>\n</body>\n</html>\n");
+    sb_add(out, "</footer>\n");
+    if (flames) {
+        sb_add(out, "<script>" SCRIPT_OPEN);
+        sb_addn(out, asset_flamegraph_js, asset_flamegraph_js_len);
+        sb_add(out, SCRIPT_CLOSE "</script>\n");
+    }
+    sb_add(out, "</body>\n</html>\n");
 }
 
 static int render_html(const struct report *r, const struct out_sink *out)

@@ -39,6 +39,13 @@ int manifest_render(const struct report *r, struct strbuf *out)
         hist_filename(r->hists[i], name, sizeof name);
         jw_str(&w, name);
     }
+    for (size_t i = 0; i < r->nprofiles; i++) {
+        char name[512];
+        flame_filename(r->profiles[i], "folded", name, sizeof name);
+        jw_str(&w, name);
+        flame_filename(r->profiles[i], "svg", name, sizeof name);
+        jw_str(&w, name);
+    }
     jw_arr_end(&w);
     jw_obj_end(&w);
     return jw_finish(&w);

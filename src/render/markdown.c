@@ -5,6 +5,7 @@
 #include "json_common.h"
 #include "renderer.h"
 #include "../model/model.h"
+#include "../model/profile.h"
 #include "../util/strbuf.h"
 #include "../util/xalloc.h"
 #include <math.h>
@@ -232,7 +233,7 @@ static const struct {
 } known_sections[] = {
     {"cpu", "CPU"},         {"memory", "Memory"},       {"psi", "Pressure (PSI)"},
     {"disk", "Disks"},      {"network", "Network"},     {"process", "Processes"},
-    {"cgroup", "Cgroups"},
+    {"cgroup", "Cgroups"},     {"profile", "CPU profile"},
 };
 #define NKNOWN (sizeof known_sections / sizeof known_sections[0])
 
@@ -465,9 +466,59 @@ static bool section_has_content(const struct report *r, const char *res)
     return false;
 }
 
+/* The on-CPU profile: how it was sampled, the kernel/user split, top
+ * processes and functions, the flame graph (an image node the HTML renderer
+ * replaces with the interactive inline graph). */
+static void profile_section(const struct report *r, struct strbuf *sb)
+{
+    const struct profile *p = report_find_profile(r, "cpu");
+    double n = report_metric_value(r, "profile.samples");
+    double hz = report_metric_value(r, "profile.hz"), cpus = report_metric_value(r, "profile.cpus");
+    double idle = report_metric_value(r, "profile.idle_samples");
+    if (!p || !isfinite(n)) {
+        sb_add(sb, "Not measured in this run (see Collectors).\n\n");
+        return;
+    }
+    sb_addf(sb, "cpu-clock (software) sampling at %.0f Hz on %.0f CPU%s: %.0f samples on CPU", hz,
+            cpus, cpus == 1 ? "" : "s", n);
+    if (isfinite(idle))
+        sb_addf(sb, " (and %.0f idle samples, not shown)", idle);
+    double k = report_metric_value(r, "profile.kernel_pct"), u = report_metric_value(r, "profile.user_pct");
+    if (n > 0 && isfinite(k) && isfinite(u))
+        sb_addf(sb, "; kernel %.1f %%, user %.1f %%", k, u);
+    sb_add(sb, ".\n\n");
+    double lost = report_metric_value(r, "profile.dropped");
+    double mu = report_metric_value(r, "profile.missing_user");
+    double mk = report_metric_value(r, "profile.missing_kernel");
+    if ((isfinite(lost) && lost > 0) || (isfinite(mu) && mu > 0) || (isfinite(mk) && mk > 0))
+        sb_addf(sb, "Losses: %.0f samples dropped (map full), %.0f without a user stack, %.0f "
+                    "without a kernel stack (reasons under Collectors).\n\n",
+                isfinite(lost) ? lost : 0, isfinite(mu) ? mu : 0, isfinite(mk) ? mk : 0);
+    static const char *const order[] = {"profile.top_procs", "profile.top_self", "profile.top_total"};
+    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+        const struct table *t = report_find_table(r, order[i]);
+        if (t)
+            table_md(t, sb);
+    }
+    if (n > 0) {
+        char file[512];
+        flame_filename(p, "svg", file, sizeof file);
+        sb_addf(sb, "![On-CPU flame graph](%s)\n\n", file); /* [A-Za-z0-9._-] only */
+        flame_filename(p, "folded", file, sizeof file);
+        sb_addf(sb, "Folded stacks: `%s` (flamegraph.pl input); standalone graph: `", file);
+        flame_filename(p, "svg", file, sizeof file);
+        sb_addf(sb, "%s`.\n\n", file);
+    }
+}
+
 static void section(const struct report *r, const char *res, const char *title,
                     struct strbuf *sb)
 {
+    if (same(res, "profile")) {
+        sb_addf(sb, "## %s\n\n", title ? title : "CPU profile");
+        profile_section(r, sb);
+        return;
+    }
     sb_add(sb, "## ");
     if (title)
         sb_add(sb, title); /* our own fixed words */

@@ -1,7 +1,7 @@
 #include "renderer.h"
 
 extern const struct renderer renderer_json, renderer_manifest, renderer_markdown,
-    renderer_charts, renderer_html;
+    renderer_charts, renderer_flames, renderer_html;
 
 /* report.json first: it is the data of record if a later renderer fails. */
 const struct renderer *const renderer_registry[] = {
@@ -9,6 +9,7 @@ const struct renderer *const renderer_registry[] = {
     &renderer_manifest,
     &renderer_markdown,
     &renderer_charts,
+    &renderer_flames,
     &renderer_html,
     NULL,
 };

@@ -69,6 +69,48 @@ const check = (name, cond, why) => (cond ? ok(name) : notOk(name, why));
     check('browser_html_charts_rendered', charts.every((w) => w > 100),
           `chart widths ${JSON.stringify(charts)}`);
 
+    // Inline flame graphs (runs with a profile): a click on a frame zooms,
+    // the search marks matches, and no CSP violation is reported.
+    const nflame = await page.locator('svg.flamegraph').count();
+    if (nflame > 0) {
+      const cspErrors = [];
+      await page.evaluate(() => { window.__csp = []; document.addEventListener('securitypolicyviolation', (e) => window.__csp.push(e.effectiveDirective)); });
+      const g = await page.evaluate(() => {
+        const svg = document.querySelector('svg.flamegraph');
+        const gs = Array.from(svg.querySelectorAll('.fg-frames > g'));
+        const full = Math.max(...gs.map((x) => parseFloat(x.querySelector('rect').getAttribute('width'))));
+        // the widest frame narrower than the whole graph: zooming changes it
+        let best = -1, bw = 0;
+        gs.forEach((x, i) => { const w = parseFloat(x.querySelector('rect').getAttribute('width')); if (w < full - 1 && w > bw) { bw = w; best = i; } });
+        const name = best >= 0 ? gs[best].querySelector('title').textContent : '';
+        return { best, bw, full, name };
+      });
+      if (g.best < 0) {
+        notOk('browser_html_flame_click_zooms', 'no frame narrower than the graph');
+      } else {
+        const rect = page.locator('svg.flamegraph').first().locator('.fg-frames > g').nth(g.best).locator('rect');
+        await rect.scrollIntoViewIfNeeded();
+        await rect.click();
+        const after = await page.evaluate((i) => {
+          const svg = document.querySelector('svg.flamegraph');
+          const r = svg.querySelectorAll('.fg-frames > g')[i].querySelector('rect');
+          return { w: parseFloat(r.getAttribute('width')), reset: svg.querySelector('.fg-reset').getAttribute('display') };
+        }, g.best);
+        check('browser_html_flame_click_zooms', Math.abs(after.w - g.full) < 1 && after.reset !== 'none',
+              `clicked "${g.name}" width ${g.bw} -> ${after.w} (full ${g.full}), reset ${after.reset}`);
+        await page.locator('svg.flamegraph').first().locator('.fg-reset').click();
+      }
+      const fn = g.name.split(' (')[0];
+      await page.locator('svg.flamegraph').first().locator('.fg-search input').fill(fn.slice(0, 6) || 'a');
+      const m = await page.locator('svg.flamegraph').first().locator('.fg-matched').textContent();
+      check('browser_html_flame_search', /^Matched: [0-9.]+%$/.test(m || ''), `search "${fn.slice(0, 6)}" shows "${m}"`);
+      await page.waitForTimeout(200);
+      const csp = await page.evaluate(() => window.__csp);
+      check('browser_html_flame_no_csp_violation', csp.length === 0 && errors.length === 0,
+            `violations ${JSON.stringify(csp)} console ${errors.join(' | ')} ${cspErrors.join(' ')}`);
+      await page.locator('svg.flamegraph').first().locator('.fg-search input').fill('');
+    }
+
     await page.screenshot({ path: path.join(shotDir, 'index-first-screen.png') });
     await page.screenshot({ path: path.join(shotDir, 'index-full.png'), fullPage: true });
 

@@ -19,11 +19,16 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* The volatile local gives burn_leaf a stack frame: GCC 12 sets up no frame
+ * pointer in a frameless leaf, and frame-pointer unwinders (BPF, perf -g)
+ * would then skip its caller burn_middle. */
 __attribute__((noinline)) static unsigned long burn_leaf(unsigned long x)
 {
+    volatile unsigned long keep_frame = 0;
     for (int i = 0; i < 100000; i++)
         x = x * 6364136223846793005UL + 1442695040888963407UL;
-    return x;
+    keep_frame = x;
+    return keep_frame;
 }
 
 __attribute__((noinline)) static unsigned long burn_middle(unsigned long x)

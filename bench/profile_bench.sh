@@ -1,0 +1,64 @@
+#!/bin/sh
+# On-CPU profiler figures (design section 9):
+#  1. overhead: a fixed amount of CPU work on 2 threads (two awk loops),
+#     timed with and without `perfreport` running (default -F), PAIRS
+#     alternating pairs; prints the median slowdown.  Only the profile
+#     collector's BPF program adds per-sample work; /proc collectors run too.
+#  2. window end -> bundle published with the profile on, on a busy 2-CPU
+#     host (two burners), -d SECS (default 30).
+set -eu
+cd "$(dirname "$0")/.."
+BIN=${PERFREPORT_BIN:-./perfreport}
+PAIRS=${PAIRS:-5}
+SECS=${SECS:-30}
+WORK=${WORK:-40000000}
+tmp=$(mktemp -d /tmp/perfreport-pbench.XXXXXX)
+bg=""
+trap 'for p in $bg; do kill $p 2>/dev/null || true; done; rm -rf "$tmp"' EXIT
+
+work() { # seconds taken by two parallel fixed CPU loops
+    python3 - "$WORK" <<'PY'
+import subprocess, sys, time
+n = sys.argv[1]
+t0 = time.monotonic()
+ps = [subprocess.Popen(["awk", "BEGIN{for(i=0;i<%s;i++)s+=i*i%%7}" % n]) for _ in range(2)]
+for p in ps: p.wait()
+print("%.3f" % (time.monotonic() - t0))
+PY
+}
+
+echo "## On-CPU profile overhead: 2-thread fixed work, $PAIRS pairs (off-CPU profile not included)"
+printf '%-5s %10s %10s %10s\n' pair "off s" "on s" "slowdown%"
+: > "$tmp/slow"
+i=1
+while [ $i -le "$PAIRS" ]; do
+    off=$(work)
+    "$BIN" -d 120 -o "$tmp/o$i" --quiet >/dev/null 2>&1 & pr=$!
+    bg="$pr"
+    sleep 1.5 # attached
+    on=$(work)
+    kill -INT $pr; wait $pr || true
+    bg=""
+    s=$(python3 -c "print('%.2f' % (100*($on/$off-1)))")
+    echo "$s" >> "$tmp/slow"
+    printf '%-5s %10s %10s %10s\n' $i "$off" "$on" "$s"
+    i=$((i + 1))
+done
+python3 -c "import statistics,sys; v=[float(x) for x in open('$tmp/slow')]; print('median slowdown: %.2f %% (budget 2 %%)' % statistics.median(v) if v else 'no pairs run')"
+
+echo
+echo "## Window end -> bundle published, profile on, 2 burners, -d $SECS"
+build/workloads/burner $((SECS + 5)) 1 & bg="$bg $!"
+build/workloads/burner $((SECS + 5)) 1 & bg="$bg $!"
+sleep 0.5
+"$BIN" -d "$SECS" -o "$tmp/busy" -v --quiet 2>"$tmp/err" >/dev/null || true
+grep -o "window end to bundle published: [0-9.]* ms" "$tmp/err" || echo "no timing line"
+python3 - "$tmp/busy/report.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for c in d["collectors"]:
+    if c["name"] == "profile":
+        print("profile collector:", c["status"], "-", c.get("notes"))
+m = {k: v["value"] for k, v in d["metrics"].items()} if isinstance(d["metrics"], dict) else {}
+print("samples %s, idle %s" % (m.get("profile.samples"), m.get("profile.idle_samples")))
+PY

@@ -1,0 +1,91 @@
+/* On-CPU profiler: a perf_event program on cpu-clock, one event per CPU.
+ * Samples are aggregated here by (process, kernel stack, user stack); user
+ * space drains the maps once after the window. */
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include "profile.h"
+
+#define EFAULT 14
+#define EEXIST 17
+#define PF_KTHREAD 0x00200000
+
+const volatile __u32 targ_tgid = 0;    /* 0 = every process */
+const volatile __u64 targ_cgid = 0;    /* v2 cgroup id; used when filter_cg */
+const volatile bool filter_cg = false;
+
+struct {
+    __uint(type, BPF_MAP_TYPE_STACK_TRACE);
+    __uint(max_entries, PROF_MAX_STACKS);
+    __uint(key_size, sizeof(__u32));
+    __uint(value_size, 127 * sizeof(__u64)); /* PERF_MAX_STACK_DEPTH */
+} stackmap SEC(".maps");
+
+struct {
+    __uint(type, BPF_MAP_TYPE_HASH);
+    __uint(max_entries, PROF_MAX_KEYS);
+    __type(key, struct prof_key);
+    __type(value, __u64);
+} counts SEC(".maps");
+
+struct {
+    __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+    __uint(max_entries, PROF_NSTATS);
+    __type(key, __u32);
+    __type(value, __u64);
+} stats SEC(".maps");
+
+static __always_inline void stat_inc(__u32 i)
+{
+    __u64 *v = bpf_map_lookup_elem(&stats, &i);
+    if (v)
+        (*v)++; /* per-CPU: no atomics needed */
+}
+
+SEC("perf_event")
+int on_sample(struct bpf_perf_event_data *ctx)
+{
+    __u64 id = bpf_get_current_pid_tgid();
+    __u32 tgid = id >> 32;
+    if ((__u32)id == 0) {
+        stat_inc(PROF_ST_IDLE);
+        return 0;
+    }
+    if ((targ_tgid && tgid != targ_tgid) || (filter_cg && bpf_get_current_cgroup_id() != targ_cgid)) {
+        stat_inc(PROF_ST_FILTERED);
+        return 0;
+    }
+    stat_inc(PROF_ST_SAMPLES);
+
+    struct prof_key k = {};
+    k.tgid = tgid;
+    bpf_get_current_comm(k.comm, sizeof k.comm);
+    k.kstack = bpf_get_stackid(ctx, &stackmap, 0);
+    /* An empty kernel callchain (-EFAULT) means the sample hit user mode. */
+    if (k.kstack == -EFAULT)
+        k.kstack = PROF_STACK_NONE;
+    struct task_struct *t = (struct task_struct *)bpf_get_current_task();
+    if (BPF_CORE_READ(t, flags) & PF_KTHREAD)
+        k.ustack = PROF_STACK_NONE;
+    else
+        k.ustack = bpf_get_stackid(ctx, &stackmap, BPF_F_USER_STACK);
+
+    __u64 *c = bpf_map_lookup_elem(&counts, &k);
+    if (c) {
+        __sync_fetch_and_add(c, 1);
+        return 0;
+    }
+    __u64 one = 1;
+    long rc = bpf_map_update_elem(&counts, &k, &one, BPF_NOEXIST);
+    if (rc == -EEXIST) { /* another CPU inserted it first */
+        c = bpf_map_lookup_elem(&counts, &k);
+        if (c)
+            __sync_fetch_and_add(c, 1);
+    } else if (rc) {
+        stat_inc(PROF_ST_DROPPED);
+    }
+    return 0;
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";

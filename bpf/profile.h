@@ -1,0 +1,24 @@
+/* Shared between bpf/profile.bpf.c and src/collect/profile.c. */
+#ifndef PERFREPORT_BPF_PROFILE_H
+#define PERFREPORT_BPF_PROFILE_H
+
+#define PROF_COMM_LEN 16
+#define PROF_MAX_STACKS 8192 /* STACK_TRACE entries (~1 KiB each) */
+#define PROF_MAX_KEYS 16384  /* aggregated (process, stacks) keys */
+#define PROF_STACK_NONE (-2147483647 - 1) /* == STACK_ID_NONE in stacks.h */
+
+struct prof_key {
+    __u32 tgid;
+    __s32 kstack; /* bpf_get_stackid result, PROF_STACK_NONE when none expected */
+    __s32 ustack;
+    char comm[PROF_COMM_LEN];
+};
+
+enum prof_stat {
+    PROF_ST_SAMPLES = 0, /* non-idle samples that passed the filters */
+    PROF_ST_IDLE,        /* samples in the idle task (pid 0), not stacked */
+    PROF_ST_DROPPED,     /* counted samples lost: the key map was full */
+    PROF_ST_FILTERED,    /* non-idle samples outside the -p/-c target */
+    PROF_NSTATS
+};
+#endif

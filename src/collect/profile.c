@@ -1,0 +1,450 @@
+/* Collector "profile": samples every online CPU with a software cpu-clock
+ * perf event; a BPF program aggregates (process, kernel stack, user stack)
+ * counts in the kernel.  stop() drains once, symbolizes through the stack
+ * resolver into profile "cpu" and summarises it into tables. */
+#include "profile.h"
+#include "../model/model.h"
+#include "../model/profile.h"
+#include "../options.h"
+#include "../probe.h"
+#include "../symbolize/symbolize.h"
+#include "../util/clock.h"
+#include "../util/hostfs.h"
+#include "../util/strbuf.h"
+#include "../util/xalloc.h"
+#include "collector.h"
+#include "profile_summary.h"
+#include "stacks.h"
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <linux/perf_event.h>
+#include <linux/types.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "../../bpf/profile.h"
+#include "profile.skel.h"
+
+_Static_assert(PROF_STACK_NONE == STACK_ID_NONE, "BPF and resolver disagree on 'no stack'");
+
+#define MAX_CPUS 4096
+
+struct prof_state {
+    struct profile_bpf *skel; /* owned */
+    struct bpf_link **links;  /* owned, ncpu entries (NULL where none) */
+    int *fds;                 /* perf event fds, -1 where none */
+    int ncpu;                 /* possible CPUs */
+    int attached;             /* CPUs sampled */
+    int hz;
+    bool sym_ref;             /* holds a stacks_sym_acquire() reference */
+    struct stack_resolver *sr; /* owned; made at the first tick */
+    double prefetch_ms;       /* spent resolving stacks during the window */
+    uint64_t prefetched;
+    char *scope_note;         /* why the target filter is not applied, or NULL */
+    char *scope;              /* "pid 12", "cgroup /x", "system-wide" */
+};
+
+int profile_parse_cpu_list(const char *text, bool *on, size_t n)
+{
+    int count = 0;
+    const char *s = text;
+    while (*s && *s != '\n') {
+        if (!isdigit((unsigned char)*s))
+            return -1;
+        char *end;
+        unsigned long a = strtoul(s, &end, 10), b = a;
+        s = end;
+        if (*s == '-') {
+            if (!isdigit((unsigned char)s[1]))
+                return -1;
+            b = strtoul(s + 1, &end, 10);
+            s = end;
+        }
+        if (b < a)
+            return -1;
+        for (unsigned long i = a; i <= b && i < n; i++)
+            if (!on[i]) {
+                on[i] = true;
+                count++;
+            }
+        if (*s == ',')
+            s++;
+        else if (*s && *s != '\n')
+            return -1;
+    }
+    return count;
+}
+
+/* Path of -c relative to the cgroup root: an absolute path under the v2
+ * mount loses that prefix; "//x/" becomes "/x". */
+static char *cgroup_rel(const char *arg, const char *v2root)
+{
+    size_t ml = strlen(v2root);
+    if (ml && strncmp(arg, v2root, ml) == 0 && (arg[ml] == '/' || !arg[ml]))
+        arg += ml;
+    struct strbuf sb = STRBUF_INIT;
+    sb_addc(&sb, '/');
+    for (const char *p = arg; *p; p++)
+        if (*p != '/' || sb.buf[sb.len - 1] != '/')
+            sb_addc(&sb, *p);
+    if (sb.len > 1 && sb.buf[sb.len - 1] == '/')
+        sb.buf[--sb.len] = '\0';
+    return sb_detach(&sb);
+}
+
+/* Is rel a directory in some v1 hierarchy under /sys/fs/cgroup? */
+static bool in_v1(const char *rel, const char *v2root)
+{
+    DIR *d = hostfs_opendir("/sys/fs/cgroup");
+    if (!d)
+        return false;
+    bool found = false;
+    struct dirent *e;
+    while (!found && (e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char p[PATH_MAX];
+        if (snprintf(p, sizeof p, "/sys/fs/cgroup/%s", e->d_name) >= (int)sizeof p ||
+            strcmp(p, v2root) == 0)
+            continue;
+        char q[PATH_MAX];
+        if (snprintf(q, sizeof q, "%s%s", p, rel) < (int)sizeof q && hostfs_is_dir(q))
+            found = true;
+    }
+    closedir(d);
+    return found;
+}
+
+/* Sets the cgroup filter or explains (scope_note) why it is system-wide. */
+static void setup_cgroup(struct prof_state *st, const struct collect_ctx *ctx)
+{
+    const char *v2 = ctx->caps ? ctx->caps->cgroup_v2_root : "";
+    char *rel = cgroup_rel(ctx->opt->cgroup, v2);
+    if (strstr(rel, "/..")) {
+        st->scope_note = xasprintf("cgroup %s: \"..\" is not allowed; the CPU profile is system-wide", rel);
+        free(rel);
+        return;
+    }
+    struct stat sbuf;
+    char path[PATH_MAX], real[PATH_MAX];
+    bool ok = v2[0] && snprintf(path, sizeof path, "%s%s", v2, strcmp(rel, "/") ? rel : "") <
+                           (int)sizeof path &&
+              hostfs_path(real, sizeof real, path) == 0 && stat(real, &sbuf) == 0 &&
+              S_ISDIR(sbuf.st_mode);
+    if (ok) {
+        st->skel->rodata->filter_cg = true;
+        st->skel->rodata->targ_cgid = (uint64_t)sbuf.st_ino;
+        st->scope = xasprintf("cgroup %s", rel);
+    } else if (in_v1(rel, v2)) {
+        st->scope_note = xasprintf(
+            "cgroup %s exists only in the v1 hierarchies; BPF can filter only by v2 cgroup id "
+            "(bpf_get_current_cgroup_id), so the CPU profile is system-wide",
+            rel);
+    } else {
+        st->scope_note = xasprintf("cgroup %s not found under the v2 hierarchy%s; the CPU profile "
+                                   "is system-wide",
+                                   rel, v2[0] ? "" : " (none mounted)");
+    }
+    free(rel);
+}
+
+static int open_events(struct prof_state *st, char *err, size_t n)
+{
+    bool *on = xcalloc((size_t)st->ncpu, sizeof *on);
+    struct strbuf sb = STRBUF_INIT;
+    int listed = -1;
+    if (hostfs_is_real() && hostfs_read("/sys/devices/system/cpu/online", &sb, 0) == 0)
+        listed = profile_parse_cpu_list(sb_str(&sb), on, (size_t)st->ncpu);
+    sb_free(&sb);
+    if (listed <= 0)
+        for (int i = 0; i < st->ncpu; i++)
+            on[i] = true;
+    int last_err = 0;
+    for (int cpu = 0; cpu < st->ncpu; cpu++) {
+        if (!on[cpu])
+            continue;
+        struct perf_event_attr a;
+        memset(&a, 0, sizeof a);
+        a.size = sizeof a;
+        a.type = PERF_TYPE_SOFTWARE;
+        a.config = PERF_COUNT_SW_CPU_CLOCK;
+        a.freq = 1;
+        a.sample_freq = (__u64)st->hz;
+        int fd = (int)syscall(__NR_perf_event_open, &a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+        if (fd < 0) {
+            last_err = errno;
+            continue; /* offline since we read the list */
+        }
+        st->fds[cpu] = fd;
+        struct bpf_link *l = bpf_program__attach_perf_event(st->skel->progs.on_sample, fd);
+        if (!l) {
+            last_err = errno;
+            continue;
+        }
+        st->links[cpu] = l;
+        st->attached++;
+    }
+    free(on);
+    if (!st->attached) {
+        snprintf(err, n, "no CPU could be sampled: perf_event_open/attach: %s",
+                 strerror(last_err ? last_err : ENODEV));
+        return -(last_err ? last_err : ENODEV);
+    }
+    return 0;
+}
+
+static int prof_start(struct collect_ctx *ctx, void **state, char *err, size_t n)
+{
+    struct prof_state *st = xcalloc(1, sizeof *st);
+    *state = st;
+    st->hz = ctx->opt && ctx->opt->hz > 0 ? ctx->opt->hz : 49;
+    st->ncpu = libbpf_num_possible_cpus();
+    if (st->ncpu <= 0 || st->ncpu > MAX_CPUS) {
+        snprintf(err, n, "cannot count possible CPUs");
+        return -EINVAL;
+    }
+    stacks_sym_acquire(); /* kallsyms loads during the window */
+    st->sym_ref = true;
+    st->links = xcalloc((size_t)st->ncpu, sizeof *st->links);
+    st->fds = xcalloc((size_t)st->ncpu, sizeof *st->fds);
+    for (int i = 0; i < st->ncpu; i++)
+        st->fds[i] = -1;
+    st->skel = profile_bpf__open();
+    if (!st->skel) {
+        int e = errno ? errno : EINVAL;
+        snprintf(err, n, "opening the profile BPF object failed: %s", strerror(e));
+        return -e;
+    }
+    if (ctx->opt && ctx->opt->pid > 0) {
+        st->skel->rodata->targ_tgid = (__u32)ctx->opt->pid;
+        st->scope = xasprintf("pid %d", (int)ctx->opt->pid);
+    } else if (ctx->opt && ctx->opt->cgroup) {
+        setup_cgroup(st, ctx);
+    }
+    if (!st->scope)
+        st->scope = xstrdup("system-wide");
+    int rc = profile_bpf__load(st->skel);
+    if (rc) {
+        snprintf(err, n, "loading the profile BPF program failed: %s", strerror(-rc));
+        return rc;
+    }
+    return open_events(st, err, n);
+}
+
+static void detach(struct prof_state *st)
+{
+    for (int i = 0; st->links && i < st->ncpu; i++) {
+        bpf_link__destroy(st->links[i]);
+        st->links[i] = NULL;
+        if (st->fds[i] >= 0)
+            close(st->fds[i]);
+        st->fds[i] = -1;
+    }
+}
+
+static int read_stats(struct prof_state *st, uint64_t out[PROF_NSTATS])
+{
+    uint64_t *v = xcalloc((size_t)st->ncpu, sizeof *v);
+    int rc = 0;
+    for (__u32 k = 0; k < PROF_NSTATS && rc == 0; k++) {
+        out[k] = 0;
+        rc = bpf_map_lookup_elem(bpf_map__fd(st->skel->maps.stats), &k, v) ? -errno : 0;
+        for (int i = 0; rc == 0 && i < st->ncpu; i++)
+            out[k] += v[i];
+    }
+    free(v);
+    return rc;
+}
+
+/* Per tick: resolve the stacks seen so far while their processes live (a
+ * process that exits before the drain could not be named) and so that the
+ * drain after the window has little left to do.  Bounded per tick. */
+#define PREFETCH_BUDGET_MS 50.0
+static int prof_tick(struct collect_ctx *ctx, void *state)
+{
+    (void)ctx;
+    struct prof_state *st = state;
+    if (!st->sr)
+        st->sr = stack_resolver_new(stacks_sym_get(), bpf_map__fd(st->skel->maps.stackmap), true);
+    double t0 = mono_ms();
+    int cfd = bpf_map__fd(st->skel->maps.counts);
+    struct prof_key key, next;
+    void *prev = NULL;
+    while (bpf_map_get_next_key(cfd, prev, &next) == 0) {
+        st->prefetched += (uint64_t)stack_resolver_prefetch(st->sr, next.tgid, next.kstack, next.ustack);
+        key = next;
+        prev = &key;
+        if (mono_ms() - t0 > PREFETCH_BUDGET_MS)
+            break;
+    }
+    st->prefetch_ms += mono_ms() - t0;
+    return 0;
+}
+
+static const char *module_cb(void *ctx, const char *name, int kind)
+{
+    return stack_resolver_module(ctx, name, kind);
+}
+
+static void note_missing(struct ledger_entry *led, const char *what, const uint64_t *m)
+{
+    for (int i = 0; i < STACK_MISS_COUNT; i++)
+        if (m[i])
+            ledger_note(led, "%llu samples without %s stack (%s)", (unsigned long long)m[i], what,
+                        stack_miss_name((enum stack_miss)i));
+}
+
+static int prof_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
+{
+    struct prof_state *st = state;
+    struct report *r = ctx->r;
+    double t0 = mono_ms();
+    detach(st); /* the window is over: stop sampling before draining */
+    uint64_t stats[PROF_NSTATS];
+    int rc = read_stats(st, stats);
+    if (rc) {
+        snprintf(err, n, "reading the profile counters failed: %s", strerror(-rc));
+        return rc;
+    }
+    struct ledger_entry *led = report_ledger(r, "profile", NULL);
+    struct symbolizer *sym = stacks_sym_get();
+    struct stack_resolver *sr =
+        st->sr ? st->sr : stack_resolver_new(sym, bpf_map__fd(st->skel->maps.stackmap), true);
+    st->sr = NULL;
+    struct profile *p = profile_new("cpu", "On-CPU profile", "samples");
+    int cfd = bpf_map__fd(st->skel->maps.counts);
+    struct prof_key key, next;
+    void *prev = NULL;
+    size_t nkeys = 0;
+    /* Stacks of one process are resolved together: the symbolizer's per-pid
+     * maps stay warm.  Hash order is arbitrary, so collect then sort. */
+    struct kc {
+        struct prof_key k;
+        uint64_t c;
+    } *keys = NULL;
+    size_t cap = 0;
+    while (bpf_map_get_next_key(cfd, prev, &next) == 0) {
+        uint64_t c;
+        if (bpf_map_lookup_elem(cfd, &next, &c) == 0 && c) {
+            if (nkeys == cap) {
+                cap = cap ? cap * 2 : 1024;
+                keys = xrealloc(keys, cap * sizeof *keys);
+            }
+            keys[nkeys++] = (struct kc){next, c};
+        }
+        key = next;
+        prev = &key;
+    }
+    for (size_t i = 0; i < nkeys; i++) {
+        char comm[PROF_COMM_LEN + 1];
+        memcpy(comm, keys[i].k.comm, PROF_COMM_LEN);
+        comm[PROF_COMM_LEN] = '\0';
+        stack_resolver_add(sr, p, keys[i].k.tgid, comm, keys[i].k.kstack, keys[i].k.ustack,
+                           keys[i].c);
+    }
+    free(keys);
+    double t_resolved = mono_ms();
+
+    report_metric(r, "profile.hz", "Profile sampling rate", "Hz", "profile", st->hz);
+    report_metric(r, "profile.cpus", "CPUs sampled", "", "profile", st->attached);
+    report_metric(r, "profile.idle_samples", "Idle samples", "", "profile", (double)stats[PROF_ST_IDLE]);
+    report_metric(r, "profile.dropped", "Samples lost (key map full)", "", "profile",
+                  (double)stats[PROF_ST_DROPPED]);
+    struct stack_stats ss;
+    stack_resolver_stats(sr, &ss);
+    uint64_t mu = 0, mk = 0;
+    for (int i = 0; i < STACK_MISS_COUNT; i++) {
+        mu += ss.missing_user[i];
+        mk += ss.missing_kernel[i];
+    }
+    report_metric(r, "profile.missing_user", "Samples without a user stack", "", "profile", (double)mu);
+    report_metric(r, "profile.missing_kernel", "Samples without a kernel stack", "", "profile",
+                  (double)mk);
+    profile_summarize(r, p, module_cb, sr);
+    struct table *t = report_find_table(r, "profile.top_self");
+    if (t) {
+        struct strbuf sb = STRBUF_INIT;
+        sb_addf(&sb, "cpu-clock (software) sampling at %d Hz on %d CPU%s, %s", st->hz,
+                st->attached, st->attached == 1 ? "" : "s", st->scope);
+        if (st->scope_note)
+            sb_addf(&sb, " (%s)", st->scope_note);
+        sb_add(&sb, ctx->caps && ctx->caps->pmu ? "." : "; this host has no hardware PMU.");
+        table_set_note(t, sb_str(&sb));
+        sb_free(&sb);
+    }
+    report_add_profile(r, p);
+
+    if (st->scope_note)
+        ledger_note(led, "%s", st->scope_note);
+    if (stats[PROF_ST_DROPPED])
+        ledger_note(led, "%llu samples lost: the aggregation map (%d keys) was full",
+                    (unsigned long long)stats[PROF_ST_DROPPED], PROF_MAX_KEYS);
+    note_missing(led, "a user", ss.missing_user);
+    note_missing(led, "a kernel", ss.missing_kernel);
+    if (ss.truncated)
+        ledger_note(led, "%llu stacks deeper than the stack map's depth were truncated",
+                    (unsigned long long)ss.truncated);
+    struct sym_stats sy;
+    sym_stats(sym, &sy);
+    ledger_note(led,
+                "%zu keys, %llu stacks read; frames resolved %llu, unresolved %llu; %llu binaries "
+                "read (%llu failed), %llu processes' maps read (%llu gone)",
+                nkeys, (unsigned long long)ss.stacks_read,
+                (unsigned long long)ss.frames_resolved, (unsigned long long)ss.frames_unresolved,
+                (unsigned long long)sy.binaries_read, (unsigned long long)sy.binaries_failed,
+                (unsigned long long)sy.pids_read, (unsigned long long)sy.pids_gone);
+    if (sy.kernel_note)
+        ledger_note(led, "%s", sy.kernel_note);
+    ledger_note(led, "%llu stacks resolved during the window (%.0f ms); drain and symbolization "
+                "after it took %.0f ms (summary %.0f ms)",
+                (unsigned long long)st->prefetched, st->prefetch_ms, t_resolved - t0,
+                mono_ms() - t_resolved);
+    stack_resolver_free(sr);
+    stacks_sym_release();
+    st->sym_ref = false;
+    return 0;
+}
+
+static void prof_destroy(void *state)
+{
+    struct prof_state *st = state;
+    if (!st)
+        return;
+    detach(st);
+    stack_resolver_free(st->sr);
+    if (st->sym_ref)
+        stacks_sym_release();
+    profile_bpf__destroy(st->skel);
+    free(st->links);
+    free(st->fds);
+    free(st->scope_note);
+    free(st->scope);
+    free(st);
+}
+
+static bool prof_can_run(const struct collect_ctx *ctx, char *reason, size_t n)
+{
+    if (ctx->caps && !ctx->caps->cap_perfmon && !ctx->caps->is_root) {
+        snprintf(reason, n, "needs CAP_PERFMON or CAP_SYS_ADMIN for perf events");
+        return false;
+    }
+    return true;
+}
+
+const struct collector collector_profile = {
+    .name = "profile",
+    .title = "On-CPU profile (BPF, cpu-clock sampling)",
+    .needs_bpf = true,
+    .can_run = prof_can_run,
+    .start = prof_start,
+    .tick = prof_tick,
+    .stop = prof_stop,
+    .destroy = prof_destroy,
+};
