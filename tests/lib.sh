@@ -14,6 +14,10 @@ need_root() { [ "$(id -u)" = 0 ]; }
 json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
 
 TMPD=$(mktemp -d /tmp/perfreport-test.XXXXXX)
+# A private single-instance lock: a test suite must not contend with a
+# perfreport that cron (or another suite) runs on this host.
+PERFREPORT_LOCK=$TMPD/perfreport.lock
+export PERFREPORT_LOCK
 _pids=""
 track() { _pids="$_pids $1"; }
 _cleanup_hooks=""

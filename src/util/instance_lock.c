@@ -10,7 +10,10 @@
 
 void instance_lock_default_path(char *out, size_t n)
 {
-    if (geteuid() == 0)
+    const char *env = getenv("PERFREPORT_LOCK");
+    if (env && *env)
+        snprintf(out, n, "%s", env);
+    else if (geteuid() == 0)
         snprintf(out, n, "/run/perfreport.lock");
     else
         snprintf(out, n, "/tmp/perfreport-%u.lock", (unsigned)geteuid());

@@ -7,6 +7,7 @@
  * a symlink).  Returns the fd to keep open for the run's lifetime, or -1
  * with a message in err (naming the holder's pid when another run holds it). */
 int instance_lock(const char *path, char *err, size_t n);
-/* Default path: /run/perfreport.lock as root, else /tmp/perfreport-<uid>.lock. */
+/* $PERFREPORT_LOCK when set (tests, or two deliberate instances), else
+ * /run/perfreport.lock as root, else /tmp/perfreport-<uid>.lock. */
 void instance_lock_default_path(char *out, size_t n);
 #endif
