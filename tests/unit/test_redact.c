@@ -1,6 +1,7 @@
 #include "harness.h"
 #include "util/redact.h"
 #include "util/strbuf.h"
+#include "util/xalloc.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -195,4 +196,147 @@ TEST(redact_hostile_bytes)
     CHECK_STR(g_out, "sh|-c|x --password=***");
     CHECK_NUM(red("p|\x01\x02--token=\x7f|://@|a://@"), 0, 0);
     CHECK_STR(g_out, "p|\x01\x02--token=\x7f|://@|a://@");
+}
+
+/* ---- the procs collector redacts before the model ---- */
+#include "collect/procs.h"
+#include "collect/collector.h"
+#include "model/model.h"
+#include "options.h"
+#include "util/hostfs.h"
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void put(const char *dir, const char *name, const char *data, size_t n)
+{
+    char p[1024];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    FILE *f = fopen(p, "wb");
+    if (!f)
+        return;
+    fwrite(data, 1, n, f);
+    fclose(f);
+}
+
+/* One process reading: stat with `utime` ticks, statm, cmdline, empty fd dir. */
+static void fake_proc(const char *root, int pid, unsigned utime, long rss_pages, const char *cmd,
+                      size_t cmdlen)
+{
+    char d[512], fd[600], stat[512];
+    snprintf(d, sizeof d, "%s/proc/%d", root, pid);
+    mkdir(d, 0700);
+    snprintf(fd, sizeof fd, "%s/fd", d);
+    mkdir(fd, 0700);
+    int n = snprintf(stat, sizeof stat,
+                     "%d (burner) R 1 %d %d 0 -1 0 0 0 0 0 %u 0 0 0 20 0 1 0 500 1000 %ld 0\n",
+                     pid, pid, pid, utime, rss_pages);
+    put(d, "stat", stat, (size_t)n);
+    char statm[64];
+    n = snprintf(statm, sizeof statm, "100 %ld 0 0 0 0 0\n", rss_pages);
+    put(d, "statm", statm, (size_t)n);
+    put(d, "cmdline", cmd, cmdlen);
+    static const char limits[] = "Max open files            1024                 4096                 files\n";
+    put(d, "limits", limits, sizeof limits - 1);
+}
+
+static struct report *procs_window(bool no_redact)
+{
+    char root[] = "/tmp/perfreport-redact-XXXXXX";
+    if (!mkdtemp(root))
+        return NULL;
+    char p[600];
+    snprintf(p, sizeof p, "%s/proc", root);
+    mkdir(p, 0700);
+    static const char busy[] = "burner\0--password=hunter2\0https://bob:pw@example.invalid/x\0"
+                               "-H\0Authorization: Bearer tok\0";
+    static const char idle[] = "idle\0--token\0notlisted\0";
+    fake_proc(root, 4242, 0, 100, busy, sizeof busy - 1);
+    fake_proc(root, 4243, 0, 0, idle, sizeof idle - 1);
+
+    struct report *r = report_new();
+    struct options opt;
+    options_defaults(&opt);
+    opt.no_redact = no_redact;
+    struct collect_ctx ctx = {.r = r, .opt = &opt};
+    void *st = NULL;
+    char err[256] = "";
+    hostfs_set_root(root);
+    if (collector_procs.start(&ctx, &st, err, sizeof err) == 0) {
+        fake_proc(root, 4242, 100, 100, busy, sizeof busy - 1); /* 1 s of CPU in the window */
+        ctx.now_s = 2.0;
+        report_add_tick(r, 2.0);
+        CHECK(collector_procs.stop(&ctx, st, err, sizeof err) == 0);
+    } else {
+        test_fail(__FILE__, __LINE__, "start: %s", err);
+    }
+    collector_procs.destroy(st);
+    hostfs_set_root(NULL);
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    if (system(cmd) != 0)
+        test_fail(__FILE__, __LINE__, "cannot remove %s", root);
+    return r;
+}
+
+TEST(redact_procs_collector_redacts_before_the_model)
+{
+    struct report *r = procs_window(false);
+    REQUIRE(r);
+    CHECK_NUM(report_metric_value(r, "proc.count"), 2, 0);
+    CHECK_NUM(report_metric_value(r, "proc.skipped"), 0, 0);
+    const struct table *t = report_find_table(r, "proc.top_cpu");
+    REQUIRE(t && t->nrows == 1);
+    CHECK_STR(table_str(t, 0, "cmdline"),
+              "burner --password=*** https://***@example.invalid/x -H Authorization: ***");
+    const struct table *m = report_find_table(r, "proc.top_mem");
+    REQUIRE(m && m->nrows == 1);
+    CHECK(!strstr(table_str(m, 0, "cmdline"), "hunter2"));
+    /* Three values in the listed process, counted once although it is in two
+     * tables; the unlisted idle process's token is not counted. */
+    CHECK_NUM(report_metric_value(r, "privacy.redacted"), 3, 0);
+    CHECK_STR(kv_get(&r->host, "cmdline_redaction"), "on");
+    report_free(r);
+}
+
+TEST(redact_procs_no_redact_keeps_cmdlines)
+{
+    struct report *r = procs_window(true);
+    REQUIRE(r);
+    const struct table *t = report_find_table(r, "proc.top_cpu");
+    REQUIRE(t && t->nrows == 1);
+    CHECK_STR(table_str(t, 0, "cmdline"), "burner --password=hunter2 "
+                                          "https://bob:pw@example.invalid/x -H Authorization: Bearer tok");
+    CHECK(isnan(report_metric_value(r, "privacy.redacted")));
+    CHECK_STR(kv_get(&r->host, "cmdline_redaction"), "off (--no-redact)");
+    report_free(r);
+}
+
+/* ---- the report says what was redacted ---- */
+#include "render/markdown.h"
+
+TEST(redact_report_md_states_the_count)
+{
+    struct report *r = report_new();
+    kv_add(&r->host, "hostname", "Host name", "h");
+    kv_add(&r->host, "cmdline_redaction", "Command-line redaction", "on");
+    report_metric(r, "privacy.redacted", "Command-line values redacted", "", "host", 3);
+    struct strbuf sb = STRBUF_INIT;
+    markdown_render(r, &sb);
+    CHECK_CONTAINS(sb.buf, "\n\nCommand lines: 3 values redacted (pass/token/secret/key/auth/"
+                           "credential options, URL passwords, Authorization headers); "
+                           "--no-redact shows them.\n\n");
+    sb_reset(&sb);
+    r->metrics[0].value = 1;
+    markdown_render(r, &sb);
+    CHECK_CONTAINS(sb.buf, "Command lines: 1 value redacted (");
+    sb_reset(&sb);
+    r->nmetrics = 0; /* --no-redact: no metric, the fact says off */
+    free(r->host.v[1].value);
+    r->host.v[1].value = xstrdup("off (--no-redact)");
+    markdown_render(r, &sb);
+    CHECK_CONTAINS(sb.buf, "\n\nCommand lines: not redacted (--no-redact).\n\n");
+    CHECK(!strstr(sb.buf, "values redacted"));
+    sb_free(&sb);
+    report_free(r);
 }
