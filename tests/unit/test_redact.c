@@ -331,9 +331,10 @@ TEST(redact_report_md_states_the_count)
     markdown_render(r, &sb);
     CHECK_CONTAINS(sb.buf, "Command lines: 1 value redacted (");
     sb_reset(&sb);
-    r->nmetrics = 0; /* --no-redact: no metric, the fact says off */
-    free(r->host.v[1].value);
-    r->host.v[1].value = xstrdup("off (--no-redact)");
+    report_free(r); /* --no-redact: no metric, the fact says off */
+    r = report_new();
+    kv_add(&r->host, "hostname", "Host name", "h");
+    kv_add(&r->host, "cmdline_redaction", "Command-line redaction", "off (--no-redact)");
     markdown_render(r, &sb);
     CHECK_CONTAINS(sb.buf, "\n\nCommand lines: not redacted (--no-redact).\n\n");
     CHECK(!strstr(sb.buf, "values redacted"));
