@@ -26,6 +26,11 @@ static void usage(FILE *f)
           "  -F, --frequency HZ      profile sampling frequency (default 49)\n"
           "      --no-bpf            use /proc and /sys only\n"
           "      --thresholds FILE   override thresholds (lines: <id> <warn> <crit>)\n"
+          "      --no-redact         keep passwords/tokens/keys in command lines\n"
+          "                          (redacted by default)\n"
+          "      --obfuscate         replace host names, IP and MAC addresses and user\n"
+          "                          names in the bundle; the mapping goes to\n"
+          "                          <bundle>.obfuscation-map next to it (mode 0600)\n"
           "      --root DIR          read /proc and /sys below DIR (tests, fixtures);\n"
           "                          also PERFREPORT_ROOT\n"
           "  -q, --quiet             no progress and no summary on the terminal\n"
@@ -66,7 +71,7 @@ static int parse_long(const char *opt, const char *s, long min, long max, long *
     return 0;
 }
 
-enum { OPT_NO_BPF = 256, OPT_THRESHOLDS, OPT_ROOT };
+enum { OPT_NO_BPF = 256, OPT_THRESHOLDS, OPT_ROOT, OPT_NO_REDACT, OPT_OBFUSCATE };
 
 int main(int argc, char **argv)
 {
@@ -88,6 +93,8 @@ int main(int argc, char **argv)
         {"no-bpf", no_argument, NULL, OPT_NO_BPF},
         {"thresholds", required_argument, NULL, OPT_THRESHOLDS},
         {"root", required_argument, NULL, OPT_ROOT},
+        {"no-redact", no_argument, NULL, OPT_NO_REDACT},
+        {"obfuscate", no_argument, NULL, OPT_OBFUSCATE},
         {"quiet", no_argument, NULL, 'q'},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
@@ -135,6 +142,8 @@ int main(int argc, char **argv)
         case OPT_NO_BPF: o.no_bpf = true; break;
         case OPT_THRESHOLDS: o.thresholds_file = optarg; break;
         case OPT_ROOT: o.root = optarg; break;
+        case OPT_NO_REDACT: o.no_redact = true; break;
+        case OPT_OBFUSCATE: o.obfuscate = true; break;
         case 'q': o.quiet = true; break;
         case 'v': o.verbose++; break;
         case 'h': usage(stdout); return 0;

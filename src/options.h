@@ -14,6 +14,8 @@ struct options {
     const char *root;    /* --root, NULL = real host */
     int hz;              /* -F sampling frequency (profile collectors) */
     bool no_bpf;
+    bool no_redact;      /* --no-redact: keep secrets in command lines (default: redact) */
+    bool obfuscate;      /* --obfuscate: replace host/IP/MAC/user names in the bundle */
     bool quiet;
     int verbose;
 };

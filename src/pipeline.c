@@ -3,6 +3,7 @@
 #include "bundle/bundle.h"
 #include "runner.h"
 #include "util/instance_lock.h"
+#include "util/obfuscate.h"
 #include "model/model.h"
 #include "options.h"
 #include "probe.h"
@@ -209,11 +210,19 @@ int pipeline_run(const struct options *opt)
     progress(opt, tty, "analysing", 0, 0);
     analyze_run(r);
     record_self_usage(r, mono_ms() - t_begin);
+    /* After analysis (rules see real names), before anything is named or written. */
+    struct obf *obf = NULL;
+    if (opt->obfuscate) {
+        obf = obf_new();
+        obf_load_host(obf, r);
+        obfuscate_report(obf, r);
+    }
 
     if (!opt->outdir) {
         bundle_default_name(r, outdir, sizeof outdir);
         if (bundle_check_target(outdir, err, sizeof err) != 0) {
             fprintf(stderr, "%sperfreport: %s\n", tty && !opt->quiet ? "\r\033[K" : "", err);
+            obf_free(obf);
             report_free(r);
             return 3;
         }
@@ -224,10 +233,21 @@ int pipeline_run(const struct options *opt)
         fputs("\r\033[K", stderr); /* the progress line goes away */
     if (rc != 0) {
         fprintf(stderr, "perfreport: %s\n", err);
+        obf_free(obf);
         report_free(r);
         return 3;
     }
     int status = report_exit_status(r);
+    if (obf) {
+        char map[PATH_MAX + 32];
+        if (obf_write_map(obf, outdir, map, sizeof map, err, sizeof err) != 0) {
+            fprintf(stderr, "perfreport: obfuscation map: %s\n", err);
+            status = 3;
+        } else {
+            fprintf(stderr, "perfreport: obfuscation map (keep private): %s\n", map);
+        }
+        obf_free(obf);
+    }
     if (opt->verbose)
         fprintf(stderr, "perfreport: window end to bundle published: %.1f ms\n",
                 mono_ms() - t_window_end);

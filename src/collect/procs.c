@@ -12,6 +12,7 @@
 #include "model/model.h"
 #include "options.h"
 #include "util/hostfs.h"
+#include "util/redact.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 #include <ctype.h>
@@ -259,6 +260,7 @@ struct pinfo {
     long fds;          /* -1 = unknown (EACCES, not a directory...) */
     uint64_t fd_limit; /* 0 = unknown, UINT64_MAX = unlimited */
     size_t cmd_off;    /* into snapshot.arena */
+    unsigned redacted; /* values redact_argv() replaced in this cmdline */
     char comm[PROC_COMM_MAX + 1];
 };
 
@@ -286,6 +288,8 @@ struct procs_state {
     double t_start;
     struct snapshot start, end;
     struct strbuf buf; /* reused for every file read */
+    bool redact;        /* secrets in cmdlines are replaced (default; --no-redact) */
+    struct strbuf rbuf; /* redacted argv, reused */
     char cmd[PROC_CMDLINE_BYTES + 1];
     struct dentry *d;
     size_t nd, capd;
@@ -367,7 +371,13 @@ static int read_full(struct procs_state *st, struct snapshot *snap, int pid, str
             return rc;
         if (rc)
             sb_reset(&st->buf);
-        proc_format_cmdline(st->buf.buf ? st->buf.buf : "", st->buf.len, pi->comm, st->cmd);
+        /* Secrets go before the text enters the model: no output can leak them. */
+        const struct strbuf *argv = &st->buf;
+        if (st->redact && st->buf.len) {
+            pi->redacted = (unsigned)redact_argv(st->buf.buf, st->buf.len, &st->rbuf);
+            argv = &st->rbuf;
+        }
+        proc_format_cmdline(argv->buf ? argv->buf : "", argv->len, pi->comm, st->cmd);
 
         rc = hostfs_readf(&st->buf, 16384, "/proc/%d/limits", pid);
         if (vanished(rc))
@@ -471,6 +481,7 @@ static int procs_start(struct collect_ctx *ctx, void **statep, char *err, size_t
     if (st->page_size <= 0)
         st->page_size = 4096;
     st->t_start = ctx->now_s;
+    st->redact = !(ctx->opt && ctx->opt->no_redact);
     int rc = full_scan(st, &st->start, ctx->opt ? ctx->opt->pid : 0);
     if (rc) {
         snprintf(err, n, "cannot list /proc: %s", strerror(-rc));
@@ -563,6 +574,7 @@ struct pview {
     double fd_pct;  /* NAN when fds or the limit are unknown */
     double mem_pct; /* NAN when MemTotal is unknown */
     bool target;
+    bool listed; /* its cmdline went into a table */
 };
 
 static double tick_delta(uint64_t end, uint64_t start)
@@ -636,7 +648,7 @@ static void table_top_cpu(struct report *r, struct pview **idx, size_t n)
         qsort(idx, n, sizeof *idx, by_cpu);
     size_t shown = 0;
     for (size_t i = 0; i < n; i++) {
-        const struct pview *v = idx[i];
+        struct pview *v = idx[i];
         /* Idle processes are noise; the -p target is listed whatever it used. */
         bool top = shown < TOP_CPU_ROWS && v->cpu_pct > 0;
         if (!top && !v->target)
@@ -653,6 +665,7 @@ static void table_top_cpu(struct report *r, struct pview **idx, size_t n)
         table_set_num(t, row, "rss_kib", (double)v->e->rss_kib);
         set_fds(t, row, v);
         table_set_str(t, row, "cmdline", v->cmdline);
+        v->listed = true;
     }
     if (t->nrows == 0)
         table_set_note(t, "No process used measurable CPU time during the window.");
@@ -670,7 +683,7 @@ static void table_top_mem(struct report *r, struct pview **idx, size_t n)
     if (n)
         qsort(idx, n, sizeof *idx, by_rss);
     for (size_t i = 0; i < n && t->nrows < TOP_MEM_ROWS; i++) {
-        const struct pview *v = idx[i];
+        struct pview *v = idx[i];
         if (v->e->rss_kib == 0)
             break;
         size_t row = table_add_row(t);
@@ -680,6 +693,7 @@ static void table_top_mem(struct report *r, struct pview **idx, size_t n)
         set_opt(t, row, "mem_pct", v->mem_pct);
         table_set_num(t, row, "threads", (double)v->e->threads);
         table_set_str(t, row, "cmdline", v->cmdline);
+        v->listed = true;
     }
 }
 
@@ -745,7 +759,7 @@ static void table_dstate(struct report *r, struct procs_state *st)
         table_set_note(t, "Only the processes longest in D state are listed.");
 }
 
-static void table_target(struct report *r, struct procs_state *st, int pid, const struct pview *v)
+static void table_target(struct report *r, struct procs_state *st, int pid, struct pview *v)
 {
     struct table *t = report_table(r, "proc.target", "Target process", "process");
     table_add_col(t, "pid", "PID", "", 0);
@@ -775,6 +789,7 @@ static void table_target(struct report *r, struct procs_state *st, int pid, cons
     table_set_num(t, row, "rss_kib", (double)v->e->rss_kib);
     set_fds(t, row, v);
     table_set_str(t, row, "cmdline", v->cmdline);
+    v->listed = true;
 }
 
 static void system_fd_metrics(struct report *r, struct procs_state *st)
@@ -809,7 +824,7 @@ static int procs_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     size_t np = st->end.n;
     struct pview *views = xcalloc(np, sizeof *views);
     struct pview **idx = xcalloc(np, sizeof *idx);
-    const struct pview *tv = NULL;
+    struct pview *tv = NULL;
     for (size_t i = 0; i < np; i++) {
         struct pview *v = &views[i];
         const struct pinfo *e = &st->end.p[i];
@@ -868,6 +883,17 @@ static int procs_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
         report_metric(r, "proc.not_scanned", "Processes not scanned (cap reached)", "", "process",
                       (double)ns);
     system_fd_metrics(r, st);
+    /* Counted over the command lines the report shows, so the sentence in
+     * the report matches what a reader sees. */
+    kv_add(&r->host, "cmdline_redaction", "Command-line redaction",
+           st->redact ? "on" : "off (--no-redact)");
+    if (st->redact) {
+        double red = 0;
+        for (size_t i = 0; i < np; i++)
+            if (views[i].listed)
+                red += views[i].e->redacted;
+        report_metric(r, "privacy.redacted", "Command-line values redacted", "", "host", red);
+    }
     free(idx);
     free(views);
     return 0;
@@ -881,6 +907,7 @@ static void procs_destroy(void *state)
     snapshot_free(&st->start);
     snapshot_free(&st->end);
     sb_free(&st->buf);
+    sb_free(&st->rbuf);
     free(st->d);
     free(st);
 }

@@ -91,6 +91,34 @@ static uint32_t intern(struct profile *p, const char *s, size_t n)
     return id;
 }
 
+void profile_map_strings(struct profile *p, char *(*fn)(void *ctx, const char *s), void *ctx)
+{
+    if (!p->nstrs)
+        return;
+    char *blob = NULL;
+    size_t len = 0, cap = 0;
+    for (uint32_t id = 0; id < p->nstrs; id++) {
+        const char *old = p->blob + p->str_off[id];
+        char *neu = fn(ctx, old);
+        const char *s = neu ? neu : old;
+        size_t n = strlen(s);
+        if (len + n + 1 > UINT32_MAX) { /* cannot grow past 32-bit offsets: keep it */
+            s = "[unknown]";
+            n = strlen(s);
+        }
+        xgrow(&blob, &cap, len + n + 1, 1);
+        memcpy(blob + len, s, n + 1);
+        p->str_off[id] = (uint32_t)len;
+        len += n + 1;
+        free(neu);
+    }
+    free(p->blob);
+    p->blob = blob;
+    p->blob_len = len;
+    p->blob_cap = cap;
+    str_rehash(p, p->str_ht_mask + 1);
+}
+
 const char *profile_str(const struct profile *p, uint32_t id)
 {
     return id < p->nstrs ? p->blob + p->str_off[id] : "";

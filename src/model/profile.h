@@ -108,6 +108,12 @@ typedef int (*profile_stack_fn)(void *ctx, const struct profile *p, const uint32
                                 size_t depth, uint64_t self);
 int profile_walk_stacks(const struct profile *p, profile_stack_fn fn, void *ctx);
 
+/* Rewrites every interned string (frame names, sources) to fn(ctx, s) when
+ * fn returns non-NULL (a malloc'd string, freed here).  String ids and nodes
+ * stay, so the trie keeps its shape even when two names become equal; meant
+ * for rewriting a finished profile (--obfuscate), not for adding stacks after. */
+void profile_map_strings(struct profile *p, char *(*fn)(void *ctx, const char *s), void *ctx);
+
 /* A new profile with every stack reversed (leaf becomes the root):
  * flamegraph.pl --reverse. */
 struct profile *profile_reversed(const struct profile *p);

@@ -141,6 +141,17 @@ static void title_and_verdict(const struct report *r, struct strbuf *sb)
     }
     sb_add(sb, "\n\n");
 
+    /* Whoever reads the ticket should know that command lines were edited. */
+    double red = report_metric_value(r, "privacy.redacted");
+    const char *redact = kv_get(&r->host, "cmdline_redaction");
+    if (isfinite(red))
+        sb_addf(sb,
+                "Command lines: %.0f value%s redacted (pass/token/secret/key/auth/credential "
+                "options, URL passwords, Authorization headers); --no-redact shows them.\n\n",
+                red, red == 1 ? "" : "s");
+    else if (redact && strncmp(redact, "off", 3) == 0)
+        sb_add(sb, "Command lines: not redacted (--no-redact).\n\n");
+
     /* Missing sections are said right under the verdict: the figures that
      * collector would have given are absent below. */
     for (size_t i = 0; i < r->nledger; i++) {

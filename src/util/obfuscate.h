@@ -1,0 +1,74 @@
+/* --obfuscate: a bundle that can leave the company.  Host names, IPv4 and
+ * IPv6 addresses, MAC addresses and user names are replaced consistently
+ * (the same real value always becomes the same placeholder) in every string
+ * the model owns, after analysis and before rendering, so every file of the
+ * bundle and every file name derived from the model (the default bundle
+ * directory name included) sees only placeholders.
+ *
+ * Placeholders: host1.. for host names, user1.. for user names, mac1.. for
+ * MACs; addresses stay addresses so "ip:port" still reads as one:
+ * IPv4 -> 240.0.x.y (240.0.0.0/4 is reserved: never a real host), IPv6 ->
+ * 2001:db8::N (the documentation prefix).  Not replaced, because they
+ * identify nothing: 0.0.0.0, 127.0.0.0/8, 255.255.255.255, ::, ::1,
+ * ::ffff:127.x.x.x, and the all-zero and broadcast MACs.
+ *
+ * What counts as a name:
+ *  - host names: the model's "hostname" fact, its first label when it is a
+ *    FQDN, /etc/hostname and the names in /etc/hosts (except localhost and
+ *    the ip6-* names), all read through hostfs; matched case-insensitively
+ *    (DNS names are);
+ *  - user names: /etc/passwd entries with uid >= 1000 except nobody
+ *    (65534); system accounts (root, daemon, postgres) identify a service,
+ *    not a person, and stay; matched case-sensitively;
+ *  - names shorter than 2 characters are ignored.
+ * Matching is by whole token: a name matches only when the characters
+ * around it are not [A-Za-z0-9_-] and not a '.' that continues a dotted
+ * name, so host "vm" leaves "vmstat", "kvm", "vm.swappiness" and
+ * "vm.example.com" alone (list the FQDN in /etc/hosts to have it replaced).
+ * IPv4: four decimal octets <= 255, not part of a longer dotted number;
+ * IPv6: any RFC 4291 text form (inet_pton), "::" and an embedded IPv4
+ * included, compared by value so "2001:DB8:0::1" and "2001:db8::1" share a
+ * placeholder; MAC: six pairs of hex digits separated by ':' or '-'. */
+#ifndef PERFREPORT_OBFUSCATE_H
+#define PERFREPORT_OBFUSCATE_H
+#include "strbuf.h"
+#include <stddef.h>
+
+struct report;
+struct obf;
+
+/* Owned by the caller; obf_free() releases it. */
+struct obf *obf_new(void);
+void obf_free(struct obf *o);
+
+/* Literal names to replace (copied).  Placeholders are numbered in order of
+ * first use, so the map lists only names that occurred. */
+void obf_add_host(struct obf *o, const char *name);
+void obf_add_user(struct obf *o, const char *name);
+
+/* Registers the host names and user names described above, from the report
+ * (hostname fact) and /etc/{hostname,hosts,passwd} through hostfs.  Missing
+ * files are not an error. */
+void obf_load_host(struct obf *o, const struct report *r);
+
+/* Pure parsers, exposed for tests: names listed in /etc/hosts text and user
+ * names (uid >= 1000, not 65534) in /etc/passwd text. */
+void obf_parse_hosts(struct obf *o, const char *text, size_t len);
+void obf_parse_passwd(struct obf *o, const char *text, size_t len);
+
+/* A new string with every match replaced, or NULL when nothing matched. */
+char *obf_text(struct obf *o, const char *s);
+
+/* Rewrites every string the report owns; returns how many strings changed. */
+size_t obfuscate_report(struct obf *o, struct report *r);
+
+/* The mapping, one "placeholder<TAB>real<TAB>kind" line per value used,
+ * after a comment line; control bytes and '\' in real values as \xNN. */
+void obf_map_text(const struct obf *o, struct strbuf *out);
+
+/* Writes the map to "<bundle>.obfuscation-map" (trailing '/' of bundle
+ * ignored) with O_CREAT|O_EXCL|O_NOFOLLOW, mode 0600; the path written goes
+ * to path_out.  Returns 0 or -errno with a message in err. */
+int obf_write_map(const struct obf *o, const char *bundle, char *path_out, size_t pn, char *err,
+                  size_t en);
+#endif
