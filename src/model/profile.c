@@ -475,7 +475,8 @@ int profile_walk_stacks(const struct profile *p, profile_stack_fn fn, void *ctx)
                 xgrow(&kids, &cap_kids, nkids + 1, sizeof *kids);
                 kids[nkids++] = c;
             }
-            profile_sort_nodes(p, ranks, kids + start, nkids - start);
+            if (nkids > start) /* kids is still NULL under a childless root */
+                profile_sort_nodes(p, ranks, kids + start, nkids - start);
             xgrow(&lv, &cap_lv, nlv + 1, sizeof *lv);
             lv[nlv++] = (struct walk_level){start, nkids - start, 0};
             open = PROFILE_NONE;

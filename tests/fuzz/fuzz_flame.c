@@ -139,7 +139,7 @@ static void render(struct profile *p, bool perf)
     folded_write(p, &folded);
     /* What we write, we read back to the same total. */
     struct profile *q = profile_new("cpu", NULL, NULL);
-    struct flame_parse_stats st;
+    struct flame_parse_stats st = {0};
     folded_parse(q, sb_str(&folded), folded.len, &st);
     FUZZ_ASSERT(st.malformed == 0);
     FUZZ_ASSERT(profile_total(q) == profile_total(p));
@@ -151,7 +151,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     /* Parsers take (text, len): no terminator, a read past len is caught. */
     char *text = fuzz_bytes(data, size);
-    struct flame_parse_stats st;
+    struct flame_parse_stats st = {0};
     looks_like_perf_script(text, size);
 
     struct profile *p = profile_new("cpu", "On-CPU", "samples");
@@ -161,6 +161,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     profile_free(p);
 
     p = profile_new("cpu", "On-CPU", "samples");
+    memset(&st, 0, sizeof st); /* the parsers add to st */
     perf_script_parse(p, text, size, &st);
     FUZZ_ASSERT(st.nbad <= FLAME_MAX_BAD);
     render(p, true);

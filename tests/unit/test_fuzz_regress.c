@@ -1,0 +1,48 @@
+/* Regression tests for bugs found by the fuzz targets (tests/fuzz/): each
+ * feeds the minimized crashing input, kept in tests/fixtures/fuzz/. */
+#include "harness.h"
+#include "../../src/model/profile.h"
+#include "../../src/render/folded.h"
+#include "../../src/render/svg_flame.h"
+#include "../../src/util/strbuf.h"
+#include <stdio.h>
+#include <stdlib.h>
+
+/* Whole fixture file, NUL-terminated; *len excludes the NUL. */
+static char *load(const char *rel, size_t *len)
+{
+    FILE *f = fopen(fixture(rel), "rb");
+    if (!f)
+        return NULL;
+    struct strbuf sb = STRBUF_INIT;
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        sb_addn(&sb, buf, n);
+    fclose(f);
+    *len = sb.len;
+    return sb_detach(&sb);
+}
+
+/* A profile with no stacks: walking it did pointer arithmetic on the NULL
+ * child list (UBSan: "applying zero offset to null pointer"). */
+TEST(fuzz_flame_childless_root_walk)
+{
+    size_t len;
+    char *text = load("fuzz/flame-childless-root.txt", &len);
+    REQUIRE(text);
+    struct profile *p = profile_new("cpu", NULL, NULL);
+    struct flame_parse_stats st = {0};
+    CHECK_NUM(folded_parse(p, text, len, &st), 0, 0);
+    CHECK_NUM(st.malformed, 1, 0);
+    struct strbuf out = STRBUF_INIT;
+    folded_write(p, &out);
+    CHECK_STR(sb_str(&out), "");
+    struct flame_opts o;
+    flame_opts_default(&o);
+    svg_flame_render(p, &o, true, NULL, &out);
+    CHECK_CONTAINS(sb_str(&out), "</svg>");
+    sb_free(&out);
+    profile_free(p);
+    free(text);
+}
