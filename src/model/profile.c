@@ -61,13 +61,17 @@ static void str_rehash(struct profile *p, uint32_t size)
 
 static uint32_t intern(struct profile *p, const char *s, size_t n)
 {
+    /* Names are stored as C strings: one ends at its first NUL, here too,
+     * or a host-supplied "a\0b" would hash unlike its stored form. */
+    n = strnlen(s, n);
     uint32_t i = (uint32_t)hash_bytes(s, n) & p->str_ht_mask;
     for (;;) {
         uint32_t id = p->str_ht[i];
         if (id == PROFILE_NONE)
             break;
         const char *t = p->blob + p->str_off[id];
-        if (memcmp(t, s, n) == 0 && t[n] == '\0')
+        /* strncmp, not memcmp: t may be shorter than n and end the blob. */
+        if (strncmp(t, s, n) == 0 && t[n] == '\0')
             return id;
         i = (i + 1) & p->str_ht_mask;
     }
@@ -214,6 +218,7 @@ static unsigned norm_kind(unsigned kind) { return kind < FRAME_KIND_COUNT ? kind
 
 static uint32_t intern_frame(struct profile *p, const char *s, size_t n)
 {
+    n = strnlen(s, n); /* "\0x" is as empty as "" */
     return n ? intern(p, s, n) : intern(p, "[unknown]", 9);
 }
 

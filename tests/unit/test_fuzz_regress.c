@@ -46,3 +46,29 @@ TEST(fuzz_flame_childless_root_walk)
     profile_free(p);
     free(text);
 }
+
+/* A folded frame name that is a NUL byte: the reversed profile looked it up
+ * as "[unknown]" and memcmp read 9 bytes of the 1-byte stored name, past the
+ * end of the string table (ASan heap-buffer-overflow). */
+TEST(fuzz_flame_nul_frame_name)
+{
+    size_t len;
+    char *text = load("fuzz/flame-nul-frame.txt", &len);
+    REQUIRE(text);
+    REQUIRE(len == 3 && text[0] == '\0');
+    struct profile *p = profile_new("cpu", NULL, NULL);
+    struct flame_parse_stats st = {0};
+    CHECK_NUM(folded_parse(p, text, len, &st), 1, 0);
+    struct strbuf out = STRBUF_INIT;
+    folded_write(p, &out);
+    CHECK_STR(sb_str(&out), "[unknown] 1\n"); /* empty name, like "" */
+    struct profile *r = profile_reversed(p);
+    sb_reset(&out);
+    folded_write(r, &out);
+    CHECK_STR(sb_str(&out), "[unknown] 1\n");
+    CHECK_NUM(profile_total(r), 1, 0);
+    sb_free(&out);
+    profile_free(r);
+    profile_free(p);
+    free(text);
+}
