@@ -1,6 +1,7 @@
 /* Regression tests for bugs found by the fuzz targets (tests/fuzz/): each
  * feeds the minimized crashing input, kept in tests/fixtures/fuzz/. */
 #include "harness.h"
+#include "../../src/collect/host.h"
 #include "../../src/model/profile.h"
 #include "../../src/render/folded.h"
 #include "../../src/render/svg_flame.h"
@@ -70,5 +71,25 @@ TEST(fuzz_flame_nul_frame_name)
     sb_free(&out);
     profile_free(r);
     profile_free(p);
+    free(text);
+}
+
+/* /proc/uptime holding 1.1e56: converting it to unsigned long long was
+ * undefined behaviour (UBSan float-cast-overflow); it now saturates. */
+TEST(fuzz_host_uptime_huge)
+{
+    size_t len;
+    char *text = load("fuzz/host-uptime-huge.txt", &len);
+    REQUIRE(text);
+    double secs = 0;
+    REQUIRE(host_parse_uptime(text, &secs) == 0);
+    CHECK(secs > 1e55);
+    char out[64];
+    host_format_uptime(secs, out, sizeof out);
+    CHECK_STR(out, "213503982334601 d 7 h 0 min"); /* ULLONG_MAX seconds */
+    host_format_uptime(1e300, out, sizeof out);
+    CHECK_STR(out, "213503982334601 d 7 h 0 min");
+    host_format_uptime(90061, out, sizeof out);
+    CHECK_STR(out, "1 d 1 h 1 min");
     free(text);
 }
