@@ -37,7 +37,7 @@ if [ $smoke = 1 ]; then
         exit 0
     fi
     log=$(mktemp /tmp/perfreport-fuzzbuild.XXXXXX)
-    if ! make -s fuzz-build >"$log" 2>&1; then
+    if ! make -s -j"$(nproc 2>/dev/null || echo 2)" fuzz-build >"$log" 2>&1; then
         echo "not ok fuzz_build: make fuzz-build failed"
         sed -e 's/^/  /' "$log" | tail -20
         rm -f "$log"
