@@ -3,6 +3,7 @@
 #include "harness.h"
 #include "../../src/collect/host.h"
 #include "../../src/model/profile.h"
+#include "../../src/render/escape.h"
 #include "../../src/render/folded.h"
 #include "../../src/render/svg_flame.h"
 #include "../../src/util/strbuf.h"
@@ -123,5 +124,29 @@ TEST(fuzz_flame_nul_in_folded_line)
     CHECK_STR(sb_str(&out), "a;b 2\n");
     sb_free(&out);
     profile_free(p);
+    free(text);
+}
+
+/* "0)" looks like an ordered-list marker: esc_md() put a backslash before
+ * the ')' and the generic rule escaped ')' again, giving "0\\\\)": an escaped
+ * backslash followed by a bare ')'. */
+TEST(fuzz_escape_md_ordered_list_paren)
+{
+    size_t len;
+    char *text = load("fuzz/escape-md-ordered-paren.txt", &len);
+    REQUIRE(text);
+    struct strbuf sb = STRBUF_INIT;
+    esc_md(&sb, text);
+    CHECK_STR(sb_str(&sb), "0\\)");
+    sb_reset(&sb);
+    esc_md(&sb, "12) x");
+    CHECK_STR(sb_str(&sb), "12\\) x");
+    sb_reset(&sb);
+    esc_md(&sb, "12. x");
+    CHECK_STR(sb_str(&sb), "12\\. x");
+    sb_reset(&sb);
+    esc_md(&sb, "6.18");
+    CHECK_STR(sb_str(&sb), "6.18");
+    sb_free(&sb);
     free(text);
 }
