@@ -3,11 +3,16 @@
 # nothing when they are all present.  Run as root (apt-get).
 set -eu
 PKGS="make gcc clang llvm libbpf-dev bpftool libelf-dev libdw-dev libcmark-dev zlib1g-dev \
-pkg-config linux-libc-dev libxml2-utils chromium iproute2 nftables procps util-linux strace linux-perf"
+pkg-config linux-libc-dev libxml2-utils chromium iproute2 nftables procps util-linux \
+strace linux-perf valgrind libclang-rt-dev"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"
 done
+# The browser tests need node and npm; some images ship them outside dpkg
+# (with npm inside their nodejs), so look for the commands, not packages.
+command -v node >/dev/null 2>&1 || missing="$missing nodejs"
+command -v npm >/dev/null 2>&1 || missing="$missing npm"
 [ -z "$missing" ] && exit 0
 echo "install-deps: installing:$missing"
 if [ "$(id -u)" != 0 ]; then

@@ -40,6 +40,10 @@ for BUILD in $CONFIGS; do
             case $t in */setup.sh) continue ;; esac
             [ -f "$t" ] && run_suite "$prefix" sh "$t"
         done
+        # valgrind needs the build without sanitizers; the fuzz targets have
+        # their own (build-fuzz): each runs once over its seed corpus.
+        run_suite "$prefix" sh tests/valgrind/run.sh
+        run_suite "$prefix" sh tests/fuzz/run.sh --smoke
     fi
     unset ASAN_OPTIONS UBSAN_OPTIONS
 done

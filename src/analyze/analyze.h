@@ -10,6 +10,10 @@ struct report;
  * overrides in `file` (may be NULL).  On a bad file returns -1 with a message
  * naming the file and line in err; r is then left with the defaults. */
 int thresholds_load(struct report *r, const char *file, char *err, size_t n);
+/* The same from text already in memory (len bytes, NULs rejected); name
+ * (may be NULL) stands for the file in messages. */
+int thresholds_parse_text(struct report *r, const char *text, size_t len, const char *name,
+                          char *err, size_t n);
 
 /* Runs every rule, fills r->use, ranks r->findings and sets r->headline. */
 void analyze_run(struct report *r);

@@ -408,23 +408,26 @@ static long parse_overrides(char *buf, size_t len, const char *file, struct over
     return (long)nov;
 }
 
-int thresholds_load(struct report *r, const char *file, char *err, size_t n)
+/* Defaults, then the overrides in text; the file-free core of thresholds_load
+ * (also the fuzzing entry point). */
+int thresholds_parse_text(struct report *r, const char *text, size_t len, const char *name,
+                          char *err, size_t n)
 {
     clear_thresholds(r);
     for (size_t i = 0; i < sizeof defaults / sizeof defaults[0]; i++) {
         const struct thr_def *d = &defaults[i];
         report_add_threshold(r, d->id, d->title, d->unit, d->warn, d->crit, d->lower_is_worse);
     }
-    if (!file)
+    if (!text)
         return 0;
-    size_t len = 0;
-    char *buf = read_file_checked(file, &len, err, n);
-    if (!buf)
-        return -1;
+    /* The line parser writes NULs: work on a private copy. */
+    char *buf = xmalloc(len + 1);
+    memcpy(buf, text, len);
+    buf[len] = '\0';
     /* Each id at most once, so the override list is bounded by the table. */
     enum { NDEF = sizeof defaults / sizeof defaults[0] };
     struct override ov[NDEF];
-    long nov = parse_overrides(buf, len, file, ov, NDEF, err, n);
+    long nov = parse_overrides(buf, len, name ? name : "thresholds", ov, NDEF, err, n);
     free(buf);
     if (nov < 0)
         return -1; /* nothing applied: r keeps the defaults */
@@ -437,4 +440,19 @@ int thresholds_load(struct report *r, const char *file, char *err, size_t n)
         }
     }
     return 0;
+}
+
+int thresholds_load(struct report *r, const char *file, char *err, size_t n)
+{
+    if (!file)
+        return thresholds_parse_text(r, NULL, 0, NULL, err, n);
+    size_t len = 0;
+    char *buf = read_file_checked(file, &len, err, n);
+    if (!buf) {
+        thresholds_parse_text(r, NULL, 0, NULL, NULL, 0); /* defaults, as documented */
+        return -1;
+    }
+    int rc = thresholds_parse_text(r, buf, len, file, err, n);
+    free(buf);
+    return rc;
 }

@@ -8,6 +8,7 @@
 #include "util/strbuf.h"
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -210,7 +211,9 @@ void host_format_uptime(double seconds, char *out, size_t n)
 {
     if (!(seconds >= 0))
         seconds = 0;
-    unsigned long long s = (unsigned long long)seconds;
+    /* A hostile/garbled uptime may not fit: converting it would be undefined. */
+    unsigned long long s = seconds < 18446744073709551616.0 ? (unsigned long long)seconds
+                                                            : ULLONG_MAX; /* 2^64 */
     unsigned long long d = s / 86400, h = s % 86400 / 3600, m = s % 3600 / 60;
     if (d)
         snprintf(out, n, "%llu d %llu h %llu min", d, h, m);

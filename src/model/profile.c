@@ -61,13 +61,17 @@ static void str_rehash(struct profile *p, uint32_t size)
 
 static uint32_t intern(struct profile *p, const char *s, size_t n)
 {
+    /* Names are stored as C strings: one ends at its first NUL, here too,
+     * or a host-supplied "a\0b" would hash unlike its stored form. */
+    n = strnlen(s, n);
     uint32_t i = (uint32_t)hash_bytes(s, n) & p->str_ht_mask;
     for (;;) {
         uint32_t id = p->str_ht[i];
         if (id == PROFILE_NONE)
             break;
         const char *t = p->blob + p->str_off[id];
-        if (memcmp(t, s, n) == 0 && t[n] == '\0')
+        /* strncmp, not memcmp: t may be shorter than n and end the blob. */
+        if (strncmp(t, s, n) == 0 && t[n] == '\0')
             return id;
         i = (i + 1) & p->str_ht_mask;
     }
@@ -242,6 +246,7 @@ static unsigned norm_kind(unsigned kind) { return kind < FRAME_KIND_COUNT ? kind
 
 static uint32_t intern_frame(struct profile *p, const char *s, size_t n)
 {
+    n = strnlen(s, n); /* "\0x" is as empty as "" */
     return n ? intern(p, s, n) : intern(p, "[unknown]", 9);
 }
 
@@ -503,7 +508,8 @@ int profile_walk_stacks(const struct profile *p, profile_stack_fn fn, void *ctx)
                 xgrow(&kids, &cap_kids, nkids + 1, sizeof *kids);
                 kids[nkids++] = c;
             }
-            profile_sort_nodes(p, ranks, kids + start, nkids - start);
+            if (nkids > start) /* kids is still NULL under a childless root */
+                profile_sort_nodes(p, ranks, kids + start, nkids - start);
             xgrow(&lv, &cap_lv, nlv + 1, sizeof *lv);
             lv[nlv++] = (struct walk_level){start, nkids - start, 0};
             open = PROFILE_NONE;

@@ -102,7 +102,9 @@ void esc_md(struct strbuf *sb, const char *s)
             size_t d = 0;
             while (d < len && p[d] >= '0' && p[d] <= '9')
                 d++;
-            if (d < len && (p[d] == '.' || p[d] == ')') &&
+            /* ')' is escaped by the loop below anyway; a second backslash
+             * here would escape that backslash and leave ')' bare. */
+            if (d < len && p[d] == '.' &&
                 (d + 1 == len || p[d + 1] == ' ' || p[d + 1] == '\t')) {
                 sb_addn(sb, (const char *)p, d);
                 sb_addc(sb, '\\');

@@ -93,6 +93,12 @@ void folded_line(struct folded_parser *fp, const char *line, size_t len, size_t 
     struct flame_parse_stats *st = &fp->st;
     st->lines++;
     len = chomp(line, len);
+    /* Names are C strings downstream: a NUL would cut one short, possibly to
+     * nothing or to bare spaces that could not be written back. */
+    if (memchr(line, '\0', len)) {
+        bad(st, lineno, "NUL byte in line");
+        return;
+    }
     size_t end = len;
     while (end && is_space(line[end - 1]))
         end--;

@@ -15,6 +15,9 @@ void test_skip(const char *why);
 const char *fixtures_dir(void);
 /* fixtures_dir()/rel in a static buffer */
 const char *fixture(const char *rel);
+/* Whether the tests run under valgrind (tests/valgrind/run.sh): tests whose
+ * kernel interfaces valgrind cannot model (BPF) skip themselves. */
+int running_on_valgrind(void);
 
 #define TEST(name)                                                                  \
     static void name(void);                                                         \

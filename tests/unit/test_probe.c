@@ -214,6 +214,12 @@ TEST(probe_real_host_bpf_works)
         test_skip("needs root for BPF");
         return;
     }
+    if (running_on_valgrind()) {
+        /* valgrind does not know every bpf() command and flags the unused
+         * tail of libbpf's attr unions as uninitialised. */
+        test_skip("BPF loading is not modelled by valgrind");
+        return;
+    }
     /* libbpf must stay silent without -v: capture stderr while probing. */
     fflush(stderr);
     FILE *cap = tmpfile();

@@ -403,7 +403,7 @@ static int child_start(struct child *c, const char *exe, const char *lib)
     close(out[1]);
     c->to = in[1];
     c->from = out[0];
-    char text[1024];
+    char text[1024] = ""; /* strstr() looks at it before the first read */
     size_t len = 0;
     while (len < sizeof text - 1 && !strstr(text, "ready\n")) {
         ssize_t r = read(c->from, text + len, sizeof text - 1 - len);

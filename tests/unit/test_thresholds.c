@@ -207,3 +207,22 @@ TEST(thresholds_root_refuses_writable_or_foreign_file)
     report_free(r);
     unlink(path);
 }
+
+/* The in-memory entry point (also the fuzz target's): same rules as a file,
+ * NUL bytes refused, a failed parse leaves the defaults. */
+TEST(thresholds_parse_text_in_memory)
+{
+    struct report *r = report_new();
+    char err[256] = "";
+    static const char ok[] = "cpu.util_pct 60 80\n# c\n";
+    CHECK(thresholds_parse_text(r, ok, sizeof ok - 1, "mem", err, sizeof err) == 0);
+    CHECK_NUM(warn_of(r, "cpu.util_pct"), 60, 0);
+    CHECK_NUM(crit_of(r, "cpu.util_pct"), 80, 0);
+    static const char nul[] = "cpu.util_pct 50 60\nswap.used_pct 1\0 2 3\n";
+    CHECK(thresholds_parse_text(r, nul, sizeof nul - 1, "mem", err, sizeof err) == -1);
+    CHECK_CONTAINS(err, "mem:2: NUL byte");
+    CHECK_NUM(warn_of(r, "cpu.util_pct"), 70, 0); /* defaults again */
+    CHECK(thresholds_parse_text(r, NULL, 0, NULL, err, sizeof err) == 0);
+    CHECK_NUM(crit_of(r, "cpu.util_pct"), 90, 0);
+    report_free(r);
+}

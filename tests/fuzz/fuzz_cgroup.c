@@ -1,0 +1,35 @@
+/* Cgroup parsers: mountinfo, cpu.max, memory limits, PSI, /proc/PID/cgroup,
+ * key/value files, mountinfo unescaping. */
+#include "fuzz.h"
+#include "collect/cgroup.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    char *text = fuzz_cstr(data, size);
+    struct cg_mounts m = {0};
+    size_t nm = cg_parse_mountinfo(text, &m);
+    FUZZ_ASSERT(nm == m.n);
+    for (size_t i = 0; i < m.n; i++)
+        FUZZ_ASSERT(m.v[i].mnt && m.v[i].root);
+    cg_mounts_free(&m);
+
+    int64_t quota;
+    uint64_t u;
+    bool unlimited;
+    cg_parse_cpu_max(text, &quota, &u);
+    cg_parse_mem_limit(text, &u, &unlimited);
+    cg_parse_psi_some_total(text, &u);
+    cg_kv_u64(text, "usage_usec", &u);
+    cg_kv_u64(text, "nr_throttled", &u);
+
+    struct cg_proc_paths pp = {0};
+    cg_parse_proc_cgroup(text, &pp);
+    cg_proc_paths_free(&pp);
+
+    /* Decoding never grows the text. */
+    char *un = cg_unescape(text, strlen(text));
+    FUZZ_ASSERT(un && strlen(un) <= strlen(text));
+    free(un);
+    free(text);
+    return 0;
+}
