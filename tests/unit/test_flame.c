@@ -1,5 +1,6 @@
 /* Stack profiles, folded / perf script parsing, the flamegraph SVG. */
 #include "harness.h"
+#include "test_util.h"
 #include "../../src/model/model.h"
 #include "../../src/model/profile.h"
 #include "../../src/render/folded.h"
@@ -12,21 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static char *slurp_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    struct strbuf sb = STRBUF_INIT;
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-        sb_addn(&sb, buf, n);
-    fclose(f);
-    *len = sb.len;
-    return sb_detach(&sb);
-}
 
 static uint64_t total_at(struct profile *p, const char *const *path, size_t depth)
 {
@@ -181,7 +167,7 @@ TEST(flame_report_owns_profiles)
 TEST(flame_perf_script_fixture)
 {
     size_t len;
-    char *text = slurp_file(fixture("flame/perf-script.txt"), &len);
+    char *text = test_slurp(fixture("flame/perf-script.txt"), &len);
     REQUIRE(text);
     CHECK(looks_like_perf_script(text, len));
     struct profile *p = profile_new("cpu", NULL, NULL);
@@ -273,35 +259,6 @@ static struct profile *sample_profile(void)
     return p;
 }
 
-static void check_golden(const char *rel, const char *got)
-{
-    char path[4096];
-    snprintf(path, sizeof path, "%s", fixture(rel));
-    const char *upd = getenv("PERFREPORT_UPDATE_GOLDEN");
-    if (upd && strcmp(upd, "1") == 0) {
-        FILE *f = fopen(path, "wb");
-        if (!f || fwrite(got, 1, strlen(got), f) != strlen(got) || fclose(f) != 0)
-            test_fail(__FILE__, __LINE__, "cannot write %s", path);
-        return;
-    }
-    size_t len;
-    char *want = slurp_file(path, &len);
-    if (!want) {
-        test_fail(__FILE__, __LINE__, "missing golden %s (PERFREPORT_UPDATE_GOLDEN=1)", path);
-        return;
-    }
-    if (strcmp(want, got) != 0) {
-        size_t line = 1, i = 0;
-        while (want[i] && want[i] == got[i]) {
-            if (want[i] == '\n')
-                line++;
-            i++;
-        }
-        test_fail(__FILE__, __LINE__, "%s differs from line %zu", rel, line);
-    }
-    free(want);
-}
-
 static int xmllint_ok(const char *doc)
 {
     if (system("command -v xmllint >/dev/null 2>&1") != 0)
@@ -330,7 +287,7 @@ TEST(flame_svg_golden)
     struct strbuf sb = STRBUF_INIT;
     svg_flame_render(p, &o, true, NULL, &sb);
     const char *svg = sb_str(&sb);
-    check_golden("golden/flame.svg", svg);
+    CHECK_GOLDEN("golden/flame.svg", svg);
     int lint = xmllint_ok(svg);
     if (lint >= 0)
         CHECK(lint == 1);

@@ -1,6 +1,7 @@
 /* Regression tests for bugs found by the fuzz targets (tests/fuzz/): each
  * feeds the minimized crashing input, kept in tests/fixtures/fuzz/. */
 #include "harness.h"
+#include "test_util.h"
 #include "../../src/collect/host.h"
 #include "../../src/model/profile.h"
 #include "../../src/render/escape.h"
@@ -11,20 +12,7 @@
 #include <stdlib.h>
 
 /* Whole fixture file, NUL-terminated; *len excludes the NUL. */
-static char *load(const char *rel, size_t *len)
-{
-    FILE *f = fopen(fixture(rel), "rb");
-    if (!f)
-        return NULL;
-    struct strbuf sb = STRBUF_INIT;
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-        sb_addn(&sb, buf, n);
-    fclose(f);
-    *len = sb.len;
-    return sb_detach(&sb);
-}
+static char *load(const char *rel, size_t *len) { return test_slurp(fixture(rel), len); }
 
 /* A profile with no stacks: walking it did pointer arithmetic on the NULL
  * child list (UBSan: "applying zero offset to null pointer"). */

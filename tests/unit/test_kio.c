@@ -1,6 +1,7 @@
 /* Histogram rendering (SVG, Markdown, JSON), the runqlat/biolat/iolayers
  * model helpers and parsers, and the rules built on them. */
 #include "harness.h"
+#include "test_util.h"
 #include "../../src/analyze/analyze.h"
 #include "../../src/collect/biolat.h"
 #include "../../src/collect/iolayers.h"
@@ -72,21 +73,6 @@ TEST(hist_filename_sanitises_host_text)
     report_free(r);
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    struct strbuf sb = STRBUF_INIT;
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-        sb_addn(&sb, buf, n);
-    fclose(f);
-    *len = sb.len;
-    return sb_detach(&sb);
-}
-
 TEST(hist_svg_matches_golden_and_is_valid_xml)
 {
     struct report *r = report_new();
@@ -102,7 +88,7 @@ TEST(hist_svg_matches_golden_and_is_valid_xml)
         fclose(f);
     }
     size_t glen = 0;
-    char *want = slurp(golden, &glen);
+    char *want = test_slurp(golden, &glen);
     REQUIRE(want);
     CHECK(glen == sb.len && memcmp(want, sb.buf, glen) == 0);
     if (system("command -v xmllint >/dev/null 2>&1") == 0) {

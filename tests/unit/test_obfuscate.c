@@ -1,4 +1,5 @@
 #include "harness.h"
+#include "test_util.h"
 #include "model/model.h"
 #include "model/profile.h"
 #include "render/renderer.h"
@@ -220,20 +221,6 @@ static struct report *secret_report(void)
     return r;
 }
 
-struct mem_sink {
-    char *name[32], *data[32];
-    size_t n;
-};
-static int mem_write(void *ctx, const char *name, const char *data, size_t len)
-{
-    struct mem_sink *m = ctx;
-    if (m->n == 32)
-        return -ENOSPC;
-    m->name[m->n] = xstrdup(name);
-    m->data[m->n] = xstrndup(data, len);
-    m->n++;
-    return 0;
-}
 
 TEST(obfuscate_model_walk_covers_every_string)
 {
@@ -312,21 +299,21 @@ TEST(obfuscate_model_walk_covers_every_string)
 
     /* An independent check: every file every renderer writes, and its name. */
     struct mem_sink m = {0};
-    struct out_sink sink = {mem_write, &m};
+    struct out_sink sink = {mem_sink_write, &m};
     for (size_t i = 0; renderer_registry[i]; i++)
         CHECK(renderer_registry[i]->render(r, &sink) == 0);
     CHECK(m.n >= 5);
     bool placeholder_seen = false;
     for (size_t i = 0; i < m.n; i++) {
-        const char *l = leak(m.data[i]);
+        const char *l = leak(m.f[i].data);
         if (l)
-            test_fail(__FILE__, __LINE__, "%s contains %s", m.name[i], l);
-        if ((l = leak(m.name[i])))
-            test_fail(__FILE__, __LINE__, "file name %s contains %s", m.name[i], l);
-        placeholder_seen = placeholder_seen || (strstr(m.data[i], "240.0.0.1") && strstr(m.data[i], "mac1"));
-        free(m.name[i]);
-        free(m.data[i]);
+            test_fail(__FILE__, __LINE__, "%s contains %s", m.f[i].name, l);
+        if ((l = leak(m.f[i].name)))
+            test_fail(__FILE__, __LINE__, "file name %s contains %s", m.f[i].name, l);
+        placeholder_seen = placeholder_seen ||
+                           (strstr(m.f[i].data, "240.0.0.1") && strstr(m.f[i].data, "mac1"));
     }
+    mem_free(&m);
     CHECK(placeholder_seen);
     obf_free(o);
     report_free(r);
@@ -338,15 +325,13 @@ TEST(obfuscate_unobfuscated_report_leaks_in_every_renderer)
      * renderer's output shows the secrets. */
     struct report *r = secret_report();
     struct mem_sink m = {0};
-    struct out_sink sink = {mem_write, &m};
+    struct out_sink sink = {mem_sink_write, &m};
     for (size_t i = 0; renderer_registry[i]; i++)
         CHECK(renderer_registry[i]->render(r, &sink) == 0);
     size_t leaking = 0;
-    for (size_t i = 0; i < m.n; i++) {
-        leaking += leak(m.data[i]) != NULL;
-        free(m.name[i]);
-        free(m.data[i]);
-    }
+    for (size_t i = 0; i < m.n; i++)
+        leaking += leak(m.f[i].data) != NULL;
+    mem_free(&m);
     CHECK(leaking >= 4);
     report_free(r);
 }

@@ -1,4 +1,5 @@
 #include "harness.h"
+#include "test_util.h"
 #include "../../src/model/model.h"
 #include "../../src/render/charts.h"
 #include "../../src/render/escape.h"
@@ -127,22 +128,6 @@ static bool tag_has(const char *html, const char *attr)
     return false;
 }
 
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    struct strbuf sb = STRBUF_INIT;
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-        sb_addn(&sb, buf, n);
-    fclose(f);
-    if (len)
-        *len = sb.len;
-    return sb_detach(&sb);
-}
-
 TEST(chart_svg_matches_golden_and_is_valid_xml)
 {
     struct report *r = sample_report();
@@ -157,7 +142,7 @@ TEST(chart_svg_matches_golden_and_is_valid_xml)
         fclose(f);
     }
     size_t glen = 0;
-    char *want = read_file(golden, &glen);
+    char *want = test_slurp(golden, &glen);
     REQUIRE(want);
     CHECK(glen == sb.len && memcmp(want, sb.buf, glen) == 0);
     if (system("command -v xmllint >/dev/null 2>&1") == 0) {
@@ -492,13 +477,13 @@ TEST(renderers_registered_and_write_files)
     CHECK_STR(name, "chart-disk.v_d_a.util_pct.svg");
     snprintf(path, sizeof path, "%s/%s", d.dir, name);
     size_t len = 0;
-    char *svg = read_file(path, &len);
+    char *svg = test_slurp(path, &len);
     CHECK(svg && strstr(svg, "<svg xmlns=\"http://www.w3.org/2000/svg\""));
     CHECK(svg && xml_wellformed(svg, len) != 0);
     free(svg);
 
     snprintf(path, sizeof path, "%s/index.html", d.dir);
-    char *html_text = read_file(path, &len);
+    char *html_text = test_slurp(path, &len);
     REQUIRE(html_text);
     CHECK_CONTAINS(html_text, "<header class=\"banner banner-critical\">");
     CHECK_CONTAINS(html_text, "CPU saturated: 97.5 % busy for 4 of 12 s (critical &gt;= 90 %)");

@@ -1,6 +1,7 @@
 /* report.json, manifest.json and report.md over a fixed synthetic model:
  * golden files for the whole text, properties for what must always hold. */
 #include "harness.h"
+#include "test_util.h"
 #include "../../src/model/model.h"
 #include "../../src/render/charts.h"
 #include "../../src/render/json_common.h"
@@ -17,48 +18,10 @@
 
 /* ---- an out_sink that keeps files in memory ---- */
 
-struct mem_file {
-    char *name, *data;
-    size_t len;
-};
-struct mem_sink {
-    struct mem_file f[16];
-    size_t n;
-};
-
-static int mem_write(void *ctx, const char *name, const char *data, size_t len)
-{
-    struct mem_sink *m = ctx;
-    if (m->n == sizeof m->f / sizeof m->f[0] || strchr(name, '/'))
-        return -EINVAL;
-    char *copy = xmalloc(len + 1);
-    memcpy(copy, data, len);
-    copy[len] = '\0';
-    m->f[m->n++] = (struct mem_file){xstrdup(name), copy, len};
-    return 0;
-}
-
-static const char *mem_get(const struct mem_sink *m, const char *name)
-{
-    for (size_t i = 0; i < m->n; i++)
-        if (strcmp(m->f[i].name, name) == 0)
-            return m->f[i].data;
-    return NULL;
-}
-
-static void mem_free(struct mem_sink *m)
-{
-    for (size_t i = 0; i < m->n; i++) {
-        free(m->f[i].name);
-        free(m->f[i].data);
-    }
-    m->n = 0;
-}
-
 /* Runs every registered renderer into m; returns how many failed. */
 static int render_all(const struct report *r, struct mem_sink *m)
 {
-    struct out_sink out = {mem_write, m};
+    struct out_sink out = {mem_sink_write, m};
     int failed = 0;
     for (size_t i = 0; renderer_registry[i]; i++)
         if (renderer_registry[i]->render(r, &out) != 0)
@@ -196,76 +159,6 @@ static struct report *synthetic(void)
 
 /* ---- golden files ---- */
 
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    struct strbuf sb = STRBUF_INIT;
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-        sb_addn(&sb, buf, n);
-    fclose(f);
-    *len = sb.len;
-    return sb_detach(&sb);
-}
-
-static int spit(const char *path, const char *data)
-{
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        return -1;
-    size_t len = strlen(data);
-    int rc = fwrite(data, 1, len, f) == len ? 0 : -1;
-    if (fclose(f) != 0)
-        rc = -1;
-    return rc;
-}
-
-/* Compares `got` with the golden file; on a difference names the first
- * differing line.  PERFREPORT_UPDATE_GOLDEN=1 rewrites the file instead. */
-static void check_golden(const char *rel, const char *got)
-{
-    char path[4096];
-    snprintf(path, sizeof path, "%s", fixture(rel));
-    const char *upd = getenv("PERFREPORT_UPDATE_GOLDEN");
-    if (upd && strcmp(upd, "1") == 0) {
-        if (spit(path, got) != 0)
-            test_fail(__FILE__, __LINE__, "cannot write %s", path);
-        else
-            fprintf(stderr, "  updated golden file %s\n", path);
-        return;
-    }
-    size_t len;
-    char *want = slurp(path, &len);
-    if (!want) {
-        test_fail(__FILE__, __LINE__,
-                  "missing %s (create it with PERFREPORT_UPDATE_GOLDEN=1, then review it)", path);
-        return;
-    }
-    if (strcmp(want, got) != 0) {
-        const char *a = want, *b = got;
-        int line = 1;
-        while (*a && *a == *b) {
-            if (*a == '\n')
-                line++;
-            a++;
-            b++;
-        }
-        while (a > want && a[-1] != '\n') { /* back to the start of the line */
-            a--;
-            b--;
-        }
-        int la = (int)strcspn(a, "\n"), lb = (int)strcspn(b, "\n");
-        test_fail(__FILE__, __LINE__,
-                  "%s differs at line %d:\n    want: %.*s\n    got:  %.*s\n"
-                  "  (PERFREPORT_UPDATE_GOLDEN=1 rewrites it; review the diff)",
-                  rel, line, la > 150 ? 150 : la, a, lb > 150 ? 150 : lb, b);
-    }
-    free(want);
-}
-
 TEST(render_text_golden_report_md_and_json)
 {
     struct report *r = synthetic();
@@ -273,8 +166,8 @@ TEST(render_text_golden_report_md_and_json)
     CHECK(render_all(r, &m) == 0);
     const char *md = mem_get(&m, "report.md"), *js = mem_get(&m, "report.json");
     REQUIRE(md && js);
-    check_golden("golden/report.md", md);
-    check_golden("golden/report.json", js);
+    CHECK_GOLDEN("golden/report.md", md);
+    CHECK_GOLDEN("golden/report.json", js);
     mem_free(&m);
     report_free(r);
 }
