@@ -1,0 +1,249 @@
+/* BPF stack ids -> profile frames, cached per stack id. */
+#include "stacks.h"
+#include "../model/profile.h"
+#include "../symbolize/symbolize.h"
+#include "../util/xalloc.h"
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_DEPTH_FALLBACK 127 /* PERF_MAX_STACK_DEPTH */
+#define MAX_DEPTH_LIMIT 1024   /* refuse absurd value sizes */
+#define MAX_INLINE 16          /* inline frames kept per address */
+/* process + truncated + user (with inlines) + truncated + kernel */
+#define MAX_FRAMES(d) (2 + (size_t)(d) * (1 + MAX_INLINE) + 1 + (size_t)(d))
+
+static const char MISSING_USER[] = "[missing user stack]";
+static const char MISSING_KERNEL[] = "[missing kernel stack]";
+static const char TRUNCATED[] = "[truncated]";
+
+/* One cached stack: frames root-first in the pool, or a miss reason. */
+struct sentry {
+    uint64_t key; /* tgid << 33 | kernel << 32 | id */
+    uint32_t first, n;
+    int miss;     /* -1 when resolved, else enum stack_miss */
+    bool used;
+    bool truncated;
+};
+
+struct stack_resolver {
+    struct symbolizer *sym; /* borrowed */
+    int fd;                 /* borrowed */
+    bool per_pid;
+    uint32_t depth;         /* slots per stack */
+    uint64_t *ips;          /* one stack read buffer */
+    struct sentry *tab;
+    size_t cap, n;
+    struct pframe *pool;    /* names point into the symbolizer */
+    size_t npool, cap_pool;
+    struct pframe *scratch; /* assembly of one sample's frames */
+    struct stack_stats st;
+};
+
+const char *stack_miss_name(enum stack_miss m)
+{
+    switch (m) {
+    case STACK_MISS_FAULT: return "unreadable";
+    case STACK_MISS_COLLISION: return "hash collision";
+    case STACK_MISS_FULL: return "stack map full";
+    case STACK_MISS_GONE: return "not in the stack map";
+    case STACK_MISS_OTHER: return "other error";
+    case STACK_MISS_COUNT: break;
+    }
+    return "?";
+}
+
+static enum stack_miss miss_of(int64_t id)
+{
+    switch (-id) {
+    case EFAULT: return STACK_MISS_FAULT;
+    case EEXIST: return STACK_MISS_COLLISION;
+    case ENOMEM:
+    case E2BIG: return STACK_MISS_FULL;
+    default: return STACK_MISS_OTHER;
+    }
+}
+
+struct stack_resolver *stack_resolver_new(struct symbolizer *sym, int stackmap_fd,
+                                          bool user_stacks_need_pid)
+{
+    struct stack_resolver *sr = xcalloc(1, sizeof *sr);
+    sr->sym = sym;
+    sr->fd = stackmap_fd;
+    sr->per_pid = user_stacks_need_pid;
+    sr->depth = MAX_DEPTH_FALLBACK;
+    struct bpf_map_info info;
+    memset(&info, 0, sizeof info);
+    uint32_t len = sizeof info;
+    if (stackmap_fd >= 0 && bpf_obj_get_info_by_fd(stackmap_fd, &info, &len) == 0 &&
+        info.value_size >= sizeof(uint64_t) && info.value_size / sizeof(uint64_t) <= MAX_DEPTH_LIMIT)
+        sr->depth = info.value_size / sizeof(uint64_t);
+    sr->ips = xcalloc(sr->depth, sizeof *sr->ips);
+    sr->scratch = xcalloc(MAX_FRAMES(sr->depth), sizeof *sr->scratch);
+    return sr;
+}
+
+void stack_resolver_free(struct stack_resolver *sr)
+{
+    if (!sr)
+        return;
+    free(sr->ips);
+    free(sr->tab);
+    free(sr->pool);
+    free(sr->scratch);
+    free(sr);
+}
+
+void stack_resolver_stats(const struct stack_resolver *sr, struct stack_stats *out)
+{
+    *out = sr->st;
+}
+
+static uint64_t hash64(uint64_t h)
+{
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 33;
+    return h;
+}
+
+static struct sentry *tab_find(struct stack_resolver *sr, uint64_t key, bool *found)
+{
+    if ((sr->n + 1) * 10 > sr->cap * 7) {
+        size_t ncap = sr->cap ? sr->cap * 2 : 256;
+        struct sentry *nt = xcalloc(ncap, sizeof *nt);
+        for (size_t i = 0; i < sr->cap; i++) {
+            if (!sr->tab[i].used)
+                continue;
+            size_t j = hash64(sr->tab[i].key) & (ncap - 1);
+            while (nt[j].used)
+                j = (j + 1) & (ncap - 1);
+            nt[j] = sr->tab[i];
+        }
+        free(sr->tab);
+        sr->tab = nt;
+        sr->cap = ncap;
+    }
+    size_t i = hash64(key) & (sr->cap - 1);
+    while (sr->tab[i].used) {
+        if (sr->tab[i].key == key) {
+            *found = true;
+            return &sr->tab[i];
+        }
+        i = (i + 1) & (sr->cap - 1);
+    }
+    *found = false;
+    sr->tab[i].used = true;
+    sr->tab[i].key = key;
+    sr->n++;
+    return &sr->tab[i];
+}
+
+static void pool_push(struct stack_resolver *sr, const char *name, enum frame_kind kind)
+{
+    if (sr->npool == sr->cap_pool) {
+        sr->cap_pool = sr->cap_pool ? sr->cap_pool * 2 : 1024;
+        sr->pool = xrealloc(sr->pool, sr->cap_pool * sizeof *sr->pool);
+    }
+    sr->pool[sr->npool++] = (struct pframe){name, strlen(name), (uint8_t)kind};
+}
+
+/* Reads and symbolizes stack `id` into the pool (root-first). */
+static void resolve(struct stack_resolver *sr, struct sentry *e, uint32_t tgid, bool kernel,
+                    uint32_t id)
+{
+    sr->st.stacks_read++;
+    memset(sr->ips, 0, sr->depth * sizeof *sr->ips);
+    if (bpf_map_lookup_elem(sr->fd, &id, sr->ips) != 0) {
+        e->miss = STACK_MISS_GONE;
+        return;
+    }
+    uint32_t n = 0;
+    while (n < sr->depth && sr->ips[n])
+        n++;
+    e->miss = -1;
+    e->truncated = n == sr->depth;
+    if (e->truncated)
+        sr->st.truncated++;
+    e->first = (uint32_t)sr->npool;
+    /* Resolve leaf-first (the order addresses come in), reverse afterwards. */
+    struct sym_frame f, inl[MAX_INLINE];
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t a = i ? sr->ips[i] - 1 : sr->ips[i]; /* return address -> call site */
+        size_t ninl = 0;
+        int rc = kernel ? sym_kernel(sr->sym, a, &f)
+                        : sym_user(sr->sym, (int)tgid, a, &f, inl, MAX_INLINE, &ninl);
+        if (rc < 0) {
+            f = (struct sym_frame){.name = "[unknown]", .kind = FRAME_UNKNOWN};
+            ninl = 0;
+        }
+        if (rc == 0)
+            sr->st.frames_resolved++;
+        else
+            sr->st.frames_unresolved++;
+        for (size_t k = 0; k < ninl; k++)
+            pool_push(sr, inl[k].name, FRAME_INLINE);
+        pool_push(sr, f.name, f.kind);
+    }
+    if (e->truncated)
+        pool_push(sr, TRUNCATED, FRAME_UNKNOWN);
+    e->n = (uint32_t)(sr->npool - e->first);
+    struct pframe *v = sr->pool + e->first;
+    for (size_t i = 0, j = e->n ? e->n - 1 : 0; i < j; i++, j--) {
+        struct pframe t = v[i];
+        v[i] = v[j];
+        v[j] = t;
+    }
+}
+
+/* Appends the frames of one stack to out[*k]; an error id appends one
+ * missing frame and counts it. */
+static void append(struct stack_resolver *sr, struct pframe *out, size_t *k, uint32_t tgid,
+                   bool kernel, int64_t id, uint64_t count)
+{
+    if (id == STACK_ID_NONE)
+        return;
+    int miss = -1;
+    if (id < 0) {
+        miss = miss_of(id);
+    } else {
+        uint64_t key = (uint64_t)(uint32_t)id | (uint64_t)kernel << 32;
+        if (!kernel && sr->per_pid)
+            key |= (uint64_t)tgid << 33;
+        bool found;
+        struct sentry *e = tab_find(sr, key, &found);
+        if (found)
+            sr->st.stacks_cached++;
+        else
+            resolve(sr, e, tgid, kernel, (uint32_t)id);
+        miss = e->miss;
+        if (miss < 0) {
+            memcpy(out + *k, sr->pool + e->first, e->n * sizeof *out);
+            *k += e->n;
+        }
+    }
+    if (miss >= 0) {
+        (kernel ? sr->st.missing_kernel : sr->st.missing_user)[miss] += count;
+        const char *s = kernel ? MISSING_KERNEL : MISSING_USER;
+        out[(*k)++] = (struct pframe){s, strlen(s), FRAME_UNKNOWN};
+    }
+}
+
+int stack_resolver_add(struct stack_resolver *sr, struct profile *p, uint32_t tgid,
+                       const char *comm, int64_t kstack_id, int64_t ustack_id, uint64_t count)
+{
+    if (!sr || !p)
+        return -EINVAL;
+    if (!comm || !*comm)
+        comm = "[unknown]";
+    struct pframe *f = sr->scratch;
+    size_t k = 0;
+    f[k++] = (struct pframe){comm, strlen(comm), FRAME_PROCESS};
+    append(sr, f, &k, tgid, false, ustack_id, count);
+    append(sr, f, &k, tgid, true, kstack_id, count);
+    profile_add_frames(p, f, k, count);
+    return 0;
+}

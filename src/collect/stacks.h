@@ -1,0 +1,67 @@
+/* BPF stack ids -> profile frames.
+ *
+ * BPF programs store stacks with bpf_get_stackid() into a
+ * BPF_MAP_TYPE_STACK_TRACE map and aggregate counts under keys holding the
+ * ids; after the window the collector passes each aggregated key here.  The
+ * resolver reads each stack once from the map, symbolizes it once and
+ * caches the frames (one id is shared by many keys).
+ *
+ * Ownership: the resolver owns only its caches.  The symbolizer and the map
+ * fd stay the caller's and must outlive the resolver (frame names point into
+ * the symbolizer).  Not thread-safe. */
+#ifndef PERFREPORT_STACKS_H
+#define PERFREPORT_STACKS_H
+#include <stdbool.h>
+#include <stdint.h>
+
+struct symbolizer;
+struct profile;
+struct stack_resolver;
+
+/* A stack id meaning "no stack expected here" (the kernel stack of a sample
+ * taken in user mode, the user stack of a kernel thread): adds no frame and
+ * counts as nothing missing.  BPF programs store it in their s32 id fields. */
+#define STACK_ID_NONE INT32_MIN
+
+/* Why a stack is missing. */
+enum stack_miss {
+    STACK_MISS_FAULT = 0, /* -EFAULT: the stack could not be read */
+    STACK_MISS_COLLISION, /* -EEXIST: hash collision with another stack */
+    STACK_MISS_FULL,      /* -ENOMEM / -E2BIG: stack map full */
+    STACK_MISS_GONE,      /* the id was not found in the map when read */
+    STACK_MISS_OTHER,     /* any other negative value */
+    STACK_MISS_COUNT
+};
+const char *stack_miss_name(enum stack_miss m); /* "unreadable" "hash collision" ... */
+
+struct stack_stats {
+    /* samples (sum of counts) whose user/kernel stack was missing, by reason */
+    uint64_t missing_user[STACK_MISS_COUNT];
+    uint64_t missing_kernel[STACK_MISS_COUNT];
+    uint64_t stacks_read;    /* map lookups of distinct stack ids */
+    uint64_t stacks_cached;  /* adds served from the cache */
+    uint64_t truncated;      /* stacks that filled every slot (may be cut) */
+    uint64_t frames_resolved, frames_unresolved; /* distinct cached frames */
+};
+
+/* stackmap_fd: a STACK_TRACE map (value = array of __u64 addresses, leaf
+ * first, 0-terminated when shorter than the value).  When
+ * user_stacks_need_pid, user stack ids are cached per (tgid, id): the map
+ * hashes addresses only, so two processes may share one id. */
+struct stack_resolver *stack_resolver_new(struct symbolizer *sym, int stackmap_fd,
+                                          bool user_stacks_need_pid);
+void stack_resolver_free(struct stack_resolver *sr);
+
+/* Adds `count` to profile p for one aggregated sample: root-first frames =
+ * process frame (kind FRAME_PROCESS, the comm), then user frames (inline
+ * frames expanded, kind FRAME_INLINE), then kernel frames.  kstack_id /
+ * ustack_id < 0 mean "no stack": a negative errno from bpf_get_stackid
+ * becomes one frame "[missing user stack]" / "[missing kernel stack]"
+ * (kind FRAME_UNKNOWN) counted in the stats by reason; STACK_ID_NONE adds
+ * nothing.  A stack that filled every slot gets a "[truncated]" frame on its
+ * root side.  comm NULL or empty becomes "[unknown]".  Returns 0 or -errno. */
+int stack_resolver_add(struct stack_resolver *sr, struct profile *p, uint32_t tgid,
+                       const char *comm, int64_t kstack_id, int64_t ustack_id, uint64_t count);
+
+void stack_resolver_stats(const struct stack_resolver *sr, struct stack_stats *out);
+#endif
