@@ -12,6 +12,7 @@
 #define NR_FUTEX 202        /* x86_64 */
 #define NR_FUTEX_WAITV 449
 #define NR_FUTEX_WAIT 455
+#define ETIMEDOUT_NR 110
 
 const volatile __u32 self_tgid = 0;
 const volatile __u32 target_tgid = 0;
@@ -116,7 +117,7 @@ static __always_inline void on_enter(void *ctx, long nr, __u64 op)
         stat_inc(FUTEX_ST_INFLIGHT_FULL);
 }
 
-static __always_inline void on_exit(void)
+static __always_inline void on_exit(long ret)
 {
     __u64 id = bpf_get_current_pid_tgid();
     __u32 tid = (__u32)id;
@@ -125,6 +126,10 @@ static __always_inline void on_exit(void)
         return;
     struct fwait_start s = *p;
     bpf_map_delete_elem(&inflight, &tid);
+    if (ret == -ETIMEDOUT_NR) {
+        stat_inc(FUTEX_ST_TIMEDOUT);
+        return;
+    }
     __u64 delta = bpf_ktime_get_ns() - s.ts_ns;
     struct fwait_key key = {};
     key.tgid = id >> 32;
@@ -158,8 +163,7 @@ int futex_enter(struct sys_enter_rec *ctx)
 SEC("tp/syscalls/sys_exit_futex")
 int futex_exit(struct sys_exit_rec *ctx)
 {
-    (void)ctx;
-    on_exit();
+    on_exit(ctx->ret);
     return 0;
 }
 
@@ -173,8 +177,7 @@ int futex_waitv_enter(struct sys_enter_rec *ctx)
 SEC("tp/syscalls/sys_exit_futex_waitv")
 int futex_waitv_exit(struct sys_exit_rec *ctx)
 {
-    (void)ctx;
-    on_exit();
+    on_exit(ctx->ret);
     return 0;
 }
 
@@ -193,8 +196,7 @@ SEC("tp_btf/sys_exit")
 int BPF_PROG(futex_raw_exit, struct pt_regs *regs, long ret)
 {
     (void)regs;
-    (void)ret;
-    on_exit();
+    on_exit(ret);
     return 0;
 }
 

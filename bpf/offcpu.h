@@ -82,6 +82,7 @@ enum futex_stat {
     FUTEX_ST_INFLIGHT_FULL,
     FUTEX_ST_AGG_FULL,
     FUTEX_ST_USTACK_ERR,
+    FUTEX_ST_TIMEDOUT,         /* waits ended by their timeout: sleeps, not counted */
     FUTEX_ST_COUNT
 };
 

@@ -25,6 +25,8 @@ static void usage(FILE *f)
           "                          (default ./perfreport-<host>-<YYYYmmdd-HHMMSS>)\n"
           "  -F, --frequency HZ      profile sampling frequency (default 49)\n"
           "      --no-bpf            use /proc and /sys only\n"
+          "      --min-block-us N    off-CPU waits shorter than N microseconds are not\n"
+          "                          counted (default 1000)\n"
           "      --thresholds FILE   override thresholds (lines: <id> <warn> <crit>)\n"
           "      --root DIR          read /proc and /sys below DIR (tests, fixtures);\n"
           "                          also PERFREPORT_ROOT\n"
@@ -66,7 +68,7 @@ static int parse_long(const char *opt, const char *s, long min, long max, long *
     return 0;
 }
 
-enum { OPT_NO_BPF = 256, OPT_THRESHOLDS, OPT_ROOT };
+enum { OPT_NO_BPF = 256, OPT_THRESHOLDS, OPT_ROOT, OPT_MIN_BLOCK_US };
 
 int main(int argc, char **argv)
 {
@@ -88,6 +90,7 @@ int main(int argc, char **argv)
         {"no-bpf", no_argument, NULL, OPT_NO_BPF},
         {"thresholds", required_argument, NULL, OPT_THRESHOLDS},
         {"root", required_argument, NULL, OPT_ROOT},
+        {"min-block-us", required_argument, NULL, OPT_MIN_BLOCK_US},
         {"quiet", no_argument, NULL, 'q'},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
@@ -135,6 +138,13 @@ int main(int argc, char **argv)
         case OPT_NO_BPF: o.no_bpf = true; break;
         case OPT_THRESHOLDS: o.thresholds_file = optarg; break;
         case OPT_ROOT: o.root = optarg; break;
+        case OPT_MIN_BLOCK_US:
+            if (options_set_min_block_us(&o, optarg)) {
+                fprintf(stderr, "perfreport: --min-block-us: '%s' is not a whole number of "
+                                "microseconds in [1, 60000000]\n", optarg);
+                return 3;
+            }
+            break;
         case 'q': o.quiet = true; break;
         case 'v': o.verbose++; break;
         case 'h': usage(stdout); return 0;

@@ -13,10 +13,14 @@ struct options {
     const char *thresholds_file;
     const char *root;    /* --root, NULL = real host */
     int hz;              /* -F sampling frequency (profile collectors) */
+    unsigned min_block_us; /* --min-block-us: shortest off-CPU wait counted */
     bool no_bpf;
     bool quiet;
     int verbose;
 };
 
 void options_defaults(struct options *o);
+/* Parses --min-block-us N (whole microseconds, 1..60000000) into o;
+ * returns -1 and leaves o unchanged when s is not such a number. */
+int options_set_min_block_us(struct options *o, const char *s);
 #endif

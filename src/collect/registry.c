@@ -2,6 +2,8 @@
 
 extern const struct collector collector_host, collector_cpu, collector_memory, collector_psi,
     collector_disk, collector_net, collector_procs, collector_cgroup, collector_oomkill;
+/* off-CPU and futex waits (BPF): appended */
+extern const struct collector collector_offcpu, collector_futex;
 
 /* Run order: host facts first, then the interval collectors.  Collectors are
  * stopped in this order too, so the cheap /proc ones come before any that
@@ -16,5 +18,7 @@ const struct collector *const collector_registry[] = {
     &collector_procs,
     &collector_cgroup,
     &collector_oomkill,
+    &collector_offcpu,
+    &collector_futex,
     NULL,
 };
