@@ -68,4 +68,7 @@ void use_fill(struct report *r);
 long table_argmax(const struct table *t, const char *col);
 /* "comm (pid N)" of a process table row into buf. */
 void proc_label(const struct table *t, size_t row, char *buf, size_t n);
+/* ---- rules_offcpu.c / rules_lock.c ------------------------------------- */
+void rule_offcpu_wait(struct report *r);
+void rule_lock_contention(struct report *r);
 #endif

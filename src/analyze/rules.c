@@ -981,6 +981,8 @@ static const struct rule {
     {"net.tcp_resets", rule_net_tcp_resets},
     {"fd.exhaustion", rule_fd_exhaustion},
     {"fd.growth", rule_fd_growth},
+    {"offcpu.*", rule_offcpu_wait},
+    {"lock.contention", rule_lock_contention},
 };
 
 void rules_run(struct report *r)

@@ -92,6 +92,15 @@ static const struct thr_def defaults[] = {
     /* One new descriptor per second held for the whole window is a leak
      * pattern; ten per second exhausts a 65k limit within two hours. */
     {"fd.growth_per_min", "Process file descriptor growth", "/min", 60, 600, false},
+
+    /* -p target blocked in one wait class (per-thread share of the window):
+     * past half, that wait is where the request time goes; past 80 % the
+     * process barely runs at all. */
+    {"offcpu.target_wait_pct", "Target blocked in one wait class (per thread)", "%", 50, 80, false},
+    /* Futex wait that looks like contention, per thread: a fifth of the
+     * time lost to waiting on a lock already costs a fifth of the
+     * parallelism; past half the lock serialises the process. */
+    {"lock.wait_pct", "Lock (futex) wait of a process's thread time", "%", 20, 50, false},
 };
 
 enum severity thr_level(const struct threshold *t, double v)
