@@ -41,6 +41,8 @@ BPF_SRC := $(sort $(wildcard bpf/*.bpf.c))
 BPF_OBJ := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRC))
 SKELS := $(patsubst bpf/%.bpf.c,$(BUILD)/gen/%.skel.h,$(BPF_SRC))
 VMLINUX := $(BUILD)/gen/vmlinux.h
+UNISTD ?= /usr/include/$(shell $(CC) -print-multiarch 2>/dev/null)/asm/unistd_64.h
+SYSCALL_NAMES := $(BUILD)/gen/syscall_names.h
 
 ASSETS := $(sort $(wildcard assets/*.css assets/*.js templates/*))
 ASSETS_C := $(BUILD)/gen/assets.c
@@ -85,6 +87,11 @@ $(ASSETS_C) $(BUILD)/gen/assets.h &: $(ASSETS) scripts/embed.sh
 $(ASSETS_OBJ): $(ASSETS_C)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
+# Syscall names of this architecture, from the uapi header (linux-libc-dev).
+$(SYSCALL_NAMES): scripts/gen-syscalls.sh $(wildcard $(UNISTD))
+	@mkdir -p $(dir $@)
+	sh scripts/gen-syscalls.sh $(UNISTD) $@
+
 $(VMLINUX):
 	@mkdir -p $(dir $@)
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
@@ -104,7 +111,7 @@ $(BUILD)/gen/%.skel.h: $(BUILD)/bpf/%.bpf.o
 # Skeletons named only in a pattern rule would be "intermediate": deleted
 # after the build and, once missing, never remade.  Naming them in an
 # explicit rule makes them ordinary targets; the BPF objects are kept.
-$(OBJ) $(UNIT_OBJ): | $(SKELS)
+$(OBJ) $(UNIT_OBJ): | $(SKELS) $(SYSCALL_NAMES)
 .SECONDARY: $(BPF_OBJ)
 
 $(UNIT_BIN): $(UNIT_OBJ) $(LIB_A)

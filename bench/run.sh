@@ -31,3 +31,5 @@ PY
 done
 echo
 echo "Budgets (design 9): window end -> bundle <= 300 ms; peak RSS <= 64 MiB."
+echo
+sh bench/syscall_bench.sh

@@ -3,7 +3,7 @@
 # nothing when they are all present.  Run as root (apt-get).
 set -eu
 PKGS="make gcc clang llvm libbpf-dev bpftool libelf-dev libdw-dev libcmark-dev zlib1g-dev \
-pkg-config libxml2-utils chromium iproute2 nftables procps util-linux"
+pkg-config linux-libc-dev libxml2-utils chromium iproute2 nftables procps util-linux strace linux-perf"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"

@@ -1,7 +1,8 @@
 #include "pipeline.h"
 #include "analyze/analyze.h"
 #include "bundle/bundle.h"
-#include "collect/collector.h"
+#include "runner.h"
+#include "util/instance_lock.h"
 #include "model/model.h"
 #include "options.h"
 #include "probe.h"
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static volatile sig_atomic_t g_stop_signal;
@@ -42,14 +44,6 @@ static void ignore_signals(void)
     signal(SIGHUP, SIG_IGN);
 }
 
-struct running {
-    const struct collector *c;
-    struct ledger_entry *led;
-    void *state;
-    bool started;
-    double spent_ms;
-};
-
 static void progress(const struct options *opt, bool tty, const char *phase, double done,
                      double total)
 {
@@ -72,79 +66,6 @@ static void describe_target(struct report *r, const struct options *opt)
         r->window.target = xstrdup("system-wide");
 }
 
-static void plan(struct running *run, size_t n, struct collect_ctx *ctx)
-{
-    const struct options *opt = ctx->opt;
-    for (size_t i = 0; i < n; i++) {
-        const struct collector *c = run[i].c;
-        char reason[512] = "";
-        run[i].led = report_ledger(ctx->r, c->name, c->title);
-        if (c->needs_bpf && opt->no_bpf) {
-            ledger_set(run[i].led, CS_SKIPPED, "BPF disabled by --no-bpf");
-        } else if (c->needs_bpf && !ctx->caps->bpf_ok) {
-            ledger_set(run[i].led, CS_SKIPPED, ctx->caps->bpf_reason);
-        } else if (c->can_run && !c->can_run(ctx, reason, sizeof reason)) {
-            ledger_set(run[i].led, CS_SKIPPED, reason[0] ? reason : "not available on this host");
-        }
-    }
-}
-
-static void start_all(struct running *run, size_t n, struct collect_ctx *ctx)
-{
-    for (size_t i = 0; i < n; i++) {
-        if (run[i].led->status != CS_PENDING)
-            continue;
-        char err[512] = "";
-        double t0 = mono_ms();
-        int rc = run[i].c->start(ctx, &run[i].state, err, sizeof err);
-        run[i].spent_ms += mono_ms() - t0;
-        if (rc) {
-            ledger_set(run[i].led, CS_FAILED, err[0] ? err : strerror(rc < 0 ? -rc : rc));
-            if (run[i].c->destroy)
-                run[i].c->destroy(run[i].state);
-            run[i].state = NULL;
-            continue;
-        }
-        run[i].started = true;
-    }
-}
-
-static void tick_all(struct running *run, size_t n, struct collect_ctx *ctx)
-{
-    for (size_t i = 0; i < n; i++) {
-        if (!run[i].started || !run[i].c->tick)
-            continue;
-        double t0 = mono_ms();
-        int rc = run[i].c->tick(ctx, run[i].state);
-        run[i].spent_ms += mono_ms() - t0;
-        if (rc)
-            ledger_note(run[i].led, "tick at %.1f s failed: %s", ctx->now_s,
-                        strerror(rc < 0 ? -rc : rc));
-    }
-}
-
-static void stop_all(struct running *run, size_t n, struct collect_ctx *ctx)
-{
-    for (size_t i = 0; i < n; i++) {
-        if (!run[i].started)
-            continue;
-        char err[512] = "";
-        double t0 = mono_ms();
-        int rc = run[i].c->stop(ctx, run[i].state, err, sizeof err);
-        run[i].spent_ms += mono_ms() - t0;
-        if (rc)
-            ledger_set(run[i].led, CS_FAILED, err[0] ? err : strerror(rc < 0 ? -rc : rc));
-        else
-            ledger_set(run[i].led, CS_RAN, NULL);
-        if (run[i].c->destroy)
-            run[i].c->destroy(run[i].state);
-        run[i].state = NULL;
-        run[i].started = false;
-    }
-    for (size_t i = 0; i < n; i++)
-        run[i].led->duration_ms = run[i].spent_ms;
-}
-
 /* Sleeps until `deadline_ms` (monotonic) or a stop signal. */
 static void sleep_until(double deadline_ms)
 {
@@ -160,14 +81,40 @@ static void sleep_until(double deadline_ms)
     }
 }
 
-static void capture_window(struct running *run, size_t n, struct collect_ctx *ctx, bool tty)
+/* Priority for the window: sampling /proc every interval must not compete
+ * with the workload being diagnosed.  The short finalisation after the
+ * window runs at the original priority so the bundle is not starved on a
+ * saturated host (budget: 0.3 s). */
+static int lower_priority(void)
 {
-    const struct options *opt = ctx->opt;
-    struct report *r = ctx->r;
+    errno = 0;
+    int old = getpriority(PRIO_PROCESS, 0);
+    if (errno)
+        old = 0;
+    if (setpriority(PRIO_PROCESS, 0, old + 10 > 19 ? 19 : old + 10) != 0) {
+        /* not fatal: we just run at the priority we were given */
+    }
+    /* best-effort class, lowest level (idle could starve our bundle writes) */
+    syscall(SYS_ioprio_set, 1 /* IOPRIO_WHO_PROCESS */, 0, (2 << 13) | 7);
+    return old;
+}
+
+static void restore_priority(int old)
+{
+    if (setpriority(PRIO_PROCESS, 0, old) != 0) {
+        /* lowering nice needs CAP_SYS_NICE; without it we stay niced */
+    }
+}
+
+/* Returns the monotonic time (ms) at which the window ended, before the
+ * collectors drained: the finalisation budget is measured from there. */
+static double capture_window(struct runner *rn, struct report *r, const struct options *opt,
+                             bool tty)
+{
+    int old_prio = lower_priority();
     clock_gettime(CLOCK_REALTIME, &r->window.start_wall);
     double t0 = mono_ms();
-    ctx->now_s = 0;
-    start_all(run, n, ctx);
+    runner_start(rn);
 
     double interval_ms = opt->interval_s * 1000.0;
     double end_ms = t0 + opt->duration_s * 1000.0;
@@ -179,36 +126,23 @@ static void capture_window(struct running *run, size_t n, struct collect_ctx *ct
         sleep_until(next);
         if (g_stop_signal)
             break;
-        ctx->now_s = (mono_ms() - t0) / 1000.0;
-        report_add_tick(r, ctx->now_s);
-        tick_all(run, n, ctx);
+        runner_tick(rn, (mono_ms() - t0) / 1000.0);
         if (next >= end_ms)
             break;
     }
     if (g_stop_signal) {
         r->window.interrupted = true;
         /* One last sample so a short interrupted window still has data. */
-        ctx->now_s = (mono_ms() - t0) / 1000.0;
-        if (r->nticks == 0 || ctx->now_s - r->ticks[r->nticks - 1] > 0.05) {
-            report_add_tick(r, ctx->now_s);
-            tick_all(run, n, ctx);
-        }
+        double now = (mono_ms() - t0) / 1000.0;
+        if (r->nticks == 0 || now - r->ticks[r->nticks - 1] > 0.05)
+            runner_tick(rn, now);
     }
     ignore_signals();
-    ctx->now_s = (mono_ms() - t0) / 1000.0;
-    r->window.actual_s = ctx->now_s;
-    stop_all(run, n, ctx);
-}
-
-static int exit_status(const struct report *r)
-{
-    if (r->failed)
-        return 3;
-    switch (report_worst_severity(r)) {
-    case SEV_CRITICAL: return 2;
-    case SEV_WARNING: return 1;
-    default: return 0;
-    }
+    restore_priority(old_prio);
+    double t_end = mono_ms();
+    r->window.actual_s = (t_end - t0) / 1000.0;
+    runner_stop(rn, r->window.actual_s);
+    return t_end;
 }
 
 static void record_self_usage(struct report *r, double wall_ms)
@@ -240,17 +174,18 @@ int pipeline_run(const struct options *opt)
         return 3;
     }
 
+    char lock_path[256];
+    instance_lock_default_path(lock_path, sizeof lock_path);
+    int lock_fd = instance_lock(lock_path, err, sizeof err);
+    if (lock_fd < 0) {
+        fprintf(stderr, "perfreport: %s\n", err);
+        report_free(r);
+        return 3;
+    }
+
     struct host_caps caps;
     probe_host(&caps, opt, r);
-
-    size_t n = 0;
-    while (collector_registry[n])
-        n++;
-    struct running *run = xcalloc(n, sizeof *run);
-    for (size_t i = 0; i < n; i++)
-        run[i].c = collector_registry[i];
-    struct collect_ctx ctx = {.r = r, .opt = opt, .caps = &caps};
-    plan(run, n, &ctx);
+    struct runner *rn = runner_new(r, opt, &caps);
 
     /* The bundle name needs the host name, which the host collector only knows
      * after start; the target is checked now so a bad -o loses nothing. */
@@ -259,16 +194,16 @@ int pipeline_run(const struct options *opt)
         snprintf(outdir, sizeof outdir, "%s", opt->outdir);
         if (bundle_check_target(outdir, err, sizeof err) != 0) {
             fprintf(stderr, "perfreport: %s\n", err);
-            free(run);
+            runner_free(rn);
             report_free(r);
+            close(lock_fd);
             return 3;
         }
     }
 
     install_signals();
-    capture_window(run, n, &ctx, tty);
-    free(run);
-    double t_window_end = mono_ms();
+    double t_window_end = capture_window(rn, r, opt, tty);
+    runner_free(rn);
 
     progress(opt, tty, "analysing", 0, 0);
     analyze_run(r);
@@ -291,7 +226,7 @@ int pipeline_run(const struct options *opt)
         report_free(r);
         return 3;
     }
-    int status = exit_status(r);
+    int status = report_exit_status(r);
     if (opt->verbose)
         fprintf(stderr, "perfreport: window end to bundle published: %.1f ms\n",
                 mono_ms() - t_window_end);
@@ -302,6 +237,11 @@ int pipeline_run(const struct options *opt)
         if (r->window.interrupted)
             printf("INCOMPLETE: the window was interrupted after %.1f of %.0f s.\n",
                    r->window.actual_s, r->window.planned_s);
+        for (size_t i = 0; i < r->nledger; i++)
+            if (r->ledger[i].status == CS_FAILED || r->ledger[i].status == CS_TIMED_OUT)
+                printf("PARTIAL: collector %s %s: %s\n", r->ledger[i].name,
+                       r->ledger[i].status == CS_FAILED ? "failed" : "timed out",
+                       r->ledger[i].reason ? r->ledger[i].reason : "");
         printf("Bundle: %s/index.html\n", outdir);
     }
     report_free(r);

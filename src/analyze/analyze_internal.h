@@ -68,6 +68,25 @@ void use_fill(struct report *r);
 long table_argmax(const struct table *t, const char *col);
 /* "comm (pid N)" of a process table row into buf. */
 void proc_label(const struct table *t, size_t row, char *buf, size_t n);
+
+/* ---- rules_sched.c, rules_io.c, rules_disk_bio.c (BPF collectors) ------- */
+void rule_sched_runqueue_latency(struct report *r);
+void rule_io_cache_misses(struct report *r);
+void rule_io_fsync(struct report *r);
+/* disk.latency from the biolat p99 table; false when that table is absent
+ * (the caller then judges iostat's await). */
+bool rule_disk_latency_bio(struct report *r);
+
+/* ---- rules_syscall.c ------------------------------------------------------- */
+void rule_syscall_rate(struct report *r);
+void rule_syscall_errors(struct report *r);
+void rule_process_churn(struct report *r);
+
+/* ---- rules.c: TCP tables from the tcpevents collector ------------------------ */
+/* Row of `table` with the largest numeric `col` plus its "src -> dst" into
+ * buf; -1 when the table is absent or empty. */
+long tcp_worst_conn(const struct report *r, const char *table, const char *col, char *buf,
+                    size_t n);
 /* ---- rules_offcpu.c / rules_lock.c ------------------------------------- */
 void rule_offcpu_wait(struct report *r);
 void rule_lock_contention(struct report *r);

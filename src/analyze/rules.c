@@ -681,6 +681,9 @@ static void rule_disk_saturation(struct report *r)
 
 static void rule_disk_latency(struct report *r)
 {
+    /* the BPF p99 per device, when measured, is the better signal */
+    if (rule_disk_latency_bio(r))
+        return;
     const struct table *d = report_find_table(r, "disk");
     if (!d)
         return;
@@ -783,35 +786,75 @@ static void rule_net_drops(struct report *r)
     f->score = rank_score(s.sev, s.excess, s.cov, sirq.sev >= SEV_WARNING);
 }
 
+long tcp_worst_conn(const struct report *r, const char *table, const char *col, char *buf,
+                    size_t n)
+{
+    const struct table *t = report_find_table(r, table);
+    long row = table_argmax(t, col);
+    if (row < 0 || !(table_num(t, (size_t)row, col) > 0))
+        return -1;
+    const char *src = table_str(t, (size_t)row, "src"), *dst = table_str(t, (size_t)row, "dst");
+    snprintf(buf, n, "%s -> %s", src ? src : "?", dst ? dst : "?");
+    return row;
+}
+
 static void rule_net_tcp_retransmits(struct report *r)
 {
     struct sig s = sig_metric(r, "tcp.retrans_pct", "tcp.retrans_pct", NULL);
-    if (s.sev < SEV_WARNING)
-        return;
     double segs = report_metric_value(r, "tcp.retrans_segs");
     /* One or two retransmits on an idle host make a big percentage of nothing. */
-    if (!isnan(segs) && segs < 3)
+    bool by_proc = s.sev >= SEV_WARNING && !(!isnan(segs) && segs < 3);
+    /* The tracepoint sees every network namespace; /proc/net/snmp only ours.
+     * Without a /proc signal, judge the tracepoint's rate on its own. */
+    struct sig bs = sig_metric(r, "tcp.retrans_per_s", "tcp.bpf_retransmits_per_s", NULL);
+    char worst[160];
+    long wrow = tcp_worst_conn(r, "tcp.retransmits", "retransmits", worst, sizeof worst);
+    const struct table *wt = report_find_table(r, "tcp.retransmits");
+    bool by_bpf = !by_proc && bs.sev >= SEV_WARNING && wrow >= 0;
+    if (!by_proc && !by_bpf)
         return;
     double rate = report_metric_value(r, "tcp.retrans_segs_per_s");
     struct strbuf t = STRBUF_INIT;
-    sb_addf(&t, "TCP retransmits: %.1f%% of segments sent", s.v);
-    if (!isnan(segs))
-        sb_addf(&t, " (%.0f retransmitted%s", segs, isnan(rate) ? ")" : ", ");
-    if (!isnan(segs) && !isnan(rate))
-        sb_addf(&t, "%.1f/s)", rate);
-    struct finding *f = add(r, "net.tcp_retransmits", s.sev, "network", &t);
+    if (by_proc) {
+        sb_addf(&t, "TCP retransmits: %.1f%% of segments sent", s.v);
+        if (!isnan(segs))
+            sb_addf(&t, " (%.0f retransmitted%s", segs, isnan(rate) ? ")" : ", ");
+        if (!isnan(segs) && !isnan(rate))
+            sb_addf(&t, "%.1f/s)", rate);
+    } else {
+        sb_addf(&t, "TCP retransmits: %.1f/s seen by the kernel tracepoint",
+                bs.v);
+    }
+    if (wrow >= 0)
+        sb_addf(&t, "; worst %s (%.0f retransmits)", worst,
+                table_num(wt, (size_t)wrow, "retransmits"));
+    struct finding *f = add(r, "net.tcp_retransmits", by_proc ? s.sev : bs.sev, "network", &t);
     sig_evidence(f, "Retransmitted share of TCP segments", &s);
     double out = report_metric_value(r, "tcp.out_segs_per_s");
     if (!isnan(out))
         finding_evidence(f, "TCP segments sent %.0f/s", out);
+    sig_evidence(f, "Retransmits counted by the tcp_retransmit_skb tracepoint", &bs);
+    if (by_bpf)
+        finding_evidence(f, "This namespace's /proc/net/snmp counters do not show these "
+                            "retransmits: they happen in another network namespace (a container "
+                            "or netns); the tracepoint sees all of them");
+    if (wrow >= 0) {
+        const char *st = table_str(wt, (size_t)wrow, "state");
+        finding_evidence(f, "Worst connection %s: %.0f retransmits (%.1f/s), socket state %s",
+                         worst, table_num(wt, (size_t)wrow, "retransmits"),
+                         table_num(wt, (size_t)wrow, "per_s"), st ? st : "?");
+    }
     struct sig drops = sig_metric(r, "net.drops_per_s", "net.drops_per_s", NULL);
     sig_evidence(f, "Packet drops on this host", &drops);
     finding_set_recommendation(
         f, "Segments are being lost between this host and its peers (or the peer is too slow to "
-           "answer). Check local drops first (net.drops), then the path: ss -ti shows per-"
-           "connection retransmits, so you can tell which peer; look for congested links, "
-           "bad NICs/cables, or firewall drops.");
-    f->score = rank_score(s.sev, s.excess, NAN, drops.sev >= SEV_WARNING);
+           "answer). Check local drops first (net.drops), then the path to the worst peer "
+           "above: ss -ti shows per-connection retransmits; look for congested links, bad "
+           "NICs/cables, or firewall drops.");
+    if (wrow >= 0)
+        finding_set_culprit(f, worst);
+    const struct sig *lead = by_proc ? &s : &bs;
+    f->score = rank_score(lead->sev, lead->excess, NAN, drops.sev >= SEV_WARNING);
 }
 
 static void rule_net_listen_overflow(struct report *r)
@@ -838,22 +881,44 @@ static void rule_net_listen_overflow(struct report *r)
 static void rule_net_tcp_resets(struct report *r)
 {
     struct sig s = sig_metric(r, "tcp.resets_per_s", "tcp.out_rsts_per_s", NULL);
-    if (s.sev < SEV_WARNING)
+    /* As for retransmits: the tracepoint covers other namespaces too. */
+    struct sig bs = sig_metric(r, "tcp.resets_per_s", "tcp.bpf_resets_sent_per_s", NULL);
+    bool by_bpf = s.sev < SEV_WARNING && bs.sev >= SEV_WARNING;
+    if (s.sev < SEV_WARNING && !by_bpf)
         return;
+    const struct sig *lead = by_bpf ? &bs : &s;
+    char worst[160];
+    long wrow = tcp_worst_conn(r, "tcp.resets", "count", worst, sizeof worst);
+    const struct table *wt = report_find_table(r, "tcp.resets");
     struct strbuf t = STRBUF_INIT;
-    sb_addf(&t, "TCP resets: %.0f/s sent", s.v);
-    struct finding *f = add(r, "net.tcp_resets", s.sev, "network", &t);
+    sb_addf(&t, "TCP resets: %.0f/s sent", lead->v);
+    if (wrow >= 0) {
+        const char *dir = table_str(wt, (size_t)wrow, "direction");
+        sb_addf(&t, "; most on %s (%.0f %s)", worst, table_num(wt, (size_t)wrow, "count"),
+                dir ? dir : "");
+    }
+    struct finding *f = add(r, "net.tcp_resets", lead->sev, "network", &t);
     sig_evidence(f, "TCP resets sent", &s);
+    if (by_bpf)
+        finding_evidence(f, "Counted by the tcp_send_reset tracepoint (%.0f/s); this "
+                            "namespace's /proc counters do not show them (another network "
+                            "namespace)", bs.v);
     double er = report_metric_value(r, "tcp.estab_resets"), af = report_metric_value(r, "tcp.attempt_fails");
     if (!isnan(er))
         finding_evidence(f, "Established connections reset in the window: %.0f", er);
     if (!isnan(af))
         finding_evidence(f, "Failed connection attempts in the window: %.0f", af);
+    for (size_t i = 0, k = 0; wt && i < wt->nrows && k < 3; i++, k++)
+        finding_evidence(f, "Resets %s on %s -> %s: %.0f", table_str(wt, i, "direction"),
+                         table_str(wt, i, "src"), table_str(wt, i, "dst"),
+                         table_num(wt, i, "count"));
     finding_set_recommendation(
         f, "Many resets mean connections to closed ports, aborted connections or a client "
-           "retry storm. Capture a few (tcpdump 'tcp[tcpflags] & tcp-rst != 0') to see which "
-           "ports and peers, then fix the client or the service that refuses them.");
-    f->score = rank_score(s.sev, s.excess, NAN, 0);
+           "retry storm. The connections above show which ports and peers; fix the client or "
+           "the service that refuses them.");
+    if (wrow >= 0)
+        finding_set_culprit(f, worst);
+    f->score = rank_score(lead->sev, lead->excess, NAN, 0);
 }
 
 /* ---- file descriptors ----------------------------------------------------------- */
@@ -981,6 +1046,12 @@ static const struct rule {
     {"net.tcp_resets", rule_net_tcp_resets},
     {"fd.exhaustion", rule_fd_exhaustion},
     {"fd.growth", rule_fd_growth},
+    {"sched.runqueue_latency", rule_sched_runqueue_latency},
+    {"io.cache_misses", rule_io_cache_misses},
+    {"io.fsync", rule_io_fsync},
+    {"syscall.rate", rule_syscall_rate},
+    {"syscall.errors", rule_syscall_errors},
+    {"process.churn", rule_process_churn},
     {"offcpu.*", rule_offcpu_wait},
     {"lock.contention", rule_lock_contention},
 };

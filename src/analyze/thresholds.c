@@ -92,6 +92,35 @@ static const struct thr_def defaults[] = {
     /* One new descriptor per second held for the whole window is a leak
      * pattern; ten per second exhausts a 65k limit within two hours. */
     {"fd.growth_per_min", "Process file descriptor growth", "/min", 60, 600, false},
+    /* Run-queue latency p99 (BPF runqlat): an idle host stays below 100 us; 5 ms
+     * is a whole scheduler slice of waiting in 1 of 100 wakeups, which
+     * interactive and request/response work notices; 20 ms means tasks
+     * regularly wait several slices (heavy CPU oversubscription). */
+    {"sched.runq_p99_us", "Run-queue latency p99 (wakeup to running)", "us", 5000, 20000, false},
+    /* Share of page lookups by read() served from the page cache: below 90 %
+     * one read in ten goes to the disk; below 70 % the working set clearly
+     * does not fit.  Judged only with at least 1000 lookups in the window. */
+    {"io.cache_hit_pct", "Read page-cache hit rate", "%", 90, 70, true},
+    /* fsync-family calls per second: each forces a device cache flush; tens
+     * per second already dominate a small disk's IOPS budget. */
+    {"io.fsync_per_s", "fsync-family calls", "/s", 10, 100, false},
+    /* Share of the window one process spent blocked in fsync-family calls. */
+    {"io.fsync_time_pct", "Time a process spent in fsync-family calls", "%", 10, 50, false},
+
+    /* A busy server makes ~10k syscalls/s; 50k/s from one process is a
+     * tight loop of small calls (a CPU's worth of kernel entries at ~1 µs
+     * each is 5 %); 200k/s is a process doing little but syscalls. */
+    {"syscall.proc_per_s", "Syscalls per second of one process", "/s", 50000, 200000, false},
+    /* Idle hosts fail a few calls per second (probing for files); 100/s is a
+     * retry loop, 1000/s a process spinning on a failing call. */
+    {"syscall.errors_per_s", "Failed syscalls (all processes)", "/s", 100, 1000, false},
+    /* Shells and cron start a few programs per second; 20/s sustained is a
+     * loop forking tools, 100/s costs whole CPUs in fork/exec. */
+    {"proc.exec_per_s", "Programs executed per second", "/s", 20, 100, false},
+    /* Retransmits counted by the tracepoint, used when the /proc share of
+     * segments cannot judge them (another network namespace): a healthy
+     * host retransmits now and then; 5/s sustained is a lossy connection. */
+    {"tcp.retrans_per_s", "TCP retransmits seen by the tracepoint", "/s", 5, 50, false},
 
     /* -p target blocked in one wait class (per-thread share of the window):
      * past half, that wait is where the request time goes; past 80 % the

@@ -317,6 +317,18 @@ static int read_rotational(const char *sysname)
     return (int)v;
 }
 
+const char *disk_class_of(const char *name)
+{
+    char sys[256], path[512];
+    if (!disk_sysfs_name(name, sys, sizeof sys))
+        return "unknown";
+    snprintf(path, sizeof path, "/sys/block/%s", sys);
+    if (!hostfs_is_dir(path))
+        return "unknown";
+    snprintf(path, sizeof path, "/sys/block/%s/device", sys);
+    return disk_class(name, read_rotational(sys), hostfs_exists(path));
+}
+
 static struct disk_dev *dev_get(struct disk_state *st, const char *name)
 {
     for (size_t i = 0; i < st->n; i++)
@@ -331,10 +343,8 @@ static struct disk_dev *dev_get(struct disk_state *st, const char *name)
     if (disk_sysfs_name(name, sys, sizeof sys)) {
         snprintf(path, sizeof path, "/sys/block/%s", sys);
         d->whole = hostfs_is_dir(path);
-        if (d->whole) {
-            snprintf(path, sizeof path, "/sys/block/%s/device", sys);
-            d->cls = disk_class(name, read_rotational(sys), hostfs_exists(path));
-        }
+        if (d->whole)
+            d->cls = disk_class_of(name);
     }
     d->virt = disk_is_virtual_name(name);
     return d;

@@ -41,6 +41,11 @@ bool disk_is_virtual_name(const char *name);
  * /sys/block/<dev>/device exists (a real backing device, not a stacked one). */
 const char *disk_class(const char *name, int rotational, bool has_device);
 
+/* disk_class() for a whole disk named `name`, reading its
+ * /sys/block/<dev>/queue/rotational and device through hostfs; "unknown"
+ * when it is not a /sys/block entry.  Shared with the BPF biolat collector. */
+const char *disk_class_of(const char *name);
+
 /* The /sys/block entry name for a diskstats name: the kernel prints "cciss/c0d0"
  * but names the sysfs directory "cciss!c0d0".  Returns false for names that
  * cannot be a sysfs entry ("", ".", ".."), so they are never looked up. */

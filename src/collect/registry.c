@@ -1,7 +1,9 @@
 #include "collector.h"
 
 extern const struct collector collector_host, collector_cpu, collector_memory, collector_psi,
-    collector_disk, collector_net, collector_procs, collector_cgroup, collector_oomkill;
+    collector_disk, collector_net, collector_procs, collector_cgroup, collector_oomkill,
+    collector_runqlat, collector_biolat, collector_iolayers, collector_syscalls,
+    collector_procevents, collector_tcpevents;
 /* off-CPU and futex waits (BPF): appended */
 extern const struct collector collector_offcpu, collector_futex;
 
@@ -17,7 +19,14 @@ const struct collector *const collector_registry[] = {
     &collector_net,
     &collector_procs,
     &collector_cgroup,
+    /* BPF collectors after every /proc one: they drain maps in stop(). */
     &collector_oomkill,
+    &collector_runqlat,
+    &collector_biolat,
+    &collector_iolayers,
+    &collector_syscalls,
+    &collector_procevents,
+    &collector_tcpevents,
     &collector_offcpu,
     &collector_futex,
     NULL,

@@ -570,3 +570,66 @@ struct profile *report_find_profile(const struct report *r, const char *name)
             return r->profiles[i];
     return NULL;
 }
+
+/* Appends src's pointer array to dst's and empties src's. */
+#define MOVE_PTRS(dst, src, arr, n, cap)                                                      \
+    do {                                                                                      \
+        xgrow(&(dst)->arr, &(dst)->cap, (dst)->n + (src)->n, sizeof *(dst)->arr);             \
+        memcpy((dst)->arr + (dst)->n, (src)->arr, (src)->n * sizeof *(src)->arr);             \
+        (dst)->n += (src)->n;                                                                 \
+        (src)->n = 0;                                                                         \
+    } while (0)
+
+static void kv_move(struct kvlist *dst, struct kvlist *src)
+{
+    for (size_t i = 0; i < src->n; i++)
+        kv_add(dst, src->v[i].key, src->v[i].title, src->v[i].value);
+    kvlist_free(src);
+    memset(src, 0, sizeof *src);
+}
+
+void report_merge(struct report *dst, struct report *src)
+{
+    kv_move(&dst->host, &src->host);
+    kv_move(&dst->caps, &src->caps);
+    for (size_t i = 0; i < src->nseries; i++) {
+        struct series *s = src->series[i];
+        /* Pad to the full timeline so every series lines up with dst's ticks. */
+        xgrow(&s->v, &s->cap, dst->nticks ? dst->nticks : 1, sizeof *s->v);
+        while (s->n < dst->nticks)
+            s->v[s->n++] = NAN;
+    }
+    MOVE_PTRS(dst, src, series, nseries, cap_series);
+    MOVE_PTRS(dst, src, tables, ntables, cap_tables);
+    MOVE_PTRS(dst, src, hists, nhists, cap_hists);
+    MOVE_PTRS(dst, src, profiles, nprofiles, cap_profiles);
+    xgrow(&dst->metrics, &dst->cap_metrics, dst->nmetrics + src->nmetrics, sizeof *dst->metrics);
+    memcpy(dst->metrics + dst->nmetrics, src->metrics, src->nmetrics * sizeof *src->metrics);
+    dst->nmetrics += src->nmetrics;
+    src->nmetrics = 0;
+    for (size_t i = 0; i < src->nledger; i++) {
+        struct ledger_entry *s = &src->ledger[i];
+        struct ledger_entry *d = report_ledger(dst, s->name, s->title);
+        if (s->notes)
+            ledger_note(d, "%s", s->notes);
+    }
+}
+
+bool report_is_partial(const struct report *r)
+{
+    if (r->window.interrupted)
+        return true;
+    for (size_t i = 0; i < r->nledger; i++)
+        if (r->ledger[i].status == CS_FAILED || r->ledger[i].status == CS_TIMED_OUT)
+            return true;
+    return false;
+}
+
+int report_exit_status(const struct report *r)
+{
+    if (r->failed)
+        return 3;
+    enum severity w = report_worst_severity(r);
+    int sev = w == SEV_CRITICAL ? 2 : w == SEV_WARNING ? 1 : 0;
+    return report_is_partial(r) ? 4 + sev : sev;
+}

@@ -239,6 +239,19 @@ void ledger_note(struct ledger_entry *e, const char *fmt, ...) __attribute__((fo
 
 void report_set_headline(struct report *r, const char *text);
 
+/* Moves everything a collector wrote into `src` (a staging report with the
+ * same ticks) into `dst`: host/caps facts, series, tables, metrics,
+ * histograms, profiles and ledger notes.  src is left empty but valid;
+ * the caller still frees it. */
+void report_merge(struct report *dst, struct report *src);
+/* True when the bundle lacks data it should have: the window was
+ * interrupted, or a collector failed or timed out. */
+bool report_is_partial(const struct report *r);
+/* The process exit status this report stands for: 0/1/2 complete bundle with
+ * worst finding none/warning/critical; 3 the run failed; 4/5/6 partial
+ * bundle (report_is_partial) with worst finding none/warning/critical. */
+int report_exit_status(const struct report *r);
+
 /* Finds or creates a histogram (all buckets 0, sum/max NAN). */
 struct hist *report_hist(struct report *r, const char *name, const char *title, const char *unit,
                          const char *resource);

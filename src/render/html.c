@@ -14,6 +14,7 @@
  * The output is XHTML-compatible (well-formed XML) so xmllint can check it. */
 #include "html.h"
 #include "charts.h"
+#include "hists.h"
 #include "escape.h"
 #include "markdown.h"
 #include "renderer.h"
@@ -202,11 +203,10 @@ static void unwrap(cmark_node *n)
     cmark_node_free(n);
 }
 
-static void chart_node(const struct report *r, const struct series *s, cmark_node *img,
-                       bool inline_only)
+/* Replaces image node img by the inline SVG (consumed). */
+static void svg_node(struct strbuf *svg_in, cmark_node *img, bool inline_only)
 {
-    struct strbuf svg = STRBUF_INIT, html = STRBUF_INIT;
-    svg_series_render(r, s, &svg);
+    struct strbuf svg = *svg_in, html = STRBUF_INIT;
     remove_xmlns(&svg);
     cmark_node *parent = cmark_node_parent(img);
     bool alone = parent && cmark_node_get_type(parent) == CMARK_NODE_PARAGRAPH &&
@@ -239,8 +239,14 @@ static void rewrite_links_images(const struct report *r, cmark_node *root, bool 
             url = "";
         if (cmark_node_get_type(n) == CMARK_NODE_IMAGE) {
             const struct series *s = chart_by_filename(r, url);
+            const struct hist *h = s ? NULL : hist_by_filename(r, url);
+            struct strbuf svg = STRBUF_INIT;
             if (s)
-                chart_node(r, s, n, inline_only);
+                svg_series_render(r, s, &svg);
+            else if (h)
+                svg_hist_render(h, &svg);
+            if (s || h)
+                svg_node(&svg, n, inline_only);
             else
                 unwrap(n); /* the alt text stays */
         } else if (url[0] != '#') {

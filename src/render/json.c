@@ -214,6 +214,41 @@ static void tables(struct jw *w, const struct report *r)
     jw_arr_end(w);
 }
 
+static void histograms(struct jw *w, const struct report *r)
+{
+    jw_key(w, "histograms");
+    jw_arr_begin(w);
+    for (size_t i = 0; i < r->nhists; i++) {
+        const struct hist *h = r->hists[i];
+        jw_obj_begin(w);
+        jw_kstr(w, "name", h->name);
+        jw_kstr(w, "title", h->title);
+        jw_kstr(w, "unit", h->unit);
+        jw_kstr(w, "resource", h->resource);
+        jw_knum(w, "count", (double)h->count);
+        jw_knum(w, "sum", h->sum);
+        jw_knum(w, "max", h->max);
+        jw_knum(w, "p50", hist_percentile(h, 0.50));
+        jw_knum(w, "p90", hist_percentile(h, 0.90));
+        jw_knum(w, "p99", hist_percentile(h, 0.99));
+        /* non-empty buckets only: [lo, hi) in the histogram's unit */
+        jw_key(w, "buckets");
+        jw_arr_begin(w);
+        for (unsigned b = 0; b < HIST_BUCKETS; b++) {
+            if (!h->buckets[b])
+                continue;
+            jw_obj_begin(w);
+            jw_knum(w, "lo", b == 0 ? 0 : ldexp(1.0, (int)b));
+            jw_knum(w, "hi", ldexp(1.0, (int)b + 1));
+            jw_knum(w, "count", (double)h->buckets[b]);
+            jw_obj_end(w);
+        }
+        jw_arr_end(w);
+        jw_obj_end(w);
+    }
+    jw_arr_end(w);
+}
+
 static void thresholds(struct jw *w, const struct report *r)
 {
     jw_key(w, "thresholds");
@@ -252,6 +287,7 @@ int json_report_render(const struct report *r, struct strbuf *out)
     metrics(&w, r);
     series(&w, r);
     tables(&w, r);
+    histograms(&w, r);
     thresholds(&w, r);
     json_collectors(&w, r);
     jw_obj_end(&w);

@@ -1,33 +1,23 @@
 /* manifest.json: what this bundle is and how complete it is, readable
  * without parsing the (much larger) report.json. */
 #include "charts.h"
+#include "hists.h"
 #include "json_common.h"
 #include "renderer.h"
 #include "../model/model.h"
 #include <errno.h>
 
-static int exit_status(const struct report *r, const char **word)
-{
-    if (r->failed) {
-        *word = "failed";
-        return 3;
-    }
-    enum severity s = report_worst_severity(r);
-    *word = severity_name(s);
-    return s == SEV_CRITICAL ? 2 : s == SEV_WARNING ? 1 : 0;
-}
-
 int manifest_render(const struct report *r, struct strbuf *out)
 {
     struct jw w;
-    const char *sev;
-    int status = exit_status(r, &sev);
+    const char *sev = r->failed ? "failed" : severity_name(report_worst_severity(r));
+    int status = report_exit_status(r);
     jw_init(&w, out, true);
     jw_obj_begin(&w);
     jw_knum(&w, "schema", r->schema ? r->schema : REPORT_SCHEMA);
     json_tool(&w, r);
     json_window(&w, r);
-    jw_kbool(&w, "complete", !r->window.interrupted && !r->failed);
+    jw_kbool(&w, "complete", !report_is_partial(r) && !r->failed);
     jw_kstr(&w, "severity", sev);
     jw_knum(&w, "exit_status", status);
     json_collectors(&w, r);
@@ -42,6 +32,11 @@ int manifest_render(const struct report *r, struct strbuf *out)
         if (!r->series[i]->chart)
             continue;
         chart_filename(r->series[i], name, sizeof name);
+        jw_str(&w, name);
+    }
+    for (size_t i = 0; i < r->nhists; i++) {
+        char name[512];
+        hist_filename(r->hists[i], name, sizeof name);
         jw_str(&w, name);
     }
     jw_arr_end(&w);

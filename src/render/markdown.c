@@ -1,5 +1,6 @@
 #include "markdown.h"
 #include "charts.h"
+#include "hists.h"
 #include "escape.h"
 #include "json_common.h"
 #include "renderer.h"
@@ -93,7 +94,6 @@ static void title_and_verdict(const struct report *r, struct strbuf *sb)
                 "**INCOMPLETE:** the capture window was interrupted after %.1f s of the "
                 "planned %.0f s; every figure covers only that part.\n\n",
                 r->window.actual_s, r->window.planned_s);
-
     enum severity worst = report_worst_severity(r);
     sb_addf(sb, "**%s:** ", r->failed ? "FAILED" : sev_word_upper(worst));
     if (r->headline && *r->headline)
@@ -139,6 +139,19 @@ static void title_and_verdict(const struct report *r, struct strbuf *sb)
         sb_addf(sb, " · started %s UTC", iso);
     }
     sb_add(sb, "\n\n");
+
+    /* Missing sections are said right under the verdict: the figures that
+     * collector would have given are absent below. */
+    for (size_t i = 0; i < r->nledger; i++) {
+        const struct ledger_entry *e = &r->ledger[i];
+        if (e->status != CS_FAILED && e->status != CS_TIMED_OUT)
+            continue;
+        sb_add(sb, "**PARTIAL:** collector ");
+        md_text(sb, e->title ? e->title : e->name, MD_MAX_TEXT);
+        sb_add(sb, e->status == CS_FAILED ? " failed: " : " timed out: ");
+        md_text(sb, e->reason ? e->reason : "no reason given", MD_MAX_TEXT);
+        sb_add(sb, "\n\n");
+    }
 }
 
 static void findings(const struct report *r, struct strbuf *sb)
@@ -369,6 +382,72 @@ static void table_md(const struct table *t, struct strbuf *sb)
     }
 }
 
+/* One histogram: heading, summary line, the buckets as a text table (in a
+ * code block: only our own labels and numbers go there) and the SVG. */
+static void hist_md(const struct hist *h, struct strbuf *sb)
+{
+    const char *title = h->title && *h->title ? h->title : h->name;
+    sb_add(sb, "### ");
+    md_text(sb, title, MD_MAX_TEXT);
+    sb_add(sb, "\n\n");
+    unsigned first = 0, last = 0;
+    if (!hist_range(h, &first, &last)) {
+        sb_add(sb, "No samples in this window.\n\n");
+        return;
+    }
+    char v[64];
+    sb_addf(sb, "%llu samples", (unsigned long long)h->count);
+    static const struct {
+        const char *label;
+        double p;
+    } ps[] = {{"p50", 0.50}, {"p90", 0.90}, {"p99", 0.99}};
+    for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++) {
+        hist_fmt_value(hist_percentile(h, ps[i].p), h->unit, v, sizeof v);
+        sb_addf(sb, " · %s ", ps[i].label);
+        md_text(sb, v, 40);
+    }
+    if (isfinite(h->max)) {
+        hist_fmt_value(h->max, h->unit, v, sizeof v);
+        sb_add(sb, " · max ");
+        md_text(sb, v, 40);
+    }
+    sb_add(sb, "\n\n");
+
+    uint64_t top = 0;
+    size_t wlabel = strlen("range");
+    for (unsigned b = first; b <= last; b++) {
+        char label[64];
+        hist_bucket_label(h->unit, b, label, sizeof label);
+        if (strlen(label) > wlabel)
+            wlabel = strlen(label);
+        if (h->buckets[b] > top)
+            top = h->buckets[b];
+    }
+    sb_add(sb, "```text\n");
+    sb_addf(sb, "%*s | %10s | %6s |\n", (int)wlabel, "range", "count", "share");
+    for (unsigned b = first; b <= last; b++) {
+        char label[64];
+        hist_bucket_label(h->unit, b, label, sizeof label);
+        double share = 100.0 * (double)h->buckets[b] / (double)h->count;
+        /* a non-empty bucket always shows at least one mark */
+        unsigned bar = top ? (unsigned)llround(30.0 * (double)h->buckets[b] / (double)top) : 0;
+        if (bar == 0 && h->buckets[b])
+            bar = 1;
+        sb_addf(sb, "%*s | %10llu | %5.1f%% |%s", (int)wlabel, label,
+                (unsigned long long)h->buckets[b], share, bar ? " " : "");
+        for (unsigned k = 0; k < bar; k++)
+            sb_addc(sb, '#');
+        sb_add(sb, "\n");
+    }
+    sb_add(sb, "```\n\n");
+    char file[512];
+    hist_filename(h, file, sizeof file);
+    /* hist_filename() only emits [A-Za-z0-9._-]: safe as a link destination */
+    sb_add(sb, "![");
+    md_text(sb, title, MD_MAX_TEXT);
+    sb_addf(sb, "](%s)\n\n", file);
+}
+
 static bool section_has_content(const struct report *r, const char *res)
 {
     for (size_t i = 0; i < r->nmetrics; i++)
@@ -379,6 +458,9 @@ static bool section_has_content(const struct report *r, const char *res)
             return true;
     for (size_t i = 0; i < r->ntables; i++)
         if (same(r->tables[i]->resource, res))
+            return true;
+    for (size_t i = 0; i < r->nhists; i++)
+        if (same(r->hists[i]->resource, res))
             return true;
     return false;
 }
@@ -401,6 +483,9 @@ static void section(const struct report *r, const char *res, const char *title,
     for (size_t i = 0; i < r->ntables; i++)
         if (same(r->tables[i]->resource, res))
             table_md(r->tables[i], sb);
+    for (size_t i = 0; i < r->nhists; i++)
+        if (same(r->hists[i]->resource, res))
+            hist_md(r->hists[i], sb);
 }
 
 static void resource_sections(const struct report *r, struct strbuf *sb)
@@ -416,6 +501,8 @@ static void resource_sections(const struct report *r, struct strbuf *sb)
             reslist_add(&other, r->series[i]->resource);
     for (size_t i = 0; i < r->ntables; i++)
         reslist_add(&other, r->tables[i]->resource);
+    for (size_t i = 0; i < r->nhists; i++)
+        reslist_add(&other, r->hists[i]->resource);
     for (size_t i = 0; i < other.n; i++) {
         const char *title = NULL;
         for (size_t k = 0; k < sizeof extra_titles / sizeof extra_titles[0]; k++)

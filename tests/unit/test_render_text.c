@@ -175,6 +175,13 @@ static struct report *synthetic(void)
     report_add_threshold(r, "mem.available_pct", "Memory available", "%", 20, 10, true);
     report_add_threshold(r, "net.drops_per_s", "Network drops", "/s", 1, 100, false);
 
+    struct hist *h = report_hist(r, "runqlat", "Run-queue latency <all CPUs>", "us", "cpu");
+    hist_add_bucket(h, 2, 700);
+    hist_add_bucket(h, 3, 250);
+    hist_add_bucket(h, 10, 50);
+    h->max = 1900;
+    h->sum = 60000;
+
     struct ledger_entry *e = report_ledger(r, "cpu", "CPU (/proc/stat)");
     ledger_set(e, CS_RAN, NULL);
     e->duration_ms = 1.25;
@@ -284,8 +291,9 @@ TEST(render_text_registry_order)
     size_t charts = 0;
     for (size_t i = 0; i < r->nseries; i++)
         charts += r->series[i]->chart;
-    /* json, manifest, markdown, one file per chart, index.html */
-    CHECK(m.n == 4 + charts);
+    /* json, manifest, markdown, one file per chart and per histogram, index.html */
+    CHECK(m.n == 4 + charts + r->nhists);
+    CHECK(mem_get(&m, "hist-runqlat.svg") != NULL);
     CHECK(mem_get(&m, "report.json") && mem_get(&m, "manifest.json") && mem_get(&m, "report.md"));
     CHECK(mem_get(&m, "index.html") != NULL);
     mem_free(&m);
@@ -585,7 +593,7 @@ TEST(render_text_md_escapes_host_strings)
         line += len + (line[len] == '\n');
     }
 
-    /* cmark agrees: no raw HTML, no link, exactly the chart images */
+    /* cmark agrees: no raw HTML, no link, exactly the chart and histogram images */
     char *html = cmark_markdown_to_html(md, strlen(md), CMARK_OPT_DEFAULT);
     REQUIRE(html);
     CHECK_NOT_CONTAINS(html, "raw HTML omitted");
@@ -597,7 +605,8 @@ TEST(render_text_md_escapes_host_strings)
     int imgs = 0;
     for (const char *p = html; (p = strstr(p, "<img")); p++)
         imgs++;
-    CHECK(imgs == 2);
+    CHECK_CONTAINS(html, "<img src=\"hist-runqlat.svg\" alt=\"Run-queue latency &lt;all CPUs&gt;\" />");
+    CHECK(imgs == 3);
     free(html);
     free(md);
     report_free(r);
@@ -715,7 +724,7 @@ TEST(render_text_manifest_lists_files_and_status)
     CHECK_CONTAINS(m, "\"complete\": false");
     CHECK_CONTAINS(m, "\"interrupted\": true");
     CHECK_CONTAINS(m, "\"severity\": \"critical\"");
-    CHECK_CONTAINS(m, "\"exit_status\": 2");
+    CHECK_CONTAINS(m, "\"exit_status\": 6"); /* partial (4) + critical (2) */
     CHECK_CONTAINS(m, "\"version\": \"0.1.0\"");
     CHECK_CONTAINS(m, "\"status\": \"failed\",\n      \"reason\": \"cannot read /proc/net/dev: Permission denied\"");
     CHECK_CONTAINS(m, "\"notes\": \"1 tick lost | \\u003cretry\\u003e\"");
@@ -738,6 +747,14 @@ TEST(render_text_manifest_lists_files_and_status)
 
     r->window.interrupted = false;
     r->findings[0].sev = SEV_WARNING;
+    sb_reset(&sb);
+    REQUIRE(manifest_render(r, &sb) == 0);
+    /* the failed collector still makes the bundle partial */
+    CHECK_CONTAINS(sb_str(&sb), "\"complete\": false");
+    CHECK_CONTAINS(sb_str(&sb), "\"exit_status\": 5");
+    for (size_t i = 0; i < r->nledger; i++)
+        if (r->ledger[i].status == CS_FAILED)
+            r->ledger[i].status = CS_RAN;
     sb_reset(&sb);
     REQUIRE(manifest_render(r, &sb) == 0);
     CHECK_CONTAINS(sb_str(&sb), "\"complete\": true");

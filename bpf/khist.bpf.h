@@ -1,0 +1,46 @@
+/* Shared pieces of the BPF collectors: log2 slots and a histogram value. */
+#ifndef PERFREPORT_KHIST_BPF_H
+#define PERFREPORT_KHIST_BPF_H
+
+/* 2^31 us is ~36 min: every latency we can see in one window fits. */
+#define KHIST_SLOTS 32
+
+struct khist {
+    __u64 slots[KHIST_SLOTS];
+    __u64 sum;
+    __u64 max;
+};
+
+/* floor(log2(v)), 0 for v <= 1: slot i holds 2^i <= v < 2^(i+1), the
+ * model's bucket layout (struct hist). */
+static __always_inline __u32 khist_slot(__u64 v)
+{
+    __u32 r = 0, s;
+    s = (v > 0xFFFFFFFFull) << 5; v >>= s; r |= s;
+    s = (v > 0xFFFF) << 4; v >>= s; r |= s;
+    s = (v > 0xFF) << 3; v >>= s; r |= s;
+    s = (v > 0xF) << 2; v >>= s; r |= s;
+    s = (v > 0x3) << 1; v >>= s; r |= s;
+    r |= (v >> 1);
+    return r < KHIST_SLOTS ? r : KHIST_SLOTS - 1;
+}
+
+/* Concurrent updaters may race on max; the loss is one stale maximum at
+ * worst, which is cheaper than a lock on a hot path. */
+static __always_inline void khist_add(struct khist *h, __u64 v)
+{
+    __u32 s = khist_slot(v);
+    if (s < KHIST_SLOTS)
+        __sync_fetch_and_add(&h->slots[s], 1);
+    __sync_fetch_and_add(&h->sum, v);
+    if (v > h->max)
+        h->max = v;
+}
+
+static __always_inline void kcount(void *map, __u32 idx)
+{
+    __u64 *n = bpf_map_lookup_elem(map, &idx);
+    if (n)
+        *n += 1;
+}
+#endif

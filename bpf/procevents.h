@@ -1,0 +1,27 @@
+/* Shared between bpf/procevents.bpf.c and src/collect/procevents.c. */
+#ifndef PERFREPORT_BPF_PROCEVENTS_H
+#define PERFREPORT_BPF_PROCEVENTS_H
+
+#define PE_MAX_EXEC 4096   /* (comm, parent comm) pairs */
+#define PE_MAX_EXIT 4096   /* comms seen exiting */
+#define PE_HIST_BUCKETS 32 /* log2 ms */
+#define PE_SHORT_NS 1000000000ULL /* "short-lived": under 1 s */
+
+enum { PE_CNT_EXEC = 0, PE_CNT_EXIT, PE_CNT_SHORT, PE_CNT_DROP, PE_CNT_N };
+
+struct pe_exec_key {
+    char comm[16];
+    char pcomm[16];
+};
+
+struct pe_exit_val {
+    __u64 exits;
+    __u64 short_exits;
+    __u64 short_life_ns; /* sum over short-lived exits */
+    __u64 life_ns;       /* sum over all exits */
+};
+
+struct pe_hist {
+    __u64 b[PE_HIST_BUCKETS];
+};
+#endif

@@ -1,0 +1,87 @@
+/* io.cache_misses and io.fsync: the I/O-layer findings (BPF iolayers). */
+#include "analyze_internal.h"
+#include "../util/strbuf.h"
+#include <math.h>
+#include <stdio.h>
+
+/* Below this many page lookups a hit rate says nothing about the cache. */
+#define IO_MIN_LOOKUPS 1000
+
+void rule_io_cache_misses(struct report *r)
+{
+    double lookups = report_metric_value(r, "io.page_lookups");
+    double hit = report_metric_value(r, "io.cache_hit_pct");
+    if (isnan(hit) || isnan(lookups) || lookups < IO_MIN_LOOKUPS)
+        return;
+    struct sig s = sig_value(r, "io.cache_hit_pct", hit, NULL);
+    if (s.sev < SEV_WARNING)
+        return;
+    double added = report_metric_value(r, "io.pages_added");
+    struct strbuf t = STRBUF_INIT;
+    sb_addf(&t, "Page-cache misses: only %.1f%% of pages read were already cached", hit);
+    struct finding *f = report_add_finding(r, "io.cache_misses", s.sev, "io", sb_str(&t));
+    sb_free(&t);
+    sig_evidence(f, "Read page-cache hit rate", &s);
+    finding_evidence(f, "%.0f pages looked up by read() calls, %.0f added to the cache while "
+                        "they ran (1 - added / looked up; readahead counts as a miss)",
+                     lookups, isnan(added) ? 0 : added);
+    double br = report_metric_value(r, "io.block_reads");
+    if (!isnan(br))
+        finding_evidence(f, "%.0f block read requests issued in the window", br);
+    struct sig psi = sig_metric(r, "psi.some_pct", "psi.io.some.pct", "psi.io.some.pct");
+    if (!isnan(psi.v))
+        sig_evidence(f, "I/O pressure (PSI io some)", &psi);
+    finding_set_recommendation(
+        f, "Reads are going to the disk instead of memory. Check whether the working set fits "
+           "in RAM (memory section: cached vs available), whether something evicts the cache "
+           "(large streaming reads, drop_caches, memory pressure), or use O_DIRECT/fadvise "
+           "for one-off scans so they do not push hot data out.");
+    f->score = rank_score(s.sev, s.excess, NAN, psi.sev >= SEV_WARNING);
+}
+
+void rule_io_fsync(struct report *r)
+{
+    struct sig rate = sig_metric(r, "io.fsync_per_s", "io.fsync_per_s", NULL);
+    const struct table *t = report_find_table(r, "io.fsync");
+    struct sig share = {.v = NAN, .cov = NAN};
+    long row = t ? table_argmax(t, "window_pct") : -1;
+    if (row >= 0)
+        share = sig_value(r, "io.fsync_time_pct", table_num(t, (size_t)row, "window_pct"), NULL);
+    if (rate.sev < SEV_WARNING && share.sev < SEV_WARNING)
+        return;
+    const struct sig *lead = sig_worse(&share, &rate) ? &share : &rate;
+    /* the process that spent the most time syncing; else the busiest caller */
+    if (row < 0 || share.sev < SEV_WARNING) {
+        long byrate = t ? table_argmax(t, "calls") : -1;
+        if (byrate >= 0)
+            row = byrate;
+    }
+    char lab[128] = "";
+    if (row >= 0)
+        proc_label(t, (size_t)row, lab, sizeof lab);
+    struct strbuf tt = STRBUF_INIT;
+    sb_addf(&tt, "Frequent fsync: %.1f calls/s", isnan(rate.v) ? 0 : rate.v);
+    if (row >= 0)
+        sb_addf(&tt, "; %s made %.0f, blocked %.1f%% of the window (p99 %.1f ms)", lab,
+                table_num(t, (size_t)row, "calls"), table_num(t, (size_t)row, "window_pct"),
+                table_num(t, (size_t)row, "p99_us") / 1000.0);
+    struct finding *f = report_add_finding(r, "io.fsync", lead->sev, "io", sb_str(&tt));
+    sb_free(&tt);
+    sig_evidence(f, "fsync-family calls (all processes)", &rate);
+    if (row >= 0) {
+        char l2[192];
+        snprintf(l2, sizeof l2, "Time %s spent in fsync-family calls", lab);
+        sig_evidence(f, l2, &share);
+        finding_set_culprit(f, lab);
+    }
+    double ms = report_metric_value(r, "io.fsync_ms");
+    if (!isnan(ms))
+        finding_evidence(f, "%.0f ms spent in fsync/fdatasync/sync_file_range/msync in total", ms);
+    finding_set_recommendation(
+        f, "Every fsync waits for the device to make data durable. Batch commits (group "
+           "commit), sync once per batch instead of per write, use fdatasync where metadata "
+           "need not be synced, or move the log to a device with a fast (power-safe) write "
+           "cache.");
+    f->score = rank_score(lead->sev, lead->excess, NAN, rate.sev >= SEV_WARNING &&
+                                                          share.sev >= SEV_WARNING);
+}

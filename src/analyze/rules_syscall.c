@@ -1,0 +1,145 @@
+/* Rules over the syscall and process-churn tables (collectors `syscalls`
+ * and `procevents`): syscall.rate, syscall.errors, process.churn. */
+#include "analyze_internal.h"
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Errors that are normal flow control, not faults: a nonblocking read with
+ * nothing to read, an interrupted wait, a timed-out futex. */
+static bool benign_errno(const char *e)
+{
+    static const char *const ok[] = {"EAGAIN", "EINTR", "ETIMEDOUT", "EINPROGRESS", NULL};
+    for (size_t i = 0; e && ok[i]; i++)
+        if (strcmp(e, ok[i]) == 0)
+            return true;
+    return false;
+}
+
+void rule_syscall_rate(struct report *r)
+{
+    const struct table *t = report_find_table(r, "syscall.by_process");
+    long row = table_argmax(t, "calls_per_s");
+    if (row < 0)
+        return;
+    size_t i = (size_t)row;
+    struct sig s = sig_value(r, "syscall.proc_per_s", table_num(t, i, "calls_per_s"), NULL);
+    if (s.sev < SEV_WARNING)
+        return;
+    char lab[160];
+    proc_label(t, i, lab, sizeof lab);
+    const char *top = table_str(t, i, "top_syscalls");
+    struct finding *f = report_add_finding(r, "syscall.rate", s.sev, "syscall", "");
+    finding_set_title(f, "%s makes %.0f syscalls/s%s%s%s", lab, s.v, top ? " (" : "",
+                      top ? top : "", top ? ")" : "");
+    sig_evidence(f, "Syscalls per second of one process", &s);
+    double tot = report_metric_value(r, "syscall.total_per_s");
+    if (!isnan(tot) && tot > 0)
+        finding_evidence(f, "All processes together: %.0f syscalls/s; this one makes %.0f%% of them",
+                         tot, 100.0 * s.v / tot);
+    finding_set_recommendation(
+        f, "Each syscall costs a kernel entry and exit. Batch the work: larger read/write "
+           "buffers, fewer polls (epoll instead of busy polling), vDSO clock reads instead of "
+           "syscalls, no getpid/stat in a loop. strace -c -p PID confirms which calls dominate.");
+    finding_set_culprit(f, lab);
+    f->score = rank_score(s.sev, s.excess, NAN, 0);
+}
+
+void rule_syscall_errors(struct report *r)
+{
+    struct sig s = sig_metric(r, "syscall.errors_per_s", "syscall.errors_per_s", NULL);
+    if (s.sev < SEV_WARNING)
+        return;
+    const struct table *t = report_find_table(r, "syscall.errors");
+    /* Worst row: real failures before benign ones, then by count. */
+    long best = -1;
+    double benign = 0, all = 0;
+    for (size_t i = 0; t && i < t->nrows; i++) {
+        double c = table_num(t, i, "count");
+        if (isnan(c))
+            continue;
+        bool b = benign_errno(table_str(t, i, "errno"));
+        all += c;
+        benign += b ? c : 0;
+        if (best < 0) {
+            best = (long)i;
+            continue;
+        }
+        bool bb = benign_errno(table_str(t, (size_t)best, "errno"));
+        if ((bb && !b) || (bb == b && c > table_num(t, (size_t)best, "count")))
+            best = (long)i;
+    }
+    enum severity sev = s.sev;
+    /* Only flow-control errors: at most info, and say why. */
+    bool only_benign = all > 0 && benign >= all;
+    if (only_benign)
+        sev = SEV_INFO;
+    struct finding *f = report_add_finding(r, "syscall.errors", sev, "syscall", "");
+    if (best >= 0) {
+        size_t i = (size_t)best;
+        char lab[160];
+        proc_label(t, i, lab, sizeof lab);
+        finding_set_title(f, "Failing syscalls: %.0f/s; most %s() -> %s from %s (%.0f/s)", s.v,
+                          table_str(t, i, "syscall"), table_str(t, i, "errno"), lab,
+                          table_num(t, i, "per_s"));
+        finding_set_culprit(f, lab);
+    } else {
+        finding_set_title(f, "Failing syscalls: %.0f/s", s.v);
+    }
+    sig_evidence(f, "Failed syscalls (all processes)", &s);
+    for (size_t i = 0, shown = 0; t && i < t->nrows && shown < 3; i++, shown++) {
+        char lab[160];
+        proc_label(t, i, lab, sizeof lab);
+        const char *e = table_str(t, i, "errno");
+        finding_evidence(f, "%s() failed with %s %.0f times (%.1f/s), mostly in %s%s",
+                         table_str(t, i, "syscall"), e, table_num(t, i, "count"),
+                         table_num(t, i, "per_s"), lab,
+                         benign_errno(e) ? " (usually flow control, e.g. nonblocking I/O: ranked lower)" : "");
+    }
+    if (benign > 0 && !only_benign)
+        finding_evidence(f, "%.0f%% of the listed errors are EAGAIN/EINTR/ETIMEDOUT, normal for "
+                            "nonblocking I/O and timed waits; the others are ranked first",
+                         100.0 * benign / all);
+    if (only_benign)
+        finding_evidence(f, "All listed errors are EAGAIN/EINTR/ETIMEDOUT (flow control), so "
+                            "this is informational");
+    finding_set_recommendation(
+        f, "A process retrying a failing call burns CPU and usually hides a bug: a missing "
+           "file (ENOENT), a closed descriptor (EBADF), a permission problem (EACCES). "
+           "strace -f -e trace=SYSCALL -p PID shows the arguments; fix the path, the "
+           "descriptor handling or the retry loop.");
+    f->score = rank_score(sev, only_benign ? 0 : s.excess, NAN, 0);
+}
+
+void rule_process_churn(struct report *r)
+{
+    struct sig s = sig_metric(r, "proc.exec_per_s", "proc.exec_per_s", NULL);
+    if (s.sev < SEV_WARNING)
+        return;
+    const struct table *t = report_find_table(r, "proc.execs");
+    long row = table_argmax(t, "execs");
+    struct finding *f = report_add_finding(r, "process.churn", s.sev, "process", "");
+    if (row >= 0) {
+        size_t i = (size_t)row;
+        const char *comm = table_str(t, i, "comm"), *parent = table_str(t, i, "parent_comm");
+        finding_set_title(f, "Process churn: %.0f execs/s; most \"%s\" (%.0f/s) started by \"%s\"",
+                          s.v, comm ? comm : "?", table_num(t, i, "execs_per_s"),
+                          parent && *parent ? parent : "?");
+        double life = table_num(t, i, "avg_lifetime_ms");
+        if (!isnan(life))
+            finding_evidence(f, "\"%s\" lived %.1f ms on average", comm ? comm : "?", life);
+        finding_set_culprit(f, parent && *parent ? parent : comm);
+    } else {
+        finding_set_title(f, "Process churn: %.0f execs/s", s.v);
+    }
+    sig_evidence(f, "Programs executed per second", &s);
+    double sl = report_metric_value(r, "proc.short_lived_per_s");
+    if (!isnan(sl))
+        finding_evidence(f, "Processes living under 1 s: %.0f/s", sl);
+    finding_set_recommendation(
+        f, "Every fork+exec costs page-table copies, a binary load and dynamic linking: "
+           "milliseconds of CPU each. Replace the shell loop or script calling small tools with "
+           "a built-in or a long-lived worker, or batch the calls (xargs -n, one process for "
+           "many items).");
+    f->score = rank_score(s.sev, s.excess, NAN, 0);
+}

@@ -1,0 +1,39 @@
+/* Block I/O latency collector (BPF) and its pure helpers. */
+#ifndef PERFREPORT_BIOLAT_H
+#define PERFREPORT_BIOLAT_H
+#include <stddef.h>
+#include <stdint.h>
+
+struct collector;
+struct report;
+extern const struct collector collector_biolat;
+
+#define BIO_SLOTS 32 /* = KHIST_SLOTS */
+/* Histogram kinds per device; the order matches bpf/biolat.bpf.c. */
+enum bio_kind { BIO_READ = 0, BIO_WRITE, BIO_FLUSH, BIO_DISCARD, BIO_OTHER, BIO_QUEUE,
+                BIO_SIZE, BIO_NKINDS };
+/* "read" "write" "flush" "discard" "other" "queue" "size" */
+const char *bio_kind_name(enum bio_kind k);
+
+struct bio_khist {
+    uint64_t slots[BIO_SLOTS];
+    uint64_t sum, max;
+};
+
+struct bio_dev {
+    uint32_t major, minor;
+    char name[64];        /* device name; host text */
+    const char *cls;      /* disk_class() word (static) */
+    struct bio_khist h[BIO_NKINDS];
+    unsigned seen;        /* bit k set when h[k] has data */
+};
+
+/* DEVNAME= of a /sys/dev/block/M:m/uevent text.  0 or -1 when absent. */
+int bio_uevent_devname(const char *text, char *out, size_t n);
+/* Name of major:minor in a /proc/partitions text.  0 or -1 when absent. */
+int bio_partitions_name(const char *text, unsigned major, unsigned minor, char *out, size_t n);
+/* Histograms "biolat.<dev>.<kind>" (latency us, "queue" us) and
+ * "biosize.<dev>" (KiB), table "disk.latency" and metric
+ * "disk.p99_ms_max". */
+void biolat_fill(struct report *r, const struct bio_dev *devs, size_t n);
+#endif

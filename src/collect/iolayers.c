@@ -1,0 +1,304 @@
+/* Collector "iolayers": how reads and writes flow through the layers
+ * (VFS syscalls -> page cache -> block requests) and how much time
+ * processes spend in fsync-like calls (bpf/iolayers.bpf.c). */
+#include "iolayers.h"
+#include "collector.h"
+#include "kbpf.h"
+#include "../model/model.h"
+#include "../util/clock.h"
+#include "../util/xalloc.h"
+#include "iolayers.skel.h"
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+double io_hit_pct(uint64_t lookups, uint64_t added)
+{
+    if (!lookups)
+        return NAN;
+    if (added >= lookups)
+        return 0;
+    return 100.0 * (1.0 - (double)added / (double)lookups);
+}
+
+double io_coalesce_pct(uint64_t vfs_writes, uint64_t blk_writes)
+{
+    if (!vfs_writes)
+        return NAN;
+    if (blk_writes >= vfs_writes)
+        return 0;
+    return 100.0 * (1.0 - (double)blk_writes / (double)vfs_writes);
+}
+
+const char *io_verdict(double pct)
+{
+    if (!isfinite(pct))
+        return "-";
+    return pct >= 99 ? "excellent" : pct >= 95 ? "good" : pct >= 80 ? "fair" : "poor";
+}
+
+static int by_sync_total(const void *a, const void *b)
+{
+    const struct io_sync_proc *x = a, *y = b;
+    if (x->h.sum != y->h.sum)
+        return x->h.sum < y->h.sum ? 1 : -1;
+    return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+static void layer_row(struct table *t, const char *layer, double reads, double writes,
+                      double rkib, double wkib)
+{
+    size_t row = table_add_row(t);
+    table_set_str(t, row, "layer", layer);
+    table_set_num(t, row, "reads", reads);
+    table_set_num(t, row, "writes", writes);
+    table_set_num(t, row, "read_kib", rkib);
+    table_set_num(t, row, "write_kib", wkib);
+}
+
+void iolayers_fill(struct report *r, const uint64_t *cnt, const struct io_khist *fsync_all,
+                   struct io_sync_proc *procs, size_t n, double window_s, const char *note)
+{
+    if (!(window_s > 0))
+        window_s = 1;
+    const char *res = "io";
+    report_metric(r, "io.vfs_reads", "VFS reads", "", res, (double)cnt[IOC_VFS_READS]);
+    report_metric(r, "io.vfs_writes", "VFS writes", "", res, (double)cnt[IOC_VFS_WRITES]);
+    report_metric(r, "io.vfs_reads_per_s", "VFS reads", "/s", res,
+                  (double)cnt[IOC_VFS_READS] / window_s);
+    report_metric(r, "io.vfs_writes_per_s", "VFS writes", "/s", res,
+                  (double)cnt[IOC_VFS_WRITES] / window_s);
+    report_metric(r, "io.vfs_read_kib", "VFS bytes read", "KiB", res,
+                  (double)cnt[IOC_READ_BYTES] / 1024.0);
+    report_metric(r, "io.vfs_write_kib", "VFS bytes written", "KiB", res,
+                  (double)cnt[IOC_WRITE_BYTES] / 1024.0);
+    report_metric(r, "io.page_lookups", "Page-cache lookups by reads", "", res,
+                  (double)cnt[IOC_PAGE_LOOKUPS]);
+    report_metric(r, "io.pages_added", "Pages added to the cache by reads", "", res,
+                  (double)cnt[IOC_PAGES_ADDED]);
+    report_metric(r, "io.block_reads", "Block read requests", "", res, (double)cnt[IOC_BLK_READS]);
+    report_metric(r, "io.block_writes", "Block write requests", "", res,
+                  (double)cnt[IOC_BLK_WRITES]);
+    double hit = io_hit_pct(cnt[IOC_PAGE_LOOKUPS], cnt[IOC_PAGES_ADDED]);
+    double coal = io_coalesce_pct(cnt[IOC_VFS_WRITES], cnt[IOC_BLK_WRITES]);
+    if (isfinite(hit))
+        report_metric(r, "io.cache_hit_pct", "Read cache hit rate", "%", res, hit);
+    if (isfinite(coal))
+        report_metric(r, "io.write_coalesce_pct", "Write coalescing", "%", res, coal);
+
+    struct table *t = report_table(r, "io.layers", "I/O by layer", res);
+    table_add_col(t, "layer", "Layer", "", 0);
+    table_add_col(t, "reads", "Reads", "", 0);
+    table_add_col(t, "writes", "Writes", "", 0);
+    table_add_col(t, "read_kib", "Read", "KiB", 0);
+    table_add_col(t, "write_kib", "Written", "KiB", 0);
+    layer_row(t, "VFS (read/write syscalls)", (double)cnt[IOC_VFS_READS],
+              (double)cnt[IOC_VFS_WRITES], (double)cnt[IOC_READ_BYTES] / 1024.0,
+              (double)cnt[IOC_WRITE_BYTES] / 1024.0);
+    layer_row(t, "page cache (pages looked up / added by reads)",
+              (double)cnt[IOC_PAGE_LOOKUPS], NAN, NAN, NAN);
+    size_t row = t->nrows - 1;
+    table_set_num(t, row, "writes", NAN);
+    layer_row(t, "block (requests issued)", (double)cnt[IOC_BLK_READS],
+              (double)cnt[IOC_BLK_WRITES], NAN, NAN);
+    char text[700];
+    char hs[32] = "n/a", cs[32] = "n/a";
+    if (isfinite(hit))
+        snprintf(hs, sizeof hs, "%.1f %%", hit);
+    if (isfinite(coal))
+        snprintf(cs, sizeof cs, "%.1f %%", coal);
+    snprintf(text, sizeof text,
+             "Read hit rate %s (%s): 1 - pages added to the page cache while a read() ran / "
+             "pages those reads looked up; readahead pages count as misses when added and as "
+             "hits when read.  Write coalescing %s (%s): 1 - block write requests / VFS "
+             "writes; block writes include other processes' writeback.%s%s",
+             hs, io_verdict(hit), cs, io_verdict(coal), note ? " " : "", note ? note : "");
+    table_set_note(t, text);
+
+    /* fsync family */
+    uint64_t calls = 0;
+    for (size_t i = 0; i < IO_SLOTS; i++)
+        calls += fsync_all->slots[i];
+    report_metric(r, "io.fsync_calls", "fsync-family calls", "", res, (double)calls);
+    report_metric(r, "io.fsync_per_s", "fsync-family calls", "/s", res, (double)calls / window_s);
+    report_metric(r, "io.fsync_ms", "Time in fsync-family calls", "ms", res,
+                  (double)fsync_all->sum / 1000.0);
+    if (calls) {
+        struct hist *h = report_hist(r, "fsync", "fsync/fdatasync/sync_file_range/msync latency",
+                                     "us", res);
+        kbpf_hist_add(h, fsync_all->slots, IO_SLOTS, (double)fsync_all->sum,
+                      (double)fsync_all->max);
+    }
+
+    struct table *f = report_table(r, "io.fsync", "fsync-family calls by process", res);
+    table_add_col(f, "pid", "PID", "", 0);
+    table_add_col(f, "comm", "Command", "", 0);
+    table_add_col(f, "calls", "Calls", "", 0);
+    table_add_col(f, "calls_per_s", "Calls", "/s", 1);
+    table_add_col(f, "total_ms", "Total", "ms", 1);
+    table_add_col(f, "window_pct", "Share of window", "%", 1);
+    table_add_col(f, "p99_us", "p99", "us", 0);
+    table_add_col(f, "max_us", "Max", "us", 0);
+    if (n)
+        qsort(procs, n, sizeof *procs, by_sync_total);
+    for (size_t i = 0; i < n && i < IO_FSYNC_TOP; i++) {
+        struct hist ph = {.sum = NAN, .max = NAN};
+        kbpf_hist_add(&ph, procs[i].h.slots, IO_SLOTS, (double)procs[i].h.sum,
+                      (double)procs[i].h.max);
+        if (!ph.count)
+            continue;
+        char comm[17];
+        memcpy(comm, procs[i].comm, 16);
+        comm[16] = '\0';
+        row = table_add_row(f);
+        table_set_num(f, row, "pid", procs[i].pid);
+        table_set_str(f, row, "comm", comm);
+        table_set_num(f, row, "calls", (double)ph.count);
+        table_set_num(f, row, "calls_per_s", (double)ph.count / window_s);
+        table_set_num(f, row, "total_ms", ph.sum / 1000.0);
+        table_set_num(f, row, "window_pct", ph.sum / 1e6 / window_s * 100.0);
+        table_set_num(f, row, "p99_us", hist_percentile(&ph, 0.99));
+        table_set_num(f, row, "max_us", ph.max);
+    }
+    if (note)
+        table_set_note(f, note);
+}
+
+struct io_state {
+    struct iolayers_bpf *skel;
+    bool filtered;
+    double t_start;
+};
+
+static const char *const hooks_needed[] = {"sys_enter", "sys_exit", "mm_filemap_get_pages",
+                                           "mm_filemap_add_to_page_cache", "block_rq_issue"};
+
+static bool io_can_run(const struct collect_ctx *ctx, char *reason, size_t n)
+{
+    (void)ctx;
+    for (size_t i = 0; i < sizeof hooks_needed / sizeof hooks_needed[0]; i++)
+        if (!kbpf_has_tp_btf(hooks_needed[i])) {
+            snprintf(reason, n, "tp_btf %s is not in the kernel BTF (filemap hooks need 6.1+)",
+                     hooks_needed[i]);
+            return false;
+        }
+    return true;
+}
+
+static void io_destroy(void *state)
+{
+    struct io_state *st = state;
+    if (!st)
+        return;
+    iolayers_bpf__destroy(st->skel);
+    free(st);
+}
+
+static int io_start(struct collect_ctx *ctx, void **state, char *err, size_t n)
+{
+    struct io_state *st = xcalloc(1, sizeof *st);
+    *state = st;
+    uint32_t tgid;
+    uint64_t cgid;
+    int rc = kbpf_target(ctx, &tgid, &cgid, err, n);
+    if (rc)
+        return rc;
+    st->filtered = tgid || cgid;
+    st->skel = iolayers_bpf__open();
+    if (!st->skel) {
+        snprintf(err, n, "open iolayers BPF object: %s", strerror(errno));
+        return -errno;
+    }
+    st->skel->rodata->targ_tgid = tgid;
+    st->skel->rodata->targ_cgid = cgid;
+    rc = iolayers_bpf__load(st->skel);
+    if (!rc)
+        rc = iolayers_bpf__attach(st->skel);
+    if (rc) {
+        char e[128];
+        libbpf_strerror(rc, e, sizeof e);
+        snprintf(err, n, "load/attach iolayers BPF: %s", e);
+        return rc < 0 ? rc : -rc;
+    }
+    st->t_start = ctx->now_s;
+    return 0;
+}
+
+static int io_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
+{
+    (void)err;
+    (void)n;
+    struct io_state *st = state;
+    struct iolayers_bpf *s = st->skel;
+    double t0 = mono_ms();
+    iolayers_bpf__detach(s);
+
+    uint64_t cnt[IOC_N];
+    int cfd = bpf_map__fd(s->maps.counters);
+    for (uint32_t i = 0; i < IOC_N; i++)
+        cnt[i] = kbpf_percpu_sum(cfd, i);
+
+    struct io_khist all;
+    uint32_t zero = 0;
+    if (bpf_map_lookup_elem(bpf_map__fd(s->maps.sync_hist), &zero, &all) != 0)
+        memset(&all, 0, sizeof all);
+
+    struct io_sync_proc *procs = NULL;
+    size_t np = 0, cap = 0;
+    int fd = bpf_map__fd(s->maps.sync_procs);
+    uint32_t key, next;
+    struct {
+        struct io_khist h;
+        char comm[16];
+    } val;
+    void *prev = NULL;
+    while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+        key = next;
+        prev = &key;
+        if (bpf_map_lookup_elem(fd, &key, &val) != 0)
+            continue;
+        xgrow(&procs, &cap, np + 1, sizeof *procs);
+        procs[np].pid = key;
+        memcpy(procs[np].comm, val.comm, sizeof procs[np].comm);
+        procs[np].h = val.h;
+        np++;
+    }
+    char note[200];
+    const char *nt = NULL;
+    if (st->filtered) {
+        snprintf(note, sizeof note,
+                 "Only the target's syscalls (%s) are counted; block requests are "
+                 "device-wide.",
+                 ctx->r->window.target ? ctx->r->window.target : "-p/-c");
+        nt = note;
+    }
+    double window = ctx->now_s - st->t_start;
+    iolayers_fill(ctx->r, cnt, &all, procs, np, window > 0 ? window : ctx->r->window.actual_s,
+                  nt);
+    free(procs);
+
+    struct ledger_entry *e = report_ledger(ctx->r, "iolayers", NULL);
+    if (cnt[IOC_DROP_THREADS])
+        ledger_note(e, "%llu syscalls not tracked (no task storage)",
+                    (unsigned long long)cnt[IOC_DROP_THREADS]);
+    if (cnt[IOC_DROP_PROCS])
+        ledger_note(e, "%llu fsync calls not attributed (process map full)",
+                    (unsigned long long)cnt[IOC_DROP_PROCS]);
+    ledger_note(e, "drained in %.1f ms", mono_ms() - t0);
+    return 0;
+}
+
+const struct collector collector_iolayers = {
+    .name = "iolayers",
+    .title = "I/O layers and fsync (BPF syscall, filemap and block tracepoints)",
+    .needs_bpf = true,
+    .can_run = io_can_run,
+    .start = io_start,
+    .tick = NULL,
+    .stop = io_stop,
+    .destroy = io_destroy,
+};

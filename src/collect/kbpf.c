@@ -1,0 +1,136 @@
+#include "kbpf.h"
+#include "collector.h"
+#include "../model/model.h"
+#include "../options.h"
+#include "../probe.h"
+#include "../util/hostfs.h"
+#include "../util/xalloc.h"
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+int kbpf_target(const struct collect_ctx *ctx, uint32_t *tgid, uint64_t *cgid, char *err, size_t n)
+{
+    *tgid = 0;
+    *cgid = 0;
+    if (ctx->opt && ctx->opt->pid > 0)
+        *tgid = (uint32_t)ctx->opt->pid;
+    if (ctx->opt && ctx->opt->cgroup) {
+        if (!ctx->caps || !ctx->caps->cgroup_v2_root[0]) {
+            snprintf(err, n, "-c needs a cgroup v2 hierarchy for in-kernel filtering");
+            return -ENOENT;
+        }
+        const char *cg = ctx->opt->cgroup;
+        while (*cg == '/')
+            cg++;
+        char rel[4096], path[4096];
+        snprintf(rel, sizeof rel, "%s/%s", ctx->caps->cgroup_v2_root, cg);
+        if (hostfs_path(path, sizeof path, rel) != 0) {
+            snprintf(err, n, "cgroup path too long");
+            return -ENAMETOOLONG;
+        }
+        struct stat st;
+        if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
+            int e = errno ? errno : ENOTDIR;
+            snprintf(err, n, "cgroup %s not found in the v2 hierarchy: %s", ctx->opt->cgroup,
+                     strerror(e));
+            return -e;
+        }
+        *cgid = (uint64_t)st.st_ino; /* the v2 cgroup id is the directory's inode */
+    }
+    return 0;
+}
+
+bool kbpf_has_tp_btf(const char *tp)
+{
+    struct btf *btf = btf__load_vmlinux_btf();
+    if (!btf)
+        return false;
+    char name[160];
+    snprintf(name, sizeof name, "btf_trace_%s", tp);
+    bool ok = btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) > 0;
+    btf__free(btf);
+    return ok;
+}
+
+bool kbpf_has_tracepoint(const char *cat, const char *name)
+{
+    char p[512];
+    snprintf(p, sizeof p, "/sys/kernel/tracing/events/%s/%s", cat, name);
+    if (hostfs_is_dir(p))
+        return true;
+    snprintf(p, sizeof p, "/sys/kernel/debug/tracing/events/%s/%s", cat, name);
+    return hostfs_is_dir(p);
+}
+
+void kbpf_hist_add(struct hist *h, const uint64_t *slots, size_t nslots, double sum, double max)
+{
+    for (size_t i = 0; i < nslots; i++)
+        if (slots[i])
+            hist_add_bucket(h, (unsigned)i, slots[i]);
+    if (sum >= 0)
+        h->sum = isnan(h->sum) ? sum : h->sum + sum;
+    if (max >= 0 && (isnan(h->max) || max > h->max))
+        h->max = max;
+}
+
+uint64_t kbpf_percpu_sum(int map_fd, uint32_t key)
+{
+    int ncpu = libbpf_num_possible_cpus();
+    if (ncpu <= 0)
+        return 0;
+    uint64_t *v = xcalloc((size_t)ncpu, sizeof *v);
+    uint64_t sum = 0;
+    if (bpf_map_lookup_elem(map_fd, &key, v) == 0)
+        for (int i = 0; i < ncpu; i++)
+            sum += v[i];
+    free(v);
+    return sum;
+}
+
+bool kbpf_can_trace(const char *cat, const char *name, char *reason, size_t n)
+{
+    if (hostfs_exists("/sys/kernel/btf/vmlinux") || kbpf_has_tracepoint(cat, name))
+        return true;
+    snprintf(reason, n, "no kernel BTF and no tracepoint %s/%s", cat, name);
+    return false;
+}
+
+int kbpf_ncpus(void)
+{
+    int n = libbpf_num_possible_cpus();
+    return n > 0 ? n : 1;
+}
+
+int kbpf_percpu_sum_struct(const struct bpf_map *map, const void *key, size_t ksz, void *out,
+                           size_t vsz)
+{
+    size_t ncpu = (size_t)kbpf_ncpus();
+    size_t words = vsz / 8;
+    uint64_t *vals = xcalloc(ncpu, vsz);
+    int rc = bpf_map__lookup_elem(map, key, ksz, vals, ncpu * vsz, 0);
+    if (rc == 0) {
+        uint64_t *o = out;
+        memset(o, 0, vsz);
+        for (size_t c = 0; c < ncpu; c++)
+            for (size_t w = 0; w < words; w++)
+                o[w] += vals[c * words + w];
+    }
+    free(vals);
+    return rc;
+}
+
+void kbpf_errno_name(int e, char *buf, size_t n)
+{
+    const char *s = e > 0 ? strerrorname_np(e) : NULL;
+    if (s)
+        snprintf(buf, n, "%s", s);
+    else
+        snprintf(buf, n, "E%d", e);
+}

@@ -1,0 +1,40 @@
+/* Helpers shared by the kernel-event BPF collectors (runqlat, biolat,
+ * iolayers, syscalls, procevents, tcpevents): target filter ids, hook
+ * checks, per-CPU sums, errno names, and turning a kernel log2 histogram
+ * into the model's struct hist. */
+#ifndef PERFREPORT_KBPF_H
+#define PERFREPORT_KBPF_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct collect_ctx;
+struct hist;
+
+/* tgid / v2 cgroup id to filter on in the kernel (0 = none).  Returns 0, or
+ * -errno with err filled when the -c cgroup cannot be resolved. */
+int kbpf_target(const struct collect_ctx *ctx, uint32_t *tgid, uint64_t *cgid, char *err,
+                size_t n);
+/* True when the running kernel's BTF has a tp_btf hook for tracepoint `tp`
+ * (a "btf_trace_<tp>" typedef). */
+bool kbpf_has_tp_btf(const char *tp);
+/* True when tracefs lists events/<cat>/<name>. */
+bool kbpf_has_tracepoint(const char *cat, const char *name);
+/* Adds log2 slots (slot i = [2^i, 2^(i+1)), slot 0 also 0) into h, and the
+ * sum/max when known (sum/max < 0 = unknown). */
+void kbpf_hist_add(struct hist *h, const uint64_t *slots, size_t nslots, double sum, double max);
+/* Sum of one per-CPU counter slot; 0 on a read error. */
+uint64_t kbpf_percpu_sum(int map_fd, uint32_t key);
+
+struct bpf_map;
+/* Whether tp_btf programs can be used (kernel BTF present) or else classic
+ * tracepoint `cat/name` exists under tracefs; reason set when neither. */
+bool kbpf_can_trace(const char *cat, const char *name, char *reason, size_t n);
+int kbpf_ncpus(void); /* possible CPUs, as libbpf counts them (>= 1) */
+/* Reads per-CPU value `key` of `map` (value size vsz, a multiple of 8) and
+ * sums it field by field as u64 into out (vsz bytes).  0 or -errno. */
+int kbpf_percpu_sum_struct(const struct bpf_map *map, const void *key, size_t ksz, void *out,
+                           size_t vsz);
+/* "ENOENT" for 2; "E<n>" when glibc has no name. */
+void kbpf_errno_name(int e, char *buf, size_t n);
+#endif

@@ -1,0 +1,32 @@
+/* Process churn collector (BPF sched_process_exec/exit): drained maps ->
+ * model through a pure fill function that unit tests drive directly. */
+#ifndef PERFREPORT_PROCEVENTS_H
+#define PERFREPORT_PROCEVENTS_H
+#include <stddef.h>
+#include <stdint.h>
+
+struct report;
+
+#define PED_HIST 32
+struct ped_exec {
+    char comm[17], pcomm[17];
+    uint64_t n;
+};
+struct ped_exit {
+    char comm[17];
+    uint64_t exits, short_exits, short_life_ns, life_ns;
+};
+struct pe_data {
+    uint64_t execs, exits, shorts;
+    uint64_t hist[PED_HIST]; /* short-lived lifetimes, log2 ms */
+    struct ped_exec *ex;
+    size_t nex;
+    struct ped_exit *xt;
+    size_t nxt;
+};
+
+/* Metrics proc.execs proc.exec_per_s proc.exits proc.short_lived
+ * proc.short_lived_per_s, hist proc.lifetime, table proc.execs. */
+void procevents_fill(struct report *r, const struct pe_data *d, double window_s);
+void pe_data_free(struct pe_data *d);
+#endif

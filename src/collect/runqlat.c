@@ -1,0 +1,244 @@
+/* Collector "runqlat": run-queue latency from sched_wakeup/_new/switch,
+ * aggregated in the kernel for the whole window (bpf/runqlat.bpf.c). */
+#include "runqlat.h"
+#include "collector.h"
+#include "kbpf.h"
+#include "../model/model.h"
+#include "../util/clock.h"
+#include "../util/xalloc.h"
+#include "runqlat.skel.h"
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+_Static_assert(sizeof(struct runq_cpu) == (RUNQ_SLOTS + 2) * 8, "matches struct khist");
+
+void runqlat_fill_hists(struct report *r, const struct runq_cpu *cpus, size_t ncpu)
+{
+    struct hist *all = report_hist(r, "runqlat", "Run-queue latency (all CPUs)", "us", "cpu");
+    for (size_t c = 0; c < ncpu; c++) {
+        const struct runq_cpu *k = &cpus[c];
+        uint64_t n = 0;
+        for (size_t i = 0; i < RUNQ_SLOTS; i++)
+            n += k->slots[i];
+        if (!n)
+            continue;
+        char name[48], title[64];
+        snprintf(name, sizeof name, "runqlat.cpu%zu", c);
+        snprintf(title, sizeof title, "Run-queue latency on CPU %zu", c);
+        struct hist *h = report_hist(r, name, title, "us", "cpu");
+        kbpf_hist_add(h, k->slots, RUNQ_SLOTS, (double)k->sum_us, (double)k->max_us);
+        kbpf_hist_add(all, k->slots, RUNQ_SLOTS, (double)k->sum_us, (double)k->max_us);
+    }
+    report_metric(r, "sched.runq_waits", "Run-queue waits", "", "cpu", (double)all->count);
+    if (all->count) {
+        report_metric(r, "sched.runq_p50_us", "Run-queue latency p50", "us", "cpu",
+                      hist_percentile(all, 0.50));
+        report_metric(r, "sched.runq_p90_us", "Run-queue latency p90", "us", "cpu",
+                      hist_percentile(all, 0.90));
+        report_metric(r, "sched.runq_p99_us", "Run-queue latency p99", "us", "cpu",
+                      hist_percentile(all, 0.99));
+        report_metric(r, "sched.runq_max_us", "Run-queue latency max", "us", "cpu", all->max);
+    }
+}
+
+static int by_total_desc(const void *a, const void *b)
+{
+    const struct runq_proc *x = a, *y = b;
+    if (x->total_ns != y->total_ns)
+        return x->total_ns < y->total_ns ? 1 : -1;
+    return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+void runqlat_fill_table(struct report *r, struct runq_proc *procs, size_t n, const char *note)
+{
+    struct table *t = report_table(r, "sched.runq_wait", "Run-queue wait by process", "cpu");
+    table_add_col(t, "pid", "PID", "", 0);
+    table_add_col(t, "comm", "Command", "", 0);
+    table_add_col(t, "waits", "Waits", "", 0);
+    table_add_col(t, "total_ms", "Total wait", "ms", 1);
+    table_add_col(t, "avg_us", "Avg wait", "us", 0);
+    table_add_col(t, "max_us", "Max wait", "us", 0);
+    if (n)
+        qsort(procs, n, sizeof *procs, by_total_desc);
+    for (size_t i = 0; i < n && i < RUNQ_TOP; i++) {
+        const struct runq_proc *p = &procs[i];
+        if (!p->count)
+            break;
+        size_t row = table_add_row(t);
+        char comm[17];
+        memcpy(comm, p->comm, 16);
+        comm[16] = '\0';
+        table_set_num(t, row, "pid", p->pid);
+        table_set_str(t, row, "comm", comm);
+        table_set_num(t, row, "waits", (double)p->count);
+        table_set_num(t, row, "total_ms", (double)p->total_ns / 1e6);
+        table_set_num(t, row, "avg_us", (double)p->total_ns / (double)p->count / 1e3);
+        table_set_num(t, row, "max_us", (double)p->max_ns / 1e3);
+    }
+    if (note)
+        table_set_note(t, note);
+}
+
+struct rq_state {
+    struct runqlat_bpf *skel;
+    bool classic;
+    bool filtered;
+    int ncpu;
+};
+
+static bool btf_hooks(void)
+{
+    return kbpf_has_tp_btf("sched_switch") && kbpf_has_tp_btf("sched_wakeup") &&
+           kbpf_has_tp_btf("sched_wakeup_new");
+}
+
+static bool rq_can_run(const struct collect_ctx *ctx, char *reason, size_t n)
+{
+    (void)ctx;
+    if (btf_hooks() || kbpf_has_tracepoint("sched", "sched_switch"))
+        return true;
+    snprintf(reason, n, "neither tp_btf sched_switch (kernel BTF) nor the sched tracepoints "
+                        "(tracefs) are available");
+    return false;
+}
+
+static void rq_destroy(void *state)
+{
+    struct rq_state *st = state;
+    if (!st)
+        return;
+    runqlat_bpf__destroy(st->skel);
+    free(st);
+}
+
+static int rq_start(struct collect_ctx *ctx, void **state, char *err, size_t n)
+{
+    struct rq_state *st = xcalloc(1, sizeof *st);
+    *state = st;
+    uint32_t tgid;
+    uint64_t cgid;
+    int rc = kbpf_target(ctx, &tgid, &cgid, err, n);
+    if (rc)
+        return rc;
+    st->filtered = tgid || cgid;
+    st->classic = !btf_hooks();
+    if (st->classic && st->filtered) {
+        snprintf(err, n, "-p/-c filtering needs the tp_btf sched hooks (kernel BTF)");
+        return -ENOTSUP;
+    }
+    st->ncpu = libbpf_num_possible_cpus();
+    if (st->ncpu <= 0) {
+        snprintf(err, n, "cannot count possible CPUs");
+        return -EINVAL;
+    }
+    st->skel = runqlat_bpf__open();
+    if (!st->skel) {
+        snprintf(err, n, "open runqlat BPF object: %s", strerror(errno));
+        return -errno;
+    }
+    struct runqlat_bpf *s = st->skel;
+    s->rodata->targ_tgid = tgid;
+    s->rodata->targ_cgid = cgid;
+    bpf_program__set_autoload(s->progs.rq_wakeup_btf, !st->classic);
+    bpf_program__set_autoload(s->progs.rq_wakeup_new_btf, !st->classic);
+    bpf_program__set_autoload(s->progs.rq_switch_btf, !st->classic);
+    bpf_program__set_autoload(s->progs.rq_wakeup_tp, st->classic);
+    bpf_program__set_autoload(s->progs.rq_wakeup_new_tp, st->classic);
+    bpf_program__set_autoload(s->progs.rq_switch_tp, st->classic);
+    bpf_map__set_max_entries(s->maps.cpu_hist, (uint32_t)st->ncpu);
+    rc = runqlat_bpf__load(s);
+    if (!rc)
+        rc = runqlat_bpf__attach(s);
+    if (rc) {
+        char e[128];
+        libbpf_strerror(rc, e, sizeof e);
+        snprintf(err, n, "%s runqlat BPF (%s): %s", "load/attach",
+                 st->classic ? "classic tracepoints" : "tp_btf", e);
+        return rc < 0 ? rc : -rc;
+    }
+    return 0;
+}
+
+static int rq_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
+{
+    struct rq_state *st = state;
+    struct runqlat_bpf *s = st->skel;
+    double t0 = mono_ms();
+    /* Detach first so the maps hold exactly the window. */
+    runqlat_bpf__detach(s);
+
+    struct runq_cpu *cpus = xcalloc((size_t)st->ncpu, sizeof *cpus);
+    int fd = bpf_map__fd(s->maps.cpu_hist);
+    for (int c = 0; c < st->ncpu; c++) {
+        uint32_t key = (uint32_t)c;
+        if (bpf_map_lookup_elem(fd, &key, &cpus[c]) != 0)
+            memset(&cpus[c], 0, sizeof cpus[c]);
+    }
+    runqlat_fill_hists(ctx->r, cpus, (size_t)st->ncpu);
+    free(cpus);
+
+    struct runq_proc *procs = NULL;
+    size_t np = 0, cap = 0;
+    fd = bpf_map__fd(s->maps.procs);
+    uint32_t key, next;
+    struct {
+        uint64_t total_ns, count, max_ns;
+        char comm[16];
+    } val;
+    _Static_assert(sizeof val == 40, "matches struct proc_val");
+    void *prev = NULL;
+    while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+        key = next;
+        prev = &key;
+        if (bpf_map_lookup_elem(fd, &key, &val) != 0)
+            continue;
+        xgrow(&procs, &cap, np + 1, sizeof *procs);
+        struct runq_proc *p = &procs[np++];
+        p->pid = key;
+        memcpy(p->comm, val.comm, sizeof p->comm);
+        p->total_ns = val.total_ns;
+        p->count = val.count;
+        p->max_ns = val.max_ns;
+    }
+    char note[160];
+    const char *nt = NULL;
+    if (st->filtered) {
+        snprintf(note, sizeof note, "Only the target's tasks (%s) are measured.",
+                 ctx->r->window.target ? ctx->r->window.target : "-p/-c");
+        nt = note;
+    } else if (st->classic) {
+        nt = "Classic tracepoints: rows are threads, not processes.";
+    }
+    runqlat_fill_table(ctx->r, procs, np, nt);
+    free(procs);
+
+    struct ledger_entry *e = report_ledger(ctx->r, "runqlat", NULL);
+    uint64_t d0 = kbpf_percpu_sum(bpf_map__fd(s->maps.drops), 0);
+    uint64_t d1 = kbpf_percpu_sum(bpf_map__fd(s->maps.drops), 1);
+    if (d0)
+        ledger_note(e, "%llu wakeups not tracked (start map full)", (unsigned long long)d0);
+    if (d1)
+        ledger_note(e, "%llu waits not attributed to a process (process map full)",
+                    (unsigned long long)d1);
+    ledger_note(e, "%s; drained in %.1f ms", st->classic ? "classic tracepoints" : "tp_btf",
+                mono_ms() - t0);
+    (void)err;
+    (void)n;
+    return 0;
+}
+
+const struct collector collector_runqlat = {
+    .name = "runqlat",
+    .title = "Run-queue latency (BPF sched tracepoints)",
+    .needs_bpf = true,
+    .can_run = rq_can_run,
+    .start = rq_start,
+    .tick = NULL,
+    .stop = rq_stop,
+    .destroy = rq_destroy,
+};

@@ -1,0 +1,31 @@
+/* Run-queue latency collector (BPF) and its model-filling helpers. */
+#ifndef PERFREPORT_RUNQLAT_H
+#define PERFREPORT_RUNQLAT_H
+#include <stddef.h>
+#include <stdint.h>
+
+struct collector;
+struct report;
+extern const struct collector collector_runqlat;
+
+#define RUNQ_SLOTS 32 /* = KHIST_SLOTS in bpf/khist.bpf.h */
+#define RUNQ_TOP 10
+
+struct runq_cpu {
+    uint64_t slots[RUNQ_SLOTS]; /* log2 microseconds */
+    uint64_t sum_us, max_us;
+};
+
+struct runq_proc {
+    uint32_t pid; /* tgid (thread id in the classic fallback) */
+    char comm[16];
+    uint64_t total_ns, count, max_ns;
+};
+
+/* Histograms "runqlat" (all CPUs) and "runqlat.cpuN" (CPUs that saw a
+ * wait), metrics sched.runq_{waits,p50_us,p90_us,p99_us,max_us}. */
+void runqlat_fill_hists(struct report *r, const struct runq_cpu *cpus, size_t ncpu);
+/* Table "sched.runq_wait": top RUNQ_TOP by total wait (sorts procs in place).
+ * note may be NULL. */
+void runqlat_fill_table(struct report *r, struct runq_proc *procs, size_t n, const char *note);
+#endif

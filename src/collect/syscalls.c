@@ -1,0 +1,510 @@
+/* Syscall collector (BPF, bpf/syscalls.bpf.c): counts, errors by errno and
+ * latency per syscall, and counts per process, aggregated in the kernel for
+ * the whole window and drained once in stop().  perfreport's own syscalls
+ * are left out (it would otherwise report its /proc reading). */
+#include "syscalls.h"
+#include "collector.h"
+#include "kbpf.h"
+#include "model/model.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+#include <linux/types.h>
+#include "../../bpf/syscalls.h"
+#include "syscalls.skel.h"
+#include "syscall_names.h"
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+_Static_assert(SCD_HIST == SC_HIST_BUCKETS, "histogram sizes agree");
+
+#define TOP_SYSCALLS 20
+#define TOP_ERRORS 15
+#define TOP_PROCS 15
+#define TOP_HISTS 5
+
+const char *syscall_name(unsigned nr, char *buf, size_t n)
+{
+    size_t cap = sizeof syscall_names_gen / sizeof syscall_names_gen[0];
+    if (nr < cap && syscall_names_gen[nr])
+        return syscall_names_gen[nr];
+    snprintf(buf, n, "syscall_%u", nr);
+    return buf;
+}
+
+size_t syscall_names_count(void) { return SYSCALL_NAMES_GEN_COUNT; }
+
+void sc_data_free(struct sc_data *d)
+{
+    free(d->nrs);
+    free(d->procs);
+    free(d->errs);
+    free(d->comms);
+    memset(d, 0, sizeof *d);
+}
+
+/* ---- fill ------------------------------------------------------------------ */
+
+static int cmp_u64_desc(uint64_t a, uint64_t b) { return a < b ? 1 : a > b ? -1 : 0; }
+
+static int nr_by_calls(const void *a, const void *b)
+{
+    const struct scd_nr *x = a, *y = b;
+    int c = cmp_u64_desc(x->count, y->count);
+    return c ? c : (x->nr > y->nr) - (x->nr < y->nr);
+}
+
+static int proc_by_tgid(const void *a, const void *b)
+{
+    const struct scd_proc *x = a, *y = b;
+    if (x->tgid != y->tgid)
+        return x->tgid < y->tgid ? -1 : 1;
+    int c = cmp_u64_desc(x->count, y->count);
+    return c ? c : (x->nr > y->nr) - (x->nr < y->nr);
+}
+
+static int proc_by_key(const void *a, const void *b)
+{
+    const struct scd_proc *x = a, *y = b;
+    if (x->tgid != y->tgid)
+        return x->tgid < y->tgid ? -1 : 1;
+    return (x->nr > y->nr) - (x->nr < y->nr);
+}
+
+static int err_by_key(const void *a, const void *b)
+{
+    const struct scd_err *x = a, *y = b;
+    if (x->nr != y->nr)
+        return x->nr < y->nr ? -1 : 1;
+    if (x->err != y->err)
+        return x->err < y->err ? -1 : 1;
+    int c = cmp_u64_desc(x->count, y->count);
+    return c ? c : (x->tgid > y->tgid) - (x->tgid < y->tgid);
+}
+
+static const char *comm_of(const struct sc_data *d, uint32_t tgid)
+{
+    for (size_t i = 0; i < d->ncomms; i++)
+        if (d->comms[i].tgid == tgid)
+            return d->comms[i].comm;
+    return "?";
+}
+
+static double hist_p(const uint64_t *b, double p)
+{
+    struct hist h;
+    memset(&h, 0, sizeof h);
+    for (size_t i = 0; i < SCD_HIST; i++) {
+        h.buckets[i] = b[i];
+        h.count += b[i];
+    }
+    h.sum = NAN;
+    h.max = NAN;
+    return hist_percentile(&h, p);
+}
+
+struct agg_proc {
+    uint32_t tgid;
+    uint64_t calls, errors;
+    size_t first, n; /* its rows in the sorted procs array, busiest first */
+};
+
+static int agg_by_calls(const void *a, const void *b)
+{
+    const struct agg_proc *x = a, *y = b;
+    int c = cmp_u64_desc(x->calls, y->calls);
+    return c ? c : (x->tgid > y->tgid) - (x->tgid < y->tgid);
+}
+
+struct agg_err {
+    uint32_t nr, err, top_tgid;
+    uint64_t count, top_count;
+};
+
+static int aggerr_by_count(const void *a, const void *b)
+{
+    const struct agg_err *x = a, *y = b;
+    int c = cmp_u64_desc(x->count, y->count);
+    if (c)
+        return c;
+    if (x->nr != y->nr)
+        return x->nr < y->nr ? -1 : 1;
+    return (x->err > y->err) - (x->err < y->err);
+}
+
+static void fill_top(struct report *r, struct scd_nr *nrs, size_t n, double win)
+{
+    if (n)
+        qsort(nrs, n, sizeof *nrs, nr_by_calls);
+    struct table *t = report_table(r, "syscall.top", "Syscalls by count", "syscall");
+    table_add_col(t, "syscall", "Syscall", "", 0);
+    table_add_col(t, "calls", "Calls", "", 0);
+    table_add_col(t, "calls_per_s", "Calls/s", "/s", 0);
+    table_add_col(t, "errors", "Errors", "", 0);
+    table_add_col(t, "err_pct", "Errors %", "%", 1);
+    table_add_col(t, "total_ms", "Total time", "ms", 1);
+    table_add_col(t, "avg_us", "Avg", "us", 2);
+    table_add_col(t, "p99_us", "p99", "us", 1);
+    table_set_note(t, "Time is from entry to return, sleeping included (a blocking read or "
+                      "poll counts its wait). perfreport's own syscalls are not counted.");
+    char buf[32];
+    for (size_t i = 0; i < n && i < TOP_SYSCALLS; i++) {
+        const struct scd_nr *s = &nrs[i];
+        if (!s->count)
+            break;
+        size_t row = table_add_row(t);
+        table_set_str(t, row, "syscall", syscall_name(s->nr, buf, sizeof buf));
+        table_set_num(t, row, "calls", (double)s->count);
+        table_set_num(t, row, "calls_per_s", (double)s->count / win);
+        table_set_num(t, row, "errors", (double)s->errors);
+        table_set_num(t, row, "err_pct", 100.0 * (double)s->errors / (double)s->count);
+        table_set_num(t, row, "total_ms", (double)s->total_ns / 1e6);
+        table_set_num(t, row, "avg_us", (double)s->total_ns / (double)s->count / 1e3);
+        table_set_num(t, row, "p99_us", hist_p(s->hist, 0.99) / 1e3);
+    }
+    /* Latency histograms of the syscalls that took the most time. */
+    size_t picked[TOP_HISTS];
+    for (int k = 0; k < TOP_HISTS; k++) {
+        long best = -1;
+        for (size_t i = 0; i < n; i++) {
+            bool taken = false;
+            for (int j = 0; j < k; j++)
+                taken |= picked[j] == i;
+            if (nrs[i].count && !taken && (best < 0 || nrs[i].total_ns > nrs[best].total_ns))
+                best = (long)i;
+        }
+        if (best < 0)
+            break;
+        picked[k] = (size_t)best;
+        const struct scd_nr *s = &nrs[best];
+        const char *nm = syscall_name(s->nr, buf, sizeof buf);
+        char id[64], title[96];
+        snprintf(id, sizeof id, "syscall.%s", nm);
+        snprintf(title, sizeof title, "%s latency (entry to return)", nm);
+        struct hist *h = report_hist(r, id, title, "ns", "syscall");
+        kbpf_hist_add(h, s->hist, SCD_HIST, -1, -1);
+        h->sum = (double)s->total_ns;
+    }
+}
+
+static void fill_procs(struct report *r, struct sc_data *d, double win)
+{
+    /* Rows of one (tgid, nr) may come from several places (hash, cache
+     * slots of each CPU): merge them, then order each process busiest first. */
+    if (d->nprocs)
+        qsort(d->procs, d->nprocs, sizeof *d->procs, proc_by_key);
+    size_t m = 0;
+    for (size_t i = 0; i < d->nprocs; i++) {
+        if (m && d->procs[m - 1].tgid == d->procs[i].tgid && d->procs[m - 1].nr == d->procs[i].nr) {
+            d->procs[m - 1].count += d->procs[i].count;
+            d->procs[m - 1].errors += d->procs[i].errors;
+        } else {
+            d->procs[m++] = d->procs[i];
+        }
+    }
+    d->nprocs = m;
+    if (d->nprocs)
+        qsort(d->procs, d->nprocs, sizeof *d->procs, proc_by_tgid);
+    struct agg_proc *a = xcalloc(d->nprocs + 1, sizeof *a);
+    size_t na = 0;
+    for (size_t i = 0; i < d->nprocs; i++) {
+        const struct scd_proc *p = &d->procs[i];
+        if (!na || a[na - 1].tgid != p->tgid) {
+            a[na].tgid = p->tgid;
+            a[na].first = i;
+            na++;
+        }
+        a[na - 1].calls += p->count;
+        a[na - 1].errors += p->errors;
+        a[na - 1].n++;
+    }
+    if (na)
+        qsort(a, na, sizeof *a, agg_by_calls);
+    struct table *t = report_table(r, "syscall.by_process", "Syscalls by process", "syscall");
+    table_add_col(t, "pid", "PID", "", 0);
+    table_add_col(t, "comm", "Command", "", 0);
+    table_add_col(t, "calls", "Calls", "", 0);
+    table_add_col(t, "calls_per_s", "Calls/s", "/s", 0);
+    table_add_col(t, "errors", "Errors", "", 0);
+    table_add_col(t, "errors_per_s", "Errors/s", "/s", 1);
+    table_add_col(t, "top_syscalls", "Top syscalls", "", 0);
+    for (size_t i = 0; i < na && i < TOP_PROCS; i++) {
+        size_t row = table_add_row(t);
+        table_set_num(t, row, "pid", a[i].tgid);
+        table_set_str(t, row, "comm", comm_of(d, a[i].tgid));
+        table_set_num(t, row, "calls", (double)a[i].calls);
+        table_set_num(t, row, "calls_per_s", (double)a[i].calls / win);
+        table_set_num(t, row, "errors", (double)a[i].errors);
+        table_set_num(t, row, "errors_per_s", (double)a[i].errors / win);
+        struct strbuf sb = STRBUF_INIT;
+        for (size_t k = 0; k < a[i].n && k < 3; k++) {
+            const struct scd_proc *p = &d->procs[a[i].first + k];
+            char buf[32];
+            sb_addf(&sb, "%s%s %.0f%%", k ? ", " : "", syscall_name(p->nr, buf, sizeof buf),
+                    a[i].calls ? 100.0 * (double)p->count / (double)a[i].calls : 0.0);
+        }
+        table_set_str(t, row, "top_syscalls", sb_str(&sb));
+        sb_free(&sb);
+    }
+    free(a);
+}
+
+static void fill_errors(struct report *r, const struct sc_data *d, double win)
+{
+    if (d->nerrs)
+        qsort(d->errs, d->nerrs, sizeof *d->errs, err_by_key);
+    struct agg_err *a = xcalloc(d->nerrs + 1, sizeof *a);
+    size_t na = 0;
+    for (size_t i = 0; i < d->nerrs; i++) {
+        const struct scd_err *e = &d->errs[i];
+        if (!na || a[na - 1].nr != e->nr || a[na - 1].err != e->err) {
+            /* Rows of one (nr, err) come busiest process first. */
+            a[na] = (struct agg_err){.nr = e->nr, .err = e->err, .top_tgid = e->tgid,
+                                     .top_count = e->count};
+            na++;
+        }
+        a[na - 1].count += e->count;
+    }
+    if (na)
+        qsort(a, na, sizeof *a, aggerr_by_count);
+    struct table *t = report_table(r, "syscall.errors", "Failed syscalls by errno", "syscall");
+    table_add_col(t, "syscall", "Syscall", "", 0);
+    table_add_col(t, "errno", "Error", "", 0);
+    table_add_col(t, "count", "Count", "", 0);
+    table_add_col(t, "per_s", "Per s", "/s", 1);
+    table_add_col(t, "pid", "Top PID", "", 0);
+    table_add_col(t, "comm", "Top command", "", 0);
+    table_add_col(t, "proc_count", "Its count", "", 0);
+    for (size_t i = 0; i < na && i < TOP_ERRORS; i++) {
+        char buf[32], en[32];
+        size_t row = table_add_row(t);
+        table_set_str(t, row, "syscall", syscall_name(a[i].nr, buf, sizeof buf));
+        kbpf_errno_name((int)a[i].err, en, sizeof en);
+        table_set_str(t, row, "errno", en);
+        table_set_num(t, row, "count", (double)a[i].count);
+        table_set_num(t, row, "per_s", (double)a[i].count / win);
+        table_set_num(t, row, "pid", a[i].top_tgid);
+        table_set_str(t, row, "comm", comm_of(d, a[i].top_tgid));
+        table_set_num(t, row, "proc_count", (double)a[i].top_count);
+    }
+    free(a);
+}
+
+void syscalls_fill(struct report *r, struct sc_data *d, double win)
+{
+    if (!(win > 0))
+        win = 1;
+    uint64_t calls = 0, errors = 0;
+    for (size_t i = 0; i < d->nnrs; i++) {
+        calls += d->nrs[i].count;
+        errors += d->nrs[i].errors;
+    }
+    report_metric(r, "syscall.total", "Syscalls in the window", "", "syscall", (double)calls);
+    report_metric(r, "syscall.total_per_s", "Syscall rate", "/s", "syscall", (double)calls / win);
+    report_metric(r, "syscall.errors", "Failed syscalls in the window", "", "syscall",
+                  (double)errors);
+    report_metric(r, "syscall.errors_per_s", "Failed syscall rate", "/s", "syscall",
+                  (double)errors / win);
+    fill_top(r, d->nrs, d->nnrs, win);
+    fill_errors(r, d, win);
+    fill_procs(r, d, win);
+}
+
+/* ---- collector ------------------------------------------------------------ */
+
+struct sc_state {
+    struct syscalls_bpf *skel;
+    bool classic;
+};
+
+static bool sc_can_run(const struct collect_ctx *ctx, char *reason, size_t n)
+{
+    (void)ctx;
+    return kbpf_can_trace("raw_syscalls", "sys_enter", reason, n);
+}
+
+/* tp_btf first (task storage, no hash on the hot path); the classic
+ * raw_syscalls tracepoints when that does not load. */
+static struct syscalls_bpf *sc_open(bool classic, uint32_t tgid, uint64_t cgid)
+{
+    struct syscalls_bpf *skel = syscalls_bpf__open();
+    if (!skel)
+        return NULL;
+    skel->rodata->targ_tgid = tgid;
+    skel->rodata->targ_cgid = cgid;
+    skel->rodata->self_tgid = (uint32_t)getpid();
+    bpf_program__set_autoload(skel->progs.sc_enter_btf, !classic);
+    bpf_program__set_autoload(skel->progs.sc_exit_btf, !classic);
+    bpf_program__set_autoload(skel->progs.sc_enter_tp, classic);
+    bpf_program__set_autoload(skel->progs.sc_exit_tp, classic);
+    if (!classic)
+        bpf_map__set_max_entries(skel->maps.start_tid, 1);
+    if (syscalls_bpf__load(skel) != 0 || syscalls_bpf__attach(skel) != 0) {
+        int e = errno;
+        syscalls_bpf__destroy(skel);
+        errno = e;
+        return NULL;
+    }
+    return skel;
+}
+
+static int sc_start(struct collect_ctx *ctx, void **state, char *err, size_t n)
+{
+    uint32_t tgid;
+    uint64_t cgid;
+    int rc = kbpf_target(ctx, &tgid, &cgid, err, n);
+    if (rc)
+        return rc;
+    struct sc_state *st = xcalloc(1, sizeof *st);
+    *state = st;
+    st->skel = sc_open(false, tgid, cgid);
+    if (!st->skel) {
+        st->classic = true;
+        st->skel = sc_open(true, tgid, cgid);
+    }
+    if (!st->skel) {
+        int e = errno ? errno : EINVAL;
+        char msg[128];
+        libbpf_strerror(e, msg, sizeof msg);
+        snprintf(err, n, "loading/attaching raw_syscalls programs failed: %s", msg);
+        return -e;
+    }
+    return 0;
+}
+
+static void drain(struct sc_state *st, struct sc_data *d)
+{
+    struct syscalls_bpf *sk = st->skel;
+    d->nrs = xcalloc(SC_MAX_NR, sizeof *d->nrs);
+    for (uint32_t nr = 0; nr < SC_MAX_NR; nr++) {
+        struct sc_stat v;
+        if (kbpf_percpu_sum_struct(sk->maps.per_nr, &nr, sizeof nr, &v, sizeof v) != 0 || !v.count)
+            continue;
+        struct scd_nr *o = &d->nrs[d->nnrs++];
+        o->nr = nr;
+        o->count = v.count;
+        o->errors = v.errors;
+        o->total_ns = v.total_ns;
+        memcpy(o->hist, v.hist, sizeof o->hist);
+    }
+
+    size_t cap = 0;
+    struct sc_proc_key pk, next;
+    void *prev = NULL;
+    while (bpf_map__get_next_key(sk->maps.per_proc, prev, &next, sizeof next) == 0) {
+        pk = next;
+        prev = &pk;
+        struct sc_proc_val v;
+        if (kbpf_percpu_sum_struct(sk->maps.per_proc, &pk, sizeof pk, &v, sizeof v) != 0)
+            continue;
+        if (d->nprocs == cap) {
+            cap = cap ? cap * 2 : 256;
+            d->procs = xrealloc(d->procs, cap * sizeof *d->procs);
+        }
+        d->procs[d->nprocs++] = (struct scd_proc){pk.tgid, pk.nr, v.count, v.errors};
+    }
+
+    /* Counts still in the per-CPU cache. */
+    int ncpu = kbpf_ncpus();
+    struct sc_slot *slots = xcalloc((size_t)ncpu, sizeof *slots);
+    for (uint32_t i = 0; i < SC_CACHE_SLOTS; i++) {
+        if (bpf_map__lookup_elem(sk->maps.pcache, &i, sizeof i, slots,
+                                 (size_t)ncpu * sizeof *slots, 0) != 0)
+            continue;
+        for (int c = 0; c < ncpu; c++) {
+            if (!slots[c].count)
+                continue;
+            if (d->nprocs == cap) {
+                cap = cap ? cap * 2 : 256;
+                d->procs = xrealloc(d->procs, cap * sizeof *d->procs);
+            }
+            d->procs[d->nprocs++] =
+                (struct scd_proc){slots[c].tgid, slots[c].nr, slots[c].count, slots[c].errors};
+        }
+    }
+    free(slots);
+
+    cap = 0;
+    struct sc_err_key ek, enext;
+    prev = NULL;
+    while (bpf_map__get_next_key(sk->maps.errs, prev, &enext, sizeof enext) == 0) {
+        ek = enext;
+        prev = &ek;
+        uint64_t v;
+        if (bpf_map__lookup_elem(sk->maps.errs, &ek, sizeof ek, &v, sizeof v, 0) != 0)
+            continue;
+        if (d->nerrs == cap) {
+            cap = cap ? cap * 2 : 64;
+            d->errs = xrealloc(d->errs, cap * sizeof *d->errs);
+        }
+        d->errs[d->nerrs++] = (struct scd_err){ek.tgid, ek.nr, ek.err, v};
+    }
+
+    cap = 0;
+    uint32_t ck, cnext;
+    prev = NULL;
+    while (bpf_map__get_next_key(sk->maps.comms, prev, &cnext, sizeof cnext) == 0) {
+        ck = cnext;
+        prev = &ck;
+        struct sc_comm v;
+        if (bpf_map__lookup_elem(sk->maps.comms, &ck, sizeof ck, &v, sizeof v, 0) != 0)
+            continue;
+        if (d->ncomms == cap) {
+            cap = cap ? cap * 2 : 256;
+            d->comms = xrealloc(d->comms, cap * sizeof *d->comms);
+        }
+        struct scd_comm *c = &d->comms[d->ncomms++];
+        c->tgid = ck;
+        memcpy(c->comm, v.comm, 16);
+        c->comm[16] = '\0';
+    }
+}
+
+static int sc_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
+{
+    (void)err;
+    (void)n;
+    struct sc_state *st = state;
+    /* Detach first so the numbers stop at the window end. */
+    syscalls_bpf__detach(st->skel);
+    struct sc_data d;
+    memset(&d, 0, sizeof d);
+    drain(st, &d);
+    syscalls_fill(ctx->r, &d, ctx->now_s);
+    sc_data_free(&d);
+
+    struct ledger_entry *led = report_ledger(ctx->r, "syscalls", NULL);
+    if (st->classic)
+        ledger_note(led, "tp_btf unavailable: classic raw_syscalls tracepoints (hash per thread)");
+    static const char *const what[SC_DROP_N] = {"entry slots", "(process, syscall) slots",
+                                                "error slots"};
+    for (uint32_t i = 0; i < SC_DROP_N; i++) {
+        uint64_t v = 0;
+        if (kbpf_percpu_sum_struct(st->skel->maps.drops, &i, sizeof i, &v, sizeof v) == 0 && v)
+            ledger_note(led, "%llu events lost: %s full", (unsigned long long)v, what[i]);
+    }
+    return 0;
+}
+
+static void sc_destroy(void *state)
+{
+    struct sc_state *st = state;
+    if (!st)
+        return;
+    syscalls_bpf__destroy(st->skel);
+    free(st);
+}
+
+const struct collector collector_syscalls = {
+    .name = "syscalls",
+    .title = "Syscalls (BPF raw_syscalls)",
+    .needs_bpf = true,
+    .can_run = sc_can_run,
+    .start = sc_start,
+    .stop = sc_stop,
+    .destroy = sc_destroy,
+};

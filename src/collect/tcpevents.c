@@ -1,0 +1,283 @@
+/* TCP events collector (BPF, bpf/tcp.bpf.c).  Unlike /proc/net/snmp, which
+ * counts only our own network namespace, the tracepoints see every
+ * namespace on the host; the tables say so. */
+#include "tcpevents.h"
+#include "collector.h"
+#include "kbpf.h"
+#include "model/model.h"
+#include "util/xalloc.h"
+#include <linux/types.h>
+#include "../../bpf/tcpevents.h"
+#include "tcp.skel.h"
+#include <arpa/inet.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+_Static_assert(TED_STATES == TE_STATES, "state table sizes agree");
+
+#define TOP_CONNS 15
+
+const char *tcp_fmt_endpoint(int family, const uint8_t addr[16], unsigned port, char *buf,
+                             size_t n)
+{
+    char a[INET6_ADDRSTRLEN];
+    if (family == AF_INET && inet_ntop(AF_INET, addr, a, sizeof a))
+        snprintf(buf, n, "%s:%u", a, port);
+    else if (family == AF_INET6 && inet_ntop(AF_INET6, addr, a, sizeof a))
+        snprintf(buf, n, "[%s]:%u", a, port);
+    else
+        snprintf(buf, n, "?:%u", port);
+    return buf;
+}
+
+const char *tcp_state_name(unsigned s, char *buf, size_t n)
+{
+    static const char *const names[] = {
+        NULL,        "ESTABLISHED", "SYN_SENT", "SYN_RECV", "FIN_WAIT1", "FIN_WAIT2",
+        "TIME_WAIT", "CLOSE",       "CLOSE_WAIT", "LAST_ACK", "LISTEN", "CLOSING",
+        "NEW_SYN_RECV", "BOUND_INACTIVE",
+    };
+    if (s < sizeof names / sizeof names[0] && names[s])
+        return names[s];
+    snprintf(buf, n, "STATE_%u", s);
+    return buf;
+}
+
+void te_data_free(struct te_data *d)
+{
+    free(d->rt);
+    free(d->rst);
+    memset(d, 0, sizeof *d);
+}
+
+static int conn_cmp(const void *a, const void *b)
+{
+    const struct ted_conn *x = a, *y = b;
+    if (x->count != y->count)
+        return x->count < y->count ? 1 : -1;
+    if (x->dport != y->dport)
+        return x->dport < y->dport ? -1 : 1;
+    return (x->sport > y->sport) - (x->sport < y->sport);
+}
+
+static const char NS_NOTE[] =
+    "From kernel tracepoints: every network namespace on the host, containers included "
+    "(the /proc/net counters cover only perfreport's own namespace).";
+
+void tcpevents_fill(struct report *r, const struct te_data *d, double win)
+{
+    if (!(win > 0))
+        win = 1;
+    char s[80], t[80], st[24];
+    uint64_t total = 0;
+    for (size_t i = 0; i < d->nrt; i++)
+        total += d->rt[i].count;
+    report_metric(r, "tcp.bpf_retransmits", "TCP retransmits seen by the tracepoint", "",
+                  "network", (double)total);
+    report_metric(r, "tcp.bpf_retransmits_per_s", "TCP retransmits (tracepoint)", "/s",
+                  "network", (double)total / win);
+
+    if (d->nrt)
+        qsort(d->rt, d->nrt, sizeof *d->rt, conn_cmp);
+    struct table *tr = report_table(r, "tcp.retransmits", "TCP retransmits by connection",
+                                    "network");
+    table_add_col(tr, "src", "Local", "", 0);
+    table_add_col(tr, "dst", "Remote", "", 0);
+    table_add_col(tr, "state", "State", "", 0);
+    table_add_col(tr, "retransmits", "Retransmits", "", 0);
+    table_add_col(tr, "per_s", "Per s", "/s", 1);
+    table_set_note(tr, NS_NOTE);
+    for (size_t i = 0; i < d->nrt && i < TOP_CONNS; i++) {
+        const struct ted_conn *c = &d->rt[i];
+        size_t row = table_add_row(tr);
+        table_set_str(tr, row, "src", tcp_fmt_endpoint(c->family, c->saddr, c->sport, s, sizeof s));
+        table_set_str(tr, row, "dst", tcp_fmt_endpoint(c->family, c->daddr, c->dport, t, sizeof t));
+        table_set_str(tr, row, "state", tcp_state_name(c->state, st, sizeof st));
+        table_set_num(tr, row, "retransmits", (double)c->count);
+        table_set_num(tr, row, "per_s", (double)c->count / win);
+    }
+
+    uint64_t sent = 0, recv = 0;
+    for (size_t i = 0; i < d->nrst; i++)
+        *(d->rst[i].dir ? &recv : &sent) += d->rst[i].count;
+    report_metric(r, "tcp.bpf_resets_sent", "TCP resets sent (tracepoint)", "", "network",
+                  (double)sent);
+    report_metric(r, "tcp.bpf_resets_sent_per_s", "TCP resets sent (tracepoint)", "/s",
+                  "network", (double)sent / win);
+    report_metric(r, "tcp.bpf_resets_received", "TCP resets received (tracepoint)", "",
+                  "network", (double)recv);
+    if (d->nrst)
+        qsort(d->rst, d->nrst, sizeof *d->rst, conn_cmp);
+    struct table *ts = report_table(r, "tcp.resets", "TCP resets by connection", "network");
+    table_add_col(ts, "src", "Local", "", 0);
+    table_add_col(ts, "dst", "Remote", "", 0);
+    table_add_col(ts, "direction", "Direction", "", 0);
+    table_add_col(ts, "count", "Count", "", 0);
+    table_set_note(ts, NS_NOTE);
+    for (size_t i = 0; i < d->nrst && i < TOP_CONNS; i++) {
+        const struct ted_conn *c = &d->rst[i];
+        size_t row = table_add_row(ts);
+        table_set_str(ts, row, "src", tcp_fmt_endpoint(c->family, c->saddr, c->sport, s, sizeof s));
+        table_set_str(ts, row, "dst", tcp_fmt_endpoint(c->family, c->daddr, c->dport, t, sizeof t));
+        table_set_str(ts, row, "direction", c->dir ? "received" : "sent");
+        table_set_num(ts, row, "count", (double)c->count);
+    }
+
+    struct table *tc = report_table(r, "tcp.state_changes", "TCP state transitions", "network");
+    table_add_col(tc, "from", "From", "", 0);
+    table_add_col(tc, "to", "To", "", 0);
+    table_add_col(tc, "count", "Count", "", 0);
+    table_add_col(tc, "per_s", "Per s", "/s", 1);
+    for (unsigned o = 0; o < TED_STATES; o++)
+        for (unsigned nw = 0; nw < TED_STATES; nw++) {
+            uint64_t c = d->states[o][nw];
+            if (!c)
+                continue;
+            size_t row = table_add_row(tc);
+            table_set_str(tc, row, "from", tcp_state_name(o, s, sizeof s));
+            table_set_str(tc, row, "to", tcp_state_name(nw, t, sizeof t));
+            table_set_num(tc, row, "count", (double)c);
+            table_set_num(tc, row, "per_s", (double)c / win);
+        }
+}
+
+/* ---- collector ------------------------------------------------------------ */
+
+struct te_state {
+    struct tcp_bpf *skel;
+    bool classic;
+};
+
+static bool te_can_run(const struct collect_ctx *ctx, char *reason, size_t n)
+{
+    (void)ctx;
+    return kbpf_can_trace("tcp", "tcp_retransmit_skb", reason, n);
+}
+
+static struct tcp_bpf *te_open(bool classic)
+{
+    struct tcp_bpf *skel = tcp_bpf__open();
+    if (!skel)
+        return NULL;
+    struct bpf_program *btf[] = {skel->progs.te_retrans_btf, skel->progs.te_send_reset_btf,
+                                 skel->progs.te_recv_reset_btf, skel->progs.te_state_btf};
+    struct bpf_program *tp[] = {skel->progs.te_retrans_tp, skel->progs.te_send_reset_tp,
+                                skel->progs.te_recv_reset_tp, skel->progs.te_state_tp};
+    for (size_t i = 0; i < 4; i++) {
+        bpf_program__set_autoload(btf[i], !classic);
+        bpf_program__set_autoload(tp[i], classic);
+    }
+    if (tcp_bpf__load(skel) != 0 || tcp_bpf__attach(skel) != 0) {
+        int e = errno;
+        tcp_bpf__destroy(skel);
+        errno = e;
+        return NULL;
+    }
+    return skel;
+}
+
+static int te_start(struct collect_ctx *ctx, void **state, char *err, size_t n)
+{
+    /* Connections are not tied to a process: -p/-c do not filter here. */
+    (void)ctx;
+    struct te_state *st = xcalloc(1, sizeof *st);
+    *state = st;
+    st->skel = te_open(false);
+    if (!st->skel) {
+        st->classic = true;
+        st->skel = te_open(true);
+    }
+    if (!st->skel) {
+        int e = errno ? errno : EINVAL;
+        char msg[128];
+        libbpf_strerror(e, msg, sizeof msg);
+        snprintf(err, n, "loading/attaching TCP tracepoint programs failed: %s", msg);
+        return -e;
+    }
+    return 0;
+}
+
+static void drain_conns(const struct bpf_map *map, bool is_retrans, struct ted_conn **out,
+                        size_t *nout)
+{
+    size_t cap = 0;
+    struct te_conn k, next;
+    void *prev = NULL;
+    while (bpf_map__get_next_key(map, prev, &next, sizeof next) == 0) {
+        k = next;
+        prev = &k;
+        struct te_retrans v = {0};
+        uint64_t cnt = 0;
+        int rc = is_retrans ? bpf_map__lookup_elem(map, &k, sizeof k, &v, sizeof v, 0)
+                            : bpf_map__lookup_elem(map, &k, sizeof k, &cnt, sizeof cnt, 0);
+        if (rc != 0)
+            continue;
+        if (*nout == cap) {
+            cap = cap ? cap * 2 : 64;
+            *out = xrealloc(*out, cap * sizeof **out);
+        }
+        struct ted_conn *c = &(*out)[(*nout)++];
+        memset(c, 0, sizeof *c);
+        c->family = k.family;
+        memcpy(c->saddr, k.saddr, 16);
+        memcpy(c->daddr, k.daddr, 16);
+        c->sport = k.sport;
+        c->dport = k.dport;
+        c->dir = k.dir;
+        c->state = v.state;
+        c->count = is_retrans ? v.count : cnt;
+    }
+}
+
+static int te_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
+{
+    (void)err;
+    (void)n;
+    struct te_state *st = state;
+    tcp_bpf__detach(st->skel);
+    struct te_data d;
+    memset(&d, 0, sizeof d);
+    drain_conns(st->skel->maps.retrans, true, &d.rt, &d.nrt);
+    drain_conns(st->skel->maps.resets, false, &d.rst, &d.nrst);
+    for (uint32_t i = 0; i < TE_STATES * TE_STATES; i++) {
+        uint64_t v = 0;
+        if (kbpf_percpu_sum_struct(st->skel->maps.states, &i, sizeof i, &v, sizeof v) == 0)
+            d.states[i / TE_STATES][i % TE_STATES] = v;
+    }
+    tcpevents_fill(ctx->r, &d, ctx->now_s);
+    te_data_free(&d);
+    struct ledger_entry *led = report_ledger(ctx->r, "tcpevents", NULL);
+    if (st->classic)
+        ledger_note(led, "tp_btf unavailable: classic tcp/sock tracepoints");
+    static const char *const what[TE_DROP_N] = {"retransmit", "reset"};
+    for (uint32_t i = 0; i < TE_DROP_N; i++) {
+        uint64_t v = 0;
+        if (kbpf_percpu_sum_struct(st->skel->maps.drops, &i, sizeof i, &v, sizeof v) == 0 && v)
+            ledger_note(led, "%llu %s events lost: connection table full",
+                        (unsigned long long)v, what[i]);
+    }
+    return 0;
+}
+
+static void te_destroy(void *state)
+{
+    struct te_state *st = state;
+    if (!st)
+        return;
+    tcp_bpf__destroy(st->skel);
+    free(st);
+}
+
+const struct collector collector_tcpevents = {
+    .name = "tcpevents",
+    .title = "TCP events (BPF retransmits, resets, states)",
+    .needs_bpf = true,
+    .can_run = te_can_run,
+    .start = te_start,
+    .stop = te_stop,
+    .destroy = te_destroy,
+};

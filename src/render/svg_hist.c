@@ -1,0 +1,279 @@
+/* SVG of one log2 histogram: a bar per bucket between the first and the
+ * last non-empty one, p50/p90/p99 as dashed vertical lines, count and max
+ * in the heading.  Deterministic (fixed geometry and number formatting) so
+ * it is golden-tested; no ids or scripts, so several can share a page. */
+#include "hists.h"
+#include "escape.h"
+#include "../model/model.h"
+#include "../util/strbuf.h"
+#include "../util/xalloc.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define W 640
+#define H 220
+#define X0 56.0
+#define X1 628.0
+#define Y0 48.0  /* top of the bars (percentile labels above) */
+#define Y1 160.0 /* baseline; bucket labels below */
+
+#define C_BAR "#2563eb"
+#define C_P50 "#059669"
+#define C_P90 "#d97706"
+#define C_P99 "#dc2626"
+#define C_GRID "#e5e7eb"
+#define C_AXIS "#9ca3af"
+#define C_TEXT "#374151"
+
+void hist_filename(const struct hist *h, char *out, size_t n)
+{
+    int w = snprintf(out, n, "hist-%s.svg", h->name);
+    if (w < 0)
+        return;
+    for (size_t i = 5; i < n && out[i]; i++) {
+        char c = out[i];
+        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                 c == '.' || c == '_' || c == '-';
+        if (!ok)
+            out[i] = '_';
+    }
+}
+
+const struct hist *hist_by_filename(const struct report *r, const char *file)
+{
+    char name[512];
+    for (size_t i = 0; i < r->nhists; i++) {
+        hist_filename(r->hists[i], name, sizeof name);
+        if (strcmp(name, file) == 0)
+            return r->hists[i];
+    }
+    return NULL;
+}
+
+/* Unit ladders: each step divides by `div` into the next unit. */
+struct ladder {
+    const char *unit[4];
+    double div;
+};
+static const struct ladder ladders[] = {
+    {{"ns", "us", "ms", "s"}, 1000},
+    {{"us", "ms", "s", NULL}, 1000},
+    {{"ms", "s", NULL, NULL}, 1000},
+    {{"B", "KiB", "MiB", "GiB"}, 1024},
+    {{"KiB", "MiB", "GiB", "TiB"}, 1024},
+};
+
+/* Picks the unit in which `ref` is below one step; returns the divisor. */
+static double scale_for(double ref, const char *unit, const char **out_unit)
+{
+    *out_unit = unit ? unit : "";
+    for (size_t l = 0; l < sizeof ladders / sizeof ladders[0]; l++) {
+        if (!unit || strcmp(unit, ladders[l].unit[0]) != 0)
+            continue;
+        double d = 1;
+        for (int k = 1; k < 4 && ladders[l].unit[k] && fabs(ref) / d >= ladders[l].div; k++) {
+            d *= ladders[l].div;
+            *out_unit = ladders[l].unit[k];
+        }
+        return d;
+    }
+    return 1;
+}
+
+/* 3 significant digits, trailing zeros trimmed, no exponent. */
+static void sig3(double v, char *out, size_t n)
+{
+    double a = fabs(v);
+    int dec = a == 0 ? 0 : a >= 100 ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : 3;
+    snprintf(out, n, "%.*f", dec, v);
+    if (strchr(out, '.')) {
+        size_t len = strlen(out);
+        while (len > 0 && out[len - 1] == '0')
+            out[--len] = '\0';
+        if (len > 0 && out[len - 1] == '.')
+            out[--len] = '\0';
+    }
+    if (strcmp(out, "-0") == 0)
+        snprintf(out, n, "0");
+}
+
+void hist_fmt_value(double v, const char *unit, char *out, size_t n)
+{
+    if (!isfinite(v)) {
+        snprintf(out, n, "-");
+        return;
+    }
+    const char *u;
+    double d = scale_for(v, unit, &u);
+    char num[48];
+    sig3(v / d, num, sizeof num);
+    snprintf(out, n, "%s%s%s", num, *u ? " " : "", u);
+}
+
+static double bucket_lo(unsigned b) { return b == 0 ? 0 : ldexp(1.0, (int)b); }
+static double bucket_hi(unsigned b) { return ldexp(1.0, (int)b + 1); }
+
+void hist_bucket_label(const char *unit, unsigned b, char *out, size_t n)
+{
+    const char *u;
+    double d = scale_for(bucket_hi(b), unit, &u);
+    char lo[48], hi[48];
+    sig3(bucket_lo(b) / d, lo, sizeof lo);
+    sig3(bucket_hi(b) / d, hi, sizeof hi);
+    snprintf(out, n, "%s-%s%s%s", lo, hi, *u ? " " : "", u);
+}
+
+int hist_range(const struct hist *h, unsigned *first, unsigned *last)
+{
+    int found = 0;
+    for (unsigned b = 0; b < HIST_BUCKETS; b++) {
+        if (!h->buckets[b])
+            continue;
+        if (!found)
+            *first = b;
+        *last = b;
+        found = 1;
+    }
+    return found;
+}
+
+/* x of value v: linear inside its bucket, as hist_percentile() interpolates. */
+static double value_x(double v, unsigned first, unsigned last, double bw)
+{
+    unsigned b = first;
+    while (b < last && v >= bucket_hi(b))
+        b++;
+    double lo = bucket_lo(b), hi = bucket_hi(b);
+    double f = (v - lo) / (hi - lo);
+    if (f < 0)
+        f = 0;
+    if (f > 1)
+        f = 1;
+    return X0 + ((double)(b - first) + f) * bw;
+}
+
+static void marker(struct strbuf *sb, const struct hist *h, const char *label, double p,
+                   const char *color, int row, unsigned first, unsigned last, double bw)
+{
+    double v = hist_percentile(h, p);
+    if (!isfinite(v))
+        return;
+    double x = value_x(v, first, last, bw);
+    char val[64];
+    hist_fmt_value(v, h->unit, val, sizeof val);
+    double ty = 24.0 + 11.0 * row;
+    sb_addf(sb,
+            "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+            "stroke-width=\"1.5\" stroke-dasharray=\"4 3\"/>\n",
+            x, ty + 2, x, Y1, color);
+    /* labels near the right edge grow leftwards so they stay inside */
+    const char *anchor = x > X1 - 90 ? "end" : "start";
+    sb_addf(sb, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" fill=\"%s\">%s ", 
+            *anchor == 'e' ? x - 3 : x + 3, ty, anchor, color, label);
+    esc_xml(sb, val);
+    sb_add(sb, "</text>\n");
+}
+
+void svg_hist_render(const struct hist *h, struct strbuf *sb)
+{
+    const char *title = h->title && *h->title ? h->title : h->name;
+    char *short_title = trunc_utf8(title, 70);
+    char smax[64], cnt[32];
+    hist_fmt_value(h->max, h->unit, smax, sizeof smax);
+    snprintf(cnt, sizeof cnt, "%llu", (unsigned long long)h->count);
+
+    sb_addf(sb,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %d\" width=\"%d\" "
+            "height=\"%d\" role=\"img\" font-family=\"Helvetica, Arial, sans-serif\" "
+            "font-size=\"10\">\n",
+            W, H, W, H);
+    sb_add(sb, "<title>");
+    esc_xml(sb, title);
+    sb_addf(sb, ": %s samples", cnt);
+    if (isfinite(h->max)) {
+        sb_add(sb, ", max ");
+        esc_xml(sb, smax);
+    }
+    sb_add(sb, "</title>\n");
+    sb_addf(sb, "<rect width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n", W, H);
+    sb_add(sb, "<text x=\"8\" y=\"14\" font-size=\"12\" font-weight=\"bold\" fill=\"#111827\">");
+    esc_xml(sb, short_title);
+    sb_add(sb, "</text>\n");
+    free(short_title);
+    sb_addf(sb, "<text x=\"%.1f\" y=\"14\" text-anchor=\"end\" fill=\"%s\">count %s", X1,
+            C_TEXT, cnt);
+    if (isfinite(h->max)) {
+        sb_add(sb, " \xC2\xB7 max ");
+        esc_xml(sb, smax);
+    }
+    sb_add(sb, "</text>\n");
+
+    unsigned first = 0, last = 0;
+    if (!hist_range(h, &first, &last)) {
+        sb_addf(sb,
+                "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"%s\" "
+                "font-size=\"12\">no samples in this window</text>\n</svg>\n",
+                (X0 + X1) / 2, (Y0 + Y1) / 2, C_TEXT);
+        return;
+    }
+    uint64_t top = 0;
+    for (unsigned b = first; b <= last; b++)
+        if (h->buckets[b] > top)
+            top = h->buckets[b];
+    unsigned nb = last - first + 1;
+    double bw = (X1 - X0) / nb;
+
+    /* y grid at 0, 50 and 100 % of the tallest bar */
+    sb_addf(sb, "<g stroke=\"%s\" stroke-width=\"1\">\n", C_GRID);
+    for (int k = 0; k <= 2; k++) {
+        double y = Y1 - (Y1 - Y0) * k / 2.0;
+        sb_addf(sb, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", X0, y, X1, y);
+    }
+    sb_add(sb, "</g>\n");
+    sb_addf(sb, "<g fill=\"%s\" text-anchor=\"end\">\n", C_TEXT);
+    for (int k = 0; k <= 2; k++) {
+        double y = Y1 - (Y1 - Y0) * k / 2.0;
+        sb_addf(sb, "<text x=\"%.1f\" y=\"%.1f\">%llu</text>\n", X0 - 5, y + 3.5,
+                (unsigned long long)(top * (unsigned)k / 2));
+    }
+    sb_add(sb, "</g>\n");
+
+    /* bars with a hover title each */
+    sb_addf(sb, "<g fill=\"%s\">\n", C_BAR);
+    for (unsigned b = first; b <= last; b++) {
+        double hgt = top ? (Y1 - Y0) * (double)h->buckets[b] / (double)top : 0;
+        double x = X0 + (double)(b - first) * bw;
+        char label[64];
+        hist_bucket_label(h->unit, b, label, sizeof label);
+        double pct = 100.0 * (double)h->buckets[b] / (double)h->count;
+        sb_addf(sb, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\">", x + 1,
+                Y1 - hgt, bw - 2 > 1 ? bw - 2 : 1, hgt);
+        sb_add(sb, "<title>");
+        esc_xml(sb, label);
+        sb_addf(sb, ": %llu (%.1f%%)</title></rect>\n", (unsigned long long)h->buckets[b], pct);
+    }
+    sb_add(sb, "</g>\n");
+
+    /* bucket labels, slanted so long ranges fit under narrow bars */
+    sb_addf(sb, "<g fill=\"%s\" text-anchor=\"end\" font-size=\"9\">\n", C_TEXT);
+    unsigned step = nb > 24 ? 2 : 1;
+    for (unsigned b = first; b <= last; b += step) {
+        double x = X0 + ((double)(b - first) + 0.5) * bw;
+        char label[64];
+        hist_bucket_label(h->unit, b, label, sizeof label);
+        sb_addf(sb, "<text transform=\"translate(%.1f %.1f) rotate(-35)\">", x + 3, Y1 + 10);
+        esc_xml(sb, label);
+        sb_add(sb, "</text>\n");
+    }
+    sb_add(sb, "</g>\n");
+    sb_addf(sb,
+            "<path d=\"M%.1f %.1fV%.1fH%.1f\" fill=\"none\" stroke=\"%s\" stroke-width=\"1\"/>\n",
+            X0, Y0, Y1, X1, C_AXIS);
+
+    marker(sb, h, "p50", 0.50, C_P50, 0, first, last, bw);
+    marker(sb, h, "p90", 0.90, C_P90, 1, first, last, bw);
+    marker(sb, h, "p99", 0.99, C_P99, 2, first, last, bw);
+    sb_add(sb, "</svg>\n");
+}

@@ -1,0 +1,342 @@
+#include "runner.h"
+#include "collect/collector.h"
+#include "model/model.h"
+#include "options.h"
+#include "probe.h"
+#include "util/clock.h"
+#include "util/xalloc.h"
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Deadlines per call.  Generous: they exist to survive a hang, not to
+ * police slow hosts (a tick scanning 20,000 threads may take a while). */
+#define START_DEADLINE_S 15.0
+#define TICK_DEADLINE_MIN_S 5.0
+#define STOP_DEADLINE_S 30.0
+
+enum phase { PH_NONE = 0, PH_START, PH_TICK, PH_STOP, PH_QUIT };
+
+static const char *phase_name(enum phase p)
+{
+    return p == PH_START ? "start" : p == PH_TICK ? "tick" : p == PH_STOP ? "stop" : "?";
+}
+
+struct worker {
+    const struct collector *c;
+    struct runner *rn;
+    pthread_t th;
+    bool thread_ok;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    enum phase cmd;  /* posted by main, cleared by the worker when done */
+    bool busy;
+    int rc;
+    char err[512];
+    struct collect_ctx ctx; /* ctx.r is the staging report */
+    struct report *staging; /* owned, unless abandoned */
+    void *state;            /* collector state, owned by the collector */
+    bool active;            /* started and not finished/abandoned */
+    bool abandoned;         /* missed a deadline: never touched again */
+    double spent_ms;
+    enum phase fault_phase; /* injected fault, PH_NONE for none */
+    bool fault_hang;
+};
+
+struct runner {
+    struct report *r;
+    const struct options *opt;
+    const struct host_caps *caps;
+    struct worker *w;
+    size_t n;
+    double interval_s;
+};
+
+static void parse_fault(struct worker *w)
+{
+    const char *f = getenv("PERFREPORT_FAULT");
+    if (!f || !*f)
+        return;
+    size_t nl = strlen(w->c->name);
+    if (strncmp(f, w->c->name, nl) != 0 || f[nl] != ':')
+        return;
+    const char *ph = f + nl + 1;
+    enum phase p = !strncmp(ph, "start:", 6) ? PH_START
+                   : !strncmp(ph, "tick:", 5) ? PH_TICK
+                   : !strncmp(ph, "stop:", 5) ? PH_STOP
+                                               : PH_NONE;
+    const char *act = strchr(ph, ':');
+    if (p == PH_NONE || !act)
+        return;
+    w->fault_phase = p;
+    w->fault_hang = strcmp(act + 1, "hang") == 0;
+}
+
+static int call(struct worker *w, enum phase p)
+{
+    if (w->fault_phase == p) {
+        if (w->fault_hang)
+            for (;;)
+                pause();
+        snprintf(w->err, sizeof w->err, "injected failure (PERFREPORT_FAULT)");
+        return -EIO;
+    }
+    switch (p) {
+    case PH_START: return w->c->start(&w->ctx, &w->state, w->err, sizeof w->err);
+    case PH_TICK: return w->c->tick ? w->c->tick(&w->ctx, w->state) : 0;
+    case PH_STOP: return w->c->stop(&w->ctx, w->state, w->err, sizeof w->err);
+    default: return 0;
+    }
+}
+
+static void *worker_main(void *arg)
+{
+    struct worker *w = arg;
+    pthread_mutex_lock(&w->mu);
+    for (;;) {
+        while (w->cmd == PH_NONE)
+            pthread_cond_wait(&w->cv, &w->mu);
+        enum phase p = w->cmd;
+        if (p == PH_QUIT)
+            break;
+        pthread_mutex_unlock(&w->mu);
+        w->err[0] = '\0';
+        double t0 = mono_ms();
+        int rc = call(w, p);
+        double spent = mono_ms() - t0;
+        pthread_mutex_lock(&w->mu);
+        w->rc = rc;
+        w->spent_ms += spent;
+        w->cmd = PH_NONE;
+        w->busy = false;
+        pthread_cond_broadcast(&w->cv);
+    }
+    pthread_mutex_unlock(&w->mu);
+    return NULL;
+}
+
+struct runner *runner_new(struct report *r, const struct options *opt,
+                          const struct host_caps *caps)
+{
+    struct runner *rn = xcalloc(1, sizeof *rn);
+    rn->r = r;
+    rn->opt = opt;
+    rn->caps = caps;
+    rn->interval_s = opt->interval_s;
+    while (collector_registry[rn->n])
+        rn->n++;
+    rn->w = xcalloc(rn->n, sizeof *rn->w);
+
+    struct collect_ctx plan_ctx = {.r = r, .opt = opt, .caps = caps};
+    for (size_t i = 0; i < rn->n; i++) {
+        struct worker *w = &rn->w[i];
+        const struct collector *c = collector_registry[i];
+        w->c = c;
+        w->rn = rn;
+        char reason[512] = "";
+        struct ledger_entry *led = report_ledger(r, c->name, c->title);
+        if (c->needs_bpf && opt->no_bpf)
+            ledger_set(led, CS_SKIPPED, "BPF disabled by --no-bpf");
+        else if (c->needs_bpf && !caps->bpf_ok)
+            ledger_set(led, CS_SKIPPED, caps->bpf_reason);
+        else if (c->can_run && !c->can_run(&plan_ctx, reason, sizeof reason))
+            ledger_set(led, CS_SKIPPED, reason[0] ? reason : "not available on this host");
+        else
+            w->active = true;
+        if (!w->active)
+            continue;
+        parse_fault(w);
+        w->staging = report_new();
+        w->ctx = (struct collect_ctx){.r = w->staging, .opt = opt, .caps = caps};
+        pthread_mutex_init(&w->mu, NULL);
+        /* Deadlines are monotonic: a clock step must not fire or hide them. */
+        pthread_condattr_t ca;
+        pthread_condattr_init(&ca);
+        pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+        pthread_cond_init(&w->cv, &ca);
+        pthread_condattr_destroy(&ca);
+    }
+
+    /* Workers never take the stop signals: Ctrl-C must wake the main
+     * thread's sleep, whatever a collector is doing. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    for (size_t i = 0; i < rn->n; i++) {
+        struct worker *w = &rn->w[i];
+        if (!w->active)
+            continue;
+        int e = pthread_create(&w->th, NULL, worker_main, w);
+        if (e) {
+            ledger_set(report_ledger(r, w->c->name, NULL), CS_FAILED, strerror(e));
+            w->active = false;
+            continue;
+        }
+        w->thread_ok = true;
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return rn;
+}
+
+static void post(struct worker *w, enum phase p, double now_s)
+{
+    pthread_mutex_lock(&w->mu);
+    w->ctx.now_s = now_s;
+    w->cmd = p;
+    w->busy = true;
+    pthread_cond_broadcast(&w->cv);
+    pthread_mutex_unlock(&w->mu);
+}
+
+/* Waits until the worker is idle or the absolute monotonic deadline passes.
+ * Returns false when the deadline passed (the worker is then abandoned). */
+static bool wait_done(struct worker *w, const struct timespec *deadline)
+{
+    bool done = true;
+    pthread_mutex_lock(&w->mu);
+    while (w->busy) {
+        if (pthread_cond_timedwait(&w->cv, &w->mu, deadline) == ETIMEDOUT) {
+            done = !w->busy;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&w->mu);
+    return done;
+}
+
+static struct timespec deadline_in(double seconds)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    double ns = (double)ts.tv_nsec + seconds * 1e9;
+    ts.tv_sec += (time_t)(ns / 1e9);
+    ts.tv_nsec = (long)(ns - (double)(time_t)(ns / 1e9) * 1e9);
+    return ts;
+}
+
+static void abandon(struct runner *rn, struct worker *w, enum phase p, double limit_s)
+{
+    w->abandoned = true;
+    w->active = false;
+    char why[160];
+    snprintf(why, sizeof why, "its %s did not finish within %.0f s; its data was dropped",
+             phase_name(p), limit_s);
+    struct ledger_entry *led = report_ledger(rn->r, w->c->name, NULL);
+    ledger_set(led, CS_TIMED_OUT, why);
+    led->duration_ms = w->spent_ms + limit_s * 1000.0;
+    pthread_detach(w->th);
+}
+
+/* Posts phase p to every active worker, then waits for all of them (they
+ * run in parallel) under one deadline. */
+static void run_phase(struct runner *rn, enum phase p, double now_s, double limit_s)
+{
+    for (size_t i = 0; i < rn->n; i++)
+        if (rn->w[i].active && !(p == PH_TICK && !rn->w[i].c->tick))
+            post(&rn->w[i], p, now_s);
+    struct timespec dl = deadline_in(limit_s);
+    for (size_t i = 0; i < rn->n; i++) {
+        struct worker *w = &rn->w[i];
+        if (!w->active || (p == PH_TICK && !w->c->tick))
+            continue;
+        if (!wait_done(w, &dl)) {
+            abandon(rn, w, p, limit_s);
+            continue;
+        }
+        if (w->rc == 0)
+            continue;
+        const char *msg = w->err[0] ? w->err : strerror(w->rc < 0 ? -w->rc : w->rc);
+        struct ledger_entry *led = report_ledger(rn->r, w->c->name, NULL);
+        if (p == PH_TICK) {
+            ledger_note(led, "tick at %.1f s failed: %s", now_s, msg);
+        } else {
+            ledger_set(led, CS_FAILED, msg);
+            w->active = false; /* failed start/stop: no more calls but destroy */
+            if (w->c->destroy)
+                w->c->destroy(w->state);
+            w->state = NULL;
+        }
+    }
+}
+
+void runner_start(struct runner *rn) { run_phase(rn, PH_START, 0, START_DEADLINE_S); }
+
+void runner_tick(struct runner *rn, double now_s)
+{
+    report_add_tick(rn->r, now_s);
+    for (size_t i = 0; i < rn->n; i++)
+        if (rn->w[i].active)
+            report_add_tick(rn->w[i].staging, now_s);
+    double limit = 2 * rn->interval_s > TICK_DEADLINE_MIN_S ? 2 * rn->interval_s
+                                                             : TICK_DEADLINE_MIN_S;
+    run_phase(rn, PH_TICK, now_s, limit);
+}
+
+void runner_stop(struct runner *rn, double now_s)
+{
+    bool *was_active = xcalloc(rn->n, sizeof *was_active);
+    for (size_t i = 0; i < rn->n; i++)
+        was_active[i] = rn->w[i].active;
+    run_phase(rn, PH_STOP, now_s, STOP_DEADLINE_S);
+    for (size_t i = 0; i < rn->n; i++) {
+        struct worker *w = &rn->w[i];
+        if (w->abandoned)
+            continue;
+        struct ledger_entry *led = report_ledger(rn->r, w->c->name, NULL);
+        if (was_active[i] && w->active) {
+            ledger_set(led, CS_RAN, NULL);
+            if (w->c->destroy)
+                w->c->destroy(w->state);
+            w->state = NULL;
+            w->active = false;
+        }
+        if (w->staging) {
+            /* A failed collector's partial data still helps (e.g. notes). */
+            report_merge(rn->r, w->staging);
+            led = report_ledger(rn->r, w->c->name, NULL);
+        }
+        led->duration_ms = w->spent_ms;
+    }
+    free(was_active);
+}
+
+void runner_free(struct runner *rn)
+{
+    if (!rn)
+        return;
+    for (size_t i = 0; i < rn->n; i++) {
+        struct worker *w = &rn->w[i];
+        if (w->abandoned)
+            continue; /* its thread may still run: leave it all alone */
+        if (w->thread_ok) {
+            post(w, PH_QUIT, 0);
+            pthread_join(w->th, NULL);
+        }
+        if (w->staging) {
+            pthread_mutex_destroy(&w->mu);
+            pthread_cond_destroy(&w->cv);
+        }
+        if (w->active && w->c->destroy)
+            w->c->destroy(w->state);
+        report_free(w->staging);
+    }
+    /* Abandoned workers point into rn->w: keep the array alive (and
+     * reachable, so leak checkers do not flag the deliberate leak). */
+    static struct runner *abandoned_runners[8];
+    static size_t nabandoned;
+    bool any_abandoned = false;
+    for (size_t i = 0; i < rn->n; i++)
+        any_abandoned |= rn->w[i].abandoned;
+    if (!any_abandoned) {
+        free(rn->w);
+        free(rn);
+    } else if (nabandoned < sizeof abandoned_runners / sizeof abandoned_runners[0]) {
+        abandoned_runners[nabandoned++] = rn;
+    }
+}

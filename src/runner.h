@@ -1,0 +1,36 @@
+/* Runs the registry's collectors through the capture window, each on its
+ * own worker thread with a private staging report and a deadline per call.
+ *
+ * Why: a collector that hangs (a /proc read stuck behind a kernel lock, a
+ * BPF drain that never ends) must not stop the bundle from shipping.  The
+ * main thread waits for each call only until its deadline; a collector that
+ * misses it is marked timed_out and abandoned with its staging report, so
+ * nothing it does later can touch the real model.  Collectors that finish
+ * have their staging report merged into the real one after stop().
+ *
+ * Fault injection for tests: PERFREPORT_FAULT="NAME:PHASE:ACTION" with PHASE
+ * start|tick|stop and ACTION hang|fail makes collector NAME hang or fail
+ * there (documented in the README's testing section). */
+#ifndef PERFREPORT_RUNNER_H
+#define PERFREPORT_RUNNER_H
+
+struct report;
+struct options;
+struct host_caps;
+struct runner;
+
+/* Plans every registry collector (can_run, BPF availability) and records
+ * the plan in r's ledger.  Returns NULL only on out-of-memory exit paths. */
+struct runner *runner_new(struct report *r, const struct options *opt,
+                          const struct host_caps *caps);
+/* t = 0: starts the planned collectors (in parallel). */
+void runner_start(struct runner *rn);
+/* One sample at now_s (seconds since the window start): appends the tick to
+ * the real and every staging report, then ticks the collectors. */
+void runner_tick(struct runner *rn, double now_s);
+/* End of the window: stops the collectors, merges their data into the real
+ * report, records durations and statuses in the ledger. */
+void runner_stop(struct runner *rn, double now_s);
+/* Frees what is not abandoned. */
+void runner_free(struct runner *rn);
+#endif

@@ -1,0 +1,72 @@
+#!/bin/sh
+# Kernel-event collectors end to end: failing syscalls, exec churn, TCP
+# retransmits in a private network namespace.  Root + BPF only.
+. tests/lib.sh
+
+if [ ! -x "$PERFREPORT_BIN" ]; then skip ksys_all "binary $PERFREPORT_BIN not built"; exit 0; fi
+if ! need_root; then skip ksys_all "needs root for BPF"; exit 0; fi
+
+finding() { # bundle id -> "severity|title|evidence..." or "none"
+    json "$1/report.json" "next(('%s|%s|%s' % (f['severity'], f['title'], ' '.join(f['evidence'])) for f in d['findings'] if f['id']=='$2'), 'none')"
+}
+ran() { json "$1/manifest.json" "next((c['status'] for c in d['collectors'] if c['name']=='$2'), 'absent')"; }
+
+# (a) a process failing open() (ENOENT) and close() (EBADF) ~20k/s.
+"$WL/failer" 6 20000 >/dev/null & track $!
+sleep 0.5
+"$PERFREPORT_BIN" -d 3 -o "$TMPD/fail" --quiet
+st=$(ran "$TMPD/fail" syscalls)
+f=$(finding "$TMPD/fail" syscall.errors)
+if [ "$st" != ran ]; then
+    skip ksys_syscall_errors "syscalls collector $st"
+else
+    case "$f" in
+        *open*ENOENT*failer*) ok ksys_syscall_errors_names_syscall_errno_process ;;
+        *) not_ok ksys_syscall_errors_names_syscall_errno_process "$f" ;;
+    esac
+    top=$(json "$TMPD/fail/report.json" "[(r['syscall'],r['errno']) for t in d['tables'] if t['name']=='syscall.errors' for r in t['rows']][:3]")
+    case "$top" in
+        *close*EBADF*) ok ksys_syscall_errors_table_ebadf ;;
+        *) not_ok ksys_syscall_errors_table_ebadf "$top" ;;
+    esac
+fi
+wait
+
+# (b) exec churn: a shell loop running /bin/true (a few hundred per second,
+# counted so that no other program is executed by the loop).
+sh -c 'i=0; while [ $i -lt 3000 ]; do /bin/true; i=$((i + 1)); done' & track $!
+sleep 0.5
+"$PERFREPORT_BIN" -d 3 -o "$TMPD/churn" --quiet
+f=$(finding "$TMPD/churn" process.churn)
+case "$f" in
+    warning*'"true"'*|critical*'"true"'*) ok ksys_process_churn_names_true ;;
+    *) not_ok ksys_process_churn_names_true "$f" ;;
+esac
+json "$TMPD/churn/report.json" "any(h['name']=='proc.lifetime' for h in d.get('hists',[]))" 2>/dev/null | grep -q True \
+    && ok ksys_proc_lifetime_hist || skip ksys_proc_lifetime_hist "hists not in report.json on this branch"
+wait
+
+# (c) TCP retransmits in a private netns: nftables drops ~10 % to port 5001.
+if ! command -v nft >/dev/null || ! command -v ip >/dev/null; then
+    skip ksys_tcp_retransmits "nft or ip missing"
+else
+    ns=prtest-$$
+    on_cleanup "ip netns del $ns 2>/dev/null"
+    if ip netns add "$ns" && ip -n "$ns" link set lo up &&
+        ip netns exec "$ns" nft add table inet prt &&
+        ip netns exec "$ns" nft add chain inet prt in '{ type filter hook input priority 0; }' &&
+        ip netns exec "$ns" nft add rule inet prt in tcp dport 5001 numgen random mod 10 0 drop; then
+        ip netns exec "$ns" python3 tests/workloads/tcpxfer.py 5001 6 & track $!
+        sleep 0.5
+        "$PERFREPORT_BIN" -d 4 -o "$TMPD/tcp" --quiet
+        f=$(finding "$TMPD/tcp" net.tcp_retransmits)
+        case "$f" in
+            *'127.0.0.1:5001'*namespace*) ok ksys_tcp_retransmits_names_port_from_netns ;;
+            *) not_ok ksys_tcp_retransmits_names_port_from_netns "$f" ;;
+        esac
+        wait
+    else
+        skip ksys_tcp_retransmits "could not set up namespace $ns with an nftables drop rule"
+    fi
+    ip netns del "$ns" 2>/dev/null
+fi

@@ -1,0 +1,338 @@
+/* Kernel-event collectors (syscalls, procevents, tcpevents): the syscall
+ * name table and its generator, address formatting, the model fill steps
+ * on made-up drained data, and their rules at the threshold boundaries. */
+#include "harness.h"
+#include "../../src/analyze/analyze.h"
+#include "../../src/collect/procevents.h"
+#include "../../src/collect/syscalls.h"
+#include "../../src/collect/tcpevents.h"
+#include "../../src/model/model.h"
+#include "../../src/util/strbuf.h"
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+TEST(ksys_syscall_names_from_this_arch)
+{
+    char buf[32];
+    CHECK_STR(syscall_name(0, buf, sizeof buf), "read");
+    CHECK_STR(syscall_name(2, buf, sizeof buf), "open");
+    CHECK_STR(syscall_name(59, buf, sizeof buf), "execve");
+    CHECK_STR(syscall_name(110, buf, sizeof buf), "getppid");
+    CHECK_STR(syscall_name(3000, buf, sizeof buf), "syscall_3000");
+    CHECK(syscall_names_count() > 300);
+}
+
+TEST(ksys_gen_syscalls_script_odd_header)
+{
+    char out[] = "/tmp/perfreport-gensc.XXXXXX";
+    int fd = mkstemp(out);
+    REQUIRE(fd >= 0);
+    close(fd);
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "sh scripts/gen-syscalls.sh %s %s 2>/dev/null",
+             fixture("syscalls/unistd_odd.h"), out);
+    int rc = system(cmd);
+    struct strbuf sb = STRBUF_INIT;
+    FILE *f = fopen(out, "r");
+    char line[256];
+    while (f && fgets(line, sizeof line, f))
+        sb_add(&sb, line);
+    if (f)
+        fclose(f);
+    unlink(out);
+    CHECK(rc == 0);
+    const char *s = sb_str(&sb);
+    CHECK_CONTAINS(s, "[0] = \"read\",");
+    CHECK_CONTAINS(s, "[1] = \"write\",");
+    CHECK_CONTAINS(s, "[2] = \"spaced\",");
+    CHECK_CONTAINS(s, "[7] = \"last\",");
+    CHECK(!strstr(s, "alias"));        /* aliases are not numbers */
+    CHECK(!strstr(s, "expr"));
+    CHECK(!strstr(s, "dup_of_read"));  /* the first name of a number wins */
+    CHECK(!strstr(s, "evil"));         /* a quote never reaches the C string */
+    CHECK(!strstr(s, "99999"));        /* absurd numbers skipped */
+    CHECK_CONTAINS(s, "#define SYSCALL_NAMES_GEN_COUNT 4");
+    sb_free(&sb);
+}
+
+TEST(ksys_tcp_endpoint_format)
+{
+    char buf[80];
+    uint8_t a[16] = {0};
+    inet_pton(AF_INET, "10.0.0.1", a);
+    CHECK_STR(tcp_fmt_endpoint(AF_INET, a, 45678, buf, sizeof buf), "10.0.0.1:45678");
+    uint8_t b[16];
+    inet_pton(AF_INET6, "fe80::1", b);
+    CHECK_STR(tcp_fmt_endpoint(AF_INET6, b, 5001, buf, sizeof buf), "[fe80::1]:5001");
+    inet_pton(AF_INET6, "::ffff:127.0.0.1", b);
+    CHECK_STR(tcp_fmt_endpoint(AF_INET6, b, 80, buf, sizeof buf), "[::ffff:127.0.0.1]:80");
+    CHECK_STR(tcp_fmt_endpoint(99, b, 7, buf, sizeof buf), "?:7");
+    char st[24];
+    CHECK_STR(tcp_state_name(1, st, sizeof st), "ESTABLISHED");
+    CHECK_STR(tcp_state_name(15, st, sizeof st), "STATE_15");
+}
+
+static struct report *sc_model(double err_count, const char *errname_nr_comm, double win)
+{
+    (void)errname_nr_comm;
+    struct report *r = report_new();
+    struct sc_data d;
+    memset(&d, 0, sizeof d);
+    d.nnrs = 2;
+    d.nrs = calloc(2, sizeof *d.nrs);
+    d.nrs[0].nr = 110; /* getppid */
+    d.nrs[0].count = 1000;
+    d.nrs[0].total_ns = 100000;
+    d.nrs[0].hist[6] = 990; /* 64..127 ns */
+    d.nrs[0].hist[10] = 10;
+    d.nrs[1].nr = 2; /* open */
+    d.nrs[1].count = (uint64_t)err_count + 5;
+    d.nrs[1].errors = (uint64_t)err_count;
+    d.nrs[1].total_ns = 5000000;
+    d.nrs[1].hist[12] = d.nrs[1].count;
+    d.nprocs = 3;
+    d.procs = calloc(3, sizeof *d.procs);
+    d.procs[0] = (struct scd_proc){42, 110, 600, 0};
+    d.procs[1] = (struct scd_proc){42, 110, 400, 0}; /* same key from another CPU */
+    d.procs[2] = (struct scd_proc){7, 2, (uint64_t)err_count + 5, (uint64_t)err_count};
+    d.nerrs = 2;
+    d.errs = calloc(2, sizeof *d.errs);
+    d.errs[0] = (struct scd_err){7, 2, 2, (uint64_t)err_count - 1};
+    d.errs[1] = (struct scd_err){8, 2, 2, 1};
+    d.ncomms = 2;
+    d.comms = calloc(2, sizeof *d.comms);
+    d.comms[0].tgid = 42;
+    strcpy(d.comms[0].comm, "storm");
+    d.comms[1].tgid = 7;
+    strcpy(d.comms[1].comm, "failer");
+    syscalls_fill(r, &d, win);
+    sc_data_free(&d);
+    return r;
+}
+
+TEST(ksys_syscalls_fill_tables)
+{
+    struct report *r = sc_model(300, NULL, 2);
+    const struct table *t = report_find_table(r, "syscall.top");
+    REQUIRE(t && t->nrows == 2);
+    CHECK_STR(table_str(t, 0, "syscall"), "getppid");
+    CHECK_NUM(table_num(t, 0, "calls_per_s"), 500, 1e-9);
+    CHECK_NUM(table_num(t, 0, "avg_us"), 0.1, 1e-9);
+    CHECK(table_num(t, 0, "p99_us") > 0.064 && table_num(t, 0, "p99_us") < 2.048);
+    CHECK_NUM(table_num(t, 1, "err_pct"), 100.0 * 300 / 305, 1e-9);
+    const struct table *e = report_find_table(r, "syscall.errors");
+    REQUIRE(e && e->nrows == 1);
+    CHECK_STR(table_str(e, 0, "syscall"), "open");
+    CHECK_STR(table_str(e, 0, "errno"), "ENOENT");
+    CHECK_NUM(table_num(e, 0, "count"), 300, 0);
+    CHECK_NUM(table_num(e, 0, "pid"), 7, 0);
+    CHECK_STR(table_str(e, 0, "comm"), "failer");
+    const struct table *p = report_find_table(r, "syscall.by_process");
+    REQUIRE(p && p->nrows == 2);
+    CHECK_STR(table_str(p, 0, "comm"), "storm");
+    CHECK_NUM(table_num(p, 0, "calls"), 1000, 0); /* merged */
+    CHECK_STR(table_str(p, 0, "top_syscalls"), "getppid 100%");
+    CHECK_NUM(report_metric_value(r, "syscall.errors_per_s"), 150, 1e-9);
+    /* Histograms of the top syscalls by time: open first. */
+    const struct hist *h = report_find_hist(r, "syscall.open");
+    REQUIRE(h);
+    CHECK_NUM(h->count, 305, 0);
+    CHECK(report_find_hist(r, "syscall.getppid") != NULL);
+    report_free(r);
+}
+
+static void thr(struct report *r)
+{
+    char err[256];
+    CHECK(thresholds_load(r, NULL, err, sizeof err) == 0);
+}
+
+TEST(ksys_rule_syscall_errors_boundary)
+{
+    /* 200 errors over 2 s = 100/s: exactly the warning threshold. */
+    struct report *r = sc_model(200, NULL, 2);
+    thr(r);
+    analyze_run(r);
+    const struct finding *f = report_find_finding(r, "syscall.errors");
+    REQUIRE(f);
+    CHECK(f->sev == SEV_WARNING);
+    CHECK_CONTAINS(f->title, "open()");
+    CHECK_CONTAINS(f->title, "ENOENT");
+    CHECK_CONTAINS(f->title, "failer");
+    report_free(r);
+    r = sc_model(198, NULL, 2); /* 99/s */
+    thr(r);
+    analyze_run(r);
+    CHECK(report_find_finding(r, "syscall.errors") == NULL);
+    report_free(r);
+}
+
+TEST(ksys_rule_syscall_errors_benign_is_info)
+{
+    struct report *r = report_new();
+    report_metric(r, "syscall.errors_per_s", "", "/s", "syscall", 5000);
+    struct table *t = report_table(r, "syscall.errors", "", "syscall");
+    const char *c[] = {"syscall", "errno", "comm"};
+    for (int i = 0; i < 3; i++)
+        table_add_col(t, c[i], c[i], "", 0);
+    const char *n[] = {"count", "per_s", "pid"};
+    for (int i = 0; i < 3; i++)
+        table_add_col(t, n[i], n[i], "", 0);
+    size_t row = table_add_row(t);
+    table_set_str(t, row, "syscall", "read");
+    table_set_str(t, row, "errno", "EAGAIN");
+    table_set_str(t, row, "comm", "server");
+    table_set_num(t, row, "count", 50000);
+    table_set_num(t, row, "per_s", 5000);
+    table_set_num(t, row, "pid", 9);
+    thr(r);
+    analyze_run(r);
+    const struct finding *f = report_find_finding(r, "syscall.errors");
+    REQUIRE(f);
+    CHECK(f->sev == SEV_INFO);
+    report_free(r);
+}
+
+TEST(ksys_rule_syscall_rate_boundary)
+{
+    for (int k = 0; k < 3; k++) {
+        double v[] = {49999, 50000, 200000};
+        enum severity want[] = {SEV_NONE, SEV_WARNING, SEV_CRITICAL};
+        struct report *r = report_new();
+        struct table *t = report_table(r, "syscall.by_process", "", "syscall");
+        table_add_col(t, "pid", "", "", 0);
+        table_add_col(t, "comm", "", "", 0);
+        table_add_col(t, "calls_per_s", "", "", 0);
+        table_add_col(t, "top_syscalls", "", "", 0);
+        size_t row = table_add_row(t);
+        table_set_num(t, row, "pid", 42);
+        table_set_str(t, row, "comm", "storm");
+        table_set_num(t, row, "calls_per_s", v[k]);
+        table_set_str(t, row, "top_syscalls", "getppid 99%");
+        thr(r);
+        analyze_run(r);
+        const struct finding *f = report_find_finding(r, "syscall.rate");
+        CHECK((f ? f->sev : SEV_NONE) == want[k]);
+        if (f) {
+            CHECK_CONTAINS(f->title, "storm");
+            CHECK_CONTAINS(f->title, "getppid");
+        }
+        report_free(r);
+    }
+}
+
+TEST(ksys_procevents_fill_and_churn_rule)
+{
+    for (int k = 0; k < 2; k++) {
+        struct report *r = report_new();
+        struct pe_data d;
+        memset(&d, 0, sizeof d);
+        d.execs = k ? 40 : 39; /* over 2 s: 20/s is the warning line */
+        d.exits = d.execs;
+        d.shorts = d.execs;
+        d.hist[0] = d.execs;
+        d.nex = 2;
+        d.ex = calloc(2, sizeof *d.ex);
+        strcpy(d.ex[0].comm, "true");
+        strcpy(d.ex[0].pcomm, "sh");
+        d.ex[0].n = d.execs - 2;
+        strcpy(d.ex[1].comm, "true");
+        strcpy(d.ex[1].pcomm, "cron");
+        d.ex[1].n = 2;
+        d.nxt = 1;
+        d.xt = calloc(1, sizeof *d.xt);
+        strcpy(d.xt[0].comm, "true");
+        d.xt[0].exits = 10;
+        d.xt[0].life_ns = 10 * 1500000ull;
+        procevents_fill(r, &d, 2);
+        pe_data_free(&d);
+        const struct table *t = report_find_table(r, "proc.execs");
+        REQUIRE(t && t->nrows == 1);
+        CHECK_STR(table_str(t, 0, "parent_comm"), "sh");
+        CHECK_NUM(table_num(t, 0, "avg_lifetime_ms"), 1.5, 1e-9);
+        CHECK(report_find_hist(r, "proc.lifetime") != NULL);
+        thr(r);
+        analyze_run(r);
+        const struct finding *f = report_find_finding(r, "process.churn");
+        if (k) {
+            REQUIRE(f);
+            CHECK(f->sev == SEV_WARNING);
+            CHECK_CONTAINS(f->title, "\"true\"");
+            CHECK_CONTAINS(f->title, "\"sh\"");
+        } else {
+            CHECK(f == NULL);
+        }
+        report_free(r);
+    }
+}
+
+static struct report *tcp_model(double retrans_per_s_bpf, double proc_pct)
+{
+    struct report *r = report_new();
+    struct te_data d;
+    memset(&d, 0, sizeof d);
+    d.nrt = 2;
+    d.rt = calloc(2, sizeof *d.rt);
+    d.rt[0].family = AF_INET;
+    inet_pton(AF_INET, "10.0.0.1", d.rt[0].saddr);
+    inet_pton(AF_INET, "10.0.0.2", d.rt[0].daddr);
+    d.rt[0].sport = 45678;
+    d.rt[0].dport = 5001;
+    d.rt[0].state = 1;
+    d.rt[0].count = (uint64_t)(retrans_per_s_bpf * 10) - 1;
+    d.rt[1] = d.rt[0];
+    d.rt[1].dport = 80;
+    d.rt[1].count = 1;
+    d.states[1][4] = 3;
+    tcpevents_fill(r, &d, 10);
+    te_data_free(&d);
+    if (!isnan(proc_pct)) {
+        report_metric(r, "tcp.retrans_pct", "", "%", "network", proc_pct);
+        report_metric(r, "tcp.retrans_segs", "", "", "network", 100);
+    }
+    char err[256];
+    thresholds_load(r, NULL, err, sizeof err);
+    analyze_run(r);
+    return r;
+}
+
+TEST(ksys_tcp_retransmits_name_worst_connection)
+{
+    struct report *r = tcp_model(50, 7.5);
+    const struct table *t = report_find_table(r, "tcp.retransmits");
+    REQUIRE(t && t->nrows == 2);
+    CHECK_STR(table_str(t, 0, "src"), "10.0.0.1:45678");
+    CHECK_STR(table_str(t, 0, "dst"), "10.0.0.2:5001");
+    CHECK_STR(table_str(t, 0, "state"), "ESTABLISHED");
+    const struct table *sc = report_find_table(r, "tcp.state_changes");
+    REQUIRE(sc && sc->nrows == 1);
+    CHECK_STR(table_str(sc, 0, "to"), "FIN_WAIT1");
+    const struct finding *f = report_find_finding(r, "net.tcp_retransmits");
+    REQUIRE(f);
+    CHECK(f->sev == SEV_CRITICAL);
+    CHECK_CONTAINS(f->title, "7.5% of segments");
+    CHECK_CONTAINS(f->title, "worst 10.0.0.1:45678 -> 10.0.0.2:5001 (499 retransmits)");
+    report_free(r);
+}
+
+TEST(ksys_tcp_retransmits_other_namespace_boundary)
+{
+    /* No /proc signal at all: the tracepoint rate decides, 5/s warns. */
+    struct report *r = tcp_model(5, NAN);
+    const struct finding *f = report_find_finding(r, "net.tcp_retransmits");
+    REQUIRE(f);
+    CHECK(f->sev == SEV_WARNING);
+    CHECK_CONTAINS(f->title, ":5001");
+    int ns = 0;
+    for (size_t i = 0; i < f->nevidence; i++)
+        ns |= strstr(f->evidence[i], "another network namespace") != NULL;
+    CHECK(ns);
+    report_free(r);
+    r = tcp_model(4.9, 0.0);
+    CHECK(report_find_finding(r, "net.tcp_retransmits") == NULL);
+    report_free(r);
+}

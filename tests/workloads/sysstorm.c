@@ -1,0 +1,97 @@
+/* sysstorm: a syscall-heavy workload for the overhead benchmark.
+ *   sysstorm SECS THREADS WORK   each thread loops { getppid(); WORK spin
+ *                                iterations } for SECS; prints "calls_per_s N"
+ *   sysstorm --calibrate RATE THREADS
+ *                                prints the WORK that gives about RATE calls/s
+ *                                in total (fixed across paired runs, so that the
+ *                                tracing cost shows as fewer calls per second). */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile int stop;
+static long work;
+
+struct th {
+    pthread_t t;
+    unsigned long calls;
+};
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void spin(long n)
+{
+    for (volatile long i = 0; i < n; i++)
+        ;
+}
+
+static void *run(void *arg)
+{
+    struct th *t = arg;
+    unsigned long c = 0;
+    while (!stop) {
+        syscall(SYS_getppid);
+        spin(work);
+        c++;
+    }
+    t->calls = c;
+    return NULL;
+}
+
+static double measure(double secs, int nthreads)
+{
+    struct th *th = calloc((size_t)nthreads, sizeof *th);
+    if (!th)
+        exit(1);
+    stop = 0;
+    double t0 = now();
+    for (int i = 0; i < nthreads; i++)
+        if (pthread_create(&th[i].t, NULL, run, &th[i]) != 0)
+            exit(1);
+    struct timespec ts = {(time_t)secs, (long)((secs - (double)(time_t)secs) * 1e9)};
+    nanosleep(&ts, NULL);
+    stop = 1;
+    unsigned long total = 0;
+    for (int i = 0; i < nthreads; i++) {
+        pthread_join(th[i].t, NULL);
+        total += th[i].calls;
+    }
+    double el = now() - t0;
+    free(th);
+    return (double)total / el;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 4 && strcmp(argv[1], "--calibrate") == 0) {
+        double target = atof(argv[2]);
+        int nt = atoi(argv[3]);
+        long lo = 0, hi = 100000;
+        /* Rate falls as work grows: bisect on short runs. */
+        for (int i = 0; i < 14 && hi - lo > 1; i++) {
+            work = (lo + hi) / 2;
+            if (measure(0.2, nt) > target)
+                lo = work;
+            else
+                hi = work;
+        }
+        printf("%ld\n", lo);
+        return 0;
+    }
+    if (argc != 4) {
+        fprintf(stderr, "usage: sysstorm SECS THREADS WORK | --calibrate RATE THREADS\n");
+        return 2;
+    }
+    work = atol(argv[3]);
+    printf("calls_per_s %.0f\n", measure(atof(argv[1]), atoi(argv[2])));
+    return 0;
+}
