@@ -42,7 +42,15 @@ struct frow {
 struct futex_state {
     struct futex_bpf *skel; /* owned */
     bool raw;               /* raw_syscalls fallback */
+    double attach_ms;       /* CLOCK_MONOTONIC at attach: shares are of attach -> drain */
 };
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
 
 static bool have_syscall_events(void)
 {
@@ -97,6 +105,7 @@ static int futex_start(struct collect_ctx *ctx, void **state, char *err, size_t 
         snprintf(err, n, "attaching the futex programs failed: %s", strerror(-rc));
         return rc;
     }
+    st->attach_ms = now_ms();
     return 0;
 }
 
@@ -178,13 +187,6 @@ static uint64_t stat_sum(int fd, __u32 i)
     return s;
 }
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 static int futex_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
 {
     struct futex_state *st = state;
@@ -231,7 +233,7 @@ static int futex_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     if (rc)
         snprintf(err, n, "resolving futex stacks failed: %s", strerror(-rc));
 
-    double window_ms = ctx->now_s * 1000, total_ms = 0;
+    double window_ms = t0 - st->attach_ms, total_ms = 0;
     struct table *t = report_table(r, "lock.futex_waits", "Futex waits (user-space locks)", "lock");
     table_add_col(t, "pid", "PID", "", 0);
     table_add_col(t, "process", "Process", "", 0);

@@ -51,6 +51,8 @@ struct row {
 struct offcpu_state {
     struct offcpu_bpf *skel; /* owned */
     bool classic;
+    uint64_t attach_ns;      /* CLOCK_MONOTONIC when sched_switch was attached */
+    uint64_t observed_ns;    /* attach -> drain: the span the shares are of */
 };
 
 static uint64_t mono_ns(void)
@@ -131,6 +133,7 @@ static int offcpu_start(struct collect_ctx *ctx, void **state, char *err, size_t
         st->skel->links.offcpu_switch_tp = l;
     else
         st->skel->links.offcpu_switch_btf = l;
+    st->attach_ns = mono_ns();
     rc = run_seed_iter(st->skel);
     if (rc)
         ledger_note(report_ledger(ctx->r, "offcpu", NULL),
@@ -291,7 +294,8 @@ static uint64_t stat_sum(int fd, __u32 i)
     return s;
 }
 
-static void write_model(struct collect_ctx *ctx, struct row *rows, size_t nrows)
+static void write_model(struct collect_ctx *ctx, const struct offcpu_state *st, struct row *rows,
+                        size_t nrows)
 {
     struct report *r = ctx->r;
     double cls_ms[WC_COUNT] = {0}, total_ms = 0;
@@ -375,7 +379,9 @@ static void write_model(struct collect_ctx *ctx, struct row *rows, size_t nrows)
 
     if (ctx->opt->pid) {
         unsigned th = proc_threads(ctx->opt->pid);
-        double window_ms = ctx->now_s * 1000;
+        /* the span this collector saw (it may start after the window opens
+         * and stop before it is drained): blocked time is measured over it */
+        double window_ms = (double)st->observed_ns / 1e6;
         if (th && window_ms > 0) {
             report_metric(r, "offcpu.target.threads", "Threads of the target", "", "offcpu", th);
             double tms[WC_COUNT] = {0};
@@ -401,6 +407,7 @@ static int offcpu_stop(struct collect_ctx *ctx, void *state, char *err, size_t n
     struct report *r = ctx->r;
     uint64_t t0 = mono_ns();
     offcpu_bpf__detach(st->skel);
+    st->observed_ns = t0 > st->attach_ns ? t0 - st->attach_ns : 0;
     uint64_t end = t0, min_ns = (uint64_t)ctx->opt->min_block_us * 1000ull;
 
     struct row *rows = NULL;
@@ -485,7 +492,7 @@ static int offcpu_stop(struct collect_ctx *ctx, void *state, char *err, size_t n
     if (rc)
         snprintf(err, n, "resolving off-CPU stacks failed: %s", strerror(-rc));
 
-    write_model(ctx, rows, nrows);
+    write_model(ctx, st, rows, nrows);
     report_add_profile(r, prof);
 
     struct ledger_entry *le = report_ledger(r, "offcpu", NULL);

@@ -575,7 +575,8 @@ struct profile *report_find_profile(const struct report *r, const char *name)
 #define MOVE_PTRS(dst, src, arr, n, cap)                                                      \
     do {                                                                                      \
         xgrow(&(dst)->arr, &(dst)->cap, (dst)->n + (src)->n, sizeof *(dst)->arr);             \
-        memcpy((dst)->arr + (dst)->n, (src)->arr, (src)->n * sizeof *(src)->arr);             \
+        if ((src)->n) /* both may be NULL when empty: memcpy(NULL, NULL, 0) is UB */         \
+            memcpy((dst)->arr + (dst)->n, (src)->arr, (src)->n * sizeof *(src)->arr);         \
         (dst)->n += (src)->n;                                                                 \
         (src)->n = 0;                                                                         \
     } while (0)
@@ -604,7 +605,8 @@ void report_merge(struct report *dst, struct report *src)
     MOVE_PTRS(dst, src, hists, nhists, cap_hists);
     MOVE_PTRS(dst, src, profiles, nprofiles, cap_profiles);
     xgrow(&dst->metrics, &dst->cap_metrics, dst->nmetrics + src->nmetrics, sizeof *dst->metrics);
-    memcpy(dst->metrics + dst->nmetrics, src->metrics, src->nmetrics * sizeof *src->metrics);
+    if (src->nmetrics) /* both arrays may be NULL when empty: memcpy(NULL, NULL, 0) is UB */
+        memcpy(dst->metrics + dst->nmetrics, src->metrics, src->nmetrics * sizeof *src->metrics);
     dst->nmetrics += src->nmetrics;
     src->nmetrics = 0;
     for (size_t i = 0; i < src->nledger; i++) {

@@ -18,7 +18,7 @@ pr() { # args... (the last -o DIR names the bundle)
     while :; do
         "$PERFREPORT_BIN" "$@" 2>"$TMPD/stderr"
         _rc=$?
-        grep -q "already running" "$TMPD/stderr" || return $_rc
+        grep -q "already running" "$TMPD/stderr" || { [ $_rc -le 2 ] || cat "$TMPD/stderr" >&2; return $_rc; }
         _n=$((_n + 1))
         [ $_n -ge 60 ] && { cat "$TMPD/stderr" >&2; return $_rc; }
         sleep 2
