@@ -17,6 +17,9 @@
 const volatile __u32 self_tgid = 0;
 const volatile __u32 target_tgid = 0;
 const volatile __u64 target_cgid = 0;
+/* Set by user space at the window end: the drain starts while the slow
+ * detach of the tracepoints runs. */
+volatile bool stopped = false;
 
 struct {
     __uint(type, BPF_MAP_TYPE_STACK_TRACE);
@@ -69,6 +72,8 @@ static __always_inline void stat_inc(__u32 i)
 
 static __always_inline bool wanted(void)
 {
+    if (stopped)
+        return false;
     struct task_struct *t = bpf_get_current_task_btf();
     if (BPF_CORE_READ(t, flags) & PF_KTHREAD)
         return false;

@@ -18,6 +18,7 @@
 #include "waitclass.h"
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <pthread.h>
 #include <errno.h>
 #include <linux/types.h>
 #include <stdio.h>
@@ -187,12 +188,52 @@ static uint64_t stat_sum(int fd, __u32 i)
     return s;
 }
 
+static void *destroy_link(void *l)
+{
+    bpf_link__destroy(l);
+    return NULL;
+}
+
+/* Detaching a syscall tracepoint waits for RCU grace periods (~200 ms for
+ * the set here, serialised in the kernel), so stop() switches the programs
+ * off through `stopped` at once, detaches in a helper thread and drains
+ * meanwhile; the thread is joined before stop() returns. */
+static void detach_all(struct futex_bpf *skel)
+{
+    struct bpf_link **links[] = {&skel->links.futex_enter, &skel->links.futex_exit,
+                                 &skel->links.futex_waitv_enter, &skel->links.futex_waitv_exit,
+                                 &skel->links.futex_raw_enter, &skel->links.futex_raw_exit};
+    pthread_t th[sizeof links / sizeof links[0]];
+    bool started[sizeof links / sizeof links[0]] = {false};
+    for (size_t i = 0; i < sizeof links / sizeof links[0]; i++) {
+        if (!*links[i])
+            continue;
+        started[i] = pthread_create(&th[i], NULL, destroy_link, *links[i]) == 0;
+        if (!started[i])
+            bpf_link__destroy(*links[i]);
+        *links[i] = NULL;
+    }
+    for (size_t i = 0; i < sizeof links / sizeof links[0]; i++)
+        if (started[i])
+            pthread_join(th[i], NULL);
+}
+
+static void *detach_thread(void *skel)
+{
+    detach_all(skel);
+    return NULL;
+}
+
 static int futex_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
 {
     struct futex_state *st = state;
     struct report *r = ctx->r;
     double t0 = now_ms();
-    futex_bpf__detach(st->skel);
+    st->skel->bss->stopped = true;
+    pthread_t det;
+    bool det_ok = pthread_create(&det, NULL, detach_thread, st->skel) == 0;
+    if (!det_ok)
+        detach_all(st->skel);
 
     struct frow *rows = NULL;
     size_t nrows = 0, cap = 0;
@@ -292,7 +333,9 @@ static int futex_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     for (size_t i = 0; i < nrows; i++)
         free(rows[i].stack);
     free(rows);
-    ledger_note(le, "drain %.1f ms", now_ms() - t0);
+    if (det_ok)
+        pthread_join(det, NULL);
+    ledger_note(le, "drain %.1f ms (detaching the tracepoints included)", now_ms() - t0);
     return rc;
 }
 

@@ -498,25 +498,20 @@ static int offcpu_stop(struct collect_ctx *ctx, void *state, char *err, size_t n
     struct ledger_entry *le = report_ledger(r, "offcpu", NULL);
     int stfd = bpf_map__fd(st->skel->maps.stats);
     uint64_t full_s = stat_sum(stfd, OFFCPU_ST_START_FULL), full_a = stat_sum(stfd, OFFCPU_ST_AGG_FULL);
-    struct stack_stats ss;
-    stack_resolver_stats(res, &ss);
-    uint64_t miss_k = 0, miss_u = 0;
-    for (int i = 0; i < STACK_MISS_COUNT; i++) {
-        miss_k += ss.missing_kernel[i];
-        miss_u += ss.missing_user[i];
+    /* stacks that could not be taken (map full, collision, unreadable user
+     * memory), as blocked time; seeded threads have no user stack by design */
+    double miss_k_ms = 0, miss_u_ms = 0;
+    for (size_t i = 0; i < nrows; i++) {
+        if (rows[i].k.seed_tid)
+            continue;
+        if (rows[i].k.kstack < 0)
+            miss_k_ms += (double)rows[i].v.total_ns / 1e6;
+        if (rows[i].k.ustack < 0)
+            miss_u_ms += (double)rows[i].v.total_ns / 1e6;
     }
-    ledger_note(le, "%s; %llu waits, %zu aggregates, %llu threads blocked at the start, %zu at "
-                    "the end; %llu waits < %u us ignored",
-                st->classic ? "classic sched_switch tracepoint" : "tp_btf sched_switch",
-                (unsigned long long)stat_sum(stfd, OFFCPU_ST_BLOCKS), nrows,
-                (unsigned long long)stat_sum(stfd, OFFCPU_ST_SEEDED), pending,
-                (unsigned long long)stat_sum(stfd, OFFCPU_ST_SHORT), ctx->opt->min_block_us);
-    if (full_s || full_a)
-        ledger_note(le, "maps full: %llu waits not timed, %llu not aggregated",
-                    (unsigned long long)full_s, (unsigned long long)full_a);
-    if (miss_k || miss_u)
-        ledger_note(le, "aggregates without kernel stack: %llu, without user stack: %llu",
-                    (unsigned long long)miss_k, (unsigned long long)miss_u);
+    if (miss_k_ms > 0 || miss_u_ms > 0)
+        ledger_note(le, "blocked time without a kernel stack %.0f ms, without a user stack %.0f ms",
+                    miss_k_ms, miss_u_ms);
     stack_resolver_free(res);
     symbolizer_free(sym);
     for (size_t i = 0; i < nrows; i++)
