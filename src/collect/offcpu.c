@@ -498,6 +498,9 @@ static int offcpu_stop(struct collect_ctx *ctx, void *state, char *err, size_t n
     struct ledger_entry *le = report_ledger(r, "offcpu", NULL);
     int stfd = bpf_map__fd(st->skel->maps.stats);
     uint64_t full_s = stat_sum(stfd, OFFCPU_ST_START_FULL), full_a = stat_sum(stfd, OFFCPU_ST_AGG_FULL);
+    if (full_s || full_a)
+        ledger_note(le, "maps full: %llu waits not timed, %llu not aggregated",
+                    (unsigned long long)full_s, (unsigned long long)full_a);
     /* stacks that could not be taken (map full, collision, unreadable user
      * memory), as blocked time; seeded threads have no user stack by design */
     double miss_k_ms = 0, miss_u_ms = 0;
