@@ -498,6 +498,12 @@ static int offcpu_stop(struct collect_ctx *ctx, void *state, char *err, size_t n
     struct ledger_entry *le = report_ledger(r, "offcpu", NULL);
     int stfd = bpf_map__fd(st->skel->maps.stats);
     uint64_t full_s = stat_sum(stfd, OFFCPU_ST_START_FULL), full_a = stat_sum(stfd, OFFCPU_ST_AGG_FULL);
+    ledger_note(le, "%s; %llu waits, %zu aggregates, %llu threads blocked at the start, %zu at "
+                    "the end; %llu waits < %u us ignored",
+                st->classic ? "classic sched_switch tracepoint" : "tp_btf sched_switch",
+                (unsigned long long)stat_sum(stfd, OFFCPU_ST_BLOCKS), nrows,
+                (unsigned long long)stat_sum(stfd, OFFCPU_ST_SEEDED), pending,
+                (unsigned long long)stat_sum(stfd, OFFCPU_ST_SHORT), ctx->opt->min_block_us);
     if (full_s || full_a)
         ledger_note(le, "maps full: %llu waits not timed, %llu not aggregated",
                     (unsigned long long)full_s, (unsigned long long)full_a);
