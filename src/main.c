@@ -25,6 +25,8 @@ static void usage(FILE *f)
           "                          (default ./perfreport-<host>-<YYYYmmdd-HHMMSS>)\n"
           "  -F, --frequency HZ      profile sampling frequency (default 49)\n"
           "      --no-bpf            use /proc and /sys only\n"
+          "      --min-block-us N    off-CPU waits shorter than N microseconds are not\n"
+          "                          counted (default 1000)\n"
           "      --thresholds FILE   override thresholds (lines: <id> <warn> <crit>)\n"
           "      --no-redact         keep passwords/tokens/keys in command lines\n"
           "                          (redacted by default)\n"
@@ -71,7 +73,7 @@ static int parse_long(const char *opt, const char *s, long min, long max, long *
     return 0;
 }
 
-enum { OPT_NO_BPF = 256, OPT_THRESHOLDS, OPT_ROOT, OPT_NO_REDACT, OPT_OBFUSCATE };
+enum { OPT_NO_BPF = 256, OPT_THRESHOLDS, OPT_ROOT, OPT_NO_REDACT, OPT_OBFUSCATE, OPT_MIN_BLOCK_US };
 
 int main(int argc, char **argv)
 {
@@ -95,6 +97,7 @@ int main(int argc, char **argv)
         {"root", required_argument, NULL, OPT_ROOT},
         {"no-redact", no_argument, NULL, OPT_NO_REDACT},
         {"obfuscate", no_argument, NULL, OPT_OBFUSCATE},
+        {"min-block-us", required_argument, NULL, OPT_MIN_BLOCK_US},
         {"quiet", no_argument, NULL, 'q'},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
@@ -144,6 +147,13 @@ int main(int argc, char **argv)
         case OPT_ROOT: o.root = optarg; break;
         case OPT_NO_REDACT: o.no_redact = true; break;
         case OPT_OBFUSCATE: o.obfuscate = true; break;
+        case OPT_MIN_BLOCK_US:
+            if (options_set_min_block_us(&o, optarg)) {
+                fprintf(stderr, "perfreport: --min-block-us: '%s' is not a whole number of "
+                                "microseconds in [1, 60000000]\n", optarg);
+                return 3;
+            }
+            break;
         case 'q': o.quiet = true; break;
         case 'v': o.verbose++; break;
         case 'h': usage(stdout); return 0;

@@ -13,6 +13,7 @@ struct options {
     const char *thresholds_file;
     const char *root;    /* --root, NULL = real host */
     int hz;              /* -F sampling frequency (profile collectors) */
+    unsigned min_block_us; /* --min-block-us: shortest off-CPU wait counted */
     bool no_bpf;
     bool no_redact;      /* --no-redact: keep secrets in command lines (default: redact) */
     bool obfuscate;      /* --obfuscate: replace host/IP/MAC/user names in the bundle */
@@ -21,4 +22,7 @@ struct options {
 };
 
 void options_defaults(struct options *o);
+/* Parses --min-block-us N (whole microseconds, 1..60000000) into o;
+ * returns -1 and leaves o unchanged when s is not such a number. */
+int options_set_min_block_us(struct options *o, const char *s);
 #endif

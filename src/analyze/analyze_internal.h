@@ -95,4 +95,8 @@ void rule_cpu_hotspot(struct report *r);
 /* "burn_leaf in burner (62% of 1200 on-CPU samples)" from profile.top_self
  * into buf; false when there is no profile or too few samples. */
 bool profile_top_function(const struct report *r, char *buf, size_t n);
+
+/* ---- rules_offcpu.c / rules_lock.c ------------------------------------- */
+void rule_offcpu_wait(struct report *r);
+void rule_lock_contention(struct report *r);
 #endif

@@ -1056,6 +1056,8 @@ static const struct rule {
     {"syscall.errors", rule_syscall_errors},
     {"process.churn", rule_process_churn},
     {"cpu.hotspot", rule_cpu_hotspot},
+    {"offcpu.*", rule_offcpu_wait},
+    {"lock.contention", rule_lock_contention},
 };
 
 void rules_run(struct report *r)

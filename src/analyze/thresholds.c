@@ -124,6 +124,15 @@ static const struct thr_def defaults[] = {
     /* One function's self share of the non-idle on-CPU samples: a healthy
      * profile spreads (< 30 %); past 50 % one hot loop owns the CPU. */
     {"profile.hotspot_pct", "Hottest function's share of on-CPU samples", "%", 30, 50, false},
+
+    /* -p target blocked in one wait class (per-thread share of the window):
+     * past half, that wait is where the request time goes; past 80 % the
+     * process barely runs at all. */
+    {"offcpu.target_wait_pct", "Target blocked in one wait class (per thread)", "%", 50, 80, false},
+    /* Futex wait that looks like contention, per thread: a fifth of the
+     * time lost to waiting on a lock already costs a fifth of the
+     * parallelism; past half the lock serialises the process. */
+    {"lock.wait_pct", "Lock (futex) wait of a process's thread time", "%", 20, 50, false},
 };
 
 enum severity thr_level(const struct threshold *t, double v)

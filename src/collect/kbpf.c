@@ -134,3 +134,18 @@ void kbpf_errno_name(int e, char *buf, size_t n)
     else
         snprintf(buf, n, "E%d", e);
 }
+
+unsigned kbpf_proc_threads(int pid)
+{
+    struct strbuf sb = STRBUF_INIT;
+    unsigned th = 0;
+    if (hostfs_readf(&sb, 1 << 16, "/proc/%d/status", pid) == 0) {
+        const char *p = strstr(sb_str(&sb), "\nThreads:");
+        if (p) {
+            long v = strtol(p + 9, NULL, 10);
+            th = v > 0 ? (unsigned)v : 1;
+        }
+    }
+    sb_free(&sb);
+    return th;
+}

@@ -37,4 +37,6 @@ int kbpf_percpu_sum_struct(const struct bpf_map *map, const void *key, size_t ks
                            size_t vsz);
 /* "ENOENT" for 2; "E<n>" when glibc has no name. */
 void kbpf_errno_name(int e, char *buf, size_t n);
+/* Threads of a process from /proc/PID/status, at least 1; 0 when gone. */
+unsigned kbpf_proc_threads(int pid);
 #endif

@@ -847,8 +847,11 @@ static int procs_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
         } else {
             v->user_pct = v->sys_pct = v->cpu_pct = NAN;
         }
-        /* Growth needs a start count; a newborn's initial fds are not growth. */
-        if (s && s->fds >= 0 && e->fds >= 0) {
+        /* Growth needs a start count; a newborn's initial fds are not growth.
+         * Our own fds grow by design inside the window (BPF maps and links,
+         * binaries opened by the symbolizers while draining): not a leak. */
+        bool self = hostfs_is_real() && e->pid == getpid();
+        if (s && s->fds >= 0 && e->fds >= 0 && !self) {
             v->has_growth = true;
             v->fd_growth = (double)(e->fds - s->fds);
             v->fd_growth_per_min = window > 0 ? v->fd_growth / (window / 60.0) : NAN;

@@ -1,0 +1,551 @@
+/* Collector "offcpu": where user threads wait while blocked (not
+ * preempted), from sched_switch aggregated in the kernel (bpf/offcpu.bpf.c).
+ * Drains into the "offcpu" profile (µs), classifies every aggregate into a
+ * wait class (waitclass.h) and writes offcpu.classes / offcpu.top_stacks.
+ *
+ * Threads blocked before the window opened are seeded by a task iterator
+ * right after attach, and threads still blocked when it closes are counted
+ * up to the window end: a reader stuck on a pipe for the whole window is the
+ * answer, not a blind spot. */
+#include "../model/model.h"
+#include "../model/profile.h"
+#include "../options.h"
+#include "../probe.h"
+#include "../symbolize/symbolize.h"
+#include "../util/clock.h"
+#include "../util/strbuf.h"
+#include "../util/xalloc.h"
+#include "kbpf.h"
+#include "collector.h"
+#include "stacks.h"
+#include "waitclass.h"
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <linux/types.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../bpf/offcpu.h"
+#include "offcpu.skel.h"
+
+#define TOP_STACKS 25
+#define SUMMARY_FRAMES 5
+
+struct start_rec { /* mirrors bpf/offcpu.bpf.c */
+    struct offcpu_start s;
+    __u32 tgid;
+    char comm[16];
+};
+
+struct row {
+    struct offcpu_key k;
+    struct offcpu_val v;
+    enum wait_class cls;
+    char *stack; /* owned summary */
+};
+
+struct offcpu_state {
+    struct offcpu_bpf *skel; /* owned */
+    bool classic;
+    uint64_t attach_ns;      /* CLOCK_MONOTONIC when sched_switch was attached */
+    uint64_t observed_ns;    /* attach -> drain: the span the shares are of */
+};
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static bool offcpu_can_run(const struct collect_ctx *ctx, char *reason, size_t n)
+{
+    if (libbpf_find_vmlinux_btf_id("sched_switch", BPF_TRACE_RAW_TP) >= 0)
+        return true;
+    if (ctx->caps && ctx->caps->tracefs)
+        return true;
+    snprintf(reason, n, "neither BTF for sched_switch nor tracefs is available");
+    return false;
+}
+
+/* Runs the seed iterator once (see offcpu_seed in the BPF file). */
+static int run_seed_iter(struct offcpu_bpf *skel)
+{
+    struct bpf_link *link = bpf_program__attach_iter(skel->progs.offcpu_seed, NULL);
+    if (!link)
+        return -errno;
+    int fd = bpf_iter_create(bpf_link__fd(link));
+    int rc = 0;
+    if (fd < 0) {
+        rc = -errno;
+    } else {
+        char buf[256];
+        ssize_t got;
+        while ((got = read(fd, buf, sizeof buf)) > 0)
+            ;
+        if (got < 0)
+            rc = -errno;
+        close(fd);
+    }
+    bpf_link__destroy(link);
+    return rc;
+}
+
+static int offcpu_start(struct collect_ctx *ctx, void **state, char *err, size_t n)
+{
+    struct offcpu_state *st = xcalloc(1, sizeof *st);
+    *state = st;
+    uint64_t cgid = 0;
+    uint32_t tgid_unused;
+    int rc = kbpf_target(ctx, &tgid_unused, &cgid, err, n);
+    if (rc)
+        return rc;
+    st->skel = offcpu_bpf__open();
+    if (!st->skel) {
+        rc = errno ? -errno : -EINVAL;
+        snprintf(err, n, "opening the off-CPU BPF object failed: %s", strerror(-rc));
+        return rc;
+    }
+    st->classic = libbpf_find_vmlinux_btf_id("sched_switch", BPF_TRACE_RAW_TP) < 0;
+    bpf_program__set_autoload(st->skel->progs.offcpu_switch_btf, !st->classic);
+    bpf_program__set_autoload(st->skel->progs.offcpu_switch_tp, st->classic);
+    st->skel->rodata->self_tgid = (__u32)getpid();
+    st->skel->rodata->target_tgid = (__u32)ctx->opt->pid;
+    st->skel->rodata->target_cgid = cgid;
+    st->skel->rodata->min_block_ns = (__u64)ctx->opt->min_block_us * 1000ull;
+    rc = offcpu_bpf__load(st->skel);
+    if (rc) {
+        snprintf(err, n, "loading the off-CPU programs failed: %s", strerror(-rc));
+        return rc;
+    }
+    struct bpf_program *prog =
+        st->classic ? st->skel->progs.offcpu_switch_tp : st->skel->progs.offcpu_switch_btf;
+    struct bpf_link *l = bpf_program__attach(prog);
+    if (!l) {
+        rc = -errno;
+        snprintf(err, n, "attaching to sched_switch failed: %s", strerror(-rc));
+        return rc;
+    }
+    if (st->classic)
+        st->skel->links.offcpu_switch_tp = l;
+    else
+        st->skel->links.offcpu_switch_btf = l;
+    st->attach_ns = mono_ns();
+    rc = run_seed_iter(st->skel);
+    if (rc)
+        ledger_note(report_ledger(ctx->r, "offcpu", NULL),
+                    "threads already blocked at the window start not seen (task iterator: %s)",
+                    strerror(-rc));
+    return 0;
+}
+
+static int key_cmp(const void *a, const void *b)
+{
+    return memcmp(&((const struct row *)a)->k, &((const struct row *)b)->k,
+                  sizeof(struct offcpu_key));
+}
+
+static int total_cmp_desc(const void *a, const void *b)
+{
+    const struct row *x = a, *y = b;
+    return x->v.total_ns < y->v.total_ns ? 1 : x->v.total_ns > y->v.total_ns ? -1 : 0;
+}
+
+static void rows_push(struct row **v, size_t *nv, size_t *cap, const struct offcpu_key *k,
+                      uint64_t total_ns, uint64_t count)
+{
+    if (*nv == *cap) {
+        *cap = *cap ? *cap * 2 : 256;
+        *v = xrealloc(*v, *cap * sizeof **v);
+    }
+    struct row *r = &(*v)[(*nv)++];
+    memset(r, 0, sizeof *r);
+    r->k = *k;
+    r->v.total_ns = total_ns;
+    r->v.count = count;
+    r->cls = WC_OTHER;
+}
+
+/* "a <- b <- c": up to SUMMARY_FRAMES leaf-first frames that are not noise. */
+static char *summarize(const char *const *leaf_first, size_t n)
+{
+    struct strbuf sb = STRBUF_INIT;
+    size_t k = 0;
+    for (size_t i = 0; i < n && k < SUMMARY_FRAMES; i++) {
+        if (wait_frame_is_noise(leaf_first[i]))
+            continue;
+        sb_addf(&sb, "%s%s", k ? " <- " : "", leaf_first[i]);
+        k++;
+    }
+    char *s = xstrdup(sb_str(&sb));
+    sb_free(&sb);
+    return s;
+}
+
+/* Classifies one row from its leaf-first frames. */
+static void classify_row(struct row *r, const char *const *kf, size_t nk, const char *const *uf,
+                         size_t nu, const char *const *all, size_t nall)
+{
+    r->cls = wait_classify(kf, nk, uf, nu, r->k.syscall);
+    free(r->stack);
+    r->stack = summarize(all, nall);
+}
+
+struct walk_ctx {
+    struct row *rows;
+    size_t nrows;
+    const char **kf, **uf, **all; /* scratch, sized to the deepest path */
+    size_t cap;
+};
+
+/* Each row was added to the scratch profile under a root frame "#index". */
+static int walk_row(void *vctx, const struct profile *p, const uint32_t *path, size_t depth,
+                    uint64_t self)
+{
+    (void)self;
+    struct walk_ctx *w = vctx;
+    if (!depth)
+        return 0;
+    const char *root = profile_node_name(p, path[0]);
+    if (root[0] != '#')
+        return 0;
+    size_t idx = strtoul(root + 1, NULL, 10);
+    if (idx >= w->nrows)
+        return 0;
+    if (depth > w->cap) {
+        w->cap = depth * 2;
+        w->kf = xrealloc(w->kf, w->cap * sizeof *w->kf);
+        w->uf = xrealloc(w->uf, w->cap * sizeof *w->uf);
+        w->all = xrealloc(w->all, w->cap * sizeof *w->all);
+    }
+    size_t nk = 0, nu = 0, na = 0;
+    for (size_t i = depth; i-- > 1;) { /* leaf first, skipping the "#index" root */
+        const char *name = profile_node_name(p, path[i]);
+        enum frame_kind kind = profile_node_kind(p, path[i]);
+        if (kind == FRAME_KERNEL)
+            w->kf[nk++] = name;
+        else if (kind != FRAME_UNKNOWN && kind != FRAME_PROCESS)
+            w->uf[nu++] = name;
+        w->all[na++] = name;
+    }
+    classify_row(&w->rows[idx], w->kf, nk, w->uf, nu, w->all, na);
+    return 0;
+}
+
+/* A thread blocked since before the window: kernel frames from the
+ * sleeping task's stack (seed_stacks), no user stack. */
+static void add_seeded(struct offcpu_state *st, struct symbolizer *sym, struct profile *prof,
+                       struct row *r, const char *comm)
+{
+    struct offcpu_seed_stack ss;
+    memset(&ss, 0, sizeof ss);
+    __u32 tid = r->k.seed_tid;
+    if (bpf_map_lookup_elem(bpf_map__fd(st->skel->maps.seed_stacks), &tid, &ss) != 0)
+        ss.nr = 0;
+    size_t nk = ss.nr < OFFCPU_SEED_DEPTH ? ss.nr : OFFCPU_SEED_DEPTH;
+    const char *names[OFFCPU_SEED_DEPTH + 2];
+    uint8_t kinds[OFFCPU_SEED_DEPTH + 2];
+    const char *kleaf[OFFCPU_SEED_DEPTH];
+    size_t d = 0;
+    names[d] = comm;
+    kinds[d++] = FRAME_PROCESS;
+    names[d] = "[user stack not captured: blocked since before the window]";
+    kinds[d++] = FRAME_UNKNOWN;
+    for (size_t i = 0; i < nk; i++) {
+        struct sym_frame f;
+        uint64_t a = ss.ip[i] - (i ? 1 : 0);
+        sym_kernel(sym, a, &f);
+        kleaf[i] = f.name;
+    }
+    for (size_t i = nk; i-- > 0;) {
+        names[d] = kleaf[i];
+        kinds[d++] = FRAME_KERNEL;
+    }
+    if (!nk) {
+        names[d] = "[missing kernel stack]";
+        kinds[d++] = FRAME_UNKNOWN;
+    }
+    uint64_t us = r->v.total_ns / 1000;
+    if (us)
+        profile_add_stack(prof, names, kinds, d, us);
+    classify_row(r, kleaf, nk, NULL, 0, kleaf, nk);
+}
+
+static void comm_of(const struct offcpu_key *k, char *out)
+{
+    memcpy(out, k->comm, sizeof k->comm);
+    out[sizeof k->comm] = '\0';
+}
+
+static uint64_t stat_sum(int fd, __u32 i)
+{
+    int ncpu = libbpf_num_possible_cpus();
+    if (ncpu <= 0)
+        return 0;
+    __u64 *v = xcalloc((size_t)ncpu, sizeof *v);
+    uint64_t s = 0;
+    if (bpf_map_lookup_elem(fd, &i, v) == 0)
+        for (int c = 0; c < ncpu; c++)
+            s += v[c];
+    free(v);
+    return s;
+}
+
+static void write_model(struct collect_ctx *ctx, const struct offcpu_state *st, struct row *rows,
+                        size_t nrows)
+{
+    struct report *r = ctx->r;
+    double cls_ms[WC_COUNT] = {0}, total_ms = 0;
+    for (size_t i = 0; i < nrows; i++) {
+        double ms = (double)rows[i].v.total_ns / 1e6;
+        cls_ms[rows[i].cls] += ms;
+        total_ms += ms;
+    }
+    report_metric(r, "offcpu.total_ms", "Off-CPU time (blocked, all threads)", "ms", "offcpu",
+                  total_ms);
+    for (int c = 0; c < WC_COUNT; c++) {
+        char name[64], title[96];
+        snprintf(name, sizeof name, "offcpu.%s_ms", wait_class_name((enum wait_class)c));
+        snprintf(title, sizeof title, "Off-CPU time: %s", wait_class_title((enum wait_class)c));
+        report_metric(r, name, title, "ms", "offcpu", cls_ms[c]);
+    }
+
+    /* rows are sorted by total, so the first row of a class names its top process */
+    struct table *t = report_table(r, "offcpu.classes", "Off-CPU time by wait class", "offcpu");
+    table_add_col(t, "class", "Class", "", 0);
+    table_add_col(t, "what", "Waiting on", "", 0);
+    table_add_col(t, "total_ms", "Blocked", "ms", 1);
+    table_add_col(t, "share_pct", "Share", "%", 1);
+    table_add_col(t, "top_process", "Top process", "", 0);
+    bool done[WC_COUNT] = {false};
+    for (;;) {
+        int best = -1;
+        for (int c = 0; c < WC_COUNT; c++)
+            if (!done[c] && cls_ms[c] > 0 && (best < 0 || cls_ms[c] > cls_ms[best]))
+                best = c;
+        if (best < 0)
+            break;
+        done[best] = true;
+        /* top process of the class: sum per tgid over the class's rows */
+        double top = -1;
+        size_t top_row = 0;
+        for (size_t i = 0; i < nrows; i++) {
+            if ((int)rows[i].cls != best)
+                continue;
+            double s = 0;
+            for (size_t j = 0; j < nrows; j++)
+                if ((int)rows[j].cls == best && rows[j].k.tgid == rows[i].k.tgid)
+                    s += (double)rows[j].v.total_ns;
+            if (s > top) {
+                top = s;
+                top_row = i;
+            }
+        }
+        char comm[17], lab[64];
+        comm_of(&rows[top_row].k, comm);
+        snprintf(lab, sizeof lab, "%s (pid %u)", comm, rows[top_row].k.tgid);
+        size_t row = table_add_row(t);
+        table_set_str(t, row, "class", wait_class_name((enum wait_class)best));
+        table_set_str(t, row, "what", wait_class_title((enum wait_class)best));
+        table_set_num(t, row, "total_ms", cls_ms[best]);
+        table_set_num(t, row, "share_pct", total_ms > 0 ? cls_ms[best] * 100 / total_ms : 0);
+        table_set_str(t, row, "top_process", lab);
+    }
+    table_set_note(t, "Blocked time of user threads (waits of at least --min-block-us), summed "
+                      "over threads; preemption (waiting for a CPU) is not counted.");
+
+    struct table *ts = report_table(r, "offcpu.top_stacks", "Where threads blocked (off-CPU)",
+                                    "offcpu");
+    table_add_col(ts, "pid", "PID", "", 0);
+    table_add_col(ts, "process", "Process", "", 0);
+    table_add_col(ts, "class", "Class", "", 0);
+    table_add_col(ts, "total_ms", "Blocked", "ms", 1);
+    table_add_col(ts, "count", "Waits", "", 0);
+    table_add_col(ts, "stack", "Stack (leaf first)", "", 0);
+    for (size_t i = 0; i < nrows && i < TOP_STACKS; i++) {
+        char comm[17];
+        comm_of(&rows[i].k, comm);
+        size_t row = table_add_row(ts);
+        table_set_num(ts, row, "pid", rows[i].k.tgid);
+        table_set_str(ts, row, "process", comm);
+        table_set_str(ts, row, "class", wait_class_name(rows[i].cls));
+        table_set_num(ts, row, "total_ms", (double)rows[i].v.total_ns / 1e6);
+        table_set_num(ts, row, "count", (double)rows[i].v.count);
+        table_set_str(ts, row, "stack", rows[i].stack ? rows[i].stack : "");
+    }
+
+    if (ctx->opt->pid) {
+        unsigned th = kbpf_proc_threads(ctx->opt->pid);
+        /* the span this collector saw (it may start after the window opens
+         * and stop before it is drained): blocked time is measured over it */
+        double window_ms = (double)st->observed_ns / 1e6;
+        if (th && window_ms > 0) {
+            report_metric(r, "offcpu.target.threads", "Threads of the target", "", "offcpu", th);
+            double tms[WC_COUNT] = {0};
+            for (size_t i = 0; i < nrows; i++)
+                if (rows[i].k.tgid == (__u32)ctx->opt->pid)
+                    tms[rows[i].cls] += (double)rows[i].v.total_ns / 1e6;
+            for (int c = 0; c < WC_COUNT; c++) {
+                char name[64], title[128];
+                snprintf(name, sizeof name, "offcpu.target.%s_pct",
+                         wait_class_name((enum wait_class)c));
+                snprintf(title, sizeof title, "Target blocked on %s (per-thread share of window)",
+                         wait_class_title((enum wait_class)c));
+                double pct = tms[c] * 100 / (window_ms * th);
+                report_metric(r, name, title, "%", "offcpu", pct > 100 ? 100 : pct);
+            }
+        }
+    }
+}
+
+static int offcpu_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
+{
+    struct offcpu_state *st = state;
+    struct report *r = ctx->r;
+    uint64_t t0 = mono_ns();
+    offcpu_bpf__detach(st->skel);
+    st->observed_ns = t0 > st->attach_ns ? t0 - st->attach_ns : 0;
+    uint64_t end = t0, min_ns = (uint64_t)ctx->opt->min_block_us * 1000ull;
+
+    struct row *rows = NULL;
+    size_t nrows = 0, cap = 0;
+    int afd = bpf_map__fd(st->skel->maps.agg);
+    struct offcpu_key k, next;
+    struct offcpu_val v;
+    void *prev = NULL;
+    while (bpf_map_get_next_key(afd, prev, &next) == 0) {
+        if (bpf_map_lookup_elem(afd, &next, &v) == 0)
+            rows_push(&rows, &nrows, &cap, &next, v.total_ns, v.count);
+        k = next;
+        prev = &k;
+    }
+    /* threads still blocked at the window end */
+    int sfd = bpf_map__fd(st->skel->maps.starts);
+    __u32 tid, ntid;
+    struct start_rec sr;
+    size_t pending = 0;
+    void *ptid = NULL;
+    while (bpf_map_get_next_key(sfd, ptid, &ntid) == 0) {
+        if (bpf_map_lookup_elem(sfd, &ntid, &sr) == 0 && end > sr.s.ts_ns &&
+            end - sr.s.ts_ns >= min_ns) {
+            struct offcpu_key pk;
+            memset(&pk, 0, sizeof pk);
+            pk.tgid = sr.tgid;
+            pk.seed_tid = sr.s.seeded ? ntid : 0;
+            pk.kstack = sr.s.kstack;
+            pk.ustack = sr.s.ustack;
+            pk.syscall = sr.s.syscall;
+            memcpy(pk.comm, sr.comm, sizeof pk.comm);
+            rows_push(&rows, &nrows, &cap, &pk, end - sr.s.ts_ns, 1);
+            pending++;
+        }
+        tid = ntid;
+        ptid = &tid;
+    }
+    /* merge equal keys (a pending wait on a stack also seen completed) */
+    if (nrows)
+        qsort(rows, nrows, sizeof *rows, key_cmp);
+    size_t m = 0;
+    for (size_t i = 0; i < nrows; i++) {
+        if (m && memcmp(&rows[m - 1].k, &rows[i].k, sizeof rows[i].k) == 0) {
+            rows[m - 1].v.total_ns += rows[i].v.total_ns;
+            rows[m - 1].v.count += rows[i].v.count;
+        } else {
+            rows[m++] = rows[i];
+        }
+    }
+    nrows = m;
+    if (nrows)
+        qsort(rows, nrows, sizeof *rows, total_cmp_desc);
+
+    struct symbolizer *sym = symbolizer_new();
+    struct stack_resolver *res =
+        stack_resolver_new(sym, bpf_map__fd(st->skel->maps.stacks), true);
+    struct profile *prof = profile_new("offcpu", "Off-CPU time", "us");
+    struct profile *scratch = profile_new("offcpu-rows", "", "");
+    int rc = 0;
+    for (size_t i = 0; i < nrows && !rc; i++) {
+        char comm[17];
+        comm_of(&rows[i].k, comm);
+        if (rows[i].k.seed_tid) {
+            add_seeded(st, sym, prof, &rows[i], comm);
+            continue;
+        }
+        char tag[32];
+        snprintf(tag, sizeof tag, "#%zu", i);
+        uint64_t us = rows[i].v.total_ns / 1000;
+        rc = stack_resolver_add(res, scratch, rows[i].k.tgid, tag, rows[i].k.kstack,
+                                rows[i].k.ustack, 1);
+        if (!rc && us)
+            rc = stack_resolver_add(res, prof, rows[i].k.tgid, comm, rows[i].k.kstack,
+                                    rows[i].k.ustack, us);
+    }
+    struct walk_ctx w = {.rows = rows, .nrows = nrows};
+    profile_walk_stacks(scratch, walk_row, &w);
+    free(w.kf);
+    free(w.uf);
+    free(w.all);
+    profile_free(scratch);
+    if (rc)
+        snprintf(err, n, "resolving off-CPU stacks failed: %s", strerror(-rc));
+
+    write_model(ctx, st, rows, nrows);
+    report_add_profile(r, prof);
+
+    struct ledger_entry *le = report_ledger(r, "offcpu", NULL);
+    int stfd = bpf_map__fd(st->skel->maps.stats);
+    uint64_t full_s = stat_sum(stfd, OFFCPU_ST_START_FULL), full_a = stat_sum(stfd, OFFCPU_ST_AGG_FULL);
+    ledger_note(le, "%s; %llu waits, %zu aggregates, %llu threads blocked at the start, %zu at "
+                    "the end; %llu waits < %u us ignored",
+                st->classic ? "classic sched_switch tracepoint" : "tp_btf sched_switch",
+                (unsigned long long)stat_sum(stfd, OFFCPU_ST_BLOCKS), nrows,
+                (unsigned long long)stat_sum(stfd, OFFCPU_ST_SEEDED), pending,
+                (unsigned long long)stat_sum(stfd, OFFCPU_ST_SHORT), ctx->opt->min_block_us);
+    if (full_s || full_a)
+        ledger_note(le, "maps full: %llu waits not timed, %llu not aggregated",
+                    (unsigned long long)full_s, (unsigned long long)full_a);
+    /* stacks that could not be taken (map full, collision, unreadable user
+     * memory), as blocked time; seeded threads have no user stack by design */
+    double miss_k_ms = 0, miss_u_ms = 0;
+    for (size_t i = 0; i < nrows; i++) {
+        if (rows[i].k.seed_tid)
+            continue;
+        if (rows[i].k.kstack < 0)
+            miss_k_ms += (double)rows[i].v.total_ns / 1e6;
+        if (rows[i].k.ustack < 0)
+            miss_u_ms += (double)rows[i].v.total_ns / 1e6;
+    }
+    if (miss_k_ms > 0 || miss_u_ms > 0)
+        ledger_note(le, "blocked time without a kernel stack %.0f ms, without a user stack %.0f ms",
+                    miss_k_ms, miss_u_ms);
+    stack_resolver_free(res);
+    symbolizer_free(sym);
+    for (size_t i = 0; i < nrows; i++)
+        free(rows[i].stack);
+    free(rows);
+    ledger_note(le, "drain %.1f ms", (double)(mono_ns() - t0) / 1e6);
+    return rc;
+}
+
+static void offcpu_destroy(void *state)
+{
+    struct offcpu_state *st = state;
+    if (!st)
+        return;
+    offcpu_bpf__destroy(st->skel);
+    free(st);
+}
+
+const struct collector collector_offcpu = {
+    .name = "offcpu",
+    .title = "Off-CPU time (BPF sched_switch)",
+    .needs_bpf = true,
+    .can_run = offcpu_can_run,
+    .start = offcpu_start,
+    .stop = offcpu_stop,
+    .destroy = offcpu_destroy,
+};

@@ -1,0 +1,97 @@
+#!/bin/sh
+# Off-CPU wait classes and lock contention on known workloads (root + BPF).
+. tests/lib.sh
+
+if [ ! -x "$PERFREPORT_BIN" ]; then
+    skip e2e_offcpu "binary $PERFREPORT_BIN not built"
+    exit 0
+fi
+if ! need_root; then
+    skip e2e_offcpu "needs root for BPF"
+    exit 0
+fi
+
+# Other runs of perfreport may hold the single-instance lock on a shared
+# test host: wait for it (up to ~2 min) instead of failing.
+pr() { # args... (the last -o DIR names the bundle)
+    _n=0
+    while :; do
+        "$PERFREPORT_BIN" "$@" 2>"$TMPD/stderr"
+        _rc=$?
+        grep -q "already running" "$TMPD/stderr" || { [ $_rc -le 2 ] || cat "$TMPD/stderr" >&2; return $_rc; }
+        _n=$((_n + 1))
+        [ $_n -ge 60 ] && { cat "$TMPD/stderr" >&2; return $_rc; }
+        sleep 2
+    done
+}
+
+ids() { # bundle -> "id:severity ..." of every finding
+    json "$1/report.json" "' '.join(f['id']+':'+f['severity'] for f in d['findings'])"
+}
+ran() { # bundle collector
+    json "$1/report.json" "[c['status'] for c in d['collectors'] if c['name']=='$2']"
+}
+
+# 1. A reader blocked on a pipe for the whole window (started before it):
+#    class ipc, finding offcpu.ipc_wait naming the process and pipe_read.
+"$WL/pipewait" 300 & pw=$!; track $pw
+sleep 0.3
+pr -d 4 -p "$pw" -o "$TMPD/pipe" --quiet
+if [ "$(ran "$TMPD/pipe" offcpu)" != "['ran']" ]; then
+    skip e2e_offcpu_pipe "offcpu collector did not run: $(ran "$TMPD/pipe" offcpu)"
+else
+    cls=$(json "$TMPD/pipe/report.json" "[r['class'] for t in d['tables'] if t['name']=='offcpu.classes' for r in t['rows']][:1]")
+    title=$(json "$TMPD/pipe/report.json" "[f['title'] for f in d['findings'] if f['id']=='offcpu.ipc_wait']")
+    case "$cls $title" in
+        "['ipc'] "*pipewait*pipe_read*) ok e2e_offcpu_pipe_ipc_wait ;;
+        *) not_ok e2e_offcpu_pipe_ipc_wait "classes $cls, finding $title; findings $(ids "$TMPD/pipe")" ;;
+    esac
+    pct=$(json "$TMPD/pipe/report.json" "round(d['metrics']['offcpu.target.ipc_pct']['value'])" 2>/dev/null)
+    if [ -n "$pct" ] && [ "$pct" -ge 90 ]; then ok e2e_offcpu_pipe_whole_window_counted
+    else not_ok e2e_offcpu_pipe_whole_window_counted "offcpu.target.ipc_pct = $pct"; fi
+    [ -s "$TMPD/pipe/offcpu.folded" ] && grep -q "pipewait;" "$TMPD/pipe/offcpu.folded" \
+        && ok e2e_offcpu_folded_has_target \
+        || skip e2e_offcpu_folded_has_target "offcpu.folded not written (profile wiring not merged?)"
+fi
+kill $pw 2>/dev/null
+
+# 2. A nanosleep loop: offcpu.sleep, at most a warning.
+"$WL/sleeper" 300 & sl=$!; track $sl
+sleep 0.3
+pr -d 4 -p "$sl" -o "$TMPD/sleep" --quiet
+got=$(ids "$TMPD/sleep")
+case " $got " in
+    *" offcpu.sleep:warning "*) ok e2e_offcpu_sleeper_sleep ;;
+    *) not_ok e2e_offcpu_sleeper_sleep "findings: $got" ;;
+esac
+kill $sl 2>/dev/null
+
+# 3. Four threads fighting over one mutex: lock.contention names the
+#    process and the contended function.
+"$WL/mutexfight" 300 & mf=$!; track $mf
+sleep 0.5
+pr -d 4 -p "$mf" -o "$TMPD/mutex" --quiet
+if [ "$(ran "$TMPD/mutex" futex)" != "['ran']" ]; then
+    skip e2e_offcpu_lock_contention "futex collector did not run: $(ran "$TMPD/mutex" futex)"
+else
+    title=$(json "$TMPD/mutex/report.json" "[f['title'] for f in d['findings'] if f['id']=='lock.contention']")
+    case "$title" in
+        *mutexfight*contend_on_lock*) ok e2e_offcpu_lock_contention ;;
+        *) not_ok e2e_offcpu_lock_contention "title $title; findings $(ids "$TMPD/mutex")" ;;
+    esac
+    kind=$(json "$TMPD/mutex/report.json" "sorted(set(r['kind'] for t in d['tables'] if t['name']=='lock.futex_waits' for r in t['rows'] if r['process']=='mutexfight'))")
+    [ "$kind" = "['mutex']" ] && ok e2e_offcpu_futex_kind_mutex || not_ok e2e_offcpu_futex_kind_mutex "kinds $kind"
+    # offcpu.lock_wait only when the threads wait most of the window
+    lp=$(json "$TMPD/mutex/report.json" "round(d['metrics']['offcpu.target.lock_pct']['value'])")
+    got=$(ids "$TMPD/mutex")
+    case " $got " in
+        *" offcpu.lock_wait:"*) [ "$lp" -ge 50 ] && ok e2e_offcpu_lock_wait_consistent || not_ok e2e_offcpu_lock_wait_consistent "lock_wait at $lp%" ;;
+        *) [ "$lp" -lt 50 ] && ok e2e_offcpu_lock_wait_consistent || not_ok e2e_offcpu_lock_wait_consistent "no lock_wait at $lp%" ;;
+    esac
+fi
+kill $mf 2>/dev/null
+
+# 4. Without -p nothing off-CPU warns (everything sleeps on a quiet host).
+pr -d 2 -o "$TMPD/sys" --quiet
+got=$(json "$TMPD/sys/report.json" "[f['id'] for f in d['findings'] if f['id'].startswith('offcpu.')]")
+[ "$got" = "[]" ] && ok e2e_offcpu_system_wide_informative || not_ok e2e_offcpu_system_wide_informative "$got"
