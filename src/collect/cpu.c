@@ -3,6 +3,7 @@
 #include "../util/hostfs.h"
 #include "../util/strbuf.h"
 #include "../util/xalloc.h"
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -243,13 +244,40 @@ struct cpu_state {
     struct loadavg load; /* latest good reading */
 };
 
-static int read_stat(struct proc_stat *st)
+/* Threads of our own process that are runnable right now (the reader
+ * included, so at least 1).  procs_running counts them, and collectors
+ * tick on parallel worker threads: subtracting only the reader would show
+ * perfreport's own sampling as run-queue pressure on an idle host. */
+static unsigned own_running_threads(void)
+{
+    DIR *d = hostfs_opendir("/proc/self/task");
+    if (!d)
+        return 1;
+    unsigned n = 0;
+    struct strbuf sb = STRBUF_INIT;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+            continue;
+        if (hostfs_readf(&sb, 4096, "/proc/self/task/%s/stat", e->d_name) != 0)
+            continue;
+        const char *rp = strrchr(sb_str(&sb), ')'); /* the state follows the comm */
+        if (rp && rp[1] == ' ' && rp[2] == 'R')
+            n++;
+    }
+    sb_free(&sb);
+    closedir(d);
+    return n ? n : 1;
+}
+
+static int read_stat(struct proc_stat *st, unsigned *self_running)
 {
     struct strbuf sb = STRBUF_INIT;
     int rc = hostfs_read("/proc/stat", &sb, 0);
     if (rc == 0)
         rc = parse_proc_stat(sb_str(&sb), st);
     sb_free(&sb);
+    *self_running = own_running_threads();
     return rc;
 }
 
@@ -288,12 +316,15 @@ static void track_cpus(struct cpu_state *s, const struct proc_stat *st)
     s->nreadings++;
 }
 
-/* Gauges of one reading: run queue per CPU (without ourselves) and blocked. */
-static double runq_per_cpu(const struct proc_stat *st)
+/* Gauges of one reading: run queue per CPU (without our own runnable
+ * threads) and blocked. */
+static double runq_per_cpu(const struct proc_stat *st, unsigned self_running)
 {
     if (!(st->have & STAT_HAVE_RUNNING) || st->ncpus == 0)
         return NAN;
-    double running = st->procs_running > 0 ? (double)st->procs_running - 1.0 : 0.0;
+    double running = st->procs_running > self_running
+                         ? (double)(st->procs_running - self_running)
+                         : 0.0;
     return running / (double)st->ncpus;
 }
 
@@ -325,7 +356,8 @@ static int cpu_start(struct collect_ctx *ctx, void **state, char *err, size_t n)
 {
     struct cpu_state *s = xcalloc(1, sizeof *s);
     *state = s;
-    int rc = read_stat(&s->first);
+    unsigned self_running;
+    int rc = read_stat(&s->first, &self_running);
     if (rc) {
         snprintf(err, n, "cannot read /proc/stat: %s", strerror(-rc));
         return rc;
@@ -357,7 +389,8 @@ static int cpu_tick(struct collect_ctx *ctx, void *state)
     struct cpu_state *s = state;
     struct report *r = ctx->r;
     struct proc_stat cur;
-    int rc = read_stat(&cur);
+    unsigned self_running;
+    int rc = read_stat(&cur, &self_running);
     if (rc)
         return rc;
 
@@ -370,7 +403,7 @@ static int cpu_tick(struct collect_ctx *ctx, void *state)
     series_set(r, report_series(r, "cpu.steal_pct", "CPU steal", "%", "cpu"), sp.steal);
     series_set(r, report_series(r, "cpu.softirq_pct", "CPU softirq", "%", "cpu"), sp.softirq);
 
-    double rq = runq_per_cpu(&cur);
+    double rq = runq_per_cpu(&cur, self_running);
     series_set(r, chart_series(r, "cpu.runq_per_cpu", "Run queue per CPU", "", 1, 2), rq);
     if (!isnan(rq)) {
         s->runq_sum += rq;
@@ -463,7 +496,8 @@ static int cpu_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     struct report *r = ctx->r;
     struct proc_stat fin;
     double t_last = ctx->now_s;
-    int rc = read_stat(&fin);
+    unsigned self_running = 1;
+    int rc = read_stat(&fin, &self_running);
     if (rc) {
         if (s->nreadings < 2) {
             snprintf(err, n, "cannot read /proc/stat at the end of the window: %s",
@@ -498,7 +532,7 @@ static int cpu_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
 
     /* Gauges average over the ticks; a window without ticks uses the end. */
     if (s->runq_n == 0) {
-        double rq = runq_per_cpu(b);
+        double rq = runq_per_cpu(b, self_running);
         if (!isnan(rq)) {
             s->runq_sum = s->runq_max = rq;
             s->runq_n = 1;
