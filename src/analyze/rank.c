@@ -25,6 +25,10 @@
  * more corroborating signal), still inside its severity band.  E.g. memory pressure while
  * the OOM killer fired is part of the OOM story, so memory.oom stays first.
  *
+ * A drill-down finding (cpu.hotspot: where the CPU time goes) ranks just
+ * below the resource findings it details (cpu.saturation, run-queue
+ * latency, a throttled cgroup), with at most their severity.
+ *
  * Ties are broken by finding id so the order is stable across runs.
  */
 #include "analyze_internal.h"
@@ -122,6 +126,30 @@ static int cmp_finding(const void *a, const void *b)
     return strcmp(x->id, y->id);
 }
 
+/* A drill-down finding says where a resource finding's load goes; it
+ * ranks right below it rather than competing (both stay: the hottest
+ * function matters, but the first line must name the saturated resource). */
+static const struct drill {
+    const char *detail, *resource_finding;
+} drills[] = {
+    {"cpu.hotspot", "cpu.saturation"},
+    {"cpu.hotspot", "sched.runqueue_latency"},
+    {"cpu.hotspot", "cgroup.cpu_throttled"},
+};
+
+static void rank_drilldowns(struct report *r)
+{
+    for (size_t k = 0; k < sizeof drills / sizeof drills[0]; k++) {
+        struct finding *d = find_mut(r, drills[k].detail);
+        const struct finding *res = find_mut(r, drills[k].resource_finding);
+        if (d && res && d->score >= res->score) {
+            d->score = res->score - 1;
+            if (d->sev > res->sev)
+                d->sev = res->sev;
+        }
+    }
+}
+
 void rank_findings(struct report *r)
 {
     for (size_t k = 0; k < sizeof folds / sizeof folds[0]; k++) {
@@ -134,6 +162,7 @@ void rank_findings(struct report *r)
             continue;
         fold_one(r, cause, sym); /* moves array elements: re-find next time */
     }
+    rank_drilldowns(r);
     if (r->nfindings > 1)
         qsort(r->findings, r->nfindings, sizeof *r->findings, cmp_finding);
 }

@@ -47,6 +47,13 @@ void rule_cpu_hotspot(struct report *r)
     const char *mod = table_str(t, 0, "module");
     if (!proc || !*proc)
         proc = "?";
+    /* A hot function on a CPU with room to spare is a lead for optimisation,
+     * not an incident: critical only when the CPU is saturated too (and then
+     * it ranks below cpu.saturation, which it explains). */
+    const struct finding *sat = report_find_finding(r, "cpu.saturation");
+    bool capped = s.sev == SEV_CRITICAL && (!sat || sat->sev < SEV_CRITICAL);
+    if (capped)
+        s.sev = SEV_WARNING;
     struct strbuf title = STRBUF_INIT;
     sb_addf(&title, "CPU hotspot: %s in %s takes %.0f%% of on-CPU samples", fn ? fn : "?", proc,
             s.v);
@@ -59,6 +66,8 @@ void rule_cpu_hotspot(struct report *r)
                      table_num(t, 0, "samples"), samples, proc);
     if (isfinite(cpu_frac))
         finding_evidence(f, "That is %.0f%% of one CPU over the window", cpu_frac * 100);
+    if (capped)
+        finding_evidence(f, "Kept at warning: the CPU as a whole is not saturated");
     if (t->nrows > 1 && table_str(t, 1, "function"))
         finding_evidence(f, "Next: %s at %.1f%%", table_str(t, 1, "function"),
                          table_num(t, 1, "self_pct"));

@@ -121,8 +121,8 @@ wait $p
 if command -v setpriv >/dev/null 2>&1 && id nobody >/dev/null 2>&1; then
     chmod 711 "$TMPD"
     mkdir "$TMPD/nobody" && chown nobody "$TMPD/nobody"
-    setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all \
-        "$PERFREPORT_BIN" -d 1 -o "$TMPD/nobody/b" --quiet 2>"$TMPD/nobody.err"
+    PERFREPORT_LOCK=$TMPD/nobody/lock setpriv --reuid=nobody --regid=nogroup --clear-groups \
+        --inh-caps=-all "$PERFREPORT_BIN" -d 1 -o "$TMPD/nobody/b" --quiet 2>"$TMPD/nobody.err"
     rc=$?
     if [ -f "$TMPD/nobody/b/report.json" ]; then
         cpu=$(status_of "$TMPD/nobody/b" cpu)

@@ -80,9 +80,9 @@ else
     wait 2>/dev/null
     cold=$(hit "$TMPD/cold")
     warm=$(hit "$TMPD/warm")
-    if python3 -c "import sys; c=$cold; w=$warm; sys.exit(0 if c and w and c[0] < 50 and w[0] >= 95 else 1)" 2>/dev/null
+    if python3 -c "import sys; c=$cold; w=$warm; sys.exit(0 if c and w and c[0] < 50 and w[0] >= 90 else 1)" 2>/dev/null
     then ok kio_cache_cold_warm
-    else not_ok kio_cache_cold_warm "hit rate cold $cold (want < 50), warm $warm (want >= 95)"; fi
+    else not_ok kio_cache_cold_warm "hit rate cold $cold (want < 50), warm $warm (want >= 90, the warning threshold)"; fi
     cm=$(json "$TMPD/cold/report.json" "[f['id'] for f in d['findings'] if f['id']=='io.cache_misses']")
     [ "$cm" = "['io.cache_misses']" ] && ok kio_cache_misses_finding || not_ok kio_cache_misses_finding "cold run findings: $cm"
     wm=$(json "$TMPD/warm/report.json" "[f['id'] for f in d['findings'] if f['id']=='io.cache_misses']")

@@ -59,11 +59,17 @@ TEST(profile_summary_tables)
 
 TEST(profile_rule_hotspot)
 {
-    struct report *r = model(60, 39); /* 60 % in burn_leaf: critical */
+    /* 60 % in burn_leaf: past the critical share, but with no saturated CPU
+     * it stays a warning and says why. */
+    struct report *r = model(60, 39);
     analyze_run(r);
     const struct finding *f = report_find_finding(r, "cpu.hotspot");
     REQUIRE(f);
-    CHECK(f->sev == SEV_CRITICAL);
+    CHECK(f->sev == SEV_WARNING);
+    bool said = false;
+    for (size_t i = 0; i < f->nevidence; i++)
+        said |= strstr(f->evidence[i], "not saturated") != NULL;
+    CHECK(said);
     CHECK_CONTAINS(f->title, "burn_leaf");
     CHECK_CONTAINS(f->title, "burner");
     CHECK_STR(f->culprit, "burner");
@@ -71,7 +77,10 @@ TEST(profile_rule_hotspot)
     CHECK_CONTAINS(f->evidence[0], "50");
     report_free(r);
 
-    r = model(35, 64); /* 35 % vs 64 % in ksys_read of the other process */
+    /* 64 % in ksys_read of the other process, on a saturated CPU: critical */
+    r = model(35, 64);
+    report_metric(r, "cpu.util_pct", "CPU", "%", "cpu", 97);
+    report_metric(r, "cpu.count", "CPUs", "", "cpu", 2);
     analyze_run(r);
     f = report_find_finding(r, "cpu.hotspot");
     REQUIRE(f);
@@ -124,4 +133,29 @@ TEST(profile_cpu_list)
     CHECK_NUM(profile_parse_cpu_list("0-7", on2, 2), 2, 0);
     CHECK_NUM(profile_parse_cpu_list("x", on, 8), -1, 0);
     CHECK_NUM(profile_parse_cpu_list("3-1", on, 8), -1, 0);
+}
+
+TEST(profile_hotspot_ranks_below_the_saturation_it_details)
+{
+    /* 95 % of the samples in one function: a critical hotspot on its own,
+     * but the first line must still name the saturated CPU. */
+    struct report *r = model(950, 49);
+    report_metric(r, "cpu.util_pct", "CPU", "%", "cpu", 91);
+    report_metric(r, "cpu.count", "CPUs", "", "cpu", 2);
+    analyze_run(r);
+    REQUIRE(r->nfindings >= 2);
+    CHECK_STR(r->findings[0].id, "cpu.saturation");
+    CHECK_STR(r->findings[1].id, "cpu.hotspot");
+    CHECK(r->findings[1].score < r->findings[0].score);
+    CHECK(r->findings[1].sev <= r->findings[0].sev);
+    report_free(r);
+
+    /* Without a saturated CPU the hotspot keeps its own rank. */
+    r = model(950, 49);
+    report_metric(r, "cpu.util_pct", "CPU", "%", "cpu", 40);
+    report_metric(r, "cpu.count", "CPUs", "", "cpu", 2);
+    analyze_run(r);
+    REQUIRE(r->nfindings >= 1);
+    CHECK_STR(r->findings[0].id, "cpu.hotspot");
+    report_free(r);
 }
