@@ -6,6 +6,8 @@
 
 /* Below this many page lookups a hit rate says nothing about the cache. */
 #define IO_MIN_LOOKUPS 1000
+/* 1 MiB/s of cache fills: below it misses cost the disk little. */
+#define IO_MIN_MISS_KIB_PER_S 1024.0
 
 void rule_io_cache_misses(struct report *r)
 {
@@ -17,6 +19,14 @@ void rule_io_cache_misses(struct report *r)
     if (s.sev < SEV_WARNING)
         return;
     double added = report_metric_value(r, "io.pages_added");
+    /* A ratio alone overstates small volumes: a program starting cold reads
+     * a few MiB from disk once.  Misses matter when they cost real disk
+     * bandwidth; below IO_MIN_MISS_KIB_PER_S the finding stays info. */
+    double secs = r->window.actual_s > 0 ? r->window.actual_s : r->window.planned_s;
+    double miss_kib_s = !isnan(added) && secs > 0 ? added * 4.0 / secs : NAN;
+    bool small = !isnan(miss_kib_s) && miss_kib_s < IO_MIN_MISS_KIB_PER_S;
+    if (small)
+        s.sev = SEV_INFO;
     struct strbuf t = STRBUF_INIT;
     sb_addf(&t, "Page-cache misses: only %.1f%% of pages read were already cached", hit);
     struct finding *f = report_add_finding(r, "io.cache_misses", s.sev, "io", sb_str(&t));
@@ -25,6 +35,9 @@ void rule_io_cache_misses(struct report *r)
     finding_evidence(f, "%.0f pages looked up by read() calls, %.0f added to the cache while "
                         "they ran (1 - added / looked up; readahead counts as a miss)",
                      lookups, isnan(added) ? 0 : added);
+    if (!isnan(miss_kib_s))
+        finding_evidence(f, "Read from disk into the cache: %.0f KiB/s%s", miss_kib_s,
+                         small ? " (a small volume: kept at info)" : "");
     double br = report_metric_value(r, "io.block_reads");
     if (!isnan(br))
         finding_evidence(f, "%.0f block read requests issued in the window", br);

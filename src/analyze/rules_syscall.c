@@ -5,15 +5,36 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Errors that are normal flow control, not faults: a nonblocking read with
- * nothing to read, an interrupted wait, a timed-out futex. */
-static bool benign_errno(const char *e)
+static bool in_list(const char *s, const char *const *list)
 {
-    static const char *const ok[] = {"EAGAIN", "EINTR", "ETIMEDOUT", "EINPROGRESS", NULL};
-    for (size_t i = 0; e && ok[i]; i++)
-        if (strcmp(e, ok[i]) == 0)
+    for (size_t i = 0; s && list[i]; i++)
+        if (strcmp(s, list[i]) == 0)
             return true;
     return false;
+}
+
+/* Path lookups that fail with ENOENT while a program probes for a file
+ * (PATH search, config files, Python imports): normal at modest rates. */
+#define PROBE_ENOENT_MAX_PER_S 1000.0
+
+/* Whether a row of syscall.errors is normal behaviour, not a fault: flow
+ * control (a nonblocking read with nothing to read, an interrupted wait, a
+ * timed-out futex), or ENOENT from a path lookup below the probing rate (a
+ * process failing to open the same missing file 100k times a second is a
+ * bug, and stays one). */
+static bool benign_row(const struct table *t, size_t i)
+{
+    static const char *const flow[] = {"EAGAIN", "EINTR", "ETIMEDOUT", "EINPROGRESS", NULL};
+    static const char *const lookups[] = {
+        "open",   "openat",   "openat2",  "stat",     "lstat",      "newfstatat", "statx",
+        "access", "faccessat", "faccessat2", "readlink", "readlinkat", "execve",   "execveat",
+        NULL};
+    const char *e = table_str(t, i, "errno");
+    if (in_list(e, flow))
+        return true;
+    double rate = table_num(t, i, "per_s");
+    return e && strcmp(e, "ENOENT") == 0 && in_list(table_str(t, i, "syscall"), lookups) &&
+           !isnan(rate) && rate < PROBE_ENOENT_MAX_PER_S;
 }
 
 void rule_syscall_rate(struct report *r)
@@ -58,14 +79,14 @@ void rule_syscall_errors(struct report *r)
         double c = table_num(t, i, "count");
         if (isnan(c))
             continue;
-        bool b = benign_errno(table_str(t, i, "errno"));
+        bool b = benign_row(t, i);
         all += c;
         benign += b ? c : 0;
         if (best < 0) {
             best = (long)i;
             continue;
         }
-        bool bb = benign_errno(table_str(t, (size_t)best, "errno"));
+        bool bb = benign_row(t, (size_t)best);
         if ((bb && !b) || (bb == b && c > table_num(t, (size_t)best, "count")))
             best = (long)i;
     }
@@ -94,15 +115,18 @@ void rule_syscall_errors(struct report *r)
         finding_evidence(f, "%s() failed with %s %.0f times (%.1f/s), mostly in %s%s",
                          table_str(t, i, "syscall"), e, table_num(t, i, "count"),
                          table_num(t, i, "per_s"), lab,
-                         benign_errno(e) ? " (usually flow control, e.g. nonblocking I/O: ranked lower)" : "");
+                         benign_row(t, i) ? " (normal: flow control or a program probing for "
+                                            "files; ranked lower)"
+                                          : "");
     }
     if (benign > 0 && !only_benign)
-        finding_evidence(f, "%.0f%% of the listed errors are EAGAIN/EINTR/ETIMEDOUT, normal for "
-                            "nonblocking I/O and timed waits; the others are ranked first",
+        finding_evidence(f, "%.0f%% of the listed errors are normal (EAGAIN/EINTR/ETIMEDOUT flow "
+                            "control, or ENOENT from programs probing for files); the others "
+                            "are ranked first",
                          100.0 * benign / all);
     if (only_benign)
-        finding_evidence(f, "All listed errors are EAGAIN/EINTR/ETIMEDOUT (flow control), so "
-                            "this is informational");
+        finding_evidence(f, "All listed errors are normal (flow control, or programs probing "
+                            "for files), so this is informational");
     finding_set_recommendation(
         f, "A process retrying a failing call burns CPU and usually hides a bug: a missing "
            "file (ENOENT), a closed descriptor (EBADF), a permission problem (EACCES). "

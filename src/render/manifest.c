@@ -21,6 +21,12 @@ int manifest_render(const struct report *r, struct strbuf *out)
     jw_kstr(&w, "severity", sev);
     jw_knum(&w, "exit_status", status);
     json_collectors(&w, r);
+    /* What the run itself cost the host (up to the end of analysis). */
+    jw_key(&w, "self");
+    jw_obj_begin(&w);
+    jw_knum(&w, "cpu_ms", report_metric_value(r, "self.cpu_ms"));
+    jw_knum(&w, "max_rss_kib", report_metric_value(r, "self.max_rss_kib"));
+    jw_obj_end(&w);
     jw_key(&w, "files");
     jw_arr_begin(&w);
     jw_str(&w, "report.json");

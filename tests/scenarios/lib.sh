@@ -46,6 +46,6 @@ expect_text() {
 
 # expect_no_warning NAME BUNDLE
 expect_no_warning() {
-    _w=$(json "$2/report.json" "[f['id'] for f in d['findings'] if f['severity'] in ('warning', 'critical')]")
+    _w=$(json "$2/report.json" "[f['id'] + ': ' + f['title'] for f in d['findings'] if f['severity'] in ('warning', 'critical')]")
     if [ "$_w" = "[]" ]; then ok "$1"; else not_ok "$1" "findings at warning or above: $_w"; fi
 }

@@ -76,6 +76,9 @@ TEST(ksys_tcp_endpoint_format)
     CHECK_STR(tcp_state_name(15, st, sizeof st), "STATE_15");
 }
 
+/* errno of the failing open() rows sc_model builds (ENOENT by default). */
+static int g_sc_errno = 2;
+
 static struct report *sc_model(double err_count, const char *errname_nr_comm, double win)
 {
     (void)errname_nr_comm;
@@ -101,8 +104,8 @@ static struct report *sc_model(double err_count, const char *errname_nr_comm, do
     d.procs[2] = (struct scd_proc){7, 2, (uint64_t)err_count + 5, (uint64_t)err_count};
     d.nerrs = 2;
     d.errs = calloc(2, sizeof *d.errs);
-    d.errs[0] = (struct scd_err){7, 2, 2, (uint64_t)err_count - 1};
-    d.errs[1] = (struct scd_err){8, 2, 2, 1};
+    d.errs[0] = (struct scd_err){7, 2, g_sc_errno, (uint64_t)err_count - 1};
+    d.errs[1] = (struct scd_err){8, 2, g_sc_errno, 1};
     d.ncomms = 2;
     d.comms = calloc(2, sizeof *d.comms);
     d.comms[0].tgid = 42;
@@ -153,7 +156,8 @@ static void thr(struct report *r)
 
 TEST(ksys_rule_syscall_errors_boundary)
 {
-    /* 200 errors over 2 s = 100/s: exactly the warning threshold. */
+    /* 200 EACCES failures over 2 s = 100/s: exactly the warning threshold. */
+    g_sc_errno = 13;
     struct report *r = sc_model(200, NULL, 2);
     thr(r);
     analyze_run(r);
@@ -161,13 +165,36 @@ TEST(ksys_rule_syscall_errors_boundary)
     REQUIRE(f);
     CHECK(f->sev == SEV_WARNING);
     CHECK_CONTAINS(f->title, "open()");
-    CHECK_CONTAINS(f->title, "ENOENT");
+    CHECK_CONTAINS(f->title, "EACCES");
     CHECK_CONTAINS(f->title, "failer");
     report_free(r);
     r = sc_model(198, NULL, 2); /* 99/s */
     thr(r);
     analyze_run(r);
     CHECK(report_find_finding(r, "syscall.errors") == NULL);
+    report_free(r);
+    g_sc_errno = 2;
+}
+
+TEST(ksys_rule_enoent_probing_is_info_but_a_loop_is_not)
+{
+    /* open() -> ENOENT at 100/s: programs probing for files (PATH search,
+     * imports): informational. */
+    struct report *r = sc_model(200, NULL, 2);
+    thr(r);
+    analyze_run(r);
+    const struct finding *f = report_find_finding(r, "syscall.errors");
+    REQUIRE(f);
+    CHECK(f->sev == SEV_INFO);
+    report_free(r);
+    /* 1000/s of the same failure is a retry loop: judged like any fault. */
+    r = sc_model(2000, NULL, 2);
+    thr(r);
+    analyze_run(r);
+    f = report_find_finding(r, "syscall.errors");
+    REQUIRE(f);
+    CHECK(f->sev == SEV_CRITICAL);
+    CHECK_CONTAINS(f->title, "ENOENT");
     report_free(r);
 }
 
