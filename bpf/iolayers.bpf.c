@@ -18,6 +18,7 @@
 
 const volatile __u32 targ_tgid = 0;
 const volatile __u64 targ_cgid = 0;
+const volatile __u32 self_tgid = 0; /* perfreport itself: its /proc reads are not the host's I/O */
 
 /* must match src/collect/iolayers.h */
 enum { IO_READ = 1, IO_WRITE = 2, IO_SYNC = 3 };
@@ -77,6 +78,8 @@ static __always_inline void add(__u32 idx, __u64 v)
 
 static __always_inline bool wanted(void)
 {
+    if (self_tgid && (bpf_get_current_pid_tgid() >> 32) == self_tgid)
+        return false;
     if (targ_tgid && (bpf_get_current_pid_tgid() >> 32) != targ_tgid)
         return false;
     if (targ_cgid && bpf_get_current_cgroup_id() != targ_cgid)

@@ -15,6 +15,7 @@
 /* Filled in by user space before load. */
 const volatile __u32 targ_tgid = 0;
 const volatile __u64 targ_cgid = 0;
+const volatile __u32 self_tgid = 0; /* perfreport's own waits (it runs niced) are left out */
 
 struct {
     __uint(type, BPF_MAP_TYPE_HASH);
@@ -56,6 +57,8 @@ struct {
 
 static __always_inline bool task_wanted(struct task_struct *p)
 {
+    if (self_tgid && BPF_CORE_READ(p, tgid) == (pid_t)self_tgid)
+        return false;
     if (targ_tgid && BPF_CORE_READ(p, tgid) != (pid_t)targ_tgid)
         return false;
     if (targ_cgid && BPF_CORE_READ(p, cgroups, dfl_cgrp, kn, id) != targ_cgid)

@@ -1,4 +1,5 @@
 #include "flamegraph_cmd.h"
+#include "util/parse_num.h"
 #include "model/profile.h"
 #include "render/folded.h"
 #include "render/svg_flame.h"
@@ -34,19 +35,6 @@ static void usage(FILE *f)
           "\n"
           "Exit status: 0 graph written, 3 bad options or no usable input.\n",
           f);
-}
-
-static int parse_px(const char *opt, const char *s, double min, double max, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || *end || !isfinite(v) || v < min || v > max) {
-        fprintf(stderr, PROG ": %s: '%s' is not a number in [%g, %g]\n", opt, s, min, max);
-        return -1;
-    }
-    *out = v;
-    return 0;
 }
 
 enum fmt { FMT_AUTO, FMT_FOLDED, FMT_PERF };
@@ -96,19 +84,19 @@ int flamegraph_main(int argc, char **argv)
         case OPT_TITLE: o.title = optarg; break;
         case OPT_SUBTITLE: o.subtitle = optarg; break;
         case OPT_WIDTH:
-            if (parse_px("--width", optarg, 100, 100000, &o.width))
+            if (parse_double_arg("--width", optarg, 100, 100000, "a number", &o.width))
                 return 3;
             break;
         case OPT_HEIGHT:
-            if (parse_px("--height", optarg, 4, 1000, &o.frame_height))
+            if (parse_double_arg("--height", optarg, 4, 1000, "a number", &o.frame_height))
                 return 3;
             break;
         case OPT_FONTSIZE:
-            if (parse_px("--fontsize", optarg, 4, 200, &o.font_size))
+            if (parse_double_arg("--fontsize", optarg, 4, 200, "a number", &o.font_size))
                 return 3;
             break;
         case OPT_MINWIDTH:
-            if (parse_px("--minwidth", optarg, 0, 100000, &o.minwidth))
+            if (parse_double_arg("--minwidth", optarg, 0, 100000, "a number", &o.minwidth))
                 return 3;
             break;
         case OPT_COLORS:

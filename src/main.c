@@ -2,6 +2,7 @@
 #include "options.h"
 #include "pipeline.h"
 #include "util/hostfs.h"
+#include "util/parse_num.h"
 #include "version.h"
 #include <errno.h>
 #include <getopt.h>
@@ -45,34 +46,6 @@ static void usage(FILE *f)
           f);
 }
 
-static int parse_seconds(const char *opt, const char *s, double min, double max, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || *end || !isfinite(v) || v < min || v > max) {
-        fprintf(stderr, "perfreport: %s: '%s' is not a number of seconds in [%g, %g]\n", opt, s,
-                min, max);
-        return -1;
-    }
-    *out = v;
-    return 0;
-}
-
-static int parse_long(const char *opt, const char *s, long min, long max, long *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || end == s || *end || v < min || v > max) {
-        fprintf(stderr, "perfreport: %s: '%s' is not a whole number in [%ld, %ld]\n", opt, s,
-                min, max);
-        return -1;
-    }
-    *out = v;
-    return 0;
-}
-
 enum { OPT_NO_BPF = 256, OPT_THRESHOLDS, OPT_ROOT, OPT_NO_REDACT, OPT_OBFUSCATE, OPT_MIN_BLOCK_US };
 
 int main(int argc, char **argv)
@@ -110,16 +83,16 @@ int main(int argc, char **argv)
     while ((ch = getopt_long(argc, argv, "d:i:p:c:o:F:qvhV", longopts, NULL)) != -1) {
         switch (ch) {
         case 'd':
-            if (parse_seconds("-d", optarg, 0.1, 86400, &o.duration_s))
+            if (parse_double_arg("-d", optarg, 0.1, 86400, "a number of seconds", &o.duration_s))
                 return 3;
             break;
         case 'i':
-            if (parse_seconds("-i", optarg, 0.05, 3600, &o.interval_s))
+            if (parse_double_arg("-i", optarg, 0.05, 3600, "a number of seconds", &o.interval_s))
                 return 3;
             interval_given = true;
             break;
         case 'p':
-            if (parse_long("-p", optarg, 1, INT_MAX, &l))
+            if (parse_long_arg("-p", optarg, 1, INT_MAX, &l))
                 return 3;
             o.pid = (pid_t)l;
             break;
@@ -138,7 +111,7 @@ int main(int argc, char **argv)
             o.outdir = optarg;
             break;
         case 'F':
-            if (parse_long("-F", optarg, 1, 10000, &l))
+            if (parse_long_arg("-F", optarg, 1, 10000, &l))
                 return 3;
             o.hz = (int)l;
             break;

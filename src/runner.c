@@ -57,6 +57,7 @@ struct runner {
     size_t n;
     double interval_s;
     struct worker *only; /* when set, run_phase drives this worker alone */
+    bool skip_alone;     /* run_phase leaves out tick_alone collectors */
 };
 
 static void parse_fault(struct worker *w)
@@ -234,18 +235,26 @@ static void abandon(struct runner *rn, struct worker *w, enum phase p, double li
     pthread_detach(w->th);
 }
 
+static bool takes_part(const struct runner *rn, const struct worker *w, enum phase p)
+{
+    if (!w->active || (p == PH_TICK && !w->c->tick))
+        return false;
+    if (rn->only)
+        return rn->only == w;
+    return !(rn->skip_alone && w->c->tick_alone);
+}
+
 /* Posts phase p to every active worker, then waits for all of them (they
  * run in parallel) under one deadline. */
 static void run_phase(struct runner *rn, enum phase p, double now_s, double limit_s)
 {
     for (size_t i = 0; i < rn->n; i++)
-        if (rn->w[i].active && !(p == PH_TICK && !rn->w[i].c->tick) &&
-            (!rn->only || rn->only == &rn->w[i]))
+        if (takes_part(rn, &rn->w[i], p))
             post(&rn->w[i], p, now_s);
     struct timespec dl = deadline_in(limit_s);
     for (size_t i = 0; i < rn->n; i++) {
         struct worker *w = &rn->w[i];
-        if (!w->active || (p == PH_TICK && !w->c->tick) || (rn->only && rn->only != w))
+        if (!takes_part(rn, w, p))
             continue;
         if (!wait_done(w, &dl)) {
             abandon(rn, w, p, limit_s);
@@ -293,7 +302,16 @@ void runner_tick(struct runner *rn, double now_s)
             report_add_tick(rn->w[i].staging, now_s);
     double limit = 2 * rn->interval_s > TICK_DEADLINE_MIN_S ? 2 * rn->interval_s
                                                              : TICK_DEADLINE_MIN_S;
+    for (size_t i = 0; i < rn->n; i++) {
+        if (rn->w[i].active && rn->w[i].c->tick_alone) {
+            rn->only = &rn->w[i];
+            run_phase(rn, PH_TICK, now_s, limit);
+        }
+    }
+    rn->only = NULL;
+    rn->skip_alone = true;
     run_phase(rn, PH_TICK, now_s, limit);
+    rn->skip_alone = false;
 }
 
 void runner_stop(struct runner *rn, double now_s)

@@ -30,6 +30,8 @@ struct collector {
     const char *name;  /* stable id shown in the manifest: "cpu", "disk" ... */
     const char *title;
     bool needs_bpf;    /* skipped with --no-bpf or when BPF is unavailable */
+    bool tick_alone;   /* ticked first, alone: its reading (the run queue) must not
+                        * see perfreport's other workers running */
     bool (*can_run)(const struct collect_ctx *ctx, char *reason, size_t n); /* NULL = always */
     int (*start)(struct collect_ctx *ctx, void **state, char *err, size_t n);
     int (*tick)(struct collect_ctx *ctx, void *state); /* NULL = nothing per tick */

@@ -580,6 +580,7 @@ const struct collector collector_cpu = {
     .name = "cpu",
     .title = "CPU",
     .needs_bpf = false,
+    .tick_alone = true,
     .can_run = NULL,
     .start = cpu_start,
     .tick = cpu_tick,

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 double io_hit_pct(uint64_t lookups, uint64_t added)
 {
@@ -214,6 +215,7 @@ static int io_start(struct collect_ctx *ctx, void **state, char *err, size_t n)
         return -errno;
     }
     st->skel->rodata->targ_tgid = tgid;
+    st->skel->rodata->self_tgid = (uint32_t)getpid();
     st->skel->rodata->targ_cgid = cgid;
     rc = iolayers_bpf__load(st->skel);
     if (!rc)

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 _Static_assert(sizeof(struct runq_cpu) == (RUNQ_SLOTS + 2) * 8, "matches struct khist");
 
@@ -143,6 +144,7 @@ static int rq_start(struct collect_ctx *ctx, void **state, char *err, size_t n)
     }
     struct runqlat_bpf *s = st->skel;
     s->rodata->targ_tgid = tgid;
+    s->rodata->self_tgid = (uint32_t)getpid();
     s->rodata->targ_cgid = cgid;
     bpf_program__set_autoload(s->progs.rq_wakeup_btf, !st->classic);
     bpf_program__set_autoload(s->progs.rq_wakeup_new_btf, !st->classic);
