@@ -27,7 +27,7 @@ print("%.3f" % (time.monotonic() - t0))
 PY
 }
 
-echo "## On-CPU profile overhead: 2-thread fixed work, $PAIRS pairs (off-CPU profile not included)"
+echo "## Overhead of a default run (every collector, both profiles) on 2-thread CPU-bound work, $PAIRS pairs"
 printf '%-5s %10s %10s %10s\n' pair "off s" "on s" "slowdown%"
 : > "$tmp/slow"
 i=1

@@ -10,7 +10,7 @@ LONG=${LONG:-1}
 WL=build/workloads
 tmp=$(mktemp -d /tmp/perfreport-bench.XXXXXX)
 pids=""
-trap 'for p in $pids; do kill $p 2>/dev/null; done; rm -rf "$tmp"' EXIT
+trap 'for p in $pids; do kill $p 2>/dev/null || true; done; rm -rf "$tmp"' EXIT
 
 row() { python3 bench/measure.py "$@"; }
 
@@ -24,9 +24,10 @@ while [ "$i" -le "$RUNS" ]; do
     i=$((i + 1))
 done
 row "idle -d 5 --no-bpf" "$tmp/nobpf" -- "$BIN" -d 5 --no-bpf
-"$WL/threadstorm" 20000 12 > "$tmp/ts.out" & pids="$pids $!"
+"$WL/threadstorm" 20000 30 > "$tmp/ts.out" & ts=$!
 while ! grep -q ready "$tmp/ts.out" 2>/dev/null; do sleep 0.2; done
 row "20,000 threads -d 5" "$tmp/threads" -- "$BIN" -d 5
+kill "$ts"; wait "$ts" 2>/dev/null || true
 if [ "$LONG" = 1 ]; then
     row "idle -d 30 (default window)" "$tmp/idle30" -- "$BIN" -d 30
     "$WL/burner" 40 1 & pids="$pids $!"
