@@ -46,6 +46,8 @@ static void usage(FILE *f)
           f);
 }
 
+#define MAX_SAMPLES 100000
+
 enum { OPT_NO_BPF = 256, OPT_THRESHOLDS, OPT_ROOT, OPT_NO_REDACT, OPT_OBFUSCATE, OPT_MIN_BLOCK_US };
 
 int main(int argc, char **argv)
@@ -141,6 +143,13 @@ int main(int argc, char **argv)
     }
     if (o.pid && o.cgroup) {
         fprintf(stderr, "perfreport: -p and -c are exclusive\n");
+        return 3;
+    }
+    /* Every sample adds a value to each series: bound the bundle's size by
+     * bounding the samples (a day at 1 s is 86,400). */
+    if (o.duration_s / o.interval_s > MAX_SAMPLES) {
+        fprintf(stderr, "perfreport: -d %g with -i %g would take more than %d samples; use a "
+                        "longer -i\n", o.duration_s, o.interval_s, MAX_SAMPLES);
         return 3;
     }
     if (o.interval_s > o.duration_s) {

@@ -112,5 +112,7 @@ fi
 # 7. Bad arguments: exit 3 and a message.
 out=$("$PERFREPORT_BIN" -d abc 2>&1); rc=$?
 case "$rc:$out" in 3:*"-d"*) ok e2e_bad_duration ;; *) not_ok e2e_bad_duration "exit $rc: $out" ;; esac
+out=$("$PERFREPORT_BIN" -d 86400 -i 0.05 2>&1); rc=$?
+case "$rc:$out" in 3:*"samples"*) ok e2e_sample_count_bounded ;; *) not_ok e2e_sample_count_bounded "exit $rc: $out" ;; esac
 out=$("$PERFREPORT_BIN" -p 999999999 -d 1 2>&1); rc=$?
 case "$rc:$out" in 3:*"no such process"*) ok e2e_bad_pid ;; *) not_ok e2e_bad_pid "exit $rc: $out" ;; esac

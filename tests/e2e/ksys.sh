@@ -42,8 +42,12 @@ case "$f" in
     warning*'"true"'*|critical*'"true"'*) ok ksys_process_churn_names_true ;;
     *) not_ok ksys_process_churn_names_true "$f" ;;
 esac
-json "$TMPD/churn/report.json" "any(h['name']=='proc.lifetime' for h in d.get('hists',[]))" 2>/dev/null | grep -q True \
-    && ok ksys_proc_lifetime_hist || skip ksys_proc_lifetime_hist "hists not in report.json on this branch"
+lt=$(json "$TMPD/churn/report.json" "[h['count'] for h in d['histograms'] if h['name']=='proc.lifetime']")
+case "$lt" in
+    "[0]"|"[]") not_ok ksys_proc_lifetime_hist "proc.lifetime histogram: $lt" ;;
+    "["*) ok ksys_proc_lifetime_hist ;;
+    *) not_ok ksys_proc_lifetime_hist "report.json unreadable: $lt" ;;
+esac
 wait
 
 # (c) TCP retransmits in a private netns: nftables drops ~10 % to port 5001.
