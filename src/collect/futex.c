@@ -175,20 +175,6 @@ static int walk_row(void *vctx, const struct profile *p, const uint32_t *path, s
     return 0;
 }
 
-static uint64_t stat_sum(int fd, __u32 i)
-{
-    int ncpu = libbpf_num_possible_cpus();
-    if (ncpu <= 0)
-        return 0;
-    __u64 *v = xcalloc((size_t)ncpu, sizeof *v);
-    uint64_t s = 0;
-    if (bpf_map_lookup_elem(fd, &i, v) == 0)
-        for (int c = 0; c < ncpu; c++)
-            s += v[c];
-    free(v);
-    return s;
-}
-
 static void *destroy_link(void *l)
 {
     bpf_link__destroy(l);
@@ -323,9 +309,9 @@ static int futex_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     ledger_note(le, "%s; %llu waits (%llu timed out, not counted), %zu aggregates",
                 st->raw ? "raw_syscalls fallback (every syscall filtered by number)"
                         : "syscalls/sys_enter_futex tracepoints",
-                (unsigned long long)stat_sum(sfd, FUTEX_ST_WAITS),
-                (unsigned long long)stat_sum(sfd, FUTEX_ST_TIMEDOUT), nrows);
-    uint64_t f1 = stat_sum(sfd, FUTEX_ST_INFLIGHT_FULL), f2 = stat_sum(sfd, FUTEX_ST_AGG_FULL);
+                (unsigned long long)kbpf_percpu_sum(sfd, FUTEX_ST_WAITS),
+                (unsigned long long)kbpf_percpu_sum(sfd, FUTEX_ST_TIMEDOUT), nrows);
+    uint64_t f1 = kbpf_percpu_sum(sfd, FUTEX_ST_INFLIGHT_FULL), f2 = kbpf_percpu_sum(sfd, FUTEX_ST_AGG_FULL);
     if (f1 || f2)
         ledger_note(le, "maps full: %llu waits not timed, %llu not aggregated",
                     (unsigned long long)f1, (unsigned long long)f2);

@@ -281,20 +281,6 @@ static void comm_of(const struct offcpu_key *k, char *out)
     out[sizeof k->comm] = '\0';
 }
 
-static uint64_t stat_sum(int fd, __u32 i)
-{
-    int ncpu = libbpf_num_possible_cpus();
-    if (ncpu <= 0)
-        return 0;
-    __u64 *v = xcalloc((size_t)ncpu, sizeof *v);
-    uint64_t s = 0;
-    if (bpf_map_lookup_elem(fd, &i, v) == 0)
-        for (int c = 0; c < ncpu; c++)
-            s += v[c];
-    free(v);
-    return s;
-}
-
 static void write_model(struct collect_ctx *ctx, const struct offcpu_state *st, struct row *rows,
                         size_t nrows)
 {
@@ -498,13 +484,13 @@ static int offcpu_stop(struct collect_ctx *ctx, void *state, char *err, size_t n
 
     struct ledger_entry *le = report_ledger(r, "offcpu", NULL);
     int stfd = bpf_map__fd(st->skel->maps.stats);
-    uint64_t full_s = stat_sum(stfd, OFFCPU_ST_START_FULL), full_a = stat_sum(stfd, OFFCPU_ST_AGG_FULL);
+    uint64_t full_s = kbpf_percpu_sum(stfd, OFFCPU_ST_START_FULL), full_a = kbpf_percpu_sum(stfd, OFFCPU_ST_AGG_FULL);
     ledger_note(le, "%s; %llu waits, %zu aggregates, %llu threads blocked at the start, %zu at "
                     "the end; %llu waits < %u us ignored",
                 st->classic ? "classic sched_switch tracepoint" : "tp_btf sched_switch",
-                (unsigned long long)stat_sum(stfd, OFFCPU_ST_BLOCKS), nrows,
-                (unsigned long long)stat_sum(stfd, OFFCPU_ST_SEEDED), pending,
-                (unsigned long long)stat_sum(stfd, OFFCPU_ST_SHORT), ctx->opt->min_block_us);
+                (unsigned long long)kbpf_percpu_sum(stfd, OFFCPU_ST_BLOCKS), nrows,
+                (unsigned long long)kbpf_percpu_sum(stfd, OFFCPU_ST_SEEDED), pending,
+                (unsigned long long)kbpf_percpu_sum(stfd, OFFCPU_ST_SHORT), ctx->opt->min_block_us);
     if (full_s || full_a)
         ledger_note(le, "maps full: %llu waits not timed, %llu not aggregated",
                     (unsigned long long)full_s, (unsigned long long)full_a);
