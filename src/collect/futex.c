@@ -131,48 +131,30 @@ static int total_cmp_desc(const void *a, const void *b)
     return x->v.total_ns < y->v.total_ns ? 1 : x->v.total_ns > y->v.total_ns ? -1 : 0;
 }
 
-struct fwalk {
-    struct frow *rows;
-    size_t nrows;
-    const char **uf;
-    size_t cap;
-};
-
-static int walk_row(void *vctx, const struct profile *p, const uint32_t *path, size_t depth,
-                    uint64_t self)
+/* One resolved row: its user frames (futex rows carry no kernel stack)
+ * decide the kind and give the summary. */
+static void take_row(void *ctx, size_t idx, const char *const *names, const uint8_t *kinds,
+                     size_t n)
 {
-    (void)self;
-    struct fwalk *w = vctx;
-    if (!depth)
-        return 0;
-    const char *root = profile_node_name(p, path[0]);
-    if (root[0] != '#')
-        return 0;
-    size_t idx = strtoul(root + 1, NULL, 10);
-    if (idx >= w->nrows)
-        return 0;
-    if (depth > w->cap) {
-        w->cap = depth * 2;
-        w->uf = xrealloc(w->uf, w->cap * sizeof *w->uf);
-    }
+    struct frow *r = &((struct frow *)ctx)[idx];
+    const char **uf = xcalloc(n ? n : 1, sizeof *uf);
     size_t nu = 0;
-    for (size_t i = depth; i-- > 1;)
-        if (profile_node_kind(p, path[i]) != FRAME_PROCESS)
-            w->uf[nu++] = profile_node_name(p, path[i]);
-    struct frow *r = &w->rows[idx];
-    r->kind = futex_kind_of(w->uf, nu);
+    for (size_t i = 0; i < n; i++)
+        if (kinds[i] != FRAME_PROCESS)
+            uf[nu++] = names[i];
+    r->kind = futex_kind_of(uf, nu);
     struct strbuf sb = STRBUF_INIT;
     size_t k = 0;
     for (size_t i = 0; i < nu && k < SUMMARY_FRAMES; i++) {
-        if (wait_frame_is_noise(w->uf[i]))
+        if (wait_frame_is_noise(uf[i]))
             continue;
-        sb_addf(&sb, "%s%s", k ? " <- " : "", w->uf[i]);
+        sb_addf(&sb, "%s%s", k ? " <- " : "", uf[i]);
         k++;
     }
     free(r->stack);
     r->stack = xstrdup(sb_str(&sb));
     sb_free(&sb);
-    return 0;
+    free(uf);
 }
 
 static void *destroy_link(void *l)
@@ -246,18 +228,12 @@ static int futex_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     struct symbolizer *sym = symbolizer_new();
     struct stack_resolver *res =
         stack_resolver_new(sym, bpf_map__fd(st->skel->maps.fstacks), true);
-    struct profile *scratch = profile_new("futex-rows", "", "");
-    int rc = 0;
-    for (size_t i = 0; i < nrows && i < TOP_ROWS * 4 && !rc; i++) {
-        char tag[32];
-        snprintf(tag, sizeof tag, "#%zu", i);
-        rc = stack_resolver_add(res, scratch, rows[i].k.tgid, tag, STACK_ID_NONE,
-                                rows[i].k.ustack, 1);
-    }
-    struct fwalk w = {.rows = rows, .nrows = nrows};
-    profile_walk_stacks(scratch, walk_row, &w);
-    free(w.uf);
-    profile_free(scratch);
+    size_t nres = nrows < TOP_ROWS * 4 ? nrows : TOP_ROWS * 4;
+    struct stack_row *srows = xcalloc(nres ? nres : 1, sizeof *srows);
+    for (size_t i = 0; i < nres; i++)
+        srows[i] = (struct stack_row){rows[i].k.tgid, STACK_ID_NONE, rows[i].k.ustack, false};
+    int rc = stack_resolver_rows(res, srows, nres, take_row, rows);
+    free(srows);
     if (rc)
         snprintf(err, n, "resolving futex stacks failed: %s", strerror(-rc));
 

@@ -195,45 +195,23 @@ static void classify_row(struct row *r, const char *const *kf, size_t nk, const 
     r->stack = summarize(all, nall);
 }
 
-struct walk_ctx {
-    struct row *rows;
-    size_t nrows;
-    const char **kf, **uf, **all; /* scratch, sized to the deepest path */
-    size_t cap;
-};
-
-/* Each row was added to the scratch profile under a root frame "#index". */
-static int walk_row(void *vctx, const struct profile *p, const uint32_t *path, size_t depth,
-                    uint64_t self)
+/* One resolved row: kernel frames, user frames and all frames (leaf
+ * first) decide its wait class. */
+static void take_row(void *ctx, size_t idx, const char *const *names, const uint8_t *kinds,
+                     size_t n)
 {
-    (void)self;
-    struct walk_ctx *w = vctx;
-    if (!depth)
-        return 0;
-    const char *root = profile_node_name(p, path[0]);
-    if (root[0] != '#')
-        return 0;
-    size_t idx = strtoul(root + 1, NULL, 10);
-    if (idx >= w->nrows)
-        return 0;
-    if (depth > w->cap) {
-        w->cap = depth * 2;
-        w->kf = xrealloc(w->kf, w->cap * sizeof *w->kf);
-        w->uf = xrealloc(w->uf, w->cap * sizeof *w->uf);
-        w->all = xrealloc(w->all, w->cap * sizeof *w->all);
+    size_t cap = n ? n : 1;
+    const char **kf = xcalloc(cap, sizeof *kf), **uf = xcalloc(cap, sizeof *uf);
+    size_t nk = 0, nu = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (kinds[i] == FRAME_KERNEL)
+            kf[nk++] = names[i];
+        else if (kinds[i] != FRAME_UNKNOWN && kinds[i] != FRAME_PROCESS)
+            uf[nu++] = names[i];
     }
-    size_t nk = 0, nu = 0, na = 0;
-    for (size_t i = depth; i-- > 1;) { /* leaf first, skipping the "#index" root */
-        const char *name = profile_node_name(p, path[i]);
-        enum frame_kind kind = profile_node_kind(p, path[i]);
-        if (kind == FRAME_KERNEL)
-            w->kf[nk++] = name;
-        else if (kind != FRAME_UNKNOWN && kind != FRAME_PROCESS)
-            w->uf[nu++] = name;
-        w->all[na++] = name;
-    }
-    classify_row(&w->rows[idx], w->kf, nk, w->uf, nu, w->all, na);
-    return 0;
+    classify_row(&((struct row *)ctx)[idx], kf, nk, uf, nu, names, n);
+    free(kf);
+    free(uf);
 }
 
 /* A thread blocked since before the window: kernel frames from the
@@ -452,30 +430,25 @@ static int offcpu_stop(struct collect_ctx *ctx, void *state, char *err, size_t n
     struct stack_resolver *res =
         stack_resolver_new(sym, bpf_map__fd(st->skel->maps.stacks), true);
     struct profile *prof = profile_new("offcpu", "Off-CPU time", "us");
-    struct profile *scratch = profile_new("offcpu-rows", "", "");
+    struct stack_row *srows = xcalloc(nrows ? nrows : 1, sizeof *srows);
     int rc = 0;
     for (size_t i = 0; i < nrows && !rc; i++) {
         char comm[17];
         comm_of(&rows[i].k, comm);
+        srows[i] = (struct stack_row){rows[i].k.tgid, rows[i].k.kstack, rows[i].k.ustack,
+                                     rows[i].k.seed_tid != 0};
         if (rows[i].k.seed_tid) {
             add_seeded(st, sym, prof, &rows[i], comm);
             continue;
         }
-        char tag[32];
-        snprintf(tag, sizeof tag, "#%zu", i);
         uint64_t us = rows[i].v.total_ns / 1000;
-        rc = stack_resolver_add(res, scratch, rows[i].k.tgid, tag, rows[i].k.kstack,
-                                rows[i].k.ustack, 1);
-        if (!rc && us)
+        if (us)
             rc = stack_resolver_add(res, prof, rows[i].k.tgid, comm, rows[i].k.kstack,
                                     rows[i].k.ustack, us);
     }
-    struct walk_ctx w = {.rows = rows, .nrows = nrows};
-    profile_walk_stacks(scratch, walk_row, &w);
-    free(w.kf);
-    free(w.uf);
-    free(w.all);
-    profile_free(scratch);
+    if (!rc)
+        rc = stack_resolver_rows(res, srows, nrows, take_row, rows);
+    free(srows);
     if (rc)
         snprintf(err, n, "resolving off-CPU stacks failed: %s", strerror(-rc));
 

@@ -6,6 +6,7 @@
 #include <bpf/bpf.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -377,4 +378,63 @@ void stacks_sym_release(void)
     symbolizer_free(g_shared.sym);
     g_shared.sym = NULL;
     g_shared.refs = 0;
+}
+
+/* Rows go into a scratch profile under root frames "#<row>", so that stack
+ * ids shared by many rows are symbolized once; the walk hands them back. */
+struct rows_walk {
+    size_t nrows;
+    stack_row_fn fn;
+    void *ctx;
+    const char **names; /* scratch, sized to the deepest path */
+    uint8_t *kinds;
+    size_t cap;
+};
+
+static int rows_walk_stack(void *vctx, const struct profile *p, const uint32_t *path,
+                           size_t depth, uint64_t self)
+{
+    (void)self;
+    struct rows_walk *w = vctx;
+    if (!depth)
+        return 0;
+    const char *root = profile_node_name(p, path[0]);
+    if (root[0] != '#')
+        return 0;
+    size_t row = strtoul(root + 1, NULL, 10);
+    if (row >= w->nrows)
+        return 0;
+    if (depth > w->cap) {
+        w->cap = depth * 2;
+        w->names = xrealloc(w->names, w->cap * sizeof *w->names);
+        w->kinds = xrealloc(w->kinds, w->cap * sizeof *w->kinds);
+    }
+    size_t n = 0;
+    for (size_t i = depth; i-- > 1;) { /* leaf first, the "#row" root left out */
+        w->names[n] = profile_node_name(p, path[i]);
+        w->kinds[n++] = (uint8_t)profile_node_kind(p, path[i]);
+    }
+    w->fn(w->ctx, row, w->names, w->kinds, n);
+    return 0;
+}
+
+int stack_resolver_rows(struct stack_resolver *sr, const struct stack_row *rows, size_t nrows,
+                        stack_row_fn fn, void *ctx)
+{
+    struct profile *scratch = profile_new("rows", "", "");
+    int rc = 0;
+    for (size_t i = 0; i < nrows && !rc; i++) {
+        if (rows[i].skip)
+            continue;
+        char tag[32];
+        snprintf(tag, sizeof tag, "#%zu", i);
+        rc = stack_resolver_add(sr, scratch, rows[i].tgid, tag, rows[i].kstack_id,
+                                rows[i].ustack_id, 1);
+    }
+    struct rows_walk w = {.nrows = nrows, .fn = fn, .ctx = ctx};
+    profile_walk_stacks(scratch, rows_walk_stack, &w);
+    free(w.names);
+    free(w.kinds);
+    profile_free(scratch);
+    return rc;
 }

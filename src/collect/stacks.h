@@ -12,6 +12,7 @@
 #ifndef PERFREPORT_STACKS_H
 #define PERFREPORT_STACKS_H
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct symbolizer;
@@ -64,6 +65,23 @@ int stack_resolver_add(struct stack_resolver *sr, struct profile *p, uint32_t tg
                        const char *comm, int64_t kstack_id, int64_t ustack_id, uint64_t count);
 
 void stack_resolver_stats(const struct stack_resolver *sr, struct stack_stats *out);
+
+/* One aggregated row whose stacks a collector wants as frame names (to
+ * classify or summarise it) rather than as a profile. */
+struct stack_row {
+    uint32_t tgid;
+    int64_t kstack_id, ustack_id; /* as for stack_resolver_add */
+    bool skip;                    /* leave this row out */
+};
+/* Called once per resolved row with its frames leaf first (the process frame
+ * left out); names and kinds are valid during the call only. */
+typedef void (*stack_row_fn)(void *ctx, size_t row, const char *const *names,
+                             const uint8_t *kinds, size_t n);
+/* Resolves every row (stack ids shared between rows are resolved once) and
+ * calls fn for each.  Returns 0, or the first -errno of stack_resolver_add;
+ * rows resolved before it are still reported. */
+int stack_resolver_rows(struct stack_resolver *sr, const struct stack_row *rows, size_t nrows,
+                        stack_row_fn fn, void *ctx);
 
 /* Reads and symbolizes both stacks into the cache without adding anything,
  * so that it can be done during the window while the process still exists
