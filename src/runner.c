@@ -60,24 +60,26 @@ struct runner {
     bool skip_alone;     /* run_phase leaves out tick_alone collectors */
 };
 
+/* PERFREPORT_FAULT=NAME:PHASE:ACTION[,NAME:PHASE:ACTION...] (tests, bench). */
 static void parse_fault(struct worker *w)
 {
     const char *f = getenv("PERFREPORT_FAULT");
-    if (!f || !*f)
-        return;
     size_t nl = strlen(w->c->name);
-    if (strncmp(f, w->c->name, nl) != 0 || f[nl] != ':')
+    for (; f && *f; f = strchr(f, ',') ? strchr(f, ',') + 1 : NULL) {
+        if (strncmp(f, w->c->name, nl) != 0 || f[nl] != ':')
+            continue;
+        const char *ph = f + nl + 1;
+        enum phase p = !strncmp(ph, "start:", 6) ? PH_START
+                       : !strncmp(ph, "tick:", 5) ? PH_TICK
+                       : !strncmp(ph, "stop:", 5) ? PH_STOP
+                                                   : PH_NONE;
+        const char *act = strchr(ph, ':');
+        if (p == PH_NONE || !act)
+            continue;
+        w->fault_phase = p;
+        w->fault_hang = strncmp(act + 1, "hang", 4) == 0 && (act[5] == '\0' || act[5] == ',');
         return;
-    const char *ph = f + nl + 1;
-    enum phase p = !strncmp(ph, "start:", 6) ? PH_START
-                   : !strncmp(ph, "tick:", 5) ? PH_TICK
-                   : !strncmp(ph, "stop:", 5) ? PH_STOP
-                                               : PH_NONE;
-    const char *act = strchr(ph, ':');
-    if (p == PH_NONE || !act)
-        return;
-    w->fault_phase = p;
-    w->fault_hang = strcmp(act + 1, "hang") == 0;
+    }
 }
 
 static int call(struct worker *w, enum phase p)
