@@ -4,31 +4,65 @@
 # of user work per call, calibrated to ~1M syscalls/s in total.  Paired runs
 # (without, then with the tracer) give the slowdown; the median is printed.
 # The same workload under strace -c -f and perf trace -s for comparison.
+#
+# Paired runs on a shared VM scatter by a few points, so the cost per
+# syscall is also measured directly: one thread making getppid() calls with
+# no work between them, with and without perfreport; the difference in ns
+# per call, times the calibrated rate, is the slowdown the tap itself
+# causes, free of the workload's own noise.
 set -eu
 cd "$(dirname "$0")/.."
 BIN=${PERFREPORT_BIN:-./perfreport}
 SS=${WL:-build/workloads}/sysstorm
-PAIRS=${PAIRS:-5}
+PAIRS=${PAIRS:-7}
 SECS=${SECS:-3}
 tmp=$(mktemp -d /tmp/perfreport-scbench.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
+median() { python3 -c "import sys, statistics; print(statistics.median(float(x) for x in sys.argv[1:]))" "$@"; }
+
+# ns added per syscall: tight loop, 1 thread, PAIRS pairs, median.
+per_call_ns() {
+    out=""
+    i=1
+    while [ "$i" -le "$PAIRS" ]; do
+        b=$("$SS" 2 1 0 | awk '{print $2}')
+        "$BIN" -d 5 -o "$tmp/c$i" --quiet >/dev/null 2>&1 & p=$!
+        sleep 1.5
+        t=$("$SS" 2 1 0 | awk '{print $2}')
+        wait $p || true
+        rm -rf "$tmp/c$i"
+        out="$out $(python3 -c "print(1e9 / $t - 1e9 / $b)")"
+        i=$((i + 1))
+    done
+    median $out
+}
+
 work=$("$SS" --calibrate 1000000 2)
-base_rate() { "$SS" "$SECS" 2 "$work" | awk '{print $2}'; }
-echo "## Syscall-heavy workload: 2 threads, getppid + $work spin iterations per call"
+rate=$("$SS" "$SECS" 2 "$work" | awk '{print $2}')
+echo "## Syscall-heavy workload: 2 threads, getppid + $work spin iterations per call (~$rate calls/s)"
+ns=$(per_call_ns)
+python3 -c "
+ns, rate = $ns, $rate
+per_thread = rate / 2
+print('Cost per syscall with all collectors on: %.0f ns (median of $PAIRS pairs, tight loop);' % ns)
+print('at %.0f calls/s (%.2f us per call and its work) that is a %.1f %% slowdown.' % (rate, 1e6 / per_thread, 100 * ns / (1e9 / per_thread + ns)))
+"
+echo
 printf '%-28s %14s %14s %10s\n' tracer "base calls/s" "traced calls/s" slowdown
 pairs() { # name cmd-prefix... ; runs PAIRS pairs, prints the median slowdown
     name=$1; shift
     : > "$tmp/s"
     i=1
     while [ "$i" -le "$PAIRS" ]; do
-        b=$(base_rate)
+        b=$("$SS" "$SECS" 2 "$work" | awk '{print $2}')
         case "$name" in
             perfreport*)
                 "$BIN" -d $((SECS + 2)) -o "$tmp/b$i" --quiet >/dev/null 2>&1 & p=$!
                 sleep 1
-                t=$(base_rate)
-                wait $p || true ;;
+                t=$("$SS" "$SECS" 2 "$work" | awk '{print $2}')
+                wait $p || true
+                rm -rf "$tmp/b$i" ;;
             *)
                 t=$("$@" "$SS" "$SECS" 2 "$work" 2>/dev/null | awk '/calls_per_s/{print $2}') ;;
         esac
@@ -42,7 +76,8 @@ sl = [100.0 * (1 - t / b) for b, t in rows if b > 0 and t > 0]
 if not sl:
     print("%-28s %14s %14s %10s" % (sys.argv[1], "-", "-", "failed")); sys.exit()
 b = statistics.median(r[0] for r in rows); t = statistics.median(r[1] for r in rows)
-print("%-28s %14.0f %14.0f %9.1f%%" % (sys.argv[1], b, t, statistics.median(sl)))
+print("%-28s %14.0f %14.0f %9.1f%%   (pairs: %s)" % (sys.argv[1], b, t, statistics.median(sl),
+      " ".join("%.1f" % s for s in sl)))
 PY
 }
 pairs "perfreport (all collectors)"

@@ -54,14 +54,7 @@ enum offcpu_stat {
 };
 
 /* ---- futex waits (collector "futex") ---- */
-#define FUTEX_MAX_INFLIGHT 32768
 #define FUTEX_MAX_AGG 8192
-
-struct fwait_start {
-    __u64 ts_ns;
-    __s32 ustack;
-    __u32 op;        /* futex command with FUTEX_PRIVATE_FLAG / CLOCK_REALTIME masked */
-};
 
 struct fwait_key {
     __u32 tgid;
@@ -79,7 +72,7 @@ struct fwait_val {
 
 enum futex_stat {
     FUTEX_ST_WAITS = 0,
-    FUTEX_ST_INFLIGHT_FULL,
+    FUTEX_ST_INFLIGHT_FULL,    /* no per-thread slot: wait not timed */
     FUTEX_ST_AGG_FULL,
     FUTEX_ST_USTACK_ERR,
     FUTEX_ST_TIMEDOUT,         /* waits ended by their timeout: sleeps, not counted */

@@ -1,21 +1,31 @@
-/* Shared between bpf/syscalls.bpf.c and src/collect/syscalls.c. */
-#ifndef PERFREPORT_BPF_SYSCALLS_H
-#define PERFREPORT_BPF_SYSCALLS_H
+/* Shared between bpf/systap.bpf.c and its readers (src/collect/systap.c,
+ * syscalls.c, iolayers.c). */
+#ifndef PERFREPORT_BPF_SYSTAP_H
+#define PERFREPORT_BPF_SYSTAP_H
 
 #define SC_MAX_NR 512          /* x86_64 numbers stay below 470 */
 #define SC_HIST_BUCKETS 40     /* log2 ns: the last one holds >= 2^39 ns (9 min) */
-#define SC_MAX_THREADS 16384   /* classic fallback: threads inside a syscall */
+#define SC_MAX_THREADS 16384   /* classic fallback: threads inside a timed syscall */
 #define SC_MAX_PROC_NR 16384   /* (process, syscall) pairs */
 #define SC_MAX_PROCS 8192      /* comm per process */
 #define SC_MAX_ERRS 4096       /* (process, syscall, errno) triples */
 
+/* Latency sampling: on each CPU the first SC_TIME_ALL calls of a syscall
+ * are all timed, later ones with probability 1 / 2^SC_SAMPLE_SHIFT and a
+ * weight of 2^SC_SAMPLE_SHIFT, so rare calls keep exact histograms and a
+ * storm of cheap calls pays for timing one call in 16. */
+#define SC_TIME_ALL 64
+#define SC_SAMPLE_SHIFT 4
+
 enum { SC_DROP_START = 0, SC_DROP_PROC, SC_DROP_ERR, SC_DROP_N };
 
 struct sc_stat {
-    __u64 count;
-    __u64 errors;
-    __u64 total_ns;
-    __u64 hist[SC_HIST_BUCKETS];
+    __u64 count;    /* calls entered */
+    __u64 errors;   /* returns in -4095..-1 */
+    __u64 timed;    /* calls whose latency was measured */
+    __u64 rng;      /* sampling state (not a count) */
+    __u64 total_ns; /* weighted: estimates the time of all calls */
+    __u64 hist[SC_HIST_BUCKETS]; /* weighted counts, log2 ns */
 };
 
 struct sc_proc_key {
@@ -25,7 +35,6 @@ struct sc_proc_key {
 
 struct sc_proc_val {
     __u64 count;
-    __u64 errors;
 };
 
 struct sc_err_key {
@@ -39,10 +48,18 @@ struct sc_slot {
     __u32 tgid;
     __u32 nr;
     __u64 count; /* 0 = empty */
-    __u64 errors;
 };
 
 struct sc_comm {
     char comm[16];
 };
+
+/* I/O layer counters (index of the io_counters per-CPU array); the order
+ * matches enum io_counter in src/collect/iolayers.h. */
+enum {
+    IO_C_VFS_READS = 0, IO_C_VFS_WRITES, IO_C_READ_BYTES, IO_C_WRITE_BYTES, IO_C_PAGE_LOOKUPS,
+    IO_C_PAGES_ADDED, IO_C_BLK_READS, IO_C_BLK_WRITES, IO_C_DROP_THREADS, IO_C_DROP_PROCS,
+    IO_C_N
+};
+#define IO_MAX_PROCS 4096
 #endif

@@ -1,5 +1,5 @@
 /* Collector "futex": time threads spend in FUTEX_WAIT-type calls, per
- * process and waiting user stack (bpf/futex.bpf.c), into the table
+ * process and waiting user stack (the futex part of bpf/systap.bpf.c), into the table
  * lock.futex_waits.  Each row is labelled with the futex_kind of its user
  * stack (mutex / park / unknown) so rules can tell lock contention from
  * threads parked on a condition variable.  Waits that end in ETIMEDOUT are
@@ -7,9 +7,7 @@
 #include "../model/model.h"
 #include "../model/profile.h"
 #include "../options.h"
-#include "../probe.h"
 #include "../symbolize/symbolize.h"
-#include "../util/hostfs.h"
 #include "../util/strbuf.h"
 #include "../util/xalloc.h"
 #include "kbpf.h"
@@ -18,7 +16,6 @@
 #include "waitclass.h"
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include <pthread.h>
 #include <errno.h>
 #include <linux/types.h>
 #include <stdio.h>
@@ -28,7 +25,8 @@
 #include <unistd.h>
 
 #include "../../bpf/offcpu.h"
-#include "futex.skel.h"
+#include "systap.h"
+#include "systap.skel.h"
 
 #define TOP_ROWS 25
 #define SUMMARY_FRAMES 5
@@ -41,8 +39,8 @@ struct frow {
 };
 
 struct futex_state {
-    struct futex_bpf *skel; /* owned */
-    bool raw;               /* raw_syscalls fallback */
+    struct systap_bpf *tap; /* borrowed from systap.c between acquire and release */
+    bool classic;           /* raw_syscalls tracepoints instead of tp_btf */
     double attach_ms;       /* CLOCK_MONOTONIC at attach: shares are of attach -> drain */
 };
 
@@ -53,60 +51,19 @@ static double now_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-static bool have_syscall_events(void)
-{
-    return hostfs_is_dir("/sys/kernel/tracing/events/syscalls/sys_enter_futex") ||
-           hostfs_is_dir("/sys/kernel/debug/tracing/events/syscalls/sys_enter_futex");
-}
-
 static bool futex_can_run(const struct collect_ctx *ctx, char *reason, size_t n)
 {
     (void)ctx;
-    if (have_syscall_events() || libbpf_find_vmlinux_btf_id("sys_enter", BPF_TRACE_RAW_TP) >= 0)
-        return true;
-    snprintf(reason, n, "no syscalls/sys_enter_futex tracepoint and no BTF for sys_enter");
-    return false;
+    return kbpf_can_trace("raw_syscalls", "sys_enter", reason, n);
 }
 
 static int futex_start(struct collect_ctx *ctx, void **state, char *err, size_t n)
 {
     struct futex_state *st = xcalloc(1, sizeof *st);
     *state = st;
-    uint64_t cgid = 0;
-    uint32_t tgid_unused;
-    int rc = kbpf_target(ctx, &tgid_unused, &cgid, err, n);
-    if (rc)
-        return rc;
-    st->skel = futex_bpf__open();
-    if (!st->skel) {
-        rc = errno ? -errno : -EINVAL;
-        snprintf(err, n, "opening the futex BPF object failed: %s", strerror(-rc));
-        return rc;
-    }
-    /* Per-futex-syscall events fire only for futex calls; the raw fallback
-     * runs for every syscall, so it is the second choice. */
-    st->raw = !have_syscall_events();
-    bpf_program__set_autoload(st->skel->progs.futex_enter, !st->raw);
-    bpf_program__set_autoload(st->skel->progs.futex_exit, !st->raw);
-    bool waitv = !st->raw && (hostfs_is_dir("/sys/kernel/tracing/events/syscalls/sys_enter_futex_waitv") ||
-                              hostfs_is_dir("/sys/kernel/debug/tracing/events/syscalls/sys_enter_futex_waitv"));
-    bpf_program__set_autoload(st->skel->progs.futex_waitv_enter, waitv);
-    bpf_program__set_autoload(st->skel->progs.futex_waitv_exit, waitv);
-    bpf_program__set_autoload(st->skel->progs.futex_raw_enter, st->raw);
-    bpf_program__set_autoload(st->skel->progs.futex_raw_exit, st->raw);
-    st->skel->rodata->self_tgid = (__u32)getpid();
-    st->skel->rodata->target_tgid = (__u32)ctx->opt->pid;
-    st->skel->rodata->target_cgid = cgid;
-    rc = futex_bpf__load(st->skel);
-    if (rc) {
-        snprintf(err, n, "loading the futex programs failed: %s", strerror(-rc));
-        return rc;
-    }
-    rc = futex_bpf__attach(st->skel);
-    if (rc) {
-        snprintf(err, n, "attaching the futex programs failed: %s", strerror(-rc));
-        return rc;
-    }
+    st->tap = systap_acquire(ctx, SYSTAP_FUTEX, &st->classic, err, n);
+    if (!st->tap)
+        return -EIO;
     st->attach_ms = now_ms();
     return 0;
 }
@@ -157,56 +114,16 @@ static void take_row(void *ctx, size_t idx, const char *const *names, const uint
     free(uf);
 }
 
-static void *destroy_link(void *l)
-{
-    bpf_link__destroy(l);
-    return NULL;
-}
-
-/* Detaching a syscall tracepoint waits for RCU grace periods (~200 ms for
- * the set here, serialised in the kernel), so stop() switches the programs
- * off through `stopped` at once, detaches in a helper thread and drains
- * meanwhile; the thread is joined before stop() returns. */
-static void detach_all(struct futex_bpf *skel)
-{
-    struct bpf_link **links[] = {&skel->links.futex_enter, &skel->links.futex_exit,
-                                 &skel->links.futex_waitv_enter, &skel->links.futex_waitv_exit,
-                                 &skel->links.futex_raw_enter, &skel->links.futex_raw_exit};
-    pthread_t th[sizeof links / sizeof links[0]];
-    bool started[sizeof links / sizeof links[0]] = {false};
-    for (size_t i = 0; i < sizeof links / sizeof links[0]; i++) {
-        if (!*links[i])
-            continue;
-        started[i] = pthread_create(&th[i], NULL, destroy_link, *links[i]) == 0;
-        if (!started[i])
-            bpf_link__destroy(*links[i]);
-        *links[i] = NULL;
-    }
-    for (size_t i = 0; i < sizeof links / sizeof links[0]; i++)
-        if (started[i])
-            pthread_join(th[i], NULL);
-}
-
-static void *detach_thread(void *skel)
-{
-    detach_all(skel);
-    return NULL;
-}
-
 static int futex_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
 {
     struct futex_state *st = state;
     struct report *r = ctx->r;
     double t0 = now_ms();
-    st->skel->bss->stopped = true;
-    pthread_t det;
-    bool det_ok = pthread_create(&det, NULL, detach_thread, st->skel) == 0;
-    if (!det_ok)
-        detach_all(st->skel);
+    systap_quiesce(SYSTAP_FUTEX);
 
     struct frow *rows = NULL;
     size_t nrows = 0, cap = 0;
-    int fd = bpf_map__fd(st->skel->maps.fwaits);
+    int fd = bpf_map__fd(st->tap->maps.fwaits);
     struct fwait_key k, next;
     void *prev = NULL;
     while (bpf_map_get_next_key(fd, prev, &next) == 0) {
@@ -227,7 +144,7 @@ static int futex_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
 
     struct symbolizer *sym = symbolizer_new();
     struct stack_resolver *res =
-        stack_resolver_new(sym, bpf_map__fd(st->skel->maps.fstacks), true);
+        stack_resolver_new(sym, bpf_map__fd(st->tap->maps.fstacks), true);
     size_t nres = nrows < TOP_ROWS * 4 ? nrows : TOP_ROWS * 4;
     struct stack_row *srows = xcalloc(nres ? nres : 1, sizeof *srows);
     for (size_t i = 0; i < nres; i++)
@@ -281,24 +198,24 @@ static int futex_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     report_metric(r, "lock.futex_wait_ms", "Futex wait time (all threads)", "ms", "lock", total_ms);
 
     struct ledger_entry *le = report_ledger(r, "futex", NULL);
-    int sfd = bpf_map__fd(st->skel->maps.fstats);
+    int sfd = bpf_map__fd(st->tap->maps.fstats);
     ledger_note(le, "%s; %llu waits (%llu timed out, not counted), %zu aggregates",
-                st->raw ? "raw_syscalls fallback (every syscall filtered by number)"
-                        : "syscalls/sys_enter_futex tracepoints",
+                st->classic ? "classic raw_syscalls tracepoints (tp_btf unavailable)"
+                            : "tp_btf sys_enter/sys_exit",
                 (unsigned long long)kbpf_percpu_sum(sfd, FUTEX_ST_WAITS),
                 (unsigned long long)kbpf_percpu_sum(sfd, FUTEX_ST_TIMEDOUT), nrows);
     uint64_t f1 = kbpf_percpu_sum(sfd, FUTEX_ST_INFLIGHT_FULL), f2 = kbpf_percpu_sum(sfd, FUTEX_ST_AGG_FULL);
     if (f1 || f2)
-        ledger_note(le, "maps full: %llu waits not timed, %llu not aggregated",
+        ledger_note(le, "%llu waits not timed (no per-thread slot), %llu not aggregated (map full)",
                     (unsigned long long)f1, (unsigned long long)f2);
     stack_resolver_free(res);
     symbolizer_free(sym);
     for (size_t i = 0; i < nrows; i++)
         free(rows[i].stack);
     free(rows);
-    if (det_ok)
-        pthread_join(det, NULL);
-    ledger_note(le, "drain %.1f ms (detaching the tracepoints included)", now_ms() - t0);
+    systap_release(SYSTAP_FUTEX);
+    st->tap = NULL;
+    ledger_note(le, "drain %.1f ms", now_ms() - t0);
     return rc;
 }
 
@@ -307,13 +224,14 @@ static void futex_destroy(void *state)
     struct futex_state *st = state;
     if (!st)
         return;
-    futex_bpf__destroy(st->skel);
+    if (st->tap)
+        systap_release(SYSTAP_FUTEX);
     free(st);
 }
 
 const struct collector collector_futex = {
     .name = "futex",
-    .title = "Futex waits (BPF syscall tracepoints)",
+    .title = "Futex waits (BPF sys_enter/sys_exit)",
     .needs_bpf = true,
     .can_run = futex_can_run,
     .start = futex_start,

@@ -1,13 +1,17 @@
 /* Collector "iolayers": how reads and writes flow through the layers
  * (VFS syscalls -> page cache -> block requests) and how much time
- * processes spend in fsync-like calls (bpf/iolayers.bpf.c). */
+ * processes spend in fsync-like calls (the I/O part of bpf/systap.bpf.c). */
 #include "iolayers.h"
 #include "collector.h"
 #include "kbpf.h"
 #include "../model/model.h"
+#include "../options.h"
 #include "../util/clock.h"
 #include "../util/xalloc.h"
-#include "iolayers.skel.h"
+#include <linux/types.h>
+#include "../../bpf/systap.h"
+#include "systap.h"
+#include "systap.skel.h"
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
@@ -169,8 +173,12 @@ void iolayers_fill(struct report *r, const uint64_t *cnt, const struct io_khist 
         table_set_note(f, note);
 }
 
+_Static_assert((int)IOC_N == (int)IO_C_N && (int)IOC_PAGES_ADDED == (int)IO_C_PAGES_ADDED &&
+                   (int)IOC_DROP_PROCS == (int)IO_C_DROP_PROCS,
+               "counter slots agree with bpf/systap.h");
+
 struct io_state {
-    struct iolayers_bpf *skel;
+    struct systap_bpf *tap; /* borrowed from systap.c between acquire and release */
     bool filtered;
     double t_start;
 };
@@ -195,7 +203,8 @@ static void io_destroy(void *state)
     struct io_state *st = state;
     if (!st)
         return;
-    iolayers_bpf__destroy(st->skel);
+    if (st->tap)
+        systap_release(SYSTAP_IOLAYERS);
     free(st);
 }
 
@@ -203,29 +212,11 @@ static int io_start(struct collect_ctx *ctx, void **state, char *err, size_t n)
 {
     struct io_state *st = xcalloc(1, sizeof *st);
     *state = st;
-    uint32_t tgid;
-    uint64_t cgid;
-    int rc = kbpf_target(ctx, &tgid, &cgid, err, n);
-    if (rc)
-        return rc;
-    st->filtered = tgid || cgid;
-    st->skel = iolayers_bpf__open();
-    if (!st->skel) {
-        snprintf(err, n, "open iolayers BPF object: %s", strerror(errno));
-        return -errno;
-    }
-    st->skel->rodata->targ_tgid = tgid;
-    st->skel->rodata->self_tgid = (uint32_t)getpid();
-    st->skel->rodata->targ_cgid = cgid;
-    rc = iolayers_bpf__load(st->skel);
-    if (!rc)
-        rc = iolayers_bpf__attach(st->skel);
-    if (rc) {
-        char e[128];
-        libbpf_strerror(rc, e, sizeof e);
-        snprintf(err, n, "load/attach iolayers BPF: %s", e);
-        return rc < 0 ? rc : -rc;
-    }
+    st->filtered = ctx->opt && (ctx->opt->pid > 0 || ctx->opt->cgroup);
+    bool classic;
+    st->tap = systap_acquire(ctx, SYSTAP_IOLAYERS, &classic, err, n);
+    if (!st->tap)
+        return -EIO;
     st->t_start = ctx->now_s;
     return 0;
 }
@@ -235,15 +226,14 @@ static int io_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     (void)err;
     (void)n;
     struct io_state *st = state;
-    struct iolayers_bpf *s = st->skel;
+    struct systap_bpf *s = st->tap;
     double t0 = mono_ms();
-    iolayers_bpf__detach(s);
+    systap_quiesce(SYSTAP_IOLAYERS);
 
     uint64_t cnt[IOC_N];
-    int cfd = bpf_map__fd(s->maps.counters);
+    int cfd = bpf_map__fd(s->maps.io_counters);
     for (uint32_t i = 0; i < IOC_N; i++)
         cnt[i] = kbpf_percpu_sum(cfd, i);
-
     struct io_khist all;
     uint32_t zero = 0;
     if (bpf_map_lookup_elem(bpf_map__fd(s->maps.sync_hist), &zero, &all) != 0)
@@ -291,6 +281,8 @@ static int io_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
         ledger_note(e, "%llu fsync calls not attributed (process map full)",
                     (unsigned long long)cnt[IOC_DROP_PROCS]);
     ledger_note(e, "drained in %.1f ms", mono_ms() - t0);
+    systap_release(SYSTAP_IOLAYERS);
+    st->tap = NULL;
     return 0;
 }
 

@@ -11,7 +11,7 @@ extern const struct collector collector_iolayers;
 #define IO_SLOTS 32 /* = KHIST_SLOTS */
 #define IO_FSYNC_TOP 10
 
-/* Counter slots; the order matches bpf/iolayers.bpf.c. */
+/* Counter slots; the order matches IO_C_* in bpf/systap.h. */
 enum io_counter { IOC_VFS_READS = 0, IOC_VFS_WRITES, IOC_READ_BYTES, IOC_WRITE_BYTES,
                   IOC_PAGE_LOOKUPS, IOC_PAGES_ADDED, IOC_BLK_READS, IOC_BLK_WRITES,
                   IOC_DROP_THREADS, IOC_DROP_PROCS, IOC_N };

@@ -1,4 +1,4 @@
-/* Syscall collector (BPF, bpf/syscalls.bpf.c): counts, errors by errno and
+/* Syscall collector (the syscall part of bpf/systap.bpf.c): counts, errors by errno and
  * latency per syscall, and counts per process, aggregated in the kernel for
  * the whole window and drained once in stop().  perfreport's own syscalls
  * are left out (it would otherwise report its /proc reading). */
@@ -9,8 +9,9 @@
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 #include <linux/types.h>
-#include "../../bpf/syscalls.h"
-#include "syscalls.skel.h"
+#include "../../bpf/systap.h"
+#include "systap.h"
+#include "systap.skel.h"
 #include "syscall_names.h"
 #include <bpf/libbpf.h>
 #include <errno.h>
@@ -149,8 +150,15 @@ static void fill_top(struct report *r, struct scd_nr *nrs, size_t n, double win)
     table_add_col(t, "total_ms", "Total time", "ms", 1);
     table_add_col(t, "avg_us", "Avg", "us", 2);
     table_add_col(t, "p99_us", "p99", "us", 1);
-    table_set_note(t, "Time is from entry to return, sleeping included (a blocking read or "
-                      "poll counts its wait). perfreport's own syscalls are not counted.");
+    table_add_col(t, "timed", "Timed calls", "", 0);
+    char note[400];
+    snprintf(note, sizeof note,
+             "Counts and errors are exact.  Time is from entry to return, sleeping included "
+             "(a blocking read or poll counts its wait), measured on each CPU on the first %d "
+             "calls of a syscall and then on a random 1 in %d, which stands for %d.  "
+             "perfreport's own syscalls are not counted.",
+             SC_TIME_ALL, 1 << SC_SAMPLE_SHIFT, 1 << SC_SAMPLE_SHIFT);
+    table_set_note(t, note);
     char buf[32];
     for (size_t i = 0; i < n && i < TOP_SYSCALLS; i++) {
         const struct scd_nr *s = &nrs[i];
@@ -162,8 +170,15 @@ static void fill_top(struct report *r, struct scd_nr *nrs, size_t n, double win)
         table_set_num(t, row, "calls_per_s", (double)s->count / win);
         table_set_num(t, row, "errors", (double)s->errors);
         table_set_num(t, row, "err_pct", 100.0 * (double)s->errors / (double)s->count);
+        table_set_num(t, row, "timed", (double)s->timed);
+        if (!s->timed)
+            continue; /* never returned in the window (exit, a wait still blocked) */
         table_set_num(t, row, "total_ms", (double)s->total_ns / 1e6);
-        table_set_num(t, row, "avg_us", (double)s->total_ns / (double)s->count / 1e3);
+        uint64_t done = 0; /* completed calls, weighted like total_ns */
+        for (size_t b = 0; b < SCD_HIST; b++)
+            done += s->hist[b];
+        if (done)
+            table_set_num(t, row, "avg_us", (double)s->total_ns / (double)done / 1e3);
         table_set_num(t, row, "p99_us", hist_p(s->hist, 0.99) / 1e3);
     }
     /* Latency histograms of the syscalls that took the most time. */
@@ -317,7 +332,7 @@ void syscalls_fill(struct report *r, struct sc_data *d, double win)
 /* ---- collector ------------------------------------------------------------ */
 
 struct sc_state {
-    struct syscalls_bpf *skel;
+    struct systap_bpf *tap; /* borrowed from systap.c between acquire and release */
     bool classic;
 };
 
@@ -327,58 +342,25 @@ static bool sc_can_run(const struct collect_ctx *ctx, char *reason, size_t n)
     return kbpf_can_trace("raw_syscalls", "sys_enter", reason, n);
 }
 
-/* tp_btf first (task storage, no hash on the hot path); the classic
- * raw_syscalls tracepoints when that does not load. */
-static struct syscalls_bpf *sc_open(bool classic, uint32_t tgid, uint64_t cgid)
-{
-    struct syscalls_bpf *skel = syscalls_bpf__open();
-    if (!skel)
-        return NULL;
-    skel->rodata->targ_tgid = tgid;
-    skel->rodata->targ_cgid = cgid;
-    skel->rodata->self_tgid = (uint32_t)getpid();
-    bpf_program__set_autoload(skel->progs.sc_enter_btf, !classic);
-    bpf_program__set_autoload(skel->progs.sc_exit_btf, !classic);
-    bpf_program__set_autoload(skel->progs.sc_enter_tp, classic);
-    bpf_program__set_autoload(skel->progs.sc_exit_tp, classic);
-    if (!classic)
-        bpf_map__set_max_entries(skel->maps.start_tid, 1);
-    if (syscalls_bpf__load(skel) != 0 || syscalls_bpf__attach(skel) != 0) {
-        int e = errno;
-        syscalls_bpf__destroy(skel);
-        errno = e;
-        return NULL;
-    }
-    return skel;
-}
-
 static int sc_start(struct collect_ctx *ctx, void **state, char *err, size_t n)
 {
-    uint32_t tgid;
-    uint64_t cgid;
-    int rc = kbpf_target(ctx, &tgid, &cgid, err, n);
-    if (rc)
-        return rc;
     struct sc_state *st = xcalloc(1, sizeof *st);
     *state = st;
-    st->skel = sc_open(false, tgid, cgid);
-    if (!st->skel) {
-        st->classic = true;
-        st->skel = sc_open(true, tgid, cgid);
+    st->tap = systap_acquire(ctx, SYSTAP_SYSCALLS, &st->classic, err, n);
+    return st->tap ? 0 : -EIO;
+}
+
+static void grow_procs(struct sc_data *d, size_t *cap)
+{
+    if (d->nprocs == *cap) {
+        *cap = *cap ? *cap * 2 : 256;
+        d->procs = xrealloc(d->procs, *cap * sizeof *d->procs);
     }
-    if (!st->skel) {
-        int e = errno ? errno : EINVAL;
-        char msg[128];
-        libbpf_strerror(e, msg, sizeof msg);
-        snprintf(err, n, "loading/attaching raw_syscalls programs failed: %s", msg);
-        return -e;
-    }
-    return 0;
 }
 
 static void drain(struct sc_state *st, struct sc_data *d)
 {
-    struct syscalls_bpf *sk = st->skel;
+    struct systap_bpf *sk = st->tap;
     d->nrs = xcalloc(SC_MAX_NR, sizeof *d->nrs);
     for (uint32_t nr = 0; nr < SC_MAX_NR; nr++) {
         struct sc_stat v;
@@ -388,6 +370,7 @@ static void drain(struct sc_state *st, struct sc_data *d)
         o->nr = nr;
         o->count = v.count;
         o->errors = v.errors;
+        o->timed = v.timed;
         o->total_ns = v.total_ns;
         memcpy(o->hist, v.hist, sizeof o->hist);
     }
@@ -401,11 +384,8 @@ static void drain(struct sc_state *st, struct sc_data *d)
         struct sc_proc_val v;
         if (kbpf_percpu_sum_struct(sk->maps.per_proc, &pk, sizeof pk, &v, sizeof v) != 0)
             continue;
-        if (d->nprocs == cap) {
-            cap = cap ? cap * 2 : 256;
-            d->procs = xrealloc(d->procs, cap * sizeof *d->procs);
-        }
-        d->procs[d->nprocs++] = (struct scd_proc){pk.tgid, pk.nr, v.count, v.errors};
+        grow_procs(d, &cap);
+        d->procs[d->nprocs++] = (struct scd_proc){pk.tgid, pk.nr, v.count, 0};
     }
 
     /* Counts still in the per-CPU cache. */
@@ -418,17 +398,15 @@ static void drain(struct sc_state *st, struct sc_data *d)
         for (int c = 0; c < ncpu; c++) {
             if (!slots[c].count)
                 continue;
-            if (d->nprocs == cap) {
-                cap = cap ? cap * 2 : 256;
-                d->procs = xrealloc(d->procs, cap * sizeof *d->procs);
-            }
-            d->procs[d->nprocs++] =
-                (struct scd_proc){slots[c].tgid, slots[c].nr, slots[c].count, slots[c].errors};
+            grow_procs(d, &cap);
+            d->procs[d->nprocs++] = (struct scd_proc){slots[c].tgid, slots[c].nr, slots[c].count, 0};
         }
     }
     free(slots);
 
-    cap = 0;
+    /* Errors by errno; each also counts for its (process, syscall) row,
+     * which fill_procs() merges. */
+    size_t ecap = 0;
     struct sc_err_key ek, enext;
     prev = NULL;
     while (bpf_map__get_next_key(sk->maps.errs, prev, &enext, sizeof enext) == 0) {
@@ -437,11 +415,13 @@ static void drain(struct sc_state *st, struct sc_data *d)
         uint64_t v;
         if (bpf_map__lookup_elem(sk->maps.errs, &ek, sizeof ek, &v, sizeof v, 0) != 0)
             continue;
-        if (d->nerrs == cap) {
-            cap = cap ? cap * 2 : 64;
-            d->errs = xrealloc(d->errs, cap * sizeof *d->errs);
+        if (d->nerrs == ecap) {
+            ecap = ecap ? ecap * 2 : 64;
+            d->errs = xrealloc(d->errs, ecap * sizeof *d->errs);
         }
         d->errs[d->nerrs++] = (struct scd_err){ek.tgid, ek.nr, ek.err, v};
+        grow_procs(d, &cap);
+        d->procs[d->nprocs++] = (struct scd_proc){ek.tgid, ek.nr, 0, v};
     }
 
     cap = 0;
@@ -469,24 +449,35 @@ static int sc_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     (void)err;
     (void)n;
     struct sc_state *st = state;
-    /* Detach first so the numbers stop at the window end. */
-    syscalls_bpf__detach(st->skel);
+    /* Switch counting off first so the numbers stop at the window end. */
+    systap_quiesce(SYSTAP_SYSCALLS);
     struct sc_data d;
     memset(&d, 0, sizeof d);
     drain(st, &d);
+    uint64_t calls = 0, timed = 0;
+    for (size_t i = 0; i < d.nnrs; i++) {
+        calls += d.nrs[i].count;
+        timed += d.nrs[i].timed;
+    }
     syscalls_fill(ctx->r, &d, ctx->now_s);
     sc_data_free(&d);
 
     struct ledger_entry *led = report_ledger(ctx->r, "syscalls", NULL);
     if (st->classic)
         ledger_note(led, "tp_btf unavailable: classic raw_syscalls tracepoints (hash per thread)");
+    if (calls)
+        ledger_note(led, "latency measured on %llu of %llu calls (%.1f %%; sampled, weighted)",
+                    (unsigned long long)timed, (unsigned long long)calls,
+                    100.0 * (double)timed / (double)calls);
     static const char *const what[SC_DROP_N] = {"entry slots", "(process, syscall) slots",
                                                 "error slots"};
     for (uint32_t i = 0; i < SC_DROP_N; i++) {
         uint64_t v = 0;
-        if (kbpf_percpu_sum_struct(st->skel->maps.drops, &i, sizeof i, &v, sizeof v) == 0 && v)
+        if (kbpf_percpu_sum_struct(st->tap->maps.drops, &i, sizeof i, &v, sizeof v) == 0 && v)
             ledger_note(led, "%llu events lost: %s full", (unsigned long long)v, what[i]);
     }
+    systap_release(SYSTAP_SYSCALLS);
+    st->tap = NULL;
     return 0;
 }
 
@@ -495,13 +486,14 @@ static void sc_destroy(void *state)
     struct sc_state *st = state;
     if (!st)
         return;
-    syscalls_bpf__destroy(st->skel);
+    if (st->tap)
+        systap_release(SYSTAP_SYSCALLS);
     free(st);
 }
 
 const struct collector collector_syscalls = {
     .name = "syscalls",
-    .title = "Syscalls (BPF raw_syscalls)",
+    .title = "Syscalls (BPF sys_enter/sys_exit)",
     .needs_bpf = true,
     .can_run = sc_can_run,
     .start = sc_start,

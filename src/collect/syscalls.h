@@ -14,8 +14,10 @@ size_t syscall_names_count(void);
 #define SCD_HIST 40
 struct scd_nr {
     uint32_t nr;
-    uint64_t count, errors, total_ns;
-    uint64_t hist[SCD_HIST]; /* log2 ns */
+    uint64_t count, errors;
+    uint64_t timed;    /* calls whose latency was measured */
+    uint64_t total_ns; /* estimate for all calls (timed ones weighted) */
+    uint64_t hist[SCD_HIST]; /* log2 ns, weighted counts */
 };
 struct scd_proc {
     uint32_t tgid, nr;

@@ -3,7 +3,8 @@
 # console error / CSP violation, no network request, the banner is visible;
 # screenshots are kept in $ARTIFACTS (default build/artifacts/browser).
 # usage: sh tests/browser/html.sh [BUNDLE_DIR]
-# Without a bundle: runs `$PERFREPORT_BIN -d 2 -i 1` (root); if the binary is
+# Without a bundle: runs `$PERFREPORT_BIN -d 2 -i 1` (root) beside a CPU burner and
+# a syscall loop; if the binary is
 # missing, renders the unit tests' synthetic report instead.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
@@ -12,6 +13,12 @@ T=browser_html
 bundle=${1:-}
 if [ -z "$bundle" ]; then
     if [ -x "$PERFREPORT_BIN" ] && need_root; then
+        # Two different CPU users, so the flame graph has frames narrower
+        # than the whole graph to click on (an idle host may have none).
+        if [ -x "$WL/burner" ] && [ -x "$WL/sysstorm" ]; then
+            "$WL/burner" 4 1 >/dev/null & track $!
+            "$WL/sysstorm" 4 1 2000 >/dev/null & track $!
+        fi
         "$PERFREPORT_BIN" -d 2 -i 1 -o "$TMPD/b" --quiet >/dev/null 2>"$TMPD/err"
         rc=$?
         if [ "$rc" -ge 3 ] || [ ! -f "$TMPD/b/index.html" ]; then

@@ -85,10 +85,11 @@ static struct report *sc_model(double err_count, const char *errname_nr_comm, do
     struct report *r = report_new();
     struct sc_data d;
     memset(&d, 0, sizeof d);
-    d.nnrs = 2;
-    d.nrs = calloc(2, sizeof *d.nrs);
-    d.nrs[0].nr = 110; /* getppid */
+    d.nnrs = 3;
+    d.nrs = calloc(3, sizeof *d.nrs);
+    d.nrs[0].nr = 110; /* getppid: 64 calls timed, then 6 samples of weight 16 */
     d.nrs[0].count = 1000;
+    d.nrs[0].timed = 70;
     d.nrs[0].total_ns = 100000;
     d.nrs[0].hist[6] = 990; /* 64..127 ns */
     d.nrs[0].hist[10] = 10;
@@ -97,6 +98,9 @@ static struct report *sc_model(double err_count, const char *errname_nr_comm, do
     d.nrs[1].errors = (uint64_t)err_count;
     d.nrs[1].total_ns = 5000000;
     d.nrs[1].hist[12] = d.nrs[1].count;
+    d.nrs[1].timed = d.nrs[1].count;
+    d.nrs[2].nr = 60; /* exit: never returns, so never timed */
+    d.nrs[2].count = 2;
     d.nprocs = 3;
     d.procs = calloc(3, sizeof *d.procs);
     d.procs[0] = (struct scd_proc){42, 110, 600, 0};
@@ -121,10 +125,16 @@ TEST(ksys_syscalls_fill_tables)
 {
     struct report *r = sc_model(300, NULL, 2);
     const struct table *t = report_find_table(r, "syscall.top");
-    REQUIRE(t && t->nrows == 2);
+    REQUIRE(t && t->nrows == 3);
     CHECK_STR(table_str(t, 0, "syscall"), "getppid");
     CHECK_NUM(table_num(t, 0, "calls_per_s"), 500, 1e-9);
     CHECK_NUM(table_num(t, 0, "avg_us"), 0.1, 1e-9);
+    CHECK_NUM(table_num(t, 0, "timed"), 70, 0);
+    /* exit: counted, no latency figures rather than zeros */
+    CHECK_STR(table_str(t, 2, "syscall"), "exit");
+    CHECK_NUM(table_num(t, 2, "calls"), 2, 0);
+    CHECK_NUM(table_num(t, 2, "timed"), 0, 0);
+    CHECK(isnan(table_num(t, 2, "avg_us")) && isnan(table_num(t, 2, "p99_us")));
     CHECK(table_num(t, 0, "p99_us") > 0.064 && table_num(t, 0, "p99_us") < 2.048);
     CHECK_NUM(table_num(t, 1, "err_pct"), 100.0 * 300 / 305, 1e-9);
     const struct table *e = report_find_table(r, "syscall.errors");

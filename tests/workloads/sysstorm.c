@@ -1,6 +1,8 @@
 /* sysstorm: a syscall-heavy workload for the overhead benchmark.
  *   sysstorm SECS THREADS WORK   each thread loops { getppid(); WORK spin
  *                                iterations } for SECS; prints "calls_per_s N"
+ *   sysstorm --calls N THREADS   each thread makes exactly N getppid() calls
+ *                                (exact-count checks); prints "calls TOTAL"
  *   sysstorm --calibrate RATE THREADS
  *                                prints the WORK that gives about RATE calls/s
  *                                in total (fixed across paired runs, so that the
@@ -32,6 +34,16 @@ static void spin(long n)
 {
     for (volatile long i = 0; i < n; i++)
         ;
+}
+
+static long exact_calls;
+
+static void *run_exact(void *arg)
+{
+    (void)arg;
+    for (long i = 0; i < exact_calls; i++)
+        syscall(SYS_getppid);
+    return NULL;
 }
 
 static void *run(void *arg)
@@ -87,8 +99,23 @@ int main(int argc, char **argv)
         printf("%ld\n", lo);
         return 0;
     }
+    if (argc == 4 && strcmp(argv[1], "--calls") == 0) {
+        exact_calls = atol(argv[2]);
+        int nt = atoi(argv[3]);
+        pthread_t th[64];
+        if (nt < 1 || nt > 64 || exact_calls < 0)
+            return 2;
+        for (int i = 0; i < nt; i++)
+            if (pthread_create(&th[i], NULL, run_exact, NULL) != 0)
+                return 1;
+        for (int i = 0; i < nt; i++)
+            pthread_join(th[i], NULL);
+        printf("calls %ld\n", exact_calls * nt);
+        return 0;
+    }
     if (argc != 4) {
-        fprintf(stderr, "usage: sysstorm SECS THREADS WORK | --calibrate RATE THREADS\n");
+        fprintf(stderr, "usage: sysstorm SECS THREADS WORK | --calls N THREADS | "
+                        "--calibrate RATE THREADS\n");
         return 2;
     }
     work = atol(argv[3]);

@@ -1,0 +1,300 @@
+/* The syscall tap: the one pair of programs on sys_enter/sys_exit, serving
+ * three collectors through their parts:
+ *   syscalls  counts, errors by errno, sampled latency (systap_sc.bpf.h)
+ *   iolayers  VFS reads/writes, page cache, fsync family (systap_io.bpf.h)
+ *   futex     time in FUTEX_WAIT-type calls by user stack (systap_futex.bpf.h)
+ *
+ * Every program on these hooks runs on every syscall of the host: one
+ * empty tp_btf program costs ~20 ns per syscall on the test VM and a
+ * second probe on the same tracepoint turns its static call into an
+ * indirect-call loop (measured: systap alone ~55 ns, with the old separate
+ * futex tracepoints ~110 ns).  So the collectors share this pair;
+ * src/collect/systap.c loads it once.  sc_on / io_on / futex_on switch
+ * each part on and off without detaching.
+ *
+ * Hot path of a syscall nobody times (the common case under a storm):
+ * entry = a per-CPU array slot per syscall number and a per-CPU cache
+ * slot per (process, syscall); exit = one task-storage lookup that finds
+ * nothing to do. */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "khist.bpf.h"
+#include "systap.h"
+
+const volatile __u32 targ_tgid = 0; /* -p: only this process */
+const volatile __u64 targ_cgid = 0; /* -c: only this v2 cgroup */
+const volatile __u32 self_tgid = 0; /* perfreport itself: left out */
+
+/* Written by user space through the mmapped .bss. */
+volatile bool sc_on = false;
+volatile bool io_on = false;
+volatile bool futex_on = false;
+
+/* I/O kinds (struct call_state.io). */
+enum { IO_READ = 1, IO_WRITE = 2, IO_SYNC = 3 };
+
+/* Per thread, between the entry and the exit of one syscall. */
+struct call_state {
+    __u64 ts;      /* entry time, when anything below needs it */
+    __u32 nr;
+    __u16 weight;  /* syscall latency: calls this sample stands for; 0 = not timed */
+    __u8 io;       /* IO_* or 0 */
+    __u8 looked;   /* the read's page range was counted */
+    __s32 ustack;  /* futex wait: user stack id */
+    __u8 futex;    /* a futex wait is in progress */
+    __u8 fop;      /* its PR_FUTEX_* command */
+    __u8 exec;     /* an execve: the process's name changes if it succeeds */
+    __u8 pad;
+};
+
+/* Task storage: created once per thread, then only read and written (a
+ * hash by tid would cost an insert and a delete per tracked call). */
+struct {
+    __uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+    __uint(map_flags, BPF_F_NO_PREALLOC);
+    __type(key, int);
+    __type(value, struct call_state);
+} calls SEC(".maps");
+
+/* Classic-tracepoint fallback: the same state in a hash by thread id. */
+struct {
+    __uint(type, BPF_MAP_TYPE_HASH);
+    __uint(max_entries, SC_MAX_THREADS);
+    __type(key, __u32);
+    __type(value, struct call_state);
+} calls_tid SEC(".maps");
+
+static __always_inline void bump(void *map, __u32 idx, __u64 v)
+{
+    __u64 *n = bpf_map_lookup_elem(map, &idx);
+    if (n)
+        *n += v;
+}
+
+static __always_inline bool wanted(__u64 pid_tgid)
+{
+    __u32 tgid = (__u32)(pid_tgid >> 32);
+    if (tgid == self_tgid)
+        return false;
+    if (targ_tgid && tgid != targ_tgid)
+        return false;
+    if (targ_cgid && bpf_get_current_cgroup_id() != targ_cgid)
+        return false;
+    return true;
+}
+
+static __always_inline bool is_error(long ret) { return ret < 0 && ret >= -4095; }
+
+/* Syscall numbers of this architecture (native ABI only; 32-bit compat
+ * calls are not counted as VFS I/O or futex waits). */
+#if defined(__TARGET_ARCH_x86)
+#define NR_read 0
+#define NR_write 1
+#define NR_pread64 17
+#define NR_pwrite64 18
+#define NR_readv 19
+#define NR_writev 20
+#define NR_msync 26
+#define NR_fsync 74
+#define NR_fdatasync 75
+#define NR_execve 59
+#define NR_futex 202
+#define NR_sync_file_range 277
+#define NR_preadv 295
+#define NR_pwritev 296
+#define NR_preadv2 327
+#define NR_pwritev2 328
+#define NR_execveat 322
+#define NR_futex_waitv 449
+#define NR_futex_wait 455
+#define REGS_SYSCALL_NR(regs) ((regs)->orig_ax)
+#define REGS_ARG2(regs) ((regs)->si)
+#elif defined(__TARGET_ARCH_arm64)
+#define NR_read 63
+#define NR_write 64
+#define NR_readv 65
+#define NR_writev 66
+#define NR_pread64 67
+#define NR_pwrite64 68
+#define NR_preadv 69
+#define NR_pwritev 70
+#define NR_fsync 82
+#define NR_fdatasync 83
+#define NR_sync_file_range 84
+#define NR_futex 98
+#define NR_execve 221
+#define NR_msync 227
+#define NR_preadv2 286
+#define NR_pwritev2 287
+#define NR_execveat 281
+#define NR_futex_waitv 449
+#define NR_futex_wait 455
+#define REGS_SYSCALL_NR(regs) ((regs)->syscallno)
+#define REGS_ARG2(regs) ((regs)->regs[1])
+#else
+#error "syscall numbers for this architecture are missing"
+#endif
+
+#include "systap_sc.bpf.h"
+#include "systap_io.bpf.h"
+#include "systap_futex.bpf.h"
+
+/* What the entry decided: whether anything must happen at the exit. */
+struct plan {
+    __u16 weight;
+    __u8 io;
+    __u8 futex;
+    __u8 fop;
+    __u8 exec;
+};
+
+/* arg2 is read only for futex() calls (its op). */
+static __always_inline struct plan on_enter(__u64 pid_tgid, __u32 nr, struct pt_regs *regs,
+                                            const __u64 *args)
+{
+    struct plan p = {};
+    if (sc_on) {
+        p.weight = sc_count(pid_tgid, nr);
+        p.exec = nr == NR_execve || nr == NR_execveat;
+    }
+    if (io_on)
+        p.io = io_kind(nr);
+    if (futex_on && is_futex_nr(nr)) {
+        __u64 op = 0;
+        if (nr == NR_futex)
+            op = regs ? REGS_ARG2(regs) : args[1];
+        int cmd = futex_wait_op(nr, op);
+        if (cmd >= 0) {
+            p.futex = 1;
+            p.fop = (__u8)cmd;
+        }
+    }
+    return p;
+}
+
+static __always_inline bool plan_empty(struct plan p)
+{
+    return !p.weight && !p.io && !p.futex && !p.exec;
+}
+
+static __always_inline void fill_state(void *ctx, struct call_state *s, __u32 nr, struct plan p)
+{
+    s->nr = nr;
+    s->weight = p.weight;
+    s->io = p.io;
+    s->looked = 0;
+    s->futex = p.futex;
+    s->fop = p.fop;
+    s->exec = p.exec;
+    s->ustack = p.futex ? futex_stack(ctx) : -1;
+    s->ts = p.weight || p.io == IO_SYNC || p.futex ? bpf_ktime_get_ns() : 0;
+}
+
+/* s is a copy of the state the entry left (plan not empty). */
+static __always_inline void on_exit(__u64 pid_tgid, const struct call_state *s, long ret)
+{
+    __u64 now = s->ts ? bpf_ktime_get_ns() : 0;
+    if (s->weight && sc_on)
+        sc_time(s->nr, s->weight, now - s->ts);
+    if (s->io && io_on)
+        io_done(s->io, s->ts, now, ret);
+    if (s->futex && futex_on)
+        futex_done(pid_tgid, s->fop, s->ustack, now - s->ts, ret);
+    if (s->exec && ret == 0 && sc_on)
+        sc_renamed(pid_tgid);
+}
+
+static __always_inline void drop_state(struct plan p)
+{
+    if (p.weight)
+        bump(&drops, SC_DROP_START, 1);
+    if (p.io)
+        bump(&io_counters, IO_C_DROP_THREADS, 1);
+    if (p.futex)
+        bump(&fstats, FUTEX_ST_INFLIGHT_FULL, 1);
+    /* a lost exec keeps the name the process had before */
+}
+
+/* ---- tp_btf: task storage ------------------------------------------------- */
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(tap_enter_btf, struct pt_regs *regs, long id)
+{
+    __u64 pid_tgid = bpf_get_current_pid_tgid();
+    if (!wanted(pid_tgid))
+        return 0;
+    struct plan p = on_enter(pid_tgid, (__u32)id, regs, NULL);
+    if (plan_empty(p))
+        return 0;
+    struct call_state *s = bpf_task_storage_get(&calls, bpf_get_current_task_btf(), 0,
+                                                BPF_LOCAL_STORAGE_GET_F_CREATE);
+    if (!s) {
+        drop_state(p);
+        return 0;
+    }
+    fill_state(ctx, s, (__u32)id, p);
+    return 0;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(tap_exit_btf, struct pt_regs *regs, long ret)
+{
+    __u64 pid_tgid = 0;
+    if (is_error(ret) && sc_on) {
+        pid_tgid = bpf_get_current_pid_tgid();
+        if (wanted(pid_tgid))
+            sc_error(pid_tgid, (__u32)REGS_SYSCALL_NR(regs), ret);
+    }
+    struct call_state *s = bpf_task_storage_get(&calls, bpf_get_current_task_btf(), 0, 0);
+    if (!s || !(s->weight | s->io | s->futex | s->exec))
+        return 0; /* nothing tracked, or entered before we attached */
+    struct call_state c = *s;
+    s->weight = 0;
+    s->io = 0;
+    s->futex = 0;
+    s->exec = 0;
+    on_exit(pid_tgid ? pid_tgid : bpf_get_current_pid_tgid(), &c, ret);
+    return 0;
+}
+
+/* ---- classic tracepoints: hash by thread id (no I/O part) ------------------ */
+
+SEC("tp/raw_syscalls/sys_enter")
+int tap_enter_tp(struct trace_event_raw_sys_enter *ctx)
+{
+    __u64 pid_tgid = bpf_get_current_pid_tgid();
+    if (!wanted(pid_tgid))
+        return 0;
+    __u64 args[2] = {ctx->args[0], ctx->args[1]};
+    struct plan p = on_enter(pid_tgid, (__u32)ctx->id, NULL, args);
+    p.io = 0; /* the filemap hooks are tp_btf only */
+    if (plan_empty(p))
+        return 0;
+    __u32 tid = (__u32)pid_tgid;
+    struct call_state s = {};
+    fill_state(ctx, &s, (__u32)ctx->id, p);
+    if (bpf_map_update_elem(&calls_tid, &tid, &s, BPF_ANY) != 0)
+        drop_state(p);
+    return 0;
+}
+
+SEC("tp/raw_syscalls/sys_exit")
+int tap_exit_tp(struct trace_event_raw_sys_exit *ctx)
+{
+    __u64 pid_tgid = bpf_get_current_pid_tgid();
+    long ret = ctx->ret;
+    if (is_error(ret) && sc_on && wanted(pid_tgid))
+        sc_error(pid_tgid, (__u32)ctx->id, ret);
+    __u32 tid = (__u32)pid_tgid;
+    struct call_state *s = bpf_map_lookup_elem(&calls_tid, &tid);
+    if (!s)
+        return 0;
+    struct call_state c = *s;
+    bpf_map_delete_elem(&calls_tid, &tid);
+    on_exit(pid_tgid, &c, ret);
+    return 0;
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -1,0 +1,145 @@
+/* I/O layers part of the syscall tap (included by systap.bpf.c only): VFS
+ * reads and writes counted at syscall exit, page-cache lookups and
+ * insertions made while a read() runs, block requests issued, and the
+ * fsync family with latency per process. */
+#ifndef PERFREPORT_SYSTAP_IO_BPF_H
+#define PERFREPORT_SYSTAP_IO_BPF_H
+
+struct {
+    __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+    __uint(max_entries, IO_C_N);
+    __type(key, __u32);
+    __type(value, __u64);
+} io_counters SEC(".maps");
+
+struct {
+    __uint(type, BPF_MAP_TYPE_ARRAY);
+    __uint(max_entries, 1);
+    __type(key, __u32);
+    __type(value, struct khist);
+} sync_hist SEC(".maps");
+
+struct sync_val {
+    struct khist h; /* us */
+    char comm[16];
+};
+
+struct {
+    __uint(type, BPF_MAP_TYPE_HASH);
+    __uint(max_entries, IO_MAX_PROCS);
+    __type(key, __u32); /* tgid */
+    __type(value, struct sync_val);
+} sync_procs SEC(".maps");
+
+static __always_inline __u8 io_kind(__u32 nr)
+{
+    switch (nr) {
+    case NR_read: case NR_readv: case NR_pread64: case NR_preadv: case NR_preadv2:
+        return IO_READ;
+    case NR_write: case NR_writev: case NR_pwrite64: case NR_pwritev: case NR_pwritev2:
+        return IO_WRITE;
+    case NR_fsync: case NR_fdatasync: case NR_sync_file_range: case NR_msync:
+        return IO_SYNC;
+    default:
+        return 0;
+    }
+}
+
+static __always_inline void sync_done(__u64 us)
+{
+    __u32 zero = 0;
+    struct khist *h = bpf_map_lookup_elem(&sync_hist, &zero);
+    if (h)
+        khist_add(h, us);
+    __u32 tgid = bpf_get_current_pid_tgid() >> 32;
+    struct sync_val *sv = bpf_map_lookup_elem(&sync_procs, &tgid);
+    if (!sv) {
+        static const struct sync_val empty;
+        if (bpf_map_update_elem(&sync_procs, &tgid, &empty, BPF_NOEXIST) != 0 &&
+            !bpf_map_lookup_elem(&sync_procs, &tgid)) {
+            bump(&io_counters, IO_C_DROP_PROCS, 1);
+            return;
+        }
+        sv = bpf_map_lookup_elem(&sync_procs, &tgid);
+        if (!sv)
+            return;
+        bpf_get_current_comm(sv->comm, sizeof sv->comm);
+    }
+    khist_add(&sv->h, us);
+}
+
+static __always_inline void io_done(__u8 kind, __u64 ts, __u64 now, long ret)
+{
+    if (kind == IO_READ) {
+        bump(&io_counters, IO_C_VFS_READS, 1);
+        if (ret > 0)
+            bump(&io_counters, IO_C_READ_BYTES, ret);
+    } else if (kind == IO_WRITE) {
+        bump(&io_counters, IO_C_VFS_WRITES, 1);
+        if (ret > 0)
+            bump(&io_counters, IO_C_WRITE_BYTES, ret);
+    } else if (kind == IO_SYNC) {
+        sync_done((now - ts) / 1000);
+    }
+}
+
+static __always_inline struct call_state *in_read(void)
+{
+    if (!io_on)
+        return NULL;
+    struct call_state *c = bpf_task_storage_get(&calls, bpf_get_current_task_btf(), 0, 0);
+    return c && c->io == IO_READ ? c : NULL;
+}
+
+/* Pages a read() looks up in the page cache.  filemap_read() calls this
+ * once per batch with the range still to go, so only the first call of a
+ * syscall counts: it spans the whole request (last_index is inclusive). */
+SEC("tp_btf/mm_filemap_get_pages")
+int BPF_PROG(io_get_pages, struct address_space *mapping, unsigned long index,
+             unsigned long last_index)
+{
+    struct call_state *c = in_read();
+    if (c && !c->looked && last_index >= index) {
+        c->looked = 1;
+        bump(&io_counters, IO_C_PAGE_LOOKUPS, last_index - index + 1);
+    }
+    return 0;
+}
+
+/* Pages in a folio: a large folio has PG_head set and its order in the
+ * low byte of _flags_1 (what folio_order() reads).  flags is read by
+ * address because its type changed (unsigned long -> memdesc_flags_t). */
+static __always_inline __u64 folio_pages(struct folio *folio)
+{
+    unsigned long flags = 0;
+    bpf_core_read(&flags, sizeof flags, &folio->flags);
+    int head = bpf_core_enum_value(enum pageflags, PG_head);
+    if (!(flags & (1ul << (head & 63))))
+        return 1;
+    unsigned long f1 = BPF_CORE_READ(folio, _flags_1);
+    return 1ull << (f1 & 0x1f);
+}
+
+/* Pages a read() had to bring in (misses plus the readahead they start). */
+SEC("tp_btf/mm_filemap_add_to_page_cache")
+int BPF_PROG(io_add_page, struct folio *folio)
+{
+    if (in_read())
+        bump(&io_counters, IO_C_PAGES_ADDED, folio_pages(folio));
+    return 0;
+}
+
+/* Device-wide, whoever issues the request (writeback included). */
+SEC("tp_btf/block_rq_issue")
+int BPF_PROG(io_blk_issue, struct request *rq)
+{
+    if (!io_on)
+        return 0;
+    __u32 op = BPF_CORE_READ(rq, cmd_flags) & 0xff;
+    if (op == 0)
+        bump(&io_counters, IO_C_BLK_READS, 1);
+    else if (op == 1)
+        bump(&io_counters, IO_C_BLK_WRITES, 1);
+    return 0;
+}
+#endif

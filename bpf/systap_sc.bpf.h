@@ -1,0 +1,143 @@
+/* Syscall part of the syscall tap (included by systap.bpf.c only): counts
+ * per syscall and per process at entry, sampled latency at exit, errors
+ * by errno at exit. */
+#ifndef PERFREPORT_SYSTAP_SC_BPF_H
+#define PERFREPORT_SYSTAP_SC_BPF_H
+
+struct {
+    __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+    __uint(max_entries, SC_MAX_NR);
+    __type(key, __u32);
+    __type(value, struct sc_stat);
+} per_nr SEC(".maps");
+
+struct {
+    __uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+    __uint(max_entries, SC_MAX_PROC_NR);
+    __type(key, struct sc_proc_key);
+    __type(value, struct sc_proc_val);
+} per_proc SEC(".maps");
+
+struct {
+    __uint(type, BPF_MAP_TYPE_HASH);
+    __uint(max_entries, SC_MAX_ERRS);
+    __type(key, struct sc_err_key);
+    __type(value, __u64);
+} errs SEC(".maps");
+
+struct {
+    __uint(type, BPF_MAP_TYPE_HASH);
+    __uint(max_entries, SC_MAX_PROCS);
+    __type(key, __u32);
+    __type(value, struct sc_comm);
+} comms SEC(".maps");
+
+struct {
+    __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+    __uint(max_entries, SC_CACHE_SLOTS);
+    __type(key, __u32);
+    __type(value, struct sc_slot);
+} pcache SEC(".maps");
+
+struct {
+    __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+    __uint(max_entries, SC_DROP_N);
+    __type(key, __u32);
+    __type(value, __u64);
+} drops SEC(".maps");
+
+static __always_inline void proc_flush(struct sc_slot *c)
+{
+    struct sc_proc_key pk = {.tgid = c->tgid, .nr = c->nr};
+    struct sc_proc_val *pv = bpf_map_lookup_elem(&per_proc, &pk);
+    if (pv) {
+        pv->count += c->count;
+    } else {
+        struct sc_proc_val nv = {.count = c->count};
+        if (bpf_map_update_elem(&per_proc, &pk, &nv, BPF_NOEXIST) != 0)
+            bump(&drops, SC_DROP_PROC, 1);
+    }
+}
+
+/* Counts the call (per syscall and per process) and decides whether to
+ * time it: returns the weight of a timed call, 0 when not timed. */
+static __always_inline __u16 sc_count(__u64 pid_tgid, __u32 nr)
+{
+    struct sc_stat *st = bpf_map_lookup_elem(&per_nr, &nr);
+    if (!st)
+        return 0; /* nr >= SC_MAX_NR: not a real syscall number */
+    __u64 seen = st->count++;
+
+    /* Per-process counts go through a small per-CPU direct-mapped cache;
+     * a miss writes the evicted slot to the hash.  A storm from one
+     * process thus costs an array access, not a hash lookup, per call. */
+    __u32 tgid = (__u32)(pid_tgid >> 32);
+    __u32 idx = (tgid * 31 + nr) & (SC_CACHE_SLOTS - 1);
+    struct sc_slot *c = bpf_map_lookup_elem(&pcache, &idx);
+    if (c) {
+        if (c->count && c->tgid == tgid && c->nr == nr) {
+            c->count++;
+        } else {
+            if (c->count)
+                proc_flush(c);
+            c->tgid = tgid;
+            c->nr = nr;
+            c->count = 1;
+            if (!bpf_map_lookup_elem(&comms, &tgid)) {
+                struct sc_comm cm = {};
+                bpf_get_current_comm(cm.comm, sizeof cm.comm);
+                bpf_map_update_elem(&comms, &tgid, &cm, BPF_ANY);
+            }
+        }
+    }
+
+    if (seen < SC_TIME_ALL)
+        return 1;
+    /* Random, not every 16th call: a workload's own period must not alias
+     * with the sample.  A per-CPU LCG (its top bits) costs no helper call. */
+    st->rng = st->rng * 6364136223846793005ull + 1442695040888963407ull;
+    if (st->rng >> (64 - SC_SAMPLE_SHIFT))
+        return 0;
+    return 1u << SC_SAMPLE_SHIFT;
+}
+
+/* After a successful execve: the name the process has from now on (its
+ * first calls, before the exec, recorded the parent's). */
+static __always_inline void sc_renamed(__u64 pid_tgid)
+{
+    __u32 tgid = (__u32)(pid_tgid >> 32);
+    struct sc_comm cm = {};
+    bpf_get_current_comm(cm.comm, sizeof cm.comm);
+    bpf_map_update_elem(&comms, &tgid, &cm, BPF_ANY);
+}
+
+static __always_inline void sc_time(__u32 nr, __u16 weight, __u64 d)
+{
+    struct sc_stat *st = bpf_map_lookup_elem(&per_nr, &nr);
+    if (!st)
+        return;
+    st->timed++;
+    st->total_ns += d * weight;
+    __u32 b = khist_slot(d);
+    if (b >= SC_HIST_BUCKETS)
+        b = SC_HIST_BUCKETS - 1;
+    st->hist[b] += weight;
+}
+
+static __always_inline void sc_error(__u64 pid_tgid, __u32 nr, long ret)
+{
+    struct sc_stat *st = bpf_map_lookup_elem(&per_nr, &nr);
+    if (!st)
+        return;
+    st->errors++;
+    struct sc_err_key ek = {.tgid = (__u32)(pid_tgid >> 32), .nr = nr, .err = (__u32)-ret};
+    __u64 *n = bpf_map_lookup_elem(&errs, &ek);
+    if (n) {
+        __sync_fetch_and_add(n, 1);
+    } else {
+        __u64 one = 1;
+        if (bpf_map_update_elem(&errs, &ek, &one, BPF_NOEXIST) != 0)
+            bump(&drops, SC_DROP_ERR, 1);
+    }
+}
+#endif

@@ -1,0 +1,183 @@
+/* The shared syscall tap: see systap.h and bpf/systap.bpf.c. */
+#include "systap.h"
+#include "collector.h"
+#include "kbpf.h"
+#include "systap.skel.h"
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* One tap per process: the module owns it, the collectors borrow it
+ * between acquire and release.  All fields under tap_mu. */
+static pthread_mutex_t tap_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct systap_bpf *tap_skel;
+static unsigned tap_users; /* enum systap_part bits */
+static bool tap_classic;
+static bool tap_io_attached;
+
+static const char *const io_hooks[] = {"mm_filemap_get_pages", "mm_filemap_add_to_page_cache",
+                                       "block_rq_issue"};
+
+static bool io_hooks_present(void)
+{
+    for (size_t i = 0; i < sizeof io_hooks / sizeof io_hooks[0]; i++)
+        if (!kbpf_has_tp_btf(io_hooks[i]))
+            return false;
+    return true;
+}
+
+/* Opens, loads and attaches the sys_enter/sys_exit pair; the I/O programs
+ * are loaded (when the kernel has their hooks) but attached on demand. */
+static struct systap_bpf *tap_open(bool classic, uint32_t tgid, uint64_t cgid)
+{
+    struct systap_bpf *skel = systap_bpf__open();
+    if (!skel)
+        return NULL;
+    skel->rodata->targ_tgid = tgid;
+    skel->rodata->targ_cgid = cgid;
+    skel->rodata->self_tgid = (uint32_t)getpid();
+    bool io = !classic && io_hooks_present();
+    bpf_program__set_autoload(skel->progs.tap_enter_btf, !classic);
+    bpf_program__set_autoload(skel->progs.tap_exit_btf, !classic);
+    bpf_program__set_autoload(skel->progs.tap_enter_tp, classic);
+    bpf_program__set_autoload(skel->progs.tap_exit_tp, classic);
+    bpf_program__set_autoload(skel->progs.io_get_pages, io);
+    bpf_program__set_autoload(skel->progs.io_add_page, io);
+    bpf_program__set_autoload(skel->progs.io_blk_issue, io);
+    if (!classic)
+        bpf_map__set_max_entries(skel->maps.calls_tid, 1);
+    else /* kernels without tp_btf may lack task storage too */
+        bpf_map__set_autocreate(skel->maps.calls, false);
+    int rc = systap_bpf__load(skel);
+    if (rc == 0) {
+        struct bpf_program *enter = classic ? skel->progs.tap_enter_tp : skel->progs.tap_enter_btf;
+        struct bpf_program *leave = classic ? skel->progs.tap_exit_tp : skel->progs.tap_exit_btf;
+        struct bpf_link **le = classic ? &skel->links.tap_enter_tp : &skel->links.tap_enter_btf;
+        struct bpf_link **lx = classic ? &skel->links.tap_exit_tp : &skel->links.tap_exit_btf;
+        *le = bpf_program__attach(enter);
+        if (!*le)
+            rc = -errno;
+        else if (!(*lx = bpf_program__attach(leave)))
+            rc = -errno;
+    }
+    if (rc) {
+        int e = errno ? errno : EINVAL;
+        systap_bpf__destroy(skel);
+        errno = e;
+        return NULL;
+    }
+    return skel;
+}
+
+static int attach_io(struct systap_bpf *s)
+{
+    struct {
+        struct bpf_program *p;
+        struct bpf_link **l;
+    } progs[] = {{s->progs.io_get_pages, &s->links.io_get_pages},
+                 {s->progs.io_add_page, &s->links.io_add_page},
+                 {s->progs.io_blk_issue, &s->links.io_blk_issue}};
+    for (size_t i = 0; i < sizeof progs / sizeof progs[0]; i++) {
+        if (*progs[i].l)
+            continue;
+        *progs[i].l = bpf_program__attach(progs[i].p);
+        if (!*progs[i].l)
+            return -errno;
+    }
+    return 0;
+}
+
+static void set_part(enum systap_part part, bool on)
+{
+    if (!tap_skel)
+        return;
+    switch (part) {
+    case SYSTAP_SYSCALLS: tap_skel->bss->sc_on = on; break;
+    case SYSTAP_IOLAYERS: tap_skel->bss->io_on = on; break;
+    case SYSTAP_FUTEX: tap_skel->bss->futex_on = on; break;
+    }
+}
+
+struct systap_bpf *systap_acquire(const struct collect_ctx *ctx, enum systap_part part,
+                                  bool *classic, char *err, size_t n)
+{
+    uint32_t tgid;
+    uint64_t cgid;
+    if (kbpf_target(ctx, &tgid, &cgid, err, n) != 0)
+        return NULL;
+    pthread_mutex_lock(&tap_mu);
+    struct systap_bpf *out = NULL;
+    if (!tap_skel) {
+        tap_classic = false;
+        tap_io_attached = false;
+        /* Test hook: the classic path, which hosts without tp_btf take. */
+        const char *force = getenv("PERFREPORT_TAP_CLASSIC");
+        if (!force || strcmp(force, "1") != 0)
+            tap_skel = tap_open(false, tgid, cgid);
+        if (!tap_skel) {
+            tap_classic = true;
+            tap_skel = tap_open(true, tgid, cgid);
+        }
+        if (!tap_skel) {
+            char msg[128];
+            libbpf_strerror(errno ? errno : EINVAL, msg, sizeof msg);
+            snprintf(err, n, "loading/attaching the sys_enter/sys_exit programs failed: %s",
+                     msg);
+            goto out;
+        }
+    }
+    if (part == SYSTAP_IOLAYERS && !tap_io_attached) {
+        if (tap_classic || !bpf_program__autoload(tap_skel->progs.io_get_pages)) {
+            snprintf(err, n, "needs tp_btf sys_enter and the filemap/block tp_btf hooks");
+            goto out_unused;
+        }
+        int rc = attach_io(tap_skel);
+        if (rc) {
+            char msg[128];
+            libbpf_strerror(-rc, msg, sizeof msg);
+            snprintf(err, n, "attaching the filemap/block programs failed: %s", msg);
+            goto out_unused;
+        }
+        tap_io_attached = true;
+    }
+    tap_users |= part;
+    set_part(part, true);
+    *classic = tap_classic;
+    out = tap_skel;
+    goto out;
+out_unused:
+    if (!tap_users) {
+        systap_bpf__destroy(tap_skel);
+        tap_skel = NULL;
+    }
+out:
+    pthread_mutex_unlock(&tap_mu);
+    return out;
+}
+
+void systap_quiesce(enum systap_part part)
+{
+    pthread_mutex_lock(&tap_mu);
+    if (tap_users & part)
+        set_part(part, false);
+    pthread_mutex_unlock(&tap_mu);
+}
+
+void systap_release(enum systap_part part)
+{
+    pthread_mutex_lock(&tap_mu);
+    if (tap_users & part) {
+        set_part(part, false);
+        tap_users &= ~(unsigned)part;
+        if (!tap_users) {
+            systap_bpf__destroy(tap_skel);
+            tap_skel = NULL;
+        }
+    }
+    pthread_mutex_unlock(&tap_mu);
+}

@@ -1,0 +1,29 @@
+/* The syscall tap (bpf/systap.bpf.c): one pair of sys_enter/sys_exit
+ * programs shared by the syscalls, iolayers and futex collectors, because
+ * every program on those hooks costs every syscall on the host.  Loaded by the
+ * first collector that acquires it, destroyed when the last releases it;
+ * each collector switches its own part on and off.  Thread-safe: the
+ * runner starts and stops collectors on their own threads. */
+#ifndef PERFREPORT_SYSTAP_H
+#define PERFREPORT_SYSTAP_H
+#include <stdbool.h>
+#include <stddef.h>
+
+struct collect_ctx;
+struct systap_bpf;
+
+enum systap_part { SYSTAP_SYSCALLS = 1u, SYSTAP_IOLAYERS = 2u, SYSTAP_FUTEX = 4u };
+
+/* Loads and attaches the tap if it is not yet (tp_btf first, classic
+ * raw_syscalls tracepoints as the fallback; the I/O part needs tp_btf),
+ * then switches `part` on.  Returns the shared skeleton, which stays owned
+ * by this module, or NULL with err filled.  *classic tells which hooks run. */
+struct systap_bpf *systap_acquire(const struct collect_ctx *ctx, enum systap_part part,
+                                  bool *classic, char *err, size_t n);
+/* Switches `part` off: its maps stop changing (the window end) and can be
+ * drained.  The programs stay attached while the other part uses them. */
+void systap_quiesce(enum systap_part part);
+/* Gives up `part`'s reference; the last one detaches and frees the tap.
+ * Safe to call for a part that never acquired. */
+void systap_release(enum systap_part part);
+#endif
