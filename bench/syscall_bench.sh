@@ -1,7 +1,7 @@
 #!/bin/sh
 # Syscall-heavy overhead (design section 9: <= 5 % with all collectors on).
-# tests/workloads/sysstorm: two threads doing getppid() plus a fixed amount
-# of user work per call, calibrated to ~1M syscalls/s in total.  Paired runs
+# tests/workloads/sysstorm: two threads doing getppid() plus a fixed time of
+# user-space spinning per call, calibrated to ~1M syscalls/s in total.  Paired runs
 # (without, then with the tracer) give the slowdown; the median is printed.
 # The same workload under strace -c -f and perf trace -s for comparison.
 #
@@ -40,7 +40,7 @@ per_call_ns() {
 
 work=$("$SS" --calibrate 1000000 2)
 rate=$("$SS" "$SECS" 2 "$work" | awk '{print $2}')
-echo "## Syscall-heavy workload: 2 threads, getppid + $work spin iterations per call (~$rate calls/s)"
+echo "## Syscall-heavy workload: 2 threads, getppid + $work ns of spinning per call (~$rate calls/s)"
 ns=$(per_call_ns)
 python3 -c "
 ns, rate = $ns, $rate

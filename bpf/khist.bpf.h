@@ -11,9 +11,8 @@ struct khist {
     __u64 max;
 };
 
-/* floor(log2(v)), 0 for v <= 1: slot i holds 2^i <= v < 2^(i+1), the
- * model's bucket layout (struct hist). */
-static __always_inline __u32 khist_slot(__u64 v)
+/* floor(log2(v)), 0 for v <= 1. */
+static __always_inline __u32 klog2(__u64 v)
 {
     __u32 r = 0, s;
     s = (v > 0xFFFFFFFFull) << 5; v >>= s; r |= s;
@@ -22,7 +21,20 @@ static __always_inline __u32 khist_slot(__u64 v)
     s = (v > 0xF) << 2; v >>= s; r |= s;
     s = (v > 0x3) << 1; v >>= s; r |= s;
     r |= (v >> 1);
-    return r < KHIST_SLOTS ? r : KHIST_SLOTS - 1;
+    return r;
+}
+
+/* Slot i holds 2^i <= v < 2^(i+1), the model's bucket layout (struct
+ * hist); the last slot holds everything above. */
+static __always_inline __u32 khist_slot(__u64 v)
+{
+    __u32 r = klog2(v);
+    if (r > KHIST_SLOTS - 1)
+        r = KHIST_SLOTS - 1;
+    /* The index used must be the clamped register: clang would otherwise
+     * check a copy and index with the original, which the verifier rejects. */
+    barrier_var(r);
+    return r;
 }
 
 /* Concurrent updaters may race on max; the loss is one stale maximum at

@@ -1,4 +1,5 @@
-/* Shared between bpf/offcpu.bpf.c and src/collect/offcpu.c. */
+/* Shared between bpf/offcpu.bpf.c and src/collect/offcpu.c, and (the futex
+ * part) between bpf/systap_futex.bpf.h and src/collect/futex.c. */
 #ifndef PERFREPORT_BPF_OFFCPU_H
 #define PERFREPORT_BPF_OFFCPU_H
 
@@ -79,7 +80,7 @@ enum futex_stat {
     FUTEX_ST_COUNT
 };
 
-/* op values stored in futex_start.op / futex_key.op */
+/* op values stored in fwait_key.op */
 #define PR_FUTEX_WAIT 0
 #define PR_FUTEX_LOCK_PI 6
 #define PR_FUTEX_WAIT_BITSET 9

@@ -87,8 +87,8 @@ static __always_inline bool wanted(__u64 pid_tgid)
 
 static __always_inline bool is_error(long ret) { return ret < 0 && ret >= -4095; }
 
-/* Syscall numbers of this architecture (native ABI only; 32-bit compat
- * calls are not counted as VFS I/O or futex waits). */
+/* Syscall numbers of this architecture's native ABI.  32-bit compat calls
+ * (rare) are not told apart: their numbers are read as native ones. */
 #if defined(__TARGET_ARCH_x86)
 #define NR_read 0
 #define NR_write 1
@@ -100,7 +100,9 @@ static __always_inline bool is_error(long ret) { return ret < 0 && ret >= -4095;
 #define NR_fsync 74
 #define NR_fdatasync 75
 #define NR_execve 59
+#define NR_exit 60
 #define NR_futex 202
+#define NR_exit_group 231
 #define NR_sync_file_range 277
 #define NR_preadv 295
 #define NR_pwritev 296
@@ -109,8 +111,10 @@ static __always_inline bool is_error(long ret) { return ret < 0 && ret >= -4095;
 #define NR_execveat 322
 #define NR_futex_waitv 449
 #define NR_futex_wait 455
-#define REGS_SYSCALL_NR(regs) ((regs)->orig_ax)
-#define REGS_ARG2(regs) ((regs)->si)
+/* Read with CO-RE probe reads: a tp_btf argument is not known to be
+ * non-NULL on every kernel's verifier. */
+#define REGS_SYSCALL_NR(regs) BPF_CORE_READ(regs, orig_ax)
+#define REGS_ARG2(regs) BPF_CORE_READ(regs, si)
 #elif defined(__TARGET_ARCH_arm64)
 #define NR_read 63
 #define NR_write 64
@@ -123,6 +127,8 @@ static __always_inline bool is_error(long ret) { return ret < 0 && ret >= -4095;
 #define NR_fsync 82
 #define NR_fdatasync 83
 #define NR_sync_file_range 84
+#define NR_exit 93
+#define NR_exit_group 94
 #define NR_futex 98
 #define NR_execve 221
 #define NR_msync 227
@@ -131,8 +137,8 @@ static __always_inline bool is_error(long ret) { return ret < 0 && ret >= -4095;
 #define NR_execveat 281
 #define NR_futex_waitv 449
 #define NR_futex_wait 455
-#define REGS_SYSCALL_NR(regs) ((regs)->syscallno)
-#define REGS_ARG2(regs) ((regs)->regs[1])
+#define REGS_SYSCALL_NR(regs) BPF_CORE_READ(regs, syscallno)
+#define REGS_ARG2(regs) BPF_CORE_READ(regs, regs[1])
 #else
 #error "syscall numbers for this architecture are missing"
 #endif
@@ -150,9 +156,9 @@ struct plan {
     __u8 exec;
 };
 
-/* arg2 is read only for futex() calls (its op). */
-static __always_inline struct plan on_enter(__u64 pid_tgid, __u32 nr, struct pt_regs *regs,
-                                            const __u64 *args)
+/* futex_op: the second argument of a futex() call (read by the caller,
+ * which knows its context type), else 0. */
+static __always_inline struct plan on_enter(__u64 pid_tgid, __u32 nr, __u64 futex_op)
 {
     struct plan p = {};
     if (sc_on) {
@@ -162,10 +168,7 @@ static __always_inline struct plan on_enter(__u64 pid_tgid, __u32 nr, struct pt_
     if (io_on)
         p.io = io_kind(nr);
     if (futex_on && is_futex_nr(nr)) {
-        __u64 op = 0;
-        if (nr == NR_futex)
-            op = regs ? REGS_ARG2(regs) : args[1];
-        int cmd = futex_wait_op(nr, op);
+        int cmd = futex_wait_op(nr, futex_op);
         if (cmd >= 0) {
             p.futex = 1;
             p.fop = (__u8)cmd;
@@ -225,7 +228,8 @@ int BPF_PROG(tap_enter_btf, struct pt_regs *regs, long id)
     __u64 pid_tgid = bpf_get_current_pid_tgid();
     if (!wanted(pid_tgid))
         return 0;
-    struct plan p = on_enter(pid_tgid, (__u32)id, regs, NULL);
+    __u64 op = id == NR_futex && futex_on ? REGS_ARG2(regs) : 0;
+    struct plan p = on_enter(pid_tgid, (__u32)id, op);
     if (plan_empty(p))
         return 0;
     struct call_state *s = bpf_task_storage_get(&calls, bpf_get_current_task_btf(), 0,
@@ -255,6 +259,10 @@ int BPF_PROG(tap_exit_btf, struct pt_regs *regs, long ret)
     s->io = 0;
     s->futex = 0;
     s->exec = 0;
+    /* State of another call (its exit was missed): drop, do not misattribute.
+     * A successful exec rewrites the registers (arm64 resets the number). */
+    if (c.nr != (__u32)REGS_SYSCALL_NR(regs) && !(c.exec && ret == 0))
+        return 0;
     on_exit(pid_tgid ? pid_tgid : bpf_get_current_pid_tgid(), &c, ret);
     return 0;
 }
@@ -267,8 +275,7 @@ int tap_enter_tp(struct trace_event_raw_sys_enter *ctx)
     __u64 pid_tgid = bpf_get_current_pid_tgid();
     if (!wanted(pid_tgid))
         return 0;
-    __u64 args[2] = {ctx->args[0], ctx->args[1]};
-    struct plan p = on_enter(pid_tgid, (__u32)ctx->id, NULL, args);
+    struct plan p = on_enter(pid_tgid, (__u32)ctx->id, ctx->id == NR_futex ? ctx->args[1] : 0);
     p.io = 0; /* the filemap hooks are tp_btf only */
     if (plan_empty(p))
         return 0;
@@ -293,6 +300,8 @@ int tap_exit_tp(struct trace_event_raw_sys_exit *ctx)
         return 0;
     struct call_state c = *s;
     bpf_map_delete_elem(&calls_tid, &tid);
+    if (c.nr != (__u32)ctx->id && !(c.exec && ret == 0))
+        return 0; /* left by a call whose exit was missed (a reused tid) */
     on_exit(pid_tgid, &c, ret);
     return 0;
 }

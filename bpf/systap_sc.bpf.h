@@ -54,8 +54,14 @@ static __always_inline void proc_flush(struct sc_slot *c)
         pv->count += c->count;
     } else {
         struct sc_proc_val nv = {.count = c->count};
-        if (bpf_map_update_elem(&per_proc, &pk, &nv, BPF_NOEXIST) != 0)
-            bump(&drops, SC_DROP_PROC, 1);
+        if (bpf_map_update_elem(&per_proc, &pk, &nv, BPF_NOEXIST) != 0) {
+            /* another CPU may have inserted the key first */
+            pv = bpf_map_lookup_elem(&per_proc, &pk);
+            if (pv)
+                pv->count += c->count;
+            else
+                bump(&drops, SC_DROP_PROC, 1);
+        }
     }
 }
 
@@ -91,6 +97,8 @@ static __always_inline __u16 sc_count(__u64 pid_tgid, __u32 nr)
         }
     }
 
+    if (nr == NR_exit || nr == NR_exit_group)
+        return 0; /* never return: nothing to time, and no state to leave behind */
     if (seen < SC_TIME_ALL)
         return 1;
     /* Random, not every 16th call: a workload's own period must not alias
@@ -118,9 +126,10 @@ static __always_inline void sc_time(__u32 nr, __u16 weight, __u64 d)
         return;
     st->timed++;
     st->total_ns += d * weight;
-    __u32 b = khist_slot(d);
-    if (b >= SC_HIST_BUCKETS)
+    __u32 b = klog2(d); /* ns: wider than khist's 32 slots */
+    if (b > SC_HIST_BUCKETS - 1)
         b = SC_HIST_BUCKETS - 1;
+    barrier_var(b); /* index with the clamped register (see khist_slot) */
     st->hist[b] += weight;
 }
 

@@ -114,9 +114,13 @@ static double capture_window(struct runner *rn, struct report *r, const struct o
 {
     int old_prio = lower_priority();
     progress(opt, tty, "attaching", 0, 0);
+    double t_attach = mono_ms();
     runner_start(rn);
     clock_gettime(CLOCK_REALTIME, &r->window.start_wall);
     double t0 = mono_ms();
+    if (opt->verbose) /* also what tests wait for before starting a workload */
+        fprintf(stderr, "%sperfreport: window open (collectors started in %.0f ms)\n",
+                tty && !opt->quiet ? "\r\033[K" : "", t0 - t_attach);
 
     double interval_ms = opt->interval_s * 1000.0;
     double end_ms = t0 + opt->duration_s * 1000.0;

@@ -154,8 +154,8 @@ struct bio_state {
 
 static bool btf_hooks(void)
 {
-    return kbpf_has_tp_btf("block_rq_issue") && kbpf_has_tp_btf("block_rq_complete") &&
-           kbpf_has_tp_btf("block_rq_insert");
+    static const char *const tps[] = {"block_rq_issue", "block_rq_complete", "block_rq_insert"};
+    return kbpf_missing_tp_btf(tps, sizeof tps / sizeof tps[0]) == NULL;
 }
 
 static bool bio_can_run(const struct collect_ctx *ctx, char *reason, size_t n)

@@ -189,13 +189,11 @@ static const char *const hooks_needed[] = {"sys_enter", "sys_exit", "mm_filemap_
 static bool io_can_run(const struct collect_ctx *ctx, char *reason, size_t n)
 {
     (void)ctx;
-    for (size_t i = 0; i < sizeof hooks_needed / sizeof hooks_needed[0]; i++)
-        if (!kbpf_has_tp_btf(hooks_needed[i])) {
-            snprintf(reason, n, "tp_btf %s is not in the kernel BTF (filemap hooks need 6.1+)",
-                     hooks_needed[i]);
-            return false;
-        }
-    return true;
+    const char *missing = kbpf_missing_tp_btf(hooks_needed, sizeof hooks_needed / sizeof hooks_needed[0]);
+    if (missing)
+        snprintf(reason, n, "tp_btf %s is not in the kernel BTF (filemap hooks need 6.1+)",
+                 missing);
+    return missing == NULL;
 }
 
 static void io_destroy(void *state)

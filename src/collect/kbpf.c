@@ -47,16 +47,27 @@ int kbpf_target(const struct collect_ctx *ctx, uint32_t *tgid, uint64_t *cgid, c
     return 0;
 }
 
+const char *kbpf_missing_tp_btf(const char *const *tps, size_t n)
+{
+    if (!n)
+        return NULL;
+    struct btf *btf = btf__load_vmlinux_btf(); /* tens of ms: once per question */
+    if (!btf)
+        return tps[0];
+    const char *missing = NULL;
+    for (size_t i = 0; i < n && !missing; i++) {
+        char name[160];
+        snprintf(name, sizeof name, "btf_trace_%s", tps[i]);
+        if (btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) <= 0)
+            missing = tps[i];
+    }
+    btf__free(btf);
+    return missing;
+}
+
 bool kbpf_has_tp_btf(const char *tp)
 {
-    struct btf *btf = btf__load_vmlinux_btf();
-    if (!btf)
-        return false;
-    char name[160];
-    snprintf(name, sizeof name, "btf_trace_%s", tp);
-    bool ok = btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) > 0;
-    btf__free(btf);
-    return ok;
+    return kbpf_missing_tp_btf(&tp, 1) == NULL;
 }
 
 bool kbpf_has_tracepoint(const char *cat, const char *name)

@@ -18,6 +18,9 @@ int kbpf_target(const struct collect_ctx *ctx, uint32_t *tgid, uint64_t *cgid, c
 /* True when the running kernel's BTF has a tp_btf hook for tracepoint `tp`
  * (a "btf_trace_<tp>" typedef). */
 bool kbpf_has_tp_btf(const char *tp);
+/* The first of tps[0..n) without a tp_btf hook (all of them without
+ * kernel BTF), or NULL when all are there; reads the BTF once. */
+const char *kbpf_missing_tp_btf(const char *const *tps, size_t n);
 /* True when tracefs lists events/<cat>/<name>. */
 bool kbpf_has_tracepoint(const char *cat, const char *name);
 /* Adds log2 slots (slot i = [2^i, 2^(i+1)), slot 0 also 0) into h, and the

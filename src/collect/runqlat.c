@@ -94,8 +94,8 @@ struct rq_state {
 
 static bool btf_hooks(void)
 {
-    return kbpf_has_tp_btf("sched_switch") && kbpf_has_tp_btf("sched_wakeup") &&
-           kbpf_has_tp_btf("sched_wakeup_new");
+    static const char *const tps[] = {"sched_switch", "sched_wakeup", "sched_wakeup_new"};
+    return kbpf_missing_tp_btf(tps, sizeof tps / sizeof tps[0]) == NULL;
 }
 
 static bool rq_can_run(const struct collect_ctx *ctx, char *reason, size_t n)

@@ -181,19 +181,32 @@ static void fill_top(struct report *r, struct scd_nr *nrs, size_t n, double win)
             table_set_num(t, row, "avg_us", (double)s->total_ns / (double)done / 1e3);
         table_set_num(t, row, "p99_us", hist_p(s->hist, 0.99) / 1e3);
     }
-    /* Latency histograms of the syscalls that took the most time. */
+    /* Latency histograms: the most frequent syscall (a storm's cost per
+     * call), then those that took the most time; only syscalls with a
+     * measured call. */
     size_t picked[TOP_HISTS];
+    for (int k = 0; k < TOP_HISTS; k++)
+        picked[k] = SIZE_MAX;
     for (int k = 0; k < TOP_HISTS; k++) {
         long best = -1;
-        for (size_t i = 0; i < n; i++) {
-            bool taken = false;
-            for (int j = 0; j < k; j++)
-                taken |= picked[j] == i;
-            if (nrs[i].count && !taken && (best < 0 || nrs[i].total_ns > nrs[best].total_ns))
-                best = (long)i;
+        if (k == 0) {
+            if (n && nrs[0].timed)
+                best = 0;
+        } else {
+            for (size_t i = 0; i < n; i++) {
+                bool taken = false;
+                for (int j = 0; j < k; j++)
+                    taken |= picked[j] == i;
+                if (nrs[i].timed && !taken &&
+                    (best < 0 || nrs[i].total_ns > nrs[best].total_ns))
+                    best = (long)i;
+            }
         }
-        if (best < 0)
+        if (best < 0) {
+            if (k == 0)
+                continue; /* the most frequent one was never timed */
             break;
+        }
         picked[k] = (size_t)best;
         const struct scd_nr *s = &nrs[best];
         const char *nm = syscall_name(s->nr, buf, sizeof buf);
@@ -364,11 +377,14 @@ static void drain(struct sc_state *st, struct sc_data *d)
     d->nrs = xcalloc(SC_MAX_NR, sizeof *d->nrs);
     for (uint32_t nr = 0; nr < SC_MAX_NR; nr++) {
         struct sc_stat v;
-        if (kbpf_percpu_sum_struct(sk->maps.per_nr, &nr, sizeof nr, &v, sizeof v) != 0 || !v.count)
+        if (kbpf_percpu_sum_struct(sk->maps.per_nr, &nr, sizeof nr, &v, sizeof v) != 0 ||
+            !(v.count | v.errors))
             continue;
         struct scd_nr *o = &d->nrs[d->nnrs++];
         o->nr = nr;
-        o->count = v.count;
+        /* Errors are counted at exit: a call entered before the window
+         * and failed in it has no counted entry.  Count it as a call. */
+        o->count = v.count > v.errors ? v.count : v.errors;
         o->errors = v.errors;
         o->timed = v.timed;
         o->total_ns = v.total_ns;

@@ -19,29 +19,29 @@ static struct systap_bpf *tap_skel;
 static unsigned tap_users; /* enum systap_part bits */
 static bool tap_classic;
 static bool tap_io_attached;
+static int tap_io_errno; /* why the I/O programs did not load, 0 if they did or were not tried */
 
 static const char *const io_hooks[] = {"mm_filemap_get_pages", "mm_filemap_add_to_page_cache",
                                        "block_rq_issue"};
 
 static bool io_hooks_present(void)
 {
-    for (size_t i = 0; i < sizeof io_hooks / sizeof io_hooks[0]; i++)
-        if (!kbpf_has_tp_btf(io_hooks[i]))
-            return false;
-    return true;
+    return kbpf_missing_tp_btf(io_hooks, sizeof io_hooks / sizeof io_hooks[0]) == NULL;
 }
 
-/* Opens, loads and attaches the sys_enter/sys_exit pair; the I/O programs
- * are loaded (when the kernel has their hooks) but attached on demand. */
-static struct systap_bpf *tap_open(bool classic, uint32_t tgid, uint64_t cgid)
+enum tap_mode { TAP_BTF_IO, TAP_BTF, TAP_CLASSIC };
+
+/* Opens, loads and attaches the sys_enter/sys_exit pair; in TAP_BTF_IO the
+ * I/O programs are loaded too (attached on demand).  NULL with errno set. */
+static struct systap_bpf *tap_open(enum tap_mode mode, uint32_t tgid, uint64_t cgid)
 {
     struct systap_bpf *skel = systap_bpf__open();
     if (!skel)
         return NULL;
+    bool classic = mode == TAP_CLASSIC, io = mode == TAP_BTF_IO;
     skel->rodata->targ_tgid = tgid;
     skel->rodata->targ_cgid = cgid;
     skel->rodata->self_tgid = (uint32_t)getpid();
-    bool io = !classic && io_hooks_present();
     bpf_program__set_autoload(skel->progs.tap_enter_btf, !classic);
     bpf_program__set_autoload(skel->progs.tap_exit_btf, !classic);
     bpf_program__set_autoload(skel->progs.tap_enter_tp, classic);
@@ -54,6 +54,8 @@ static struct systap_bpf *tap_open(bool classic, uint32_t tgid, uint64_t cgid)
     else /* kernels without tp_btf may lack task storage too */
         bpf_map__set_autocreate(skel->maps.calls, false);
     int rc = systap_bpf__load(skel);
+    if (rc == 0 && !skel->bss)
+        rc = -EOPNOTSUPP; /* no mmapable maps: the part switches need them */
     if (rc == 0) {
         struct bpf_program *enter = classic ? skel->progs.tap_enter_tp : skel->progs.tap_enter_btf;
         struct bpf_program *leave = classic ? skel->progs.tap_exit_tp : skel->progs.tap_exit_btf;
@@ -66,9 +68,8 @@ static struct systap_bpf *tap_open(bool classic, uint32_t tgid, uint64_t cgid)
             rc = -errno;
     }
     if (rc) {
-        int e = errno ? errno : EINVAL;
         systap_bpf__destroy(skel);
-        errno = e;
+        errno = rc < 0 ? -rc : EINVAL;
         return NULL;
     }
     return skel;
@@ -115,25 +116,47 @@ struct systap_bpf *systap_acquire(const struct collect_ctx *ctx, enum systap_par
     if (!tap_skel) {
         tap_classic = false;
         tap_io_attached = false;
+        tap_io_errno = 0;
+        int btf_errno = 0;
         /* Test hook: the classic path, which hosts without tp_btf take. */
         const char *force = getenv("PERFREPORT_TAP_CLASSIC");
-        if (!force || strcmp(force, "1") != 0)
-            tap_skel = tap_open(false, tgid, cgid);
-        if (!tap_skel) {
-            tap_classic = true;
-            tap_skel = tap_open(true, tgid, cgid);
+        bool try_btf = !force || strcmp(force, "1") != 0;
+        if (try_btf && io_hooks_present()) {
+            tap_skel = tap_open(TAP_BTF_IO, tgid, cgid);
+            if (!tap_skel)
+                tap_io_errno = errno; /* the pair without them may still load */
+        }
+        if (try_btf && !tap_skel) {
+            tap_skel = tap_open(TAP_BTF, tgid, cgid);
+            btf_errno = tap_skel ? 0 : errno;
         }
         if (!tap_skel) {
-            char msg[128];
-            libbpf_strerror(errno ? errno : EINVAL, msg, sizeof msg);
-            snprintf(err, n, "loading/attaching the sys_enter/sys_exit programs failed: %s",
-                     msg);
+            tap_classic = true;
+            tap_skel = tap_open(TAP_CLASSIC, tgid, cgid);
+        }
+        if (!tap_skel) {
+            char m1[96], m2[96];
+            libbpf_strerror(errno ? errno : EINVAL, m2, sizeof m2);
+            if (btf_errno) {
+                libbpf_strerror(btf_errno, m1, sizeof m1);
+                snprintf(err, n, "loading/attaching the sys_enter/sys_exit programs failed: "
+                         "tp_btf: %s; raw_syscalls: %s", m1, m2);
+            } else {
+                snprintf(err, n, "loading/attaching the sys_enter/sys_exit programs failed: %s",
+                         m2);
+            }
             goto out;
         }
     }
     if (part == SYSTAP_IOLAYERS && !tap_io_attached) {
         if (tap_classic || !bpf_program__autoload(tap_skel->progs.io_get_pages)) {
-            snprintf(err, n, "needs tp_btf sys_enter and the filemap/block tp_btf hooks");
+            if (tap_io_errno) {
+                char msg[96];
+                libbpf_strerror(tap_io_errno, msg, sizeof msg);
+                snprintf(err, n, "the filemap/block programs did not load: %s", msg);
+            } else {
+                snprintf(err, n, "needs tp_btf sys_enter and the filemap/block tp_btf hooks");
+            }
             goto out_unused;
         }
         int rc = attach_io(tap_skel);

@@ -1,12 +1,16 @@
 /* sysstorm: a syscall-heavy workload for the overhead benchmark.
- *   sysstorm SECS THREADS WORK   each thread loops { getppid(); WORK spin
- *                                iterations } for SECS; prints "calls_per_s N"
+ *   sysstorm SECS THREADS SPIN_NS
+ *                                each thread loops { getppid(); spin SPIN_NS
+ *                                nanoseconds of wall time } for SECS; prints
+ *                                "calls_per_s N".  The spin is timed, not
+ *                                counted in loop iterations, so the rate does
+ *                                not follow the VM's changing CPU speed; time
+ *                                added per syscall still shows as fewer calls.
  *   sysstorm --calls N THREADS   each thread makes exactly N getppid() calls
  *                                (exact-count checks); prints "calls TOTAL"
  *   sysstorm --calibrate RATE THREADS
- *                                prints the WORK that gives about RATE calls/s
- *                                in total (fixed across paired runs, so that the
- *                                tracing cost shows as fewer calls per second). */
+ *                                prints the SPIN_NS that gives about RATE
+ *                                calls/s in total. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,9 +34,19 @@ static double now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static void spin(long n)
+static long long now_ns(void)
 {
-    for (volatile long i = 0; i < n; i++)
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts); /* vDSO: no syscall */
+    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void spin(long ns)
+{
+    if (ns <= 0)
+        return;
+    long long end = now_ns() + ns;
+    while (now_ns() < end)
         ;
 }
 
