@@ -2,14 +2,14 @@
 # On-CPU profiler figures (design section 9):
 #  1. overhead: a fixed amount of CPU work on 2 threads (two awk loops),
 #     timed with and without `perfreport` running (default -F), PAIRS
-#     alternating pairs; prints the median slowdown.  Only the profile
+#     pairs in alternating order; prints the median slowdown.  Only the profile
 #     collector's BPF program adds per-sample work; /proc collectors run too.
 #  2. window end -> bundle published with the profile on, on a busy 2-CPU
 #     host (two burners), -d SECS (default 30).
 set -eu
 cd "$(dirname "$0")/.."
 BIN=${PERFREPORT_BIN:-./perfreport}
-PAIRS=${PAIRS:-5}
+PAIRS=${PAIRS:-9}
 SECS=${SECS:-30}
 WORK=${WORK:-40000000}
 tmp=$(mktemp -d /tmp/perfreport-pbench.XXXXXX)
@@ -31,14 +31,23 @@ echo "## Overhead of a default run (every collector, both profiles) on 2-thread 
 printf '%-5s %10s %10s %10s\n' pair "off s" "on s" "slowdown%"
 : > "$tmp/slow"
 i=1
-while [ $i -le "$PAIRS" ]; do
-    off=$(work)
+traced() { # seconds of the same work with perfreport running
     "$BIN" -d 120 -o "$tmp/o$i" --quiet >/dev/null 2>&1 & pr=$!
     bg="$pr"
     sleep 1.5 # attached
-    on=$(work)
+    work
     kill -INT $pr; wait $pr || true
     bg=""
+    rm -rf "$tmp/o$i"
+}
+while [ $i -le "$PAIRS" ]; do
+    # Alternate the order: the VM's CPU speed drifts by a few percent over
+    # a minute, and a fixed order would count the drift as overhead.
+    if [ $((i % 2)) = 1 ]; then
+        off=$(work); on=$(traced)
+    else
+        on=$(traced); off=$(work)
+    fi
     s=$(python3 -c "print('%.2f' % (100*($on/$off-1)))")
     echo "$s" >> "$tmp/slow"
     printf '%-5s %10s %10s %10s\n' $i "$off" "$on" "$s"

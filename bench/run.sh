@@ -30,9 +30,13 @@ row "20,000 threads -d 5" "$tmp/threads" -- "$BIN" -d 5
 kill "$ts"; wait "$ts" 2>/dev/null || true
 if [ "$LONG" = 1 ]; then
     row "idle -d 30 (default window)" "$tmp/idle30" -- "$BIN" -d 30
-    "$WL/burner" 40 1 & pids="$pids $!"
-    "$WL/burner" 40 1 & pids="$pids $!"
+    "$WL/burner" 40 1 & b1=$!
+    "$WL/burner" 40 1 & b2=$!
+    pids="$pids $b1 $b2"
     row "2 burners, -d 30 (busy host)" "$tmp/busy30" -- "$BIN" -d 30
+    # the burners outlive the run: stop them before the next benches measure
+    kill "$b1" "$b2" 2>/dev/null || true
+    wait "$b1" "$b2" 2>/dev/null || true
 fi
 echo
 sh bench/syscall_bench.sh
