@@ -6,7 +6,7 @@
 #define SC_MAX_NR 512          /* x86_64 numbers stay below 470 */
 #define SC_HIST_BUCKETS 40     /* log2 ns: the last one holds >= 2^39 ns (9 min) */
 #define SC_MAX_THREADS 16384   /* classic fallback: threads inside a timed syscall */
-#define SC_MAX_PROC_NR 16384   /* (process, syscall) pairs */
+#define SC_MAX_PROC_NR 65536   /* (process, syscall) pairs: ~5 MiB of kernel memory */
 #define SC_MAX_PROCS 8192      /* comm per process */
 #define SC_MAX_ERRS 4096       /* (process, syscall, errno) triples */
 

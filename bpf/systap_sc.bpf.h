@@ -11,8 +11,11 @@ struct {
     __type(value, struct sc_stat);
 } per_nr SEC(".maps");
 
+/* Written only when a cache slot is evicted, so a shared hash with atomic
+ * adds: its size does not grow with the number of CPUs, as a per-CPU
+ * hash's preallocated values would (64 CPUs x 64k entries = 32 MiB). */
 struct {
-    __uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+    __uint(type, BPF_MAP_TYPE_HASH);
     __uint(max_entries, SC_MAX_PROC_NR);
     __type(key, struct sc_proc_key);
     __type(value, struct sc_proc_val);
@@ -51,14 +54,14 @@ static __always_inline void proc_flush(struct sc_slot *c)
     struct sc_proc_key pk = {.tgid = c->tgid, .nr = c->nr};
     struct sc_proc_val *pv = bpf_map_lookup_elem(&per_proc, &pk);
     if (pv) {
-        pv->count += c->count;
+        __sync_fetch_and_add(&pv->count, c->count);
     } else {
         struct sc_proc_val nv = {.count = c->count};
         if (bpf_map_update_elem(&per_proc, &pk, &nv, BPF_NOEXIST) != 0) {
             /* another CPU may have inserted the key first */
             pv = bpf_map_lookup_elem(&per_proc, &pk);
             if (pv)
-                pv->count += c->count;
+                __sync_fetch_and_add(&pv->count, c->count);
             else
                 bump(&drops, SC_DROP_PROC, 1);
         }

@@ -182,7 +182,7 @@ static int bio_start(struct collect_ctx *ctx, void **state, char *err, size_t n)
     (void)ctx;
     struct bio_state *st = xcalloc(1, sizeof *st);
     *state = st;
-    st->classic = !btf_hooks();
+    st->classic = kbpf_force_classic() || !btf_hooks();
     st->skel = biolat_bpf__open();
     if (!st->skel) {
         snprintf(err, n, "open biolat BPF object: %s", strerror(errno));

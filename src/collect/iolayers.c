@@ -189,6 +189,10 @@ static const char *const hooks_needed[] = {"sys_enter", "sys_exit", "mm_filemap_
 static bool io_can_run(const struct collect_ctx *ctx, char *reason, size_t n)
 {
     (void)ctx;
+    if (kbpf_force_classic()) {
+        snprintf(reason, n, "needs tp_btf hooks (PERFREPORT_FORCE_CLASSIC is set)");
+        return false;
+    }
     const char *missing = kbpf_missing_tp_btf(hooks_needed, sizeof hooks_needed / sizeof hooks_needed[0]);
     if (missing)
         snprintf(reason, n, "tp_btf %s is not in the kernel BTF (filemap hooks need 6.1+)",

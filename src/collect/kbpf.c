@@ -65,6 +65,12 @@ const char *kbpf_missing_tp_btf(const char *const *tps, size_t n)
     return missing;
 }
 
+bool kbpf_force_classic(void)
+{
+    const char *v = getenv("PERFREPORT_FORCE_CLASSIC");
+    return v && strcmp(v, "1") == 0;
+}
+
 bool kbpf_has_tp_btf(const char *tp)
 {
     return kbpf_missing_tp_btf(&tp, 1) == NULL;

@@ -21,6 +21,10 @@ bool kbpf_has_tp_btf(const char *tp);
 /* The first of tps[0..n) without a tp_btf hook (all of them without
  * kernel BTF), or NULL when all are there; reads the BTF once. */
 const char *kbpf_missing_tp_btf(const char *const *tps, size_t n);
+/* Test hook PERFREPORT_FORCE_CLASSIC=1: collectors with a tp_btf and a
+ * classic-tracepoint version take the classic one, the path hosts without
+ * kernel BTF take (tests/e2e/classic.sh). */
+bool kbpf_force_classic(void);
 /* True when tracefs lists events/<cat>/<name>. */
 bool kbpf_has_tracepoint(const char *cat, const char *name);
 /* Adds log2 slots (slot i = [2^i, 2^(i+1)), slot 0 also 0) into h, and the

@@ -110,7 +110,8 @@ static int offcpu_start(struct collect_ctx *ctx, void **state, char *err, size_t
         snprintf(err, n, "opening the off-CPU BPF object failed: %s", strerror(-rc));
         return rc;
     }
-    st->classic = libbpf_find_vmlinux_btf_id("sched_switch", BPF_TRACE_RAW_TP) < 0;
+    st->classic = kbpf_force_classic() ||
+                  libbpf_find_vmlinux_btf_id("sched_switch", BPF_TRACE_RAW_TP) < 0;
     bpf_program__set_autoload(st->skel->progs.offcpu_switch_btf, !st->classic);
     bpf_program__set_autoload(st->skel->progs.offcpu_switch_tp, st->classic);
     st->skel->rodata->self_tgid = (__u32)getpid();

@@ -7,6 +7,7 @@
 #include "../util/xalloc.h"
 #include "cgroup.h"
 #include "collector.h"
+#include "kbpf.h"
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <dirent.h>
@@ -166,10 +167,28 @@ static void oom_destroy(void *state)
     free(st);
 }
 
+/* mark_victim has no classic-tracepoint version here: tp_btf or nothing
+ * (the memory collector still counts OOM kills from /proc/vmstat). */
+static bool oom_can_run(const struct collect_ctx *ctx, char *reason, size_t n)
+{
+    (void)ctx;
+    static const char *const tps[] = {"mark_victim"};
+    if (kbpf_force_classic()) {
+        snprintf(reason, n, "needs tp_btf mark_victim (PERFREPORT_FORCE_CLASSIC is set)");
+        return false;
+    }
+    if (kbpf_missing_tp_btf(tps, 1)) {
+        snprintf(reason, n, "tp_btf mark_victim is not in the kernel BTF");
+        return false;
+    }
+    return true;
+}
+
 const struct collector collector_oomkill = {
     .name = "oomkill",
     .title = "OOM kills (BPF)",
     .needs_bpf = true,
+    .can_run = oom_can_run,
     .start = oom_start,
     .stop = oom_stop,
     .destroy = oom_destroy,

@@ -140,7 +140,7 @@ static int pe_start(struct collect_ctx *ctx, void **state, char *err, size_t n)
         return rc;
     struct pe_state *st = xcalloc(1, sizeof *st);
     *state = st;
-    st->skel = pe_open(false, tgid, cgid);
+    st->skel = kbpf_force_classic() ? NULL : pe_open(false, tgid, cgid);
     if (!st->skel) {
         st->classic = true;
         st->skel = pe_open(true, tgid, cgid);

@@ -127,7 +127,7 @@ static int rq_start(struct collect_ctx *ctx, void **state, char *err, size_t n)
     if (rc)
         return rc;
     st->filtered = tgid || cgid;
-    st->classic = !btf_hooks();
+    st->classic = kbpf_force_classic() || !btf_hooks();
     if (st->classic && st->filtered) {
         snprintf(err, n, "-p/-c filtering needs the tp_btf sched hooks (kernel BTF)");
         return -ENOTSUP;

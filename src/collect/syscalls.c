@@ -398,7 +398,7 @@ static void drain(struct sc_state *st, struct sc_data *d)
         pk = next;
         prev = &pk;
         struct sc_proc_val v;
-        if (kbpf_percpu_sum_struct(sk->maps.per_proc, &pk, sizeof pk, &v, sizeof v) != 0)
+        if (bpf_map__lookup_elem(sk->maps.per_proc, &pk, sizeof pk, &v, sizeof v, 0) != 0)
             continue;
         grow_procs(d, &cap);
         d->procs[d->nprocs++] = (struct scd_proc){pk.tgid, pk.nr, v.count, 0};

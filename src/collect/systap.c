@@ -118,9 +118,7 @@ struct systap_bpf *systap_acquire(const struct collect_ctx *ctx, enum systap_par
         tap_io_attached = false;
         tap_io_errno = 0;
         int btf_errno = 0;
-        /* Test hook: the classic path, which hosts without tp_btf take. */
-        const char *force = getenv("PERFREPORT_TAP_CLASSIC");
-        bool try_btf = !force || strcmp(force, "1") != 0;
+        bool try_btf = !kbpf_force_classic();
         if (try_btf && io_hooks_present()) {
             tap_skel = tap_open(TAP_BTF_IO, tgid, cgid);
             if (!tap_skel)

@@ -186,7 +186,7 @@ static int te_start(struct collect_ctx *ctx, void **state, char *err, size_t n)
     (void)ctx;
     struct te_state *st = xcalloc(1, sizeof *st);
     *state = st;
-    st->skel = te_open(false);
+    st->skel = kbpf_force_classic() ? NULL : te_open(false);
     if (!st->skel) {
         st->classic = true;
         st->skel = te_open(true);

@@ -129,23 +129,3 @@ print('ok' if c >= 100 and t >= min(c, 64) and avg and 10000 < avg < 200000 else
         *) not_ok ksys_syscall_rare_calls_timed "clock_nanosleep (calls, timed, avg_us): $row" ;;
     esac
 fi
-
-# (e) the classic raw_syscalls path (hosts without tp_btf take it; forced
-# here): syscall errors and futex waits still found, the I/O layers
-# collector reports why it cannot run.
-"$WL/failer" 8 20000 >/dev/null & track $!
-"$WL/mutexfight" 8 >/dev/null & track $!
-sleep 0.5
-PERFREPORT_TAP_CLASSIC=1 "$PERFREPORT_BIN" -d 3 -o "$TMPD/classic" --quiet
-got=$(json "$TMPD/classic/report.json" "' '.join(sorted(f['id'] for f in d['findings']))")
-note=$(json "$TMPD/classic/manifest.json" "next(c['notes'] for c in d['collectors'] if c['name']=='syscalls')")
-case "$got $note" in
-    *lock.contention*syscall.errors*"classic raw_syscalls"*) ok ksys_classic_tracepoints_errors_and_futex ;;
-    *) not_ok ksys_classic_tracepoints_errors_and_futex "findings: $got; ledger: $note" ;;
-esac
-io=$(json "$TMPD/classic/manifest.json" "next('%s: %s' % (c['status'], c['reason']) for c in d['collectors'] if c['name']=='iolayers')")
-case "$io" in
-    *"needs tp_btf"*) ok ksys_classic_iolayers_says_why ;;
-    *) not_ok ksys_classic_iolayers_says_why "$io" ;;
-esac
-wait
