@@ -12,7 +12,9 @@ if ! need_root; then skip classic_all "needs root for BPF"; exit 0; fi
 coll() { json "$TMPD/c/manifest.json" "next('%s|%s|%s' % (c['status'], c['reason'], c['notes']) for c in d['collectors'] if c['name']=='$1')"; }
 
 for i in 1 2 3; do "$WL/burner" 9 1 >/dev/null & track $!; done # run-queue latency
-"$WL/fsyncer" 9 >/dev/null 2>&1 & track $!
+DATA=$(mktemp -d /var/tmp/perfreport-classic.XXXXXX) # on the disk, not a tmpfs
+on_cleanup "rm -rf '$DATA'"
+"$WL/fsyncer" "$DATA/fsync.dat" 9 >/dev/null 2>&1 & track $!
 "$WL/failer" 9 20000 >/dev/null & track $!
 "$WL/mutexfight" 9 >/dev/null & track $!
 sh -c 'i=0; while [ $i -lt 3000 ]; do /bin/true; i=$((i + 1)); done' & track $!
