@@ -13,8 +13,10 @@ PAIRS=${PAIRS:-9}
 SECS=${SECS:-30}
 WORK=${WORK:-40000000}
 tmp=$(mktemp -d /tmp/perfreport-pbench.XXXXXX)
+export PERFREPORT_LOCK="$tmp/lock" # a run elsewhere on the host must not make ours exit 3
 bg=""
-trap 'for p in $bg; do kill $p 2>/dev/null || true; done; rm -rf "$tmp"' EXIT
+# traced() runs in a subshell: its perfreport's pid is kept in a file
+trap 'for p in $bg $(cat "$tmp/pr" 2>/dev/null); do kill $p 2>/dev/null || true; done; rm -rf "$tmp"' EXIT
 
 work() { # seconds taken by two parallel fixed CPU loops
     python3 - "$WORK" <<'PY'
@@ -33,11 +35,13 @@ printf '%-5s %10s %10s %10s\n' pair "off s" "on s" "slowdown%"
 i=1
 traced() { # seconds of the same work with perfreport running
     "$BIN" -d 120 -o "$tmp/o$i" --quiet >/dev/null 2>&1 & pr=$!
-    bg="$pr"
+    echo "$pr" > "$tmp/pr"
     sleep 1.5 # attached
     work
-    kill -INT $pr; wait $pr || true
-    bg=""
+    kill -INT $pr
+    rc=0; wait $pr || rc=$?
+    rm -f "$tmp/pr"
+    [ "$rc" != 3 ] || { echo "perfreport failed (exit 3): no traced run" >&2; exit 1; }
     rm -rf "$tmp/o$i"
 }
 while [ $i -le "$PAIRS" ]; do

@@ -37,6 +37,7 @@ if [ "$LONG" = 1 ]; then
     # the burners outlive the run: stop them before the next benches measure
     kill "$b1" "$b2" 2>/dev/null || true
     wait "$b1" "$b2" 2>/dev/null || true
+    pids="" # reaped: the exit trap must not kill whatever reuses their pids
 fi
 echo
 sh bench/syscall_bench.sh

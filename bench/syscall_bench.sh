@@ -17,7 +17,16 @@ SS=${WL:-build/workloads}/sysstorm
 PAIRS=${PAIRS:-7}
 SECS=${SECS:-3}
 tmp=$(mktemp -d /tmp/perfreport-scbench.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
+export PERFREPORT_LOCK="$tmp/lock" # a run elsewhere on the host must not make ours exit 3
+trap 'kill $(cat "$tmp/pr" 2>/dev/null) 2>/dev/null; rm -rf "$tmp"' EXIT
+
+# perfreport in the background for a traced run: its pid for the exit trap
+tracer_start() { "$BIN" -d "$1" -o "$2" --quiet >/dev/null 2>&1 & p=$!; echo "$p" > "$tmp/pr"; }
+tracer_wait() { # fails the bench when the run itself failed (no tracer ran)
+    rc=0; wait "$p" || rc=$?
+    rm -f "$tmp/pr"
+    [ "$rc" != 3 ] || { echo "perfreport failed (exit 3): no traced run" >&2; exit 1; }
+}
 
 median() { python3 -c "import sys, statistics; print(statistics.median(float(x) for x in sys.argv[1:]))" "$@"; }
 
@@ -27,10 +36,10 @@ per_call_ns() {
     i=1
     while [ "$i" -le "$PAIRS" ]; do
         b=$("$SS" 2 1 0 | awk '{print $2}')
-        "$BIN" -d 5 -o "$tmp/c$i" --quiet >/dev/null 2>&1 & p=$!
+        tracer_start 5 "$tmp/c$i"
         sleep 1.5
         t=$("$SS" 2 1 0 | awk '{print $2}')
-        wait $p || true
+        tracer_wait
         rm -rf "$tmp/c$i"
         out="$out $(python3 -c "print(1e9 / $t - 1e9 / $b)")"
         i=$((i + 1))
@@ -55,17 +64,20 @@ pairs() { # name cmd-prefix... ; runs PAIRS pairs, prints the median slowdown
     : > "$tmp/s"
     i=1
     while [ "$i" -le "$PAIRS" ]; do
-        b=$("$SS" "$SECS" 2 "$work" | awk '{print $2}')
+        # Alternate the order: the VM's speed drifts, a fixed order would
+        # count the drift as overhead.
+        [ $((i % 2)) = 1 ] && b=$("$SS" "$SECS" 2 "$work" | awk '{print $2}')
         case "$name" in
             perfreport*)
-                "$BIN" -d $((SECS + 2)) -o "$tmp/b$i" --quiet >/dev/null 2>&1 & p=$!
+                tracer_start $((SECS + 2)) "$tmp/b$i"
                 sleep 1
                 t=$("$SS" "$SECS" 2 "$work" | awk '{print $2}')
-                wait $p || true
+                tracer_wait
                 rm -rf "$tmp/b$i" ;;
             *)
                 t=$("$@" "$SS" "$SECS" 2 "$work" 2>/dev/null | awk '/calls_per_s/{print $2}') ;;
         esac
+        [ $((i % 2)) = 0 ] && b=$("$SS" "$SECS" 2 "$work" | awk '{print $2}')
         echo "$b $t" >> "$tmp/s"
         i=$((i + 1))
     done

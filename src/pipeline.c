@@ -86,13 +86,15 @@ static void sleep_until(double deadline_ms)
  * with the workload being diagnosed.  The short finalisation after the
  * window runs at the original priority so the bundle is not starved on a
  * saturated host (budget: 0.3 s). */
-static int lower_priority(void)
+static int lower_priority(struct runner *rn)
 {
     errno = 0;
     int old = getpriority(PRIO_PROCESS, 0);
     if (errno)
         old = 0;
-    if (setpriority(PRIO_PROCESS, 0, old + 10 > 19 ? 19 : old + 10) != 0) {
+    int low = old + 10 > 19 ? 19 : old + 10;
+    runner_set_nice(rn, low); /* the collector threads sample during the window */
+    if (setpriority(PRIO_PROCESS, 0, low) != 0) {
         /* not fatal: we just run at the priority we were given */
     }
     /* best-effort class, lowest level (idle could starve our bundle writes) */
@@ -100,8 +102,9 @@ static int lower_priority(void)
     return old;
 }
 
-static void restore_priority(int old)
+static void restore_priority(struct runner *rn, int old)
 {
+    runner_set_nice(rn, old);
     if (setpriority(PRIO_PROCESS, 0, old) != 0) {
         /* lowering nice needs CAP_SYS_NICE; without it we stay niced */
     }
@@ -112,10 +115,10 @@ static void restore_priority(int old)
 static double capture_window(struct runner *rn, struct report *r, const struct options *opt,
                              bool tty)
 {
-    int old_prio = lower_priority();
     progress(opt, tty, "attaching", 0, 0);
     double t_attach = mono_ms();
-    runner_start(rn);
+    runner_start(rn); /* at full priority: the window opens when all are attached */
+    int old_prio = lower_priority(rn);
     clock_gettime(CLOCK_REALTIME, &r->window.start_wall);
     double t0 = mono_ms();
     if (opt->verbose) /* also what tests wait for before starting a workload */
@@ -144,7 +147,7 @@ static double capture_window(struct runner *rn, struct report *r, const struct o
             runner_tick(rn, now);
     }
     ignore_signals();
-    restore_priority(old_prio);
+    restore_priority(rn, old_prio);
     double t_end = mono_ms();
     r->window.actual_s = (t_end - t0) / 1000.0;
     runner_stop(rn, r->window.actual_s);

@@ -364,6 +364,9 @@ void probe_host(struct host_caps *caps, const struct options *opt, struct report
         snprintf(caps->bpf_reason, sizeof caps->bpf_reason, "%s",
                  caps->is_root ? "root without CAP_BPF+CAP_PERFMON (capabilities dropped)"
                                : "not root: BPF needs CAP_BPF+CAP_PERFMON");
+    else if (!caps->btf) /* every collector's object has CO-RE relocations */
+        snprintf(caps->bpf_reason, sizeof caps->bpf_reason,
+                 "no kernel BTF (/sys/kernel/btf/vmlinux): the CO-RE programs cannot load");
     else
         caps->bpf_ok = probe_bpf_program(caps->tracefs, caps->bpf_reason, sizeof caps->bpf_reason);
     yes_no(r, "bpf", "BPF (tracepoint probe)", caps->bpf_ok,

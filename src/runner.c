@@ -8,10 +8,12 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -47,6 +49,7 @@ struct worker {
     double spent_ms;
     enum phase fault_phase; /* injected fault, PH_NONE for none */
     bool fault_hang;
+    int nice;               /* this thread's nice value, as last set */
 };
 
 struct runner {
@@ -58,6 +61,7 @@ struct runner {
     double interval_s;
     struct worker *only; /* when set, run_phase drives this worker alone */
     bool skip_alone;     /* run_phase leaves out tick_alone collectors */
+    atomic_int want_nice; /* workers adopt it before their next phase */
 };
 
 /* PERFREPORT_FAULT=NAME:PHASE:ACTION[,NAME:PHASE:ACTION...] (tests, bench). */
@@ -110,6 +114,10 @@ static void *worker_main(void *arg)
         if (p == PH_QUIT)
             break;
         pthread_mutex_unlock(&w->mu);
+        /* nice is per thread on Linux: each worker sets its own */
+        int want = atomic_load(&w->rn->want_nice);
+        if (want != w->nice && setpriority(PRIO_PROCESS, 0, want) == 0)
+            w->nice = want; /* a refused change (no CAP_SYS_NICE) keeps the old one */
         w->err[0] = '\0';
         double t0 = mono_ms();
         int rc = call(w, p);
@@ -129,6 +137,11 @@ struct runner *runner_new(struct report *r, const struct options *opt,
                           const struct host_caps *caps)
 {
     struct runner *rn = xcalloc(1, sizeof *rn);
+    errno = 0;
+    int nice_now = getpriority(PRIO_PROCESS, 0);
+    if (errno)
+        nice_now = 0;
+    atomic_init(&rn->want_nice, nice_now);
     rn->r = r;
     rn->opt = opt;
     rn->caps = caps;
@@ -143,6 +156,7 @@ struct runner *runner_new(struct report *r, const struct options *opt,
         const struct collector *c = collector_registry[i];
         w->c = c;
         w->rn = rn;
+        w->nice = nice_now;
         char reason[512] = "";
         struct ledger_entry *led = report_ledger(r, c->name, c->title);
         if (c->needs_bpf && opt->no_bpf)
@@ -342,6 +356,11 @@ void runner_stop(struct runner *rn, double now_s)
         led->duration_ms = w->spent_ms;
     }
     free(was_active);
+}
+
+void runner_set_nice(struct runner *rn, int nice)
+{
+    atomic_store(&rn->want_nice, nice);
 }
 
 void runner_free(struct runner *rn)

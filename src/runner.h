@@ -32,6 +32,9 @@ void runner_tick(struct runner *rn, double now_s);
 /* End of the window: stops the collectors, merges their data into the real
  * report, records durations and statuses in the ledger. */
 void runner_stop(struct runner *rn, double now_s);
+/* The nice value collector threads take before their next phase (nice
+ * is per thread: the caller's own setpriority does not reach them). */
+void runner_set_nice(struct runner *rn, int nice);
 /* Frees what is not abandoned. */
 void runner_free(struct runner *rn);
 #endif

@@ -13,28 +13,41 @@ static bool in_list(const char *s, const char *const *list)
     return false;
 }
 
-/* Path lookups that fail with ENOENT while a program probes for a file
- * (PATH search, config files, Python imports): normal at modest rates. */
+/* Probing failures (see probing()) above this rate are a loop, not a
+ * question: PATH search, config files, Python imports stay well below. */
 #define PROBE_ENOENT_MAX_PER_S 1000.0
 
-/* Whether a row of syscall.errors is normal behaviour, not a fault: flow
- * control (a nonblocking read with nothing to read, an interrupted wait, a
- * timed-out futex), or ENOENT from a path lookup below the probing rate (a
- * process failing to open the same missing file 100k times a second is a
- * bug, and stays one). */
-static bool benign_row(const struct table *t, size_t i)
+/* Failures that are how programs ask a question, below the probing rate:
+ * ENOENT from a path lookup (is the file there?), ENOTTY from ioctl (what
+ * isatty() does on a pipe or file), EINVAL from readlink (not a symlink:
+ * realpath() walks).  A process failing the same way 100k times a second
+ * is a bug, and stays one. */
+static bool probing(const char *sc, const char *e)
 {
-    static const char *const flow[] = {"EAGAIN", "EINTR", "ETIMEDOUT", "EINPROGRESS", NULL};
     static const char *const lookups[] = {
         "open",   "openat",   "openat2",  "stat",     "lstat",      "newfstatat", "statx",
         "access", "faccessat", "faccessat2", "readlink", "readlinkat", "execve",   "execveat",
         NULL};
+    static const char *const links[] = {"readlink", "readlinkat", NULL};
+    if (!e || !sc)
+        return false;
+    return (strcmp(e, "ENOENT") == 0 && in_list(sc, lookups)) ||
+           (strcmp(e, "ENOTTY") == 0 && strcmp(sc, "ioctl") == 0) ||
+           (strcmp(e, "EINVAL") == 0 && in_list(sc, links));
+}
+
+/* Whether a row of syscall.errors is normal behaviour, not a fault: flow
+ * control (a nonblocking read with nothing to read, an interrupted wait, a
+ * timed-out futex), or probing below the probing rate. */
+static bool benign_row(const struct table *t, size_t i)
+{
+    static const char *const flow[] = {"EAGAIN", "EINTR", "ETIMEDOUT", "EINPROGRESS", NULL};
     const char *e = table_str(t, i, "errno");
     if (in_list(e, flow))
         return true;
     double rate = table_num(t, i, "per_s");
-    return e && strcmp(e, "ENOENT") == 0 && in_list(table_str(t, i, "syscall"), lookups) &&
-           !isnan(rate) && rate < PROBE_ENOENT_MAX_PER_S;
+    return probing(table_str(t, i, "syscall"), e) && !isnan(rate) &&
+           rate < PROBE_ENOENT_MAX_PER_S;
 }
 
 void rule_syscall_rate(struct report *r)
@@ -115,13 +128,14 @@ void rule_syscall_errors(struct report *r)
         finding_evidence(f, "%s() failed with %s %.0f times (%.1f/s), mostly in %s%s",
                          table_str(t, i, "syscall"), e, table_num(t, i, "count"),
                          table_num(t, i, "per_s"), lab,
-                         benign_row(t, i) ? " (normal: flow control or a program probing for "
-                                            "files; ranked lower)"
+                         benign_row(t, i) ? " (normal: flow control or a program probing; "
+                                            "ranked lower)"
                                           : "");
     }
     if (benign > 0 && !only_benign)
         finding_evidence(f, "%.0f%% of the listed errors are normal (EAGAIN/EINTR/ETIMEDOUT flow "
-                            "control, or ENOENT from programs probing for files); the others "
+                            "control, or programs probing: ENOENT lookups, isatty ENOTTY, "
+                            "readlink EINVAL); the others "
                             "are ranked first",
                          100.0 * benign / all);
     if (only_benign)

@@ -22,8 +22,9 @@ bool kbpf_has_tp_btf(const char *tp);
  * kernel BTF), or NULL when all are there; reads the BTF once. */
 const char *kbpf_missing_tp_btf(const char *const *tps, size_t n);
 /* Test hook PERFREPORT_FORCE_CLASSIC=1: collectors with a tp_btf and a
- * classic-tracepoint version take the classic one, the path hosts without
- * kernel BTF take (tests/e2e/classic.sh). */
+ * classic-tracepoint version take the classic one, the path of kernels
+ * whose BTF lacks the tp_btf hooks (without BTF at all no CO-RE object
+ * loads: the probe skips every BPF collector) (tests/e2e/classic.sh). */
 bool kbpf_force_classic(void);
 /* True when tracefs lists events/<cat>/<name>. */
 bool kbpf_has_tracepoint(const char *cat, const char *name);

@@ -3,6 +3,7 @@
 #include "runqlat.h"
 #include "collector.h"
 #include "kbpf.h"
+#include "../options.h"
 #include "../model/model.h"
 #include "../util/clock.h"
 #include "../util/xalloc.h"
@@ -100,8 +101,13 @@ static bool btf_hooks(void)
 
 static bool rq_can_run(const struct collect_ctx *ctx, char *reason, size_t n)
 {
-    (void)ctx;
-    if (btf_hooks() || kbpf_has_tracepoint("sched", "sched_switch"))
+    bool btf = !kbpf_force_classic() && btf_hooks();
+    bool filtered = ctx->opt && (ctx->opt->pid > 0 || ctx->opt->cgroup);
+    if (!btf && filtered) {
+        snprintf(reason, n, "-p/-c filtering needs the tp_btf sched hooks (kernel BTF)");
+        return false;
+    }
+    if (btf || kbpf_has_tracepoint("sched", "sched_switch"))
         return true;
     snprintf(reason, n, "neither tp_btf sched_switch (kernel BTF) nor the sched tracepoints "
                         "(tracefs) are available");

@@ -235,6 +235,46 @@ TEST(ksys_rule_syscall_errors_benign_is_info)
     report_free(r);
 }
 
+/* Probing failures (isatty's ENOTTY, readlink's EINVAL on a non-link)
+ * below 1000/s are normal; the same failure above it is a loop. */
+TEST(ksys_rule_probing_errnos_boundary)
+{
+    static const struct {
+        const char *sc, *err;
+        double per_s;
+        bool info;
+    } cases[] = {
+        {"ioctl", "ENOTTY", 120, true},  {"ioctl", "ENOTTY", 5000, false},
+        {"readlink", "EINVAL", 300, true}, {"readlinkat", "EINVAL", 999, true},
+        {"readlink", "EINVAL", 4000, false}, {"write", "EINVAL", 300, false},
+        {"ioctl", "EINVAL", 300, false},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        struct report *r = report_new();
+        report_metric(r, "syscall.errors_per_s", "", "/s", "syscall", cases[k].per_s);
+        struct table *t = report_table(r, "syscall.errors", "", "syscall");
+        const char *cols[] = {"syscall", "errno", "comm", "count", "per_s", "pid"};
+        for (int i = 0; i < 6; i++)
+            table_add_col(t, cols[i], cols[i], "", 0);
+        size_t row = table_add_row(t);
+        table_set_str(t, row, "syscall", cases[k].sc);
+        table_set_str(t, row, "errno", cases[k].err);
+        table_set_str(t, row, "comm", "bash");
+        table_set_num(t, row, "count", cases[k].per_s * 10);
+        table_set_num(t, row, "per_s", cases[k].per_s);
+        table_set_num(t, row, "pid", 9);
+        thr(r);
+        analyze_run(r);
+        const struct finding *f = report_find_finding(r, "syscall.errors");
+        REQUIRE(f);
+        if ((f->sev == SEV_INFO) != cases[k].info)
+            fprintf(stderr, "  case %zu: %s %s %.0f/s -> %s\n", k, cases[k].sc, cases[k].err,
+                    cases[k].per_s, severity_name(f->sev));
+        CHECK((f->sev == SEV_INFO) == cases[k].info);
+        report_free(r);
+    }
+}
+
 TEST(ksys_rule_syscall_rate_boundary)
 {
     for (int k = 0; k < 3; k++) {
