@@ -110,12 +110,16 @@ out=$("$PERFREPORT_BIN" -d 1 -o "$TMPD/link" --quiet 2>&1); rc=$?
 if [ "$rc" = 3 ] && [ ! -e "$TMPD/elsewhere" ]; then ok hardening_symlink_output_refused
 else not_ok hardening_symlink_output_refused "exit $rc: $out"; fi
 
-# The window runs niced.
+# The window runs niced: the main thread and (nice is per thread) the
+# collector threads that sample during it (the /proc ones tick each second).
 "$PERFREPORT_BIN" -d 3 -o "$TMPD/nice" --quiet & p=$!
 sleep 1.5
 nice=$(awk '{print $19}' /proc/$p/stat 2>/dev/null)
+niced=$(cat /proc/$p/task/*/stat 2>/dev/null | awk '$19 == 10' | wc -l)
 wait $p
 [ "$nice" = 10 ] && ok hardening_window_runs_niced || not_ok hardening_window_runs_niced "nice $nice"
+if [ "$niced" -ge 6 ]; then ok hardening_window_collector_threads_niced
+else not_ok hardening_window_collector_threads_niced "$niced threads at nice 10"; fi
 
 # Without root: the /proc path still runs, BPF sections say why they were skipped.
 if command -v setpriv >/dev/null 2>&1 && id nobody >/dev/null 2>&1; then
