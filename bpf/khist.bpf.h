@@ -1,4 +1,5 @@
-/* Shared pieces of the BPF collectors: log2 slots and a histogram value. */
+/* Shared pieces of the BPF collectors: log2 slots, a histogram value and
+ * per-CPU counters. */
 #ifndef PERFREPORT_KHIST_BPF_H
 #define PERFREPORT_KHIST_BPF_H
 
@@ -49,10 +50,13 @@ static __always_inline void khist_add(struct khist *h, __u64 v)
         h->max = v;
 }
 
-static __always_inline void kcount(void *map, __u32 idx)
+/* Adds v to slot idx of a per-CPU u64 array (no atomics needed). */
+static __always_inline void kadd(void *map, __u32 idx, __u64 v)
 {
     __u64 *n = bpf_map_lookup_elem(map, &idx);
     if (n)
-        *n += 1;
+        *n += v;
 }
+
+static __always_inline void kcount(void *map, __u32 idx) { kadd(map, idx, 1); }
 #endif

@@ -5,6 +5,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
+#include "khist.bpf.h"
 #include <bpf/bpf_tracing.h>
 #include "offcpu.h"
 
@@ -66,13 +67,6 @@ struct {
     __type(value, __u64);
 } stats SEC(".maps");
 
-static __always_inline void stat_inc(__u32 i)
-{
-    __u64 *v = bpf_map_lookup_elem(&stats, &i);
-    if (v)
-        (*v)++;
-}
-
 /* User threads of the target (or of everyone), never ours nor the idle task. */
 static __always_inline bool wanted(struct task_struct *t)
 {
@@ -110,12 +104,12 @@ static __always_inline void on_block(void *ctx, struct task_struct *prev, __u64 
     rec.tgid = BPF_CORE_READ(prev, tgid);
     bpf_probe_read_kernel(rec.comm, sizeof rec.comm, prev->comm);
     if (rec.s.kstack < 0)
-        stat_inc(OFFCPU_ST_KSTACK_ERR);
+        kcount(&stats, OFFCPU_ST_KSTACK_ERR);
     if (rec.s.ustack < 0)
-        stat_inc(OFFCPU_ST_USTACK_ERR);
+        kcount(&stats, OFFCPU_ST_USTACK_ERR);
     __u32 tid = BPF_CORE_READ(prev, pid);
     if (bpf_map_update_elem(&starts, &tid, &rec, BPF_ANY) != 0)
-        stat_inc(OFFCPU_ST_START_FULL);
+        kcount(&stats, OFFCPU_ST_START_FULL);
 }
 
 static __always_inline void add_wait(const struct start_rec *rec, __u32 tid, __u64 delta)
@@ -133,13 +127,13 @@ static __always_inline void add_wait(const struct start_rec *rec, __u32 tid, __u
         bpf_map_update_elem(&agg, &key, &zero, BPF_NOEXIST);
         v = bpf_map_lookup_elem(&agg, &key);
         if (!v) {
-            stat_inc(OFFCPU_ST_AGG_FULL);
+            kcount(&stats, OFFCPU_ST_AGG_FULL);
             return;
         }
     }
     __sync_fetch_and_add(&v->total_ns, delta);
     __sync_fetch_and_add(&v->count, 1);
-    stat_inc(OFFCPU_ST_BLOCKS);
+    kcount(&stats, OFFCPU_ST_BLOCKS);
 }
 
 static __always_inline void on_wake(__u32 tid, __u64 now)
@@ -153,7 +147,7 @@ static __always_inline void on_wake(__u32 tid, __u64 now)
     bpf_map_delete_elem(&starts, &tid);
     __u64 delta = now - rec.s.ts_ns;
     if (delta < min_block_ns) {
-        stat_inc(OFFCPU_ST_SHORT);
+        kcount(&stats, OFFCPU_ST_SHORT);
         return;
     }
     add_wait(&rec, tid, delta);
@@ -217,7 +211,7 @@ int offcpu_seed(struct bpf_iter__task *ctx)
     rec.tgid = t->tgid;
     bpf_probe_read_kernel(rec.comm, sizeof rec.comm, t->comm);
     if (bpf_map_update_elem(&starts, &tid, &rec, BPF_NOEXIST) == 0)
-        stat_inc(OFFCPU_ST_SEEDED);
+        kcount(&stats, OFFCPU_ST_SEEDED);
     return 0;
 }
 

@@ -4,6 +4,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
+#include "khist.bpf.h"
 #include <bpf/bpf_tracing.h>
 #include "profile.h"
 
@@ -36,27 +37,20 @@ struct {
     __type(value, __u64);
 } stats SEC(".maps");
 
-static __always_inline void stat_inc(__u32 i)
-{
-    __u64 *v = bpf_map_lookup_elem(&stats, &i);
-    if (v)
-        (*v)++; /* per-CPU: no atomics needed */
-}
-
 SEC("perf_event")
 int on_sample(struct bpf_perf_event_data *ctx)
 {
     __u64 id = bpf_get_current_pid_tgid();
     __u32 tgid = id >> 32;
     if ((__u32)id == 0) {
-        stat_inc(PROF_ST_IDLE);
+        kcount(&stats, PROF_ST_IDLE);
         return 0;
     }
     if ((targ_tgid && tgid != targ_tgid) || (filter_cg && bpf_get_current_cgroup_id() != targ_cgid)) {
-        stat_inc(PROF_ST_FILTERED);
+        kcount(&stats, PROF_ST_FILTERED);
         return 0;
     }
-    stat_inc(PROF_ST_SAMPLES);
+    kcount(&stats, PROF_ST_SAMPLES);
 
     struct prof_key k = {};
     k.tgid = tgid;
@@ -83,7 +77,7 @@ int on_sample(struct bpf_perf_event_data *ctx)
         if (c)
             __sync_fetch_and_add(c, 1);
     } else if (rc) {
-        stat_inc(PROF_ST_DROPPED);
+        kcount(&stats, PROF_ST_DROPPED);
     }
     return 0;
 }

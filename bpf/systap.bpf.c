@@ -66,13 +66,6 @@ struct {
     __type(value, struct call_state);
 } calls_tid SEC(".maps");
 
-static __always_inline void bump(void *map, __u32 idx, __u64 v)
-{
-    __u64 *n = bpf_map_lookup_elem(map, &idx);
-    if (n)
-        *n += v;
-}
-
 static __always_inline bool wanted(__u64 pid_tgid)
 {
     __u32 tgid = (__u32)(pid_tgid >> 32);
@@ -212,11 +205,11 @@ static __always_inline void on_exit(__u64 pid_tgid, const struct call_state *s, 
 static __always_inline void drop_state(struct plan p)
 {
     if (p.weight)
-        bump(&drops, SC_DROP_START, 1);
+        kadd(&drops, SC_DROP_START, 1);
     if (p.io)
-        bump(&io_counters, IO_C_DROP_THREADS, 1);
+        kadd(&io_counters, IO_C_DROP_THREADS, 1);
     if (p.futex)
-        bump(&fstats, FUTEX_ST_INFLIGHT_FULL, 1);
+        kadd(&fstats, FUTEX_ST_INFLIGHT_FULL, 1);
     /* a lost exec keeps the name the process had before */
 }
 

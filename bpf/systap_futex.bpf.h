@@ -62,14 +62,14 @@ static __always_inline __s32 futex_stack(void *ctx)
 {
     long id = bpf_get_stackid(ctx, &fstacks, BPF_F_USER_STACK);
     if (id < 0)
-        bump(&fstats, FUTEX_ST_USTACK_ERR, 1);
+        kadd(&fstats, FUTEX_ST_USTACK_ERR, 1);
     return (__s32)id;
 }
 
 static __always_inline void futex_done(__u64 pid_tgid, __u8 op, __s32 ustack, __u64 ns, long ret)
 {
     if (ret == -ETIMEDOUT_NR) {
-        bump(&fstats, FUTEX_ST_TIMEDOUT, 1);
+        kadd(&fstats, FUTEX_ST_TIMEDOUT, 1);
         return;
     }
     struct fwait_key key = {};
@@ -83,7 +83,7 @@ static __always_inline void futex_done(__u64 pid_tgid, __u8 op, __s32 ustack, __
         bpf_map_update_elem(&fwaits, &key, &zero, BPF_NOEXIST);
         v = bpf_map_lookup_elem(&fwaits, &key);
         if (!v) {
-            bump(&fstats, FUTEX_ST_AGG_FULL, 1);
+            kadd(&fstats, FUTEX_ST_AGG_FULL, 1);
             return;
         }
     }
@@ -91,6 +91,6 @@ static __always_inline void futex_done(__u64 pid_tgid, __u8 op, __s32 ustack, __
     __sync_fetch_and_add(&v->count, 1);
     if (ns > v->max_ns) /* racy max: good enough for a report */
         v->max_ns = ns;
-    bump(&fstats, FUTEX_ST_WAITS, 1);
+    kadd(&fstats, FUTEX_ST_WAITS, 1);
 }
 #endif

@@ -57,7 +57,7 @@ static __always_inline void sync_done(__u64 us)
         static const struct sync_val empty;
         if (bpf_map_update_elem(&sync_procs, &tgid, &empty, BPF_NOEXIST) != 0 &&
             !bpf_map_lookup_elem(&sync_procs, &tgid)) {
-            bump(&io_counters, IO_C_DROP_PROCS, 1);
+            kadd(&io_counters, IO_C_DROP_PROCS, 1);
             return;
         }
         sv = bpf_map_lookup_elem(&sync_procs, &tgid);
@@ -71,13 +71,13 @@ static __always_inline void sync_done(__u64 us)
 static __always_inline void io_done(__u8 kind, __u64 ts, __u64 now, long ret)
 {
     if (kind == IO_READ) {
-        bump(&io_counters, IO_C_VFS_READS, 1);
+        kadd(&io_counters, IO_C_VFS_READS, 1);
         if (ret > 0)
-            bump(&io_counters, IO_C_READ_BYTES, ret);
+            kadd(&io_counters, IO_C_READ_BYTES, ret);
     } else if (kind == IO_WRITE) {
-        bump(&io_counters, IO_C_VFS_WRITES, 1);
+        kadd(&io_counters, IO_C_VFS_WRITES, 1);
         if (ret > 0)
-            bump(&io_counters, IO_C_WRITE_BYTES, ret);
+            kadd(&io_counters, IO_C_WRITE_BYTES, ret);
     } else if (kind == IO_SYNC) {
         sync_done((now - ts) / 1000);
     }
@@ -101,7 +101,7 @@ int BPF_PROG(io_get_pages, struct address_space *mapping, unsigned long index,
     struct call_state *c = in_read();
     if (c && !c->looked && last_index >= index) {
         c->looked = 1;
-        bump(&io_counters, IO_C_PAGE_LOOKUPS, last_index - index + 1);
+        kadd(&io_counters, IO_C_PAGE_LOOKUPS, last_index - index + 1);
     }
     return 0;
 }
@@ -125,7 +125,7 @@ SEC("tp_btf/mm_filemap_add_to_page_cache")
 int BPF_PROG(io_add_page, struct folio *folio)
 {
     if (in_read())
-        bump(&io_counters, IO_C_PAGES_ADDED, folio_pages(folio));
+        kadd(&io_counters, IO_C_PAGES_ADDED, folio_pages(folio));
     return 0;
 }
 
@@ -137,9 +137,9 @@ int BPF_PROG(io_blk_issue, struct request *rq)
         return 0;
     __u32 op = BPF_CORE_READ(rq, cmd_flags) & 0xff;
     if (op == 0)
-        bump(&io_counters, IO_C_BLK_READS, 1);
+        kadd(&io_counters, IO_C_BLK_READS, 1);
     else if (op == 1)
-        bump(&io_counters, IO_C_BLK_WRITES, 1);
+        kadd(&io_counters, IO_C_BLK_WRITES, 1);
     return 0;
 }
 #endif

@@ -63,7 +63,7 @@ static __always_inline void proc_flush(struct sc_slot *c)
             if (pv)
                 __sync_fetch_and_add(&pv->count, c->count);
             else
-                bump(&drops, SC_DROP_PROC, 1);
+                kadd(&drops, SC_DROP_PROC, 1);
         }
     }
 }
@@ -149,7 +149,7 @@ static __always_inline void sc_error(__u64 pid_tgid, __u32 nr, long ret)
     } else {
         __u64 one = 1;
         if (bpf_map_update_elem(&errs, &ek, &one, BPF_NOEXIST) != 0)
-            bump(&drops, SC_DROP_ERR, 1);
+            kadd(&drops, SC_DROP_ERR, 1);
     }
 }
 #endif

@@ -8,6 +8,7 @@
 #include "../model/profile.h"
 #include "../options.h"
 #include "../symbolize/symbolize.h"
+#include "../util/clock.h"
 #include "../util/strbuf.h"
 #include "../util/xalloc.h"
 #include "kbpf.h"
@@ -21,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "../../bpf/offcpu.h"
@@ -44,13 +44,6 @@ struct futex_state {
     double attach_ms;       /* CLOCK_MONOTONIC at attach: shares are of attach -> drain */
 };
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 static bool futex_can_run(const struct collect_ctx *ctx, char *reason, size_t n)
 {
     (void)ctx;
@@ -64,7 +57,7 @@ static int futex_start(struct collect_ctx *ctx, void **state, char *err, size_t 
     st->tap = systap_acquire(ctx, SYSTAP_FUTEX, &st->classic, err, n);
     if (!st->tap)
         return -EIO;
-    st->attach_ms = now_ms();
+    st->attach_ms = mono_ms();
     return 0;
 }
 
@@ -118,7 +111,7 @@ static int futex_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
 {
     struct futex_state *st = state;
     struct report *r = ctx->r;
-    double t0 = now_ms();
+    double t0 = mono_ms();
     systap_quiesce(SYSTAP_FUTEX);
 
     struct frow *rows = NULL;
@@ -215,7 +208,7 @@ static int futex_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     free(rows);
     systap_release(SYSTAP_FUTEX);
     st->tap = NULL;
-    ledger_note(le, "drain %.1f ms", now_ms() - t0);
+    ledger_note(le, "drain %.1f ms", mono_ms() - t0);
     return rc;
 }
 

@@ -133,11 +133,7 @@ static int rq_start(struct collect_ctx *ctx, void **state, char *err, size_t n)
     if (rc)
         return rc;
     st->filtered = tgid || cgid;
-    st->classic = kbpf_force_classic() || !btf_hooks();
-    if (st->classic && st->filtered) {
-        snprintf(err, n, "-p/-c filtering needs the tp_btf sched hooks (kernel BTF)");
-        return -ENOTSUP;
-    }
+    st->classic = kbpf_force_classic() || !btf_hooks(); /* -p/-c: can_run refused classic */
     st->ncpu = libbpf_num_possible_cpus();
     if (st->ncpu <= 0) {
         snprintf(err, n, "cannot count possible CPUs");

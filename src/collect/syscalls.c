@@ -363,14 +363,6 @@ static int sc_start(struct collect_ctx *ctx, void **state, char *err, size_t n)
     return st->tap ? 0 : -EIO;
 }
 
-static void grow_procs(struct sc_data *d, size_t *cap)
-{
-    if (d->nprocs == *cap) {
-        *cap = *cap ? *cap * 2 : 256;
-        d->procs = xrealloc(d->procs, *cap * sizeof *d->procs);
-    }
-}
-
 static void drain(struct sc_state *st, struct sc_data *d)
 {
     struct systap_bpf *sk = st->tap;
@@ -400,7 +392,7 @@ static void drain(struct sc_state *st, struct sc_data *d)
         struct sc_proc_val v;
         if (bpf_map__lookup_elem(sk->maps.per_proc, &pk, sizeof pk, &v, sizeof v, 0) != 0)
             continue;
-        grow_procs(d, &cap);
+        xgrow(&d->procs, &cap, d->nprocs + 1, sizeof *d->procs);
         d->procs[d->nprocs++] = (struct scd_proc){pk.tgid, pk.nr, v.count, 0};
     }
 
@@ -414,7 +406,7 @@ static void drain(struct sc_state *st, struct sc_data *d)
         for (int c = 0; c < ncpu; c++) {
             if (!slots[c].count)
                 continue;
-            grow_procs(d, &cap);
+            xgrow(&d->procs, &cap, d->nprocs + 1, sizeof *d->procs);
             d->procs[d->nprocs++] = (struct scd_proc){slots[c].tgid, slots[c].nr, slots[c].count, 0};
         }
     }
@@ -431,16 +423,13 @@ static void drain(struct sc_state *st, struct sc_data *d)
         uint64_t v;
         if (bpf_map__lookup_elem(sk->maps.errs, &ek, sizeof ek, &v, sizeof v, 0) != 0)
             continue;
-        if (d->nerrs == ecap) {
-            ecap = ecap ? ecap * 2 : 64;
-            d->errs = xrealloc(d->errs, ecap * sizeof *d->errs);
-        }
+        xgrow(&d->errs, &ecap, d->nerrs + 1, sizeof *d->errs);
         d->errs[d->nerrs++] = (struct scd_err){ek.tgid, ek.nr, ek.err, v};
-        grow_procs(d, &cap);
+        xgrow(&d->procs, &cap, d->nprocs + 1, sizeof *d->procs);
         d->procs[d->nprocs++] = (struct scd_proc){ek.tgid, ek.nr, 0, v};
     }
 
-    cap = 0;
+    size_t ccap = 0;
     uint32_t ck, cnext;
     prev = NULL;
     while (bpf_map__get_next_key(sk->maps.comms, prev, &cnext, sizeof cnext) == 0) {
@@ -449,10 +438,7 @@ static void drain(struct sc_state *st, struct sc_data *d)
         struct sc_comm v;
         if (bpf_map__lookup_elem(sk->maps.comms, &ck, sizeof ck, &v, sizeof v, 0) != 0)
             continue;
-        if (d->ncomms == cap) {
-            cap = cap ? cap * 2 : 256;
-            d->comms = xrealloc(d->comms, cap * sizeof *d->comms);
-        }
+        xgrow(&d->comms, &ccap, d->ncomms + 1, sizeof *d->comms);
         struct scd_comm *c = &d->comms[d->ncomms++];
         c->tgid = ck;
         memcpy(c->comm, v.comm, 16);
