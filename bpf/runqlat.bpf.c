@@ -1,6 +1,9 @@
 /* Run-queue latency: time from a task becoming runnable (wakeup, new task,
  * or preemption while still runnable) to it running on a CPU.  Log2
  * histogram in microseconds per CPU, and per process (tgid) totals.
+ * A wait that ends when one of perfreport's own threads gives up the CPU
+ * was (at least at its end) spent behind perfreport: it goes to its own
+ * histogram, so the measurement's footprint is shown, not diagnosed.
  * tp_btf programs are the default; the classic tracepoint set is the
  * fallback (user space picks one with set_autoload before loading). */
 #include "vmlinux.h"
@@ -16,6 +19,10 @@
 const volatile __u32 targ_tgid = 0;
 const volatile __u64 targ_cgid = 0;
 const volatile __u32 self_tgid = 0; /* perfreport's own waits (it runs niced) are left out */
+
+/* Set by user space for the window only: the maps hold exactly the window
+ * even while other collectors still drain theirs. */
+bool recording = false;
 
 struct {
     __uint(type, BPF_MAP_TYPE_HASH);
@@ -46,6 +53,14 @@ struct {
     __type(key, __u32); /* tgid (tid in classic mode) */
     __type(value, struct proc_val);
 } procs SEC(".maps");
+
+/* Waits that ended when a perfreport thread was switched out. */
+struct {
+    __uint(type, BPF_MAP_TYPE_ARRAY);
+    __uint(max_entries, 1);
+    __type(key, __u32);
+    __type(value, struct khist);
+} behind_self SEC(".maps");
 
 /* 0: start map full, 1: procs map full */
 struct {
@@ -85,6 +100,15 @@ static __always_inline void switched_in(__u32 tid, __u32 key, const char *comm)
     __u64 delta = now > *ts ? now - *ts : 0;
     bpf_map_delete_elem(&start, &tid);
 
+    /* At sched_switch the current task is the one being switched out. */
+    if (self_tgid && (__u32)(bpf_get_current_pid_tgid() >> 32) == self_tgid) {
+        __u32 zero = 0;
+        struct khist *sh = bpf_map_lookup_elem(&behind_self, &zero);
+        if (sh)
+            khist_add(sh, delta / 1000);
+        return;
+    }
+
     __u32 cpu = bpf_get_smp_processor_id();
     struct khist *h = bpf_map_lookup_elem(&cpu_hist, &cpu);
     if (h)
@@ -112,6 +136,8 @@ static __always_inline void switched_in(__u32 tid, __u32 key, const char *comm)
 SEC("tp_btf/sched_wakeup")
 int BPF_PROG(rq_wakeup_btf, struct task_struct *p)
 {
+    if (!recording)
+        return 0;
     if (task_wanted(p))
         mark_runnable(BPF_CORE_READ(p, pid));
     return 0;
@@ -120,6 +146,8 @@ int BPF_PROG(rq_wakeup_btf, struct task_struct *p)
 SEC("tp_btf/sched_wakeup_new")
 int BPF_PROG(rq_wakeup_new_btf, struct task_struct *p)
 {
+    if (!recording)
+        return 0;
     if (task_wanted(p))
         mark_runnable(BPF_CORE_READ(p, pid));
     return 0;
@@ -129,6 +157,8 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(rq_switch_btf, bool preempt, struct task_struct *prev, struct task_struct *next,
              unsigned int prev_state)
 {
+    if (!recording)
+        return 0;
     /* Preempted while runnable: it is back on the run queue from now. */
     if (prev_state == TASK_RUNNING_STATE && task_wanted(prev))
         mark_runnable(BPF_CORE_READ(prev, pid));
@@ -143,7 +173,7 @@ int BPF_PROG(rq_switch_btf, bool preempt, struct task_struct *prev, struct task_
 SEC("tp/sched/sched_wakeup")
 int rq_wakeup_tp(struct trace_event_raw_sched_wakeup_template *ctx)
 {
-    if (!targ_tgid && !targ_cgid)
+    if (recording && !targ_tgid && !targ_cgid)
         mark_runnable(ctx->pid);
     return 0;
 }
@@ -151,7 +181,7 @@ int rq_wakeup_tp(struct trace_event_raw_sched_wakeup_template *ctx)
 SEC("tp/sched/sched_wakeup_new")
 int rq_wakeup_new_tp(struct trace_event_raw_sched_wakeup_template *ctx)
 {
-    if (!targ_tgid && !targ_cgid)
+    if (recording && !targ_tgid && !targ_cgid)
         mark_runnable(ctx->pid);
     return 0;
 }
@@ -159,7 +189,7 @@ int rq_wakeup_new_tp(struct trace_event_raw_sched_wakeup_template *ctx)
 SEC("tp/sched/sched_switch")
 int rq_switch_tp(struct trace_event_raw_sched_switch *ctx)
 {
-    if (targ_tgid || targ_cgid)
+    if (!recording || targ_tgid || targ_cgid)
         return 0;
     if (ctx->prev_state == TASK_RUNNING_STATE)
         mark_runnable(ctx->prev_pid);

@@ -22,12 +22,18 @@
 #define START_DEADLINE_S 15.0
 #define TICK_DEADLINE_MIN_S 5.0
 #define STOP_DEADLINE_S 30.0
+#define FLIP_DEADLINE_S 5.0 /* begin and end only flip switches */
 
-enum phase { PH_NONE = 0, PH_START, PH_TICK, PH_STOP, PH_QUIT };
+enum phase { PH_NONE = 0, PH_START, PH_BEGIN, PH_TICK, PH_END, PH_STOP, PH_QUIT };
 
 static const char *phase_name(enum phase p)
 {
-    return p == PH_START ? "start" : p == PH_TICK ? "tick" : p == PH_STOP ? "stop" : "?";
+    return p == PH_START   ? "start"
+           : p == PH_BEGIN ? "begin"
+           : p == PH_TICK  ? "tick"
+           : p == PH_END   ? "end"
+           : p == PH_STOP  ? "stop"
+                           : "?";
 }
 
 struct worker {
@@ -73,8 +79,10 @@ static void parse_fault(struct worker *w)
         if (strncmp(f, w->c->name, nl) != 0 || f[nl] != ':')
             continue;
         const char *ph = f + nl + 1;
-        enum phase p = !strncmp(ph, "start:", 6) ? PH_START
+        enum phase p = !strncmp(ph, "start:", 6)   ? PH_START
+                       : !strncmp(ph, "begin:", 6) ? PH_BEGIN
                        : !strncmp(ph, "tick:", 5) ? PH_TICK
+                       : !strncmp(ph, "end:", 4)  ? PH_END
                        : !strncmp(ph, "stop:", 5) ? PH_STOP
                                                    : PH_NONE;
         const char *act = strchr(ph, ':');
@@ -97,7 +105,9 @@ static int call(struct worker *w, enum phase p)
     }
     switch (p) {
     case PH_START: return w->c->start(&w->ctx, &w->state, w->err, sizeof w->err);
+    case PH_BEGIN: return w->c->begin ? w->c->begin(&w->ctx, w->state) : 0;
     case PH_TICK: return w->c->tick ? w->c->tick(&w->ctx, w->state) : 0;
+    case PH_END: return w->c->end ? w->c->end(&w->ctx, w->state) : 0;
     case PH_STOP: return w->c->stop(&w->ctx, w->state, w->err, sizeof w->err);
     default: return 0;
     }
@@ -136,6 +146,13 @@ static void *worker_main(void *arg)
 struct runner *runner_new(struct report *r, const struct options *opt,
                           const struct host_caps *caps)
 {
+    return runner_new_with(r, opt, caps, collector_registry);
+}
+
+struct runner *runner_new_with(struct report *r, const struct options *opt,
+                               const struct host_caps *caps,
+                               const struct collector *const *registry)
+{
     struct runner *rn = xcalloc(1, sizeof *rn);
     errno = 0;
     int nice_now = getpriority(PRIO_PROCESS, 0);
@@ -146,14 +163,14 @@ struct runner *runner_new(struct report *r, const struct options *opt,
     rn->opt = opt;
     rn->caps = caps;
     rn->interval_s = opt->interval_s;
-    while (collector_registry[rn->n])
+    while (registry[rn->n])
         rn->n++;
     rn->w = xcalloc(rn->n, sizeof *rn->w);
 
     struct collect_ctx plan_ctx = {.r = r, .opt = opt, .caps = caps};
     for (size_t i = 0; i < rn->n; i++) {
         struct worker *w = &rn->w[i];
-        const struct collector *c = collector_registry[i];
+        const struct collector *c = registry[i];
         w->c = c;
         w->rn = rn;
         w->nice = nice_now;
@@ -253,7 +270,8 @@ static void abandon(struct runner *rn, struct worker *w, enum phase p, double li
 
 static bool takes_part(const struct runner *rn, const struct worker *w, enum phase p)
 {
-    if (!w->active || (p == PH_TICK && !w->c->tick))
+    if (!w->active || (p == PH_TICK && !w->c->tick) || (p == PH_END && !w->c->end) ||
+        (p == PH_BEGIN && !w->c->begin))
         return false;
     if (rn->only)
         return rn->only == w;
@@ -280,8 +298,8 @@ static void run_phase(struct runner *rn, enum phase p, double now_s, double limi
             continue;
         const char *msg = w->err[0] ? w->err : strerror(w->rc < 0 ? -w->rc : w->rc);
         struct ledger_entry *led = report_ledger(rn->r, w->c->name, NULL);
-        if (p == PH_TICK) {
-            ledger_note(led, "tick at %.1f s failed: %s", now_s, msg);
+        if (p == PH_TICK || p == PH_BEGIN || p == PH_END) { /* stop still drains */
+            ledger_note(led, "%s at %.1f s failed: %s", phase_name(p), now_s, msg);
         } else {
             ledger_set(led, CS_FAILED, msg);
             w->active = false; /* failed start/stop: no more calls but destroy */
@@ -308,6 +326,9 @@ void runner_start(struct runner *rn)
         }
     }
     rn->only = NULL;
+    /* Kernel-side recording opens together, after every load: the
+     * verifier and BTF work of later starts is not the host's latency. */
+    run_phase(rn, PH_BEGIN, 0, FLIP_DEADLINE_S);
 }
 
 void runner_tick(struct runner *rn, double now_s)
@@ -335,6 +356,10 @@ void runner_stop(struct runner *rn, double now_s)
     bool *was_active = xcalloc(rn->n, sizeof *was_active);
     for (size_t i = 0; i < rn->n; i++)
         was_active[i] = rn->w[i].active;
+    /* Every kernel-side recorder stops at the same instant, before any
+     * drain: otherwise one collector's drain (CPU, wakeups) would be
+     * recorded by another that has not stopped yet. */
+    run_phase(rn, PH_END, now_s, FLIP_DEADLINE_S);
     run_phase(rn, PH_STOP, now_s, STOP_DEADLINE_S);
     for (size_t i = 0; i < rn->n; i++) {
         struct worker *w = &rn->w[i];

@@ -9,7 +9,7 @@
  * have their staging report merged into the real one after stop().
  *
  * Fault injection for tests: PERFREPORT_FAULT="NAME:PHASE:ACTION" with PHASE
- * start|tick|stop and ACTION hang|fail makes collector NAME hang or fail
+ * start|tick|end|stop and ACTION hang|fail makes collector NAME hang or fail
  * there (documented in the README's testing section). */
 #ifndef PERFREPORT_RUNNER_H
 #define PERFREPORT_RUNNER_H
@@ -23,14 +23,20 @@ struct runner;
  * the plan in r's ledger.  Returns NULL only on out-of-memory exit paths. */
 struct runner *runner_new(struct report *r, const struct options *opt,
                           const struct host_caps *caps);
-/* Starts the planned collectors, BPF ones first; the window's t = 0 is
- * when this returns. */
+/* The same over another NULL-terminated registry (unit tests). */
+struct collector;
+struct runner *runner_new_with(struct report *r, const struct options *opt,
+                               const struct host_caps *caps,
+                               const struct collector *const *registry);
+/* Starts the planned collectors, BPF ones first, then lets the kernel-side
+ * ones begin recording together; the window's t = 0 is when this returns. */
 void runner_start(struct runner *rn);
 /* One sample at now_s (seconds since the window start): appends the tick to
  * the real and every staging report, then ticks the collectors. */
 void runner_tick(struct runner *rn, double now_s);
-/* End of the window: stops the collectors, merges their data into the real
- * report, records durations and statuses in the ledger. */
+/* End of the window: ends every collector's recording, then stops them,
+ * merges their data into the real report, records durations and statuses
+ * in the ledger. */
 void runner_stop(struct runner *rn, double now_s);
 /* The nice value collector threads take before their next phase (nice
  * is per thread: the caller's own setpriority does not reach them). */

@@ -980,6 +980,10 @@ static void rule_fd_exhaustion(struct report *r)
     f->score = rank_score(sev, lead->excess, NAN, bp.sev >= SEV_WARNING && sys.sev >= SEV_WARNING);
 }
 
+/* A rate extrapolated from a few seconds cannot tell a leak from one burst
+ * of opens (a shell starting a pipeline, a pool filling up). */
+#define FD_TREND_MIN_S 20.0
+
 static void rule_fd_growth(struct report *r)
 {
     const struct table *pf = report_find_table(r, "proc.fd");
@@ -1008,6 +1012,10 @@ static void rule_fd_growth(struct report *r)
     enum severity sev = best.sev;
     if (!isnan(mins) && mins < 60)
         sev = SEV_CRITICAL;
+    double win = r->window.actual_s > 0 ? r->window.actual_s : r->window.planned_s;
+    bool short_win = win > 0 && win < FD_TREND_MIN_S;
+    if (short_win)
+        sev = SEV_INFO;
     struct strbuf t = STRBUF_INIT;
     sb_addf(&t, "File descriptors of %s grew", lab);
     if (!isnan(g))
@@ -1019,7 +1027,11 @@ static void rule_fd_growth(struct report *r)
     sig_evidence(f, "File descriptor growth", &best);
     if (!isnan(mins))
         finding_evidence(f, "At this rate the limit of %.0f is reached in about %.0f min%s", lim,
-                         mins, mins < 60 ? " (critical: within the hour)" : "");
+                         mins, mins < 60 && !short_win ? " (critical: within the hour)" : "");
+    if (short_win)
+        finding_evidence(f, "Only a %.0f s window: too short to tell a leak from a burst of "
+                            "opens (a trend needs %.0f s; run with -d 30 or more)",
+                         win, FD_TREND_MIN_S);
     finding_set_recommendation(
         f, "A steady rise over the whole window looks like a descriptor leak. List what the "
            "process holds (ls -l /proc/PID/fd, or lsof -p PID), find the kind that grows "

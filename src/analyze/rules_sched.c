@@ -42,6 +42,10 @@ void rule_sched_runqueue_latency(struct report *r)
                          lab, table_num(t, i, "total_ms"), table_num(t, i, "waits"),
                          table_num(t, i, "avg_us"), table_num(t, i, "max_us") / 1000.0);
     }
+    double self = report_metric_value(r, "sched.runq_behind_self");
+    if (!isnan(self) && self > 0) /* the reader may wonder whether we caused it */
+        finding_evidence(f, "Not counted: %.0f waits that ended behind perfreport's own threads",
+                         self);
     int corr = 0;
     struct sig rq = sig_metric(r, "cpu.runq_per_cpu", "cpu.runq_per_cpu", "cpu.runq_per_cpu");
     if (!isnan(rq.v)) {

@@ -227,6 +227,14 @@ static void dev_name(unsigned major, unsigned minor, char *out, size_t n)
     snprintf(out, n, "%u:%u", major, minor);
 }
 
+static int bio_end(struct collect_ctx *ctx, void *state)
+{
+    (void)ctx;
+    struct bio_state *st = state;
+    biolat_bpf__detach(st->skel);
+    return 0;
+}
+
 static int bio_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
 {
     (void)err;
@@ -234,7 +242,7 @@ static int bio_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     struct bio_state *st = state;
     struct biolat_bpf *s = st->skel;
     double t0 = mono_ms();
-    biolat_bpf__detach(s);
+    biolat_bpf__detach(s); /* a no-op after end */
 
     struct bio_dev *devs = NULL;
     size_t nd = 0, cap = 0;
@@ -299,6 +307,7 @@ const struct collector collector_biolat = {
     .can_run = bio_can_run,
     .start = bio_start,
     .tick = NULL,
+    .end = bio_end,
     .stop = bio_stop,
     .destroy = bio_destroy,
 };

@@ -4,7 +4,13 @@
  *
  *   can_run  (plan)   - may it run on this host?  If not, why (shown in report)
  *   start    (t = 0)  - allocate state, attach, take the first reading
+ *   begin    (t = 0)  - optional: start recording (flip a switch); runs for
+ *                       all collectors after every start, so one collector's
+ *                       load (verifier, BTF) is not recorded by another
  *   tick     (every interval) - sample; may set values of the current tick
+ *   end      (end)    - optional: stop recording at once (flip a flag); every
+ *                       collector's end runs before any stop, so no drain is
+ *                       recorded by a collector that has not stopped yet
  *   stop     (end)    - final reading / drain maps, write aggregates into model
  *   destroy           - free state (also called after a failed start)
  *
@@ -35,6 +41,8 @@ struct collector {
     bool (*can_run)(const struct collect_ctx *ctx, char *reason, size_t n); /* NULL = always */
     int (*start)(struct collect_ctx *ctx, void **state, char *err, size_t n);
     int (*tick)(struct collect_ctx *ctx, void *state); /* NULL = nothing per tick */
+    int (*begin)(struct collect_ctx *ctx, void *state); /* NULL = records from start */
+    int (*end)(struct collect_ctx *ctx, void *state);   /* NULL = stop ends recording */
     int (*stop)(struct collect_ctx *ctx, void *state, char *err, size_t n);
     void (*destroy)(void *state);
 };

@@ -52,6 +52,7 @@ struct offcpu_state {
     struct offcpu_bpf *skel; /* owned */
     bool classic;
     uint64_t attach_ns;      /* CLOCK_MONOTONIC when sched_switch was attached */
+    uint64_t end_ns;         /* when recording stopped (end), 0 before */
     uint64_t observed_ns;    /* attach -> drain: the span the shares are of */
 };
 
@@ -367,14 +368,24 @@ static void write_model(struct collect_ctx *ctx, const struct offcpu_state *st, 
     }
 }
 
+static int offcpu_end(struct collect_ctx *ctx, void *state)
+{
+    (void)ctx;
+    struct offcpu_state *st = state;
+    offcpu_bpf__detach(st->skel);
+    st->end_ns = mono_ns();
+    return 0;
+}
+
 static int offcpu_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
 {
     struct offcpu_state *st = state;
     struct report *r = ctx->r;
+    if (!st->end_ns) /* end did not run (an injected fault): stop here */
+        offcpu_end(ctx, st);
     uint64_t t0 = mono_ns();
-    offcpu_bpf__detach(st->skel);
-    st->observed_ns = t0 > st->attach_ns ? t0 - st->attach_ns : 0;
-    uint64_t end = t0, min_ns = (uint64_t)ctx->opt->min_block_us * 1000ull;
+    st->observed_ns = st->end_ns > st->attach_ns ? st->end_ns - st->attach_ns : 0;
+    uint64_t end = st->end_ns, min_ns = (uint64_t)ctx->opt->min_block_us * 1000ull;
 
     struct row *rows = NULL;
     size_t nrows = 0, cap = 0;
@@ -506,6 +517,7 @@ const struct collector collector_offcpu = {
     .needs_bpf = true,
     .can_run = offcpu_can_run,
     .start = offcpu_start,
+    .end = offcpu_end,
     .stop = offcpu_stop,
     .destroy = offcpu_destroy,
 };

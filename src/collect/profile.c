@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -190,6 +191,9 @@ static int open_events(struct prof_state *st, char *err, size_t n)
         }
         st->links[cpu] = l;
         st->attached++;
+        /* libbpf enabled it; sampling starts with the window (begin).  If
+         * this fails it samples from now on: a few early ms, no harm. */
+        (void)ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
     }
     free(on);
     if (!st->attached) {
@@ -301,12 +305,30 @@ static void note_missing(struct ledger_entry *led, const char *what, const uint6
                         stack_miss_name((enum stack_miss)i));
 }
 
+static int prof_begin(struct collect_ctx *ctx, void *state)
+{
+    (void)ctx;
+    struct prof_state *st = state;
+    int rc = 0;
+    for (int i = 0; i < st->ncpu; i++)
+        if (st->links[i] && ioctl(st->fds[i], PERF_EVENT_IOC_ENABLE, 0) != 0)
+            rc = -errno;
+    return rc;
+}
+
+static int prof_end(struct collect_ctx *ctx, void *state)
+{
+    (void)ctx;
+    detach(state);
+    return 0;
+}
+
 static int prof_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
 {
     struct prof_state *st = state;
     struct report *r = ctx->r;
     double t0 = mono_ms();
-    detach(st); /* the window is over: stop sampling before draining */
+    detach(st); /* a no-op after end; stops sampling when end did not run */
     uint64_t stats[PROF_NSTATS];
     int rc = read_stats(st, stats);
     if (rc) {
@@ -445,6 +467,8 @@ const struct collector collector_profile = {
     .can_run = prof_can_run,
     .start = prof_start,
     .tick = prof_tick,
+    .begin = prof_begin,
+    .end = prof_end,
     .stop = prof_stop,
     .destroy = prof_destroy,
 };

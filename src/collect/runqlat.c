@@ -19,7 +19,8 @@
 
 _Static_assert(sizeof(struct runq_cpu) == (RUNQ_SLOTS + 2) * 8, "matches struct khist");
 
-void runqlat_fill_hists(struct report *r, const struct runq_cpu *cpus, size_t ncpu)
+void runqlat_fill_hists(struct report *r, const struct runq_cpu *cpus, size_t ncpu,
+                        const struct runq_cpu *behind_self)
 {
     struct hist *all = report_hist(r, "runqlat", "Run-queue latency (all CPUs)", "us", "cpu");
     for (size_t c = 0; c < ncpu; c++) {
@@ -46,6 +47,20 @@ void runqlat_fill_hists(struct report *r, const struct runq_cpu *cpus, size_t nc
                       hist_percentile(all, 0.99));
         report_metric(r, "sched.runq_max_us", "Run-queue latency max", "us", "cpu", all->max);
     }
+    if (!behind_self)
+        return;
+    uint64_t n = 0;
+    for (size_t i = 0; i < RUNQ_SLOTS; i++)
+        n += behind_self->slots[i];
+    report_metric(r, "sched.runq_behind_self", "Run-queue waits behind perfreport", "", "cpu",
+                  (double)n);
+    if (!n)
+        return;
+    struct hist *self = report_hist(r, "runqlat.behind_self",
+                                    "Run-queue waits behind perfreport itself (not counted above)",
+                                    "us", "cpu");
+    kbpf_hist_add(self, behind_self->slots, RUNQ_SLOTS, (double)behind_self->sum_us,
+                  (double)behind_self->max_us);
 }
 
 static int by_total_desc(const void *a, const void *b)
@@ -155,7 +170,12 @@ static int rq_start(struct collect_ctx *ctx, void **state, char *err, size_t n)
     bpf_program__set_autoload(s->progs.rq_wakeup_new_tp, st->classic);
     bpf_program__set_autoload(s->progs.rq_switch_tp, st->classic);
     bpf_map__set_max_entries(s->maps.cpu_hist, (uint32_t)st->ncpu);
+    /* Initial value: without mmapable maps (s->bss NULL after load) the
+     * switch cannot be flipped and it records from the attach. */
+    s->bss->recording = true;
     rc = runqlat_bpf__load(s);
+    if (!rc && s->bss)
+        s->bss->recording = false; /* until begin: the other loads are not the host's */
     if (!rc)
         rc = runqlat_bpf__attach(s);
     if (rc) {
@@ -168,12 +188,32 @@ static int rq_start(struct collect_ctx *ctx, void **state, char *err, size_t n)
     return 0;
 }
 
+static int rq_begin(struct collect_ctx *ctx, void *state)
+{
+    (void)ctx;
+    struct rq_state *st = state;
+    if (st->skel->bss)
+        st->skel->bss->recording = true;
+    return 0;
+}
+
+/* The window is over: programs stay attached until stop, but record
+ * nothing more, so the other collectors' drains are not measured. */
+static int rq_end(struct collect_ctx *ctx, void *state)
+{
+    (void)ctx;
+    struct rq_state *st = state;
+    if (st->skel->bss) /* NULL after load without mmapable maps: stop detaches */
+        st->skel->bss->recording = false;
+    return 0;
+}
+
 static int rq_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
 {
     struct rq_state *st = state;
     struct runqlat_bpf *s = st->skel;
     double t0 = mono_ms();
-    /* Detach first so the maps hold exactly the window. */
+    rq_end(ctx, st); /* a no-op after end */
     runqlat_bpf__detach(s);
 
     struct runq_cpu *cpus = xcalloc((size_t)st->ncpu, sizeof *cpus);
@@ -183,7 +223,11 @@ static int rq_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
         if (bpf_map_lookup_elem(fd, &key, &cpus[c]) != 0)
             memset(&cpus[c], 0, sizeof cpus[c]);
     }
-    runqlat_fill_hists(ctx->r, cpus, (size_t)st->ncpu);
+    struct runq_cpu self;
+    uint32_t zero = 0;
+    if (bpf_map_lookup_elem(bpf_map__fd(s->maps.behind_self), &zero, &self) != 0)
+        memset(&self, 0, sizeof self);
+    runqlat_fill_hists(ctx->r, cpus, (size_t)st->ncpu, &self);
     free(cpus);
 
     struct runq_proc *procs = NULL;
@@ -243,6 +287,8 @@ const struct collector collector_runqlat = {
     .can_run = rq_can_run,
     .start = rq_start,
     .tick = NULL,
+    .begin = rq_begin,
+    .end = rq_end,
     .stop = rq_stop,
     .destroy = rq_destroy,
 };

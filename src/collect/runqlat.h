@@ -23,8 +23,12 @@ struct runq_proc {
 };
 
 /* Histograms "runqlat" (all CPUs) and "runqlat.cpuN" (CPUs that saw a
- * wait), metrics sched.runq_{waits,p50_us,p90_us,p99_us,max_us}. */
-void runqlat_fill_hists(struct report *r, const struct runq_cpu *cpus, size_t ncpu);
+ * wait), metrics sched.runq_{waits,p50_us,p90_us,p99_us,max_us}; with
+ * behind_self (may be NULL) also "runqlat.behind_self" and the metric
+ * sched.runq_behind_self: the waits that ended when one of perfreport's
+ * threads gave up the CPU, which the others leave out. */
+void runqlat_fill_hists(struct report *r, const struct runq_cpu *cpus, size_t ncpu,
+                        const struct runq_cpu *behind_self);
 /* Table "sched.runq_wait": top RUNQ_TOP by total wait (sorts procs in place).
  * note may be NULL. */
 void runqlat_fill_table(struct report *r, struct runq_proc *procs, size_t n, const char *note);

@@ -167,7 +167,6 @@ struct systap_bpf *systap_acquire(const struct collect_ctx *ctx, enum systap_par
         tap_io_attached = true;
     }
     tap_users |= part;
-    set_part(part, true);
     *classic = tap_classic;
     out = tap_skel;
     goto out;
@@ -179,6 +178,14 @@ out_unused:
 out:
     pthread_mutex_unlock(&tap_mu);
     return out;
+}
+
+void systap_begin(enum systap_part part)
+{
+    pthread_mutex_lock(&tap_mu);
+    if (tap_users & part)
+        set_part(part, true);
+    pthread_mutex_unlock(&tap_mu);
 }
 
 void systap_quiesce(enum systap_part part)

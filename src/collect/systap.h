@@ -16,10 +16,13 @@ enum systap_part { SYSTAP_SYSCALLS = 1u, SYSTAP_IOLAYERS = 2u, SYSTAP_FUTEX = 4u
 
 /* Loads and attaches the tap if it is not yet (tp_btf first, classic
  * raw_syscalls tracepoints as the fallback; the I/O part needs tp_btf),
- * then switches `part` on.  Returns the shared skeleton, which stays owned
- * by this module, or NULL with err filled.  *classic tells which hooks run. */
+ * with `part` still off (systap_begin switches it on).  Returns the shared
+ * skeleton, which stays owned by this module, or NULL with err filled.
+ * *classic tells which hooks run. */
 struct systap_bpf *systap_acquire(const struct collect_ctx *ctx, enum systap_part part,
                                   bool *classic, char *err, size_t n);
+/* Switches `part` on: the window opens. */
+void systap_begin(enum systap_part part);
 /* Switches `part` off: its maps stop changing (the window end) and can be
  * drained.  The programs stay attached while the other part uses them. */
 void systap_quiesce(enum systap_part part);

@@ -102,3 +102,18 @@ case "$f" in
 esac
 if python3 -c "import sys; sys.exit(0 if $p99 and $p99[0] >= 5000 else 1)"; then ok kio_runqlat_p99_high
 else not_ok kio_runqlat_p99_high "p99 $p99 us"; fi
+wait 2>/dev/null
+
+# (d) perfreport and a 1 ms sleeper share CPU 0: waits that end when one of
+# perfreport's threads gives up the CPU are kept apart (runqlat.behind_self)
+# and out of the host's histogram, and the sleeper's own waits still count.
+taskset -c 0 "$WL/sleeper" 6 1 >/dev/null &
+track $!
+sleep 0.3
+taskset -c 0 "$PERFREPORT_BIN" -d 3 -i 0.2 -o "$TMPD/self" --quiet
+got=$(json "$TMPD/self/report.json" "(d['metrics'].get('sched.runq_behind_self', {}).get('value'), sum(h['count'] for h in d['histograms'] if h['name']=='runqlat.behind_self'), [r['waits'] for t in d['tables'] if t['name']=='sched.runq_wait' for r in t['rows'] if r['comm']=='sleeper'])")
+if python3 -c "import sys; m, h, w = $got; sys.exit(0 if m and m == h and w and w[0] >= 100 else 1)"; then
+    ok kio_runqlat_behind_self_apart
+else
+    not_ok kio_runqlat_behind_self_apart "(metric, histogram count, sleeper waits): $got"
+fi

@@ -238,7 +238,7 @@ TEST(runqlat_fill_ranks_processes_and_sums_cpus)
     cpus[0].max_us = 12;
     cpus[2].slots[12] = 5;
     cpus[2].max_us = 6000;
-    runqlat_fill_hists(r, cpus, 3);
+    runqlat_fill_hists(r, cpus, 3, NULL);
     const struct hist *all = report_find_hist(r, "runqlat");
     REQUIRE(all);
     CHECK(all->count == 15);
@@ -268,6 +268,39 @@ TEST(runqlat_fill_ranks_processes_and_sums_cpus)
     CHECK_NUM(table_num(t, 0, "max_us"), 500, 1e-9);
     CHECK_STR(table_str(t, 6, "comm"), "exactly16chars!!");
     CHECK_STR(t->note, "only pid 1");
+    report_free(r);
+}
+
+/* Waits that ended behind perfreport's own threads are shown apart and
+ * counted in their own metric, never in the host's histogram. */
+TEST(runqlat_behind_self_kept_apart)
+{
+    struct report *r = report_new();
+    struct runq_cpu cpus[1], self;
+    memset(cpus, 0, sizeof cpus);
+    memset(&self, 0, sizeof self);
+    cpus[0].slots[4] = 100;
+    cpus[0].max_us = 30;
+    self.slots[12] = 3;
+    self.sum_us = 15000;
+    self.max_us = 7000;
+    runqlat_fill_hists(r, cpus, 1, &self);
+    const struct hist *all = report_find_hist(r, "runqlat");
+    const struct hist *me = report_find_hist(r, "runqlat.behind_self");
+    REQUIRE(all && me);
+    CHECK(all->count == 100);
+    CHECK(hist_percentile(all, 0.99) < 32);
+    CHECK(me->count == 3);
+    CHECK_NUM(me->max, 7000, 0);
+    CHECK_NUM(report_metric_value(r, "sched.runq_behind_self"), 3, 0);
+    report_free(r);
+
+    /* none behind us: the metric says 0 and no empty histogram is drawn */
+    r = report_new();
+    memset(&self, 0, sizeof self);
+    runqlat_fill_hists(r, cpus, 1, &self);
+    CHECK(report_find_hist(r, "runqlat.behind_self") == NULL);
+    CHECK_NUM(report_metric_value(r, "sched.runq_behind_self"), 0, 0);
     report_free(r);
 }
 

@@ -647,6 +647,19 @@ TEST(rules_fd_growth_projection_and_fold_into_exhaustion)
     analyze_run(r);
     CHECK(find(r, "fd.growth") == NULL);
     report_free(r);
+
+    /* 15 more in a 4 s window is 225/min on paper, but could be one burst */
+    r = idle_host();
+    r->window.actual_s = 4;
+    t = report_find_table(r, "proc.fd");
+    table_set_num(t, 0, "fd_growth", 15);
+    table_set_num(t, 0, "fd_growth_per_min", 225);
+    analyze_run(r);
+    f = find(r, "fd.growth");
+    REQUIRE(f);
+    CHECK(f->sev == SEV_INFO);
+    CHECK(any_evidence(f, "too short to tell a leak from a burst"));
+    report_free(r);
 }
 
 TEST(rules_findings_sorted_by_score)
