@@ -7,6 +7,9 @@
 
 /* Fewer waits than this make a p99 an anecdote (one slow wakeup). */
 #define RUNQ_MIN_WAITS 100
+/* Nor is a p99 made by fewer waits past the warning line than this: with a
+ * few hundred waits in a quiet window, p99 is the second-longest one. */
+#define RUNQ_MIN_SLOW 5
 
 void rule_sched_runqueue_latency(struct report *r)
 {
@@ -17,7 +20,9 @@ void rule_sched_runqueue_latency(struct report *r)
     struct sig s = sig_value(r, "sched.runq_p99_us", p99, NULL);
     if (s.sev < SEV_WARNING)
         return;
-    enum severity sev = h->count < RUNQ_MIN_WAITS ? SEV_INFO : s.sev;
+    double slow = s.t ? hist_count_above(h, s.t->warn) : NAN;
+    bool few_slow = !isnan(slow) && slow < RUNQ_MIN_SLOW;
+    enum severity sev = h->count < RUNQ_MIN_WAITS || few_slow ? SEV_INFO : s.sev;
     const struct table *t = report_find_table(r, "sched.runq_wait");
     char who[512] = "";
     if (t && t->nrows > 0) {
@@ -52,9 +57,13 @@ void rule_sched_runqueue_latency(struct report *r)
         sig_evidence(f, "Corroborated by the run queue per CPU", &rq);
         corr += rq.sev >= SEV_WARNING;
     }
-    if (sev == SEV_INFO)
+    if (h->count < RUNQ_MIN_WAITS)
         finding_evidence(f, "Only %llu waits in the window: too few to call it a problem",
                          (unsigned long long)h->count);
+    else if (few_slow)
+        finding_evidence(f, "Only about %.0f waits reached %.0f us: a few slow wakeups, not a "
+                            "queue (a warning needs %d)",
+                         slow, s.t->warn, RUNQ_MIN_SLOW);
     if (t && t->nrows > 0) {
         char lab[128];
         proc_label(t, 0, lab, sizeof lab);

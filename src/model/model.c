@@ -556,6 +556,21 @@ double hist_percentile(const struct hist *h, double p)
     }
     return isnan(h->max) ? ldexp(1.0, HIST_BUCKETS) : h->max;
 }
+double hist_count_above(const struct hist *h, double v)
+{
+    double n = 0;
+    for (unsigned b = 0; b < HIST_BUCKETS; b++) {
+        if (!h->buckets[b])
+            continue;
+        double lo = b == 0 ? 0 : ldexp(1.0, (int)b), hi = ldexp(1.0, (int)b + 1);
+        if (lo >= v)
+            n += (double)h->buckets[b];
+        else if (hi > v)
+            n += (double)h->buckets[b] * (hi - v) / (hi - lo);
+    }
+    return n;
+}
+
 struct profile *report_add_profile(struct report *r, struct profile *p)
 {
     xgrow(&r->profiles, &r->cap_profiles, r->nprofiles + 1, sizeof *r->profiles);

@@ -429,6 +429,31 @@ TEST(rule_runqueue_latency_few_waits_is_info)
     report_free(r);
 }
 
+/* A quiet window: 200 waits, 3 of them slow.  p99 is past 5 ms, but three
+ * slow wakeups are not a queue. */
+TEST(rule_runqueue_latency_few_slow_waits_is_info)
+{
+    struct report *r = quiet_host();
+    struct hist *h = report_hist(r, "runqlat", "runq", "us", "cpu");
+    hist_add_bucket(h, 4, 197);
+    hist_add_bucket(h, 13, 3);
+    h->max = 9000;
+    REQUIRE(hist_percentile(h, 0.99) >= 5000);
+    analyze_run(r);
+    CHECK(sev_of(r, "sched.runqueue_latency") == SEV_INFO);
+    CHECK(evidence_has(r, "sched.runqueue_latency", "Only about 3 waits reached 5000 us"));
+    report_free(r);
+
+    r = quiet_host(); /* the same tail with 5 slow waits is a warning */
+    h = report_hist(r, "runqlat", "runq", "us", "cpu");
+    hist_add_bucket(h, 4, 195);
+    hist_add_bucket(h, 13, 5);
+    h->max = 9000;
+    analyze_run(r);
+    CHECK(sev_of(r, "sched.runqueue_latency") == SEV_WARNING);
+    report_free(r);
+}
+
 static struct report *cache_case(double lookups, double hit)
 {
     struct report *r = quiet_host();
