@@ -16,6 +16,11 @@
 /* kinds of histogram per device, must match src/collect/biolat.h */
 enum { BK_READ = 0, BK_WRITE, BK_FLUSH, BK_DISCARD, BK_OTHER, BK_QUEUE, BK_SIZE, BK_NKINDS };
 
+/* Completions count only inside the window (set by user space at begin and
+ * end); requests are tracked from the attach so one issued just before the
+ * window still has its times. */
+volatile bool recording = false;
+
 struct rq_key {
     __u64 id;  /* request pointer (tp_btf) or sector (classic) */
     __u32 dev; /* 0 (tp_btf) or the kernel dev_t (classic) */
@@ -101,7 +106,7 @@ static __always_inline void on_complete(struct rq_key *k, __u32 dev, __u32 kind,
     }
     __u64 now = bpf_ktime_get_ns(), ins = v->insert_ns, iss = v->issue_ns;
     bpf_map_delete_elem(&inflight, k);
-    if (!iss)
+    if (!iss || !recording)
         return;
     hist_add(dev, kind, (now - iss) / 1000);
     if (ins && iss >= ins)

@@ -19,6 +19,12 @@ const volatile __u32 target_tgid = 0;
 const volatile __u64 target_cgid = 0;
 const volatile __u64 min_block_ns = 1000000;
 
+/* The window's start (bpf_ktime_get_ns clock), set by user space at begin;
+ * 0 until then.  Blocks are tracked from the attach, so a thread that
+ * blocked earlier is known, but only the part of a wait inside the window
+ * counts, and a wait that ended before it not at all. */
+volatile __u64 begin_ns = 0;
+
 struct {
     __uint(type, BPF_MAP_TYPE_STACK_TRACE);
     __uint(max_entries, OFFCPU_STACK_ENTRIES);
@@ -145,7 +151,12 @@ static __always_inline void on_wake(__u32 tid, __u64 now)
         return;
     struct start_rec rec = *p;
     bpf_map_delete_elem(&starts, &tid);
-    __u64 delta = now - rec.s.ts_ns;
+    __u64 from = begin_ns;
+    if (!from || now <= from)
+        return;
+    if (rec.s.ts_ns > from)
+        from = rec.s.ts_ns;
+    __u64 delta = now - from;
     if (delta < min_block_ns) {
         kcount(&stats, OFFCPU_ST_SHORT);
         return;

@@ -9,7 +9,7 @@
  * have their staging report merged into the real one after stop().
  *
  * Fault injection for tests: PERFREPORT_FAULT="NAME:PHASE:ACTION" with PHASE
- * start|tick|end|stop and ACTION hang|fail makes collector NAME hang or fail
+ * start|begin|tick|end|stop and ACTION hang|fail makes collector NAME hang or fail
  * there (documented in the README's testing section). */
 #ifndef PERFREPORT_RUNNER_H
 #define PERFREPORT_RUNNER_H

@@ -63,7 +63,7 @@ void rule_sched_runqueue_latency(struct report *r)
     else if (few_slow)
         finding_evidence(f, "Only about %.0f waits reached %.0f us: a few slow wakeups, not a "
                             "queue (a warning needs %d)",
-                         slow, s.t->warn, RUNQ_MIN_SLOW);
+                         floor(slow), s.t->warn, RUNQ_MIN_SLOW);
     if (t && t->nrows > 0) {
         char lab[128];
         proc_label(t, 0, lab, sizeof lab);

@@ -13,41 +13,67 @@ static bool in_list(const char *s, const char *const *list)
     return false;
 }
 
-/* Probing failures (see probing()) above this rate are a loop, not a
- * question: PATH search, config files, Python imports stay well below. */
-#define PROBE_ENOENT_MAX_PER_S 1000.0
+/* Probing failures (see probing()) above this rate in one process are a
+ * loop, not a question: PATH search, config files, Python imports stay well
+ * below.  Many processes probing a little each (a busy shell, a build) are
+ * not a fault of any one; process.churn speaks about their number. */
+#define PROBE_PER_PROC_MAX_PER_S 1000.0
 
-/* Failures that are how programs ask a question, below the probing rate:
- * ENOENT from a path lookup (is the file there?), ENOTTY from ioctl (what
- * isatty() does on a pipe or file), EINVAL from readlink (not a symlink:
- * realpath() walks).  A process failing the same way 100k times a second
- * is a bug, and stays one. */
+/* Failures that are how programs ask a question, as long as one process
+ * does not ask thousands of times a second:
+ *   ENOENT from a path lookup (is the file there?), ENXIO from open (a FIFO
+ *   without a reader, a tty without a controlling terminal), ENOTTY from
+ *   ioctl (isatty() on a pipe or file), EINVAL from readlink (not a symlink:
+ *   realpath() walks), ECHILD from wait4/waitid (no child left to reap: how
+ *   a reaping loop ends), EBADF from fcntl (is this descriptor open?),
+ *   ENOTSOCK from getsockname/getpeername/getsockopt (is this a socket?). */
 static bool probing(const char *sc, const char *e)
 {
     static const char *const lookups[] = {
-        "open",   "openat",   "openat2",  "stat",     "lstat",      "newfstatat", "statx",
-        "access", "faccessat", "faccessat2", "readlink", "readlinkat", "execve",   "execveat",
-        NULL};
+        "open",   "openat",    "openat2",    "stat",     "lstat",      "newfstatat", "statx",
+        "access", "faccessat", "faccessat2", "readlink", "readlinkat", "execve",     "execveat",
+        "statfs", NULL};
+    static const char *const opens[] = {"open", "openat", "openat2", NULL};
     static const char *const links[] = {"readlink", "readlinkat", NULL};
+    static const char *const waits[] = {"wait4", "waitid", NULL};
+    static const char *const sockq[] = {"getsockname", "getpeername", "getsockopt", NULL};
+    static const struct {
+        const char *errno_name;
+        const char *const *calls;
+    } asks[] = {{"ENOENT", lookups}, {"ENXIO", opens},  {"EINVAL", links},
+                {"ECHILD", waits},   {"ENOTSOCK", sockq}};
     if (!e || !sc)
         return false;
-    return (strcmp(e, "ENOENT") == 0 && in_list(sc, lookups)) ||
-           (strcmp(e, "ENOTTY") == 0 && strcmp(sc, "ioctl") == 0) ||
-           (strcmp(e, "EINVAL") == 0 && in_list(sc, links));
+    if ((strcmp(e, "ENOTTY") == 0 && strcmp(sc, "ioctl") == 0) ||
+        (strcmp(e, "EBADF") == 0 && strcmp(sc, "fcntl") == 0))
+        return true;
+    for (size_t i = 0; i < sizeof asks / sizeof asks[0]; i++)
+        if (strcmp(e, asks[i].errno_name) == 0 && in_list(sc, asks[i].calls))
+            return true;
+    return false;
 }
 
 /* Whether a row of syscall.errors is normal behaviour, not a fault: flow
  * control (a nonblocking read with nothing to read, an interrupted wait, a
- * timed-out futex), or probing below the probing rate. */
+ * timed-out futex), or probing by processes that each stay below the
+ * probing rate (the row names the one with the most; the others have fewer). */
+/* Rate of the row's failures in the process that has the most of them. */
+static double top_proc_rate(const struct table *t, size_t i)
+{
+    double rate = table_num(t, i, "per_s"), n = table_num(t, i, "count"),
+           top = table_num(t, i, "proc_count");
+    return isnan(top) || !(n > 0) ? rate : rate * top / n;
+}
+
 static bool benign_row(const struct table *t, size_t i)
 {
     static const char *const flow[] = {"EAGAIN", "EINTR", "ETIMEDOUT", "EINPROGRESS", NULL};
     const char *e = table_str(t, i, "errno");
     if (in_list(e, flow))
         return true;
-    double rate = table_num(t, i, "per_s");
-    return probing(table_str(t, i, "syscall"), e) && !isnan(rate) &&
-           rate < PROBE_ENOENT_MAX_PER_S;
+    double top_rate = top_proc_rate(t, i);
+    return probing(table_str(t, i, "syscall"), e) && !isnan(top_rate) &&
+           top_rate < PROBE_PER_PROC_MAX_PER_S;
 }
 
 void rule_syscall_rate(struct report *r)
@@ -113,9 +139,16 @@ void rule_syscall_errors(struct report *r)
         size_t i = (size_t)best;
         char lab[160];
         proc_label(t, i, lab, sizeof lab);
-        finding_set_title(f, "Failing syscalls: %.0f/s; most %s() -> %s from %s (%.0f/s)", s.v,
-                          table_str(t, i, "syscall"), table_str(t, i, "errno"), lab,
-                          table_num(t, i, "per_s"));
+        double row_rate = table_num(t, i, "per_s"), top_rate = top_proc_rate(t, i);
+        if (isnan(row_rate) || isnan(top_rate) || top_rate >= row_rate * 0.995)
+            finding_set_title(f, "Failing syscalls: %.0f/s; most %s() -> %s from %s (%.0f/s)",
+                              s.v, table_str(t, i, "syscall"), table_str(t, i, "errno"), lab,
+                              row_rate);
+        else /* several processes: the row's rate is not the named one's */
+            finding_set_title(f, "Failing syscalls: %.0f/s; most %s() -> %s (%.0f/s), of "
+                                 "them the most from %s (%.0f/s)",
+                              s.v, table_str(t, i, "syscall"), table_str(t, i, "errno"),
+                              row_rate, lab, top_rate);
         finding_set_culprit(f, lab);
     } else {
         finding_set_title(f, "Failing syscalls: %.0f/s", s.v);
@@ -135,8 +168,7 @@ void rule_syscall_errors(struct report *r)
     if (benign > 0 && !only_benign)
         finding_evidence(f, "%.0f%% of the listed errors are normal (EAGAIN/EINTR/ETIMEDOUT flow "
                             "control, or programs probing: ENOENT lookups, isatty ENOTTY, "
-                            "readlink EINVAL); the others "
-                            "are ranked first",
+                            "readlink EINVAL, wait4 ECHILD...); the others are ranked first",
                          100.0 * benign / all);
     if (only_benign)
         finding_evidence(f, "All listed errors are normal (flow control, or programs probing "

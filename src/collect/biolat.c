@@ -195,7 +195,12 @@ static int bio_start(struct collect_ctx *ctx, void **state, char *err, size_t n)
     bpf_program__set_autoload(s->progs.bio_insert_tp, st->classic);
     bpf_program__set_autoload(s->progs.bio_issue_tp, st->classic);
     bpf_program__set_autoload(s->progs.bio_complete_tp, st->classic);
+    /* Initial value: without mmapable maps (bss NULL after load) the switch
+     * cannot be flipped, and it records from the attach to the detach. */
+    s->bss->recording = true;
     int rc = biolat_bpf__load(s);
+    if (!rc && s->bss)
+        s->bss->recording = false;
     if (!rc)
         rc = biolat_bpf__attach(s);
     if (rc) {
@@ -227,11 +232,23 @@ static void dev_name(unsigned major, unsigned minor, char *out, size_t n)
     snprintf(out, n, "%u:%u", major, minor);
 }
 
+static int bio_begin(struct collect_ctx *ctx, void *state)
+{
+    (void)ctx;
+    struct bio_state *st = state;
+    if (st->skel->bss)
+        st->skel->bss->recording = true;
+    return 0;
+}
+
 static int bio_end(struct collect_ctx *ctx, void *state)
 {
     (void)ctx;
     struct bio_state *st = state;
-    biolat_bpf__detach(st->skel);
+    if (st->skel->bss)
+        st->skel->bss->recording = false;
+    else
+        biolat_bpf__detach(st->skel);
     return 0;
 }
 
@@ -242,7 +259,8 @@ static int bio_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     struct bio_state *st = state;
     struct biolat_bpf *s = st->skel;
     double t0 = mono_ms();
-    biolat_bpf__detach(s); /* a no-op after end */
+    bio_end(ctx, st); /* a no-op after end */
+    biolat_bpf__detach(s);
 
     struct bio_dev *devs = NULL;
     size_t nd = 0, cap = 0;
@@ -307,6 +325,7 @@ const struct collector collector_biolat = {
     .can_run = bio_can_run,
     .start = bio_start,
     .tick = NULL,
+    .begin = bio_begin,
     .end = bio_end,
     .stop = bio_stop,
     .destroy = bio_destroy,

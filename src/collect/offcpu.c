@@ -51,9 +51,9 @@ struct row {
 struct offcpu_state {
     struct offcpu_bpf *skel; /* owned */
     bool classic;
-    uint64_t attach_ns;      /* CLOCK_MONOTONIC when sched_switch was attached */
+    uint64_t begin_ns;       /* CLOCK_MONOTONIC when recording began (begin) */
     uint64_t end_ns;         /* when recording stopped (end), 0 before */
-    uint64_t observed_ns;    /* attach -> drain: the span the shares are of */
+    uint64_t observed_ns;    /* begin -> end: the span the shares are of */
 };
 
 static uint64_t mono_ns(void)
@@ -119,11 +119,16 @@ static int offcpu_start(struct collect_ctx *ctx, void **state, char *err, size_t
     st->skel->rodata->target_tgid = (__u32)ctx->opt->pid;
     st->skel->rodata->target_cgid = cgid;
     st->skel->rodata->min_block_ns = (__u64)ctx->opt->min_block_us * 1000ull;
+    /* Initial value: without mmapable maps (bss NULL after load) begin
+     * cannot reach the programs, and they count from the attach. */
+    st->skel->bss->begin_ns = 1;
     rc = offcpu_bpf__load(st->skel);
     if (rc) {
         snprintf(err, n, "loading the off-CPU programs failed: %s", strerror(-rc));
         return rc;
     }
+    if (st->skel->bss)
+        st->skel->bss->begin_ns = 0;
     struct bpf_program *prog =
         st->classic ? st->skel->progs.offcpu_switch_tp : st->skel->progs.offcpu_switch_btf;
     struct bpf_link *l = bpf_program__attach(prog);
@@ -136,7 +141,7 @@ static int offcpu_start(struct collect_ctx *ctx, void **state, char *err, size_t
         st->skel->links.offcpu_switch_tp = l;
     else
         st->skel->links.offcpu_switch_btf = l;
-    st->attach_ns = mono_ns();
+    st->begin_ns = mono_ns(); /* until begin moves it */
     rc = run_seed_iter(st->skel);
     if (rc)
         ledger_note(report_ledger(ctx->r, "offcpu", NULL),
@@ -368,6 +373,17 @@ static void write_model(struct collect_ctx *ctx, const struct offcpu_state *st, 
     }
 }
 
+static int offcpu_begin(struct collect_ctx *ctx, void *state)
+{
+    (void)ctx;
+    struct offcpu_state *st = state;
+    if (!st->skel->bss)
+        return 0;
+    st->begin_ns = mono_ns(); /* the same clock as bpf_ktime_get_ns */
+    st->skel->bss->begin_ns = st->begin_ns;
+    return 0;
+}
+
 static int offcpu_end(struct collect_ctx *ctx, void *state)
 {
     (void)ctx;
@@ -384,7 +400,7 @@ static int offcpu_stop(struct collect_ctx *ctx, void *state, char *err, size_t n
     if (!st->end_ns) /* end did not run (an injected fault): stop here */
         offcpu_end(ctx, st);
     uint64_t t0 = mono_ns();
-    st->observed_ns = st->end_ns > st->attach_ns ? st->end_ns - st->attach_ns : 0;
+    st->observed_ns = st->end_ns > st->begin_ns ? st->end_ns - st->begin_ns : 0;
     uint64_t end = st->end_ns, min_ns = (uint64_t)ctx->opt->min_block_us * 1000ull;
 
     struct row *rows = NULL;
@@ -406,8 +422,10 @@ static int offcpu_stop(struct collect_ctx *ctx, void *state, char *err, size_t n
     size_t pending = 0;
     void *ptid = NULL;
     while (bpf_map_get_next_key(sfd, ptid, &ntid) == 0) {
-        if (bpf_map_lookup_elem(sfd, &ntid, &sr) == 0 && end > sr.s.ts_ns &&
-            end - sr.s.ts_ns >= min_ns) {
+        uint64_t from = 0;
+        if (bpf_map_lookup_elem(sfd, &ntid, &sr) == 0)
+            from = sr.s.ts_ns > st->begin_ns ? sr.s.ts_ns : st->begin_ns;
+        if (from && end > from && end - from >= min_ns) {
             struct offcpu_key pk;
             memset(&pk, 0, sizeof pk);
             pk.tgid = sr.tgid;
@@ -416,7 +434,7 @@ static int offcpu_stop(struct collect_ctx *ctx, void *state, char *err, size_t n
             pk.ustack = sr.s.ustack;
             pk.syscall = sr.s.syscall;
             memcpy(pk.comm, sr.comm, sizeof pk.comm);
-            rows_push(&rows, &nrows, &cap, &pk, end - sr.s.ts_ns, 1);
+            rows_push(&rows, &nrows, &cap, &pk, end - from, 1);
             pending++;
         }
         tid = ntid;
@@ -517,6 +535,7 @@ const struct collector collector_offcpu = {
     .needs_bpf = true,
     .can_run = offcpu_can_run,
     .start = offcpu_start,
+    .begin = offcpu_begin,
     .end = offcpu_end,
     .stop = offcpu_stop,
     .destroy = offcpu_destroy,

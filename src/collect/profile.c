@@ -245,10 +245,13 @@ static int prof_start(struct collect_ctx *ctx, void **state, char *err, size_t n
 static void detach(struct prof_state *st)
 {
     for (int i = 0; st->links && i < st->ncpu; i++) {
-        bpf_link__destroy(st->links[i]);
-        st->links[i] = NULL;
-        if (st->fds[i] >= 0)
+        /* a perf_event link owns its event fd and closes it: closing it
+         * again could close another thread's newly opened file */
+        if (st->links[i])
+            bpf_link__destroy(st->links[i]);
+        else if (st->fds[i] >= 0)
             close(st->fds[i]);
+        st->links[i] = NULL;
         st->fds[i] = -1;
     }
 }

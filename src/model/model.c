@@ -558,6 +558,8 @@ double hist_percentile(const struct hist *h, double p)
 }
 double hist_count_above(const struct hist *h, double v)
 {
+    if (!h->count || (!isnan(h->max) && v > h->max))
+        return 0;
     double n = 0;
     for (unsigned b = 0; b < HIST_BUCKETS; b++) {
         if (!h->buckets[b])
@@ -568,7 +570,7 @@ double hist_count_above(const struct hist *h, double v)
         else if (hi > v)
             n += (double)h->buckets[b] * (hi - v) / (hi - lo);
     }
-    return n;
+    return !isnan(h->max) && n < 1 ? 1 : n; /* the maximum itself is >= v */
 }
 
 struct profile *report_add_profile(struct report *r, struct profile *p)

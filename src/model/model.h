@@ -261,8 +261,9 @@ void hist_add_bucket(struct hist *h, unsigned b, uint64_t n);
 /* Value below which a fraction p (0..1) of observations fall, interpolated
  * linearly inside the log2 bucket; NAN when the histogram is empty. */
 double hist_percentile(const struct hist *h, double p);
-/* Observations at or above v, the bucket holding v counted in proportion
- * (the same linear model as hist_percentile). */
+/* Observations at or above v: the bucket holding v counted in proportion
+ * (values spread evenly over it, as in hist_percentile); 0 above a known
+ * max, and at least 1 (the max itself) up to it. */
 double hist_count_above(const struct hist *h, double v);
 /* Takes ownership of p (a struct profile from model/profile.h); returns it. */
 struct profile *report_add_profile(struct report *r, struct profile *p);

@@ -11,7 +11,7 @@ if ! need_root; then
     skip kio_all "needs root for BPF"
     exit 0
 fi
-for w in fsyncer burner; do
+for w in fsyncer burner sleeper; do
     if [ ! -x "$WL/$w" ]; then
         skip kio_all "workload $WL/$w not built (make workloads)"
         exit 0
@@ -105,15 +105,16 @@ else not_ok kio_runqlat_p99_high "p99 $p99 us"; fi
 wait 2>/dev/null
 
 # (d) perfreport and a 1 ms sleeper share CPU 0: waits that end when one of
-# perfreport's threads gives up the CPU are kept apart (runqlat.behind_self)
-# and out of the host's histogram, and the sleeper's own waits still count.
+# perfreport's threads gives up the CPU are counted apart (runqlat.behind_self,
+# sched.runq_behind_self), and the sleeper's ~2,800 wakeups in the window
+# still fill the host's histogram.
 taskset -c 0 "$WL/sleeper" 6 1 >/dev/null &
 track $!
 sleep 0.3
 taskset -c 0 "$PERFREPORT_BIN" -d 3 -i 0.2 -o "$TMPD/self" --quiet
-got=$(json "$TMPD/self/report.json" "(d['metrics'].get('sched.runq_behind_self', {}).get('value'), sum(h['count'] for h in d['histograms'] if h['name']=='runqlat.behind_self'), [r['waits'] for t in d['tables'] if t['name']=='sched.runq_wait' for r in t['rows'] if r['comm']=='sleeper'])")
-if python3 -c "import sys; m, h, w = $got; sys.exit(0 if m and m == h and w and w[0] >= 100 else 1)"; then
+got=$(json "$TMPD/self/report.json" "(d['metrics'].get('sched.runq_behind_self', {}).get('value'), sum(h['count'] for h in d['histograms'] if h['name']=='runqlat.behind_self'), sum(h['count'] for h in d['histograms'] if h['name']=='runqlat'))")
+if python3 -c "import sys; m, h, w = $got; sys.exit(0 if m and h and w >= 1000 else 1)"; then
     ok kio_runqlat_behind_self_apart
 else
-    not_ok kio_runqlat_behind_self_apart "(metric, histogram count, sleeper waits): $got"
+    not_ok kio_runqlat_behind_self_apart "(metric, its histogram's count, host waits): $got"
 fi

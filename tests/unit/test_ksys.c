@@ -198,8 +198,9 @@ TEST(ksys_rule_enoent_probing_is_info_but_a_loop_is_not)
     REQUIRE(f);
     CHECK(f->sev == SEV_INFO);
     report_free(r);
-    /* 1000/s of the same failure is a retry loop: judged like any fault. */
-    r = sc_model(2000, NULL, 2);
+    /* 1100/s of the same failure, all but one from one process, is a retry
+     * loop: judged like any fault. */
+    r = sc_model(2200, NULL, 2);
     thr(r);
     analyze_run(r);
     f = report_find_finding(r, "syscall.errors");
@@ -235,26 +236,34 @@ TEST(ksys_rule_syscall_errors_benign_is_info)
     report_free(r);
 }
 
-/* Probing failures (isatty's ENOTTY, readlink's EINVAL on a non-link)
- * below 1000/s are normal; the same failure above it is a loop. */
+/* Probing failures (isatty's ENOTTY, readlink's EINVAL on a non-link, a
+ * reaping loop's ECHILD...) below 1000/s in one process are normal; the same
+ * failure above it in one process is a loop.  share: the top process's part
+ * of the row (proc_count / count), 0 when the column is absent. */
 TEST(ksys_rule_probing_errnos_boundary)
 {
     static const struct {
         const char *sc, *err;
-        double per_s;
+        double per_s, share;
         bool info;
     } cases[] = {
-        {"ioctl", "ENOTTY", 120, true},  {"ioctl", "ENOTTY", 5000, false},
-        {"readlink", "EINVAL", 300, true}, {"readlinkat", "EINVAL", 999, true},
-        {"readlink", "EINVAL", 4000, false}, {"write", "EINVAL", 300, false},
-        {"ioctl", "EINVAL", 300, false},
+        {"ioctl", "ENOTTY", 120, 0, true},        {"ioctl", "ENOTTY", 5000, 0, false},
+        {"readlink", "EINVAL", 300, 0, true},     {"readlinkat", "EINVAL", 999, 0, true},
+        {"readlink", "EINVAL", 4000, 0, false},   {"write", "EINVAL", 300, 0, false},
+        {"ioctl", "EINVAL", 300, 0, false},       {"wait4", "ECHILD", 200, 0, true},
+        {"waitid", "ECHILD", 5000, 0, false},     {"fcntl", "EBADF", 100, 0, true},
+        {"close", "EBADF", 100, 0, false},        {"getpeername", "ENOTSOCK", 150, 0, true},
+        {"openat", "ENXIO", 180, 0, true},        {"read", "ENXIO", 180, 0, false},
+        {"statfs", "ENOENT", 120, 0, true},
+        /* many short-lived processes probing a little each (a busy shell) */
+        {"openat", "ENOENT", 4400, 0.1, true},    {"openat", "ENOENT", 4400, 0.5, false},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         struct report *r = report_new();
         report_metric(r, "syscall.errors_per_s", "", "/s", "syscall", cases[k].per_s);
         struct table *t = report_table(r, "syscall.errors", "", "syscall");
-        const char *cols[] = {"syscall", "errno", "comm", "count", "per_s", "pid"};
-        for (int i = 0; i < 6; i++)
+        const char *cols[] = {"syscall", "errno", "comm", "count", "per_s", "pid", "proc_count"};
+        for (int i = 0; i < 7; i++)
             table_add_col(t, cols[i], cols[i], "", 0);
         size_t row = table_add_row(t);
         table_set_str(t, row, "syscall", cases[k].sc);
@@ -263,6 +272,8 @@ TEST(ksys_rule_probing_errnos_boundary)
         table_set_num(t, row, "count", cases[k].per_s * 10);
         table_set_num(t, row, "per_s", cases[k].per_s);
         table_set_num(t, row, "pid", 9);
+        if (cases[k].share > 0)
+            table_set_num(t, row, "proc_count", cases[k].per_s * 10 * cases[k].share);
         thr(r);
         analyze_run(r);
         const struct finding *f = report_find_finding(r, "syscall.errors");

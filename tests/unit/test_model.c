@@ -62,10 +62,15 @@ TEST(model_hist_percentiles_interpolate_in_log2_buckets)
     h->max = 1500;
     CHECK_NUM(hist_percentile(h, 0.99), 1500, 1e-9); /* never above the known max */
     CHECK(report_find_hist(r, "runqlat") == h);
-    /* the same linear model, counted from the top */
+    /* the same linear model, counted from the top; nothing above max */
     CHECK_NUM(hist_count_above(h, 8), 100, 1e-9);
     CHECK_NUM(hist_count_above(h, 12), 75, 1e-9);   /* half of [8,16) */
     CHECK_NUM(hist_count_above(h, 16), 50, 1e-9);
+    CHECK_NUM(hist_count_above(h, 1500), 50.0 * 548 / 1024, 1e-9);
+    CHECK_NUM(hist_count_above(h, 1501), 0, 1e-9);  /* above the maximum */
+    h->max = 2047.5;
+    CHECK_NUM(hist_count_above(h, 2047), 1, 1e-9);  /* at least the max itself */
+    h->max = NAN;
     CHECK_NUM(hist_count_above(h, 1536), 25, 1e-9); /* half of [1024,2048) */
     CHECK_NUM(hist_count_above(h, 4096), 0, 1e-9);
     report_free(r);
