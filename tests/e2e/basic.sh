@@ -40,12 +40,15 @@ case "$ran" in
     *) not_ok e2e_manifest_collectors_ran "ran: $ran" ;;
 esac
 
-# 2. Two burners on two CPUs: cpu.saturation first.
-"$WL/burner" 6 1 & track $!
-"$WL/burner" 6 1 & track $!
+# 2. Two burners on two CPUs: cpu.saturation first.  They outlive the run
+# (an ASan build takes ~6 s for a 3 s window): a process that exits before
+# the final snapshot has no CPU delta to rank.
+"$WL/burner" 30 1 & b1=$!; track $b1
+"$WL/burner" 30 1 & b2=$!; track $b2
 sleep 0.5
 "$PERFREPORT_BIN" -d 3 -o "$TMPD/burn" --quiet
 rc=$?
+kill "$b1" "$b2" 2>/dev/null; wait "$b1" "$b2" 2>/dev/null
 first=$(json "$TMPD/burn/report.json" "d['findings'][0]['id'] if d['findings'] else 'none'")
 if [ "$first" = cpu.saturation ] && [ "$rc" -ge 1 ] && [ "$rc" -le 2 ]; then ok e2e_burners_cpu_saturation_first
 else not_ok e2e_burners_cpu_saturation_first "first finding $first, exit $rc"; fi
@@ -57,9 +60,10 @@ esac
 wait
 
 # 3. Hostile process name and command line appear as text, never as markup.
-"$WL/burner" 5 1 --comm '<svg onload=x>' '"><script>alert(1)</script>' ']]>' & track $!
+"$WL/burner" 30 1 --comm '<svg onload=x>' '"><script>alert(1)</script>' ']]>' & b1=$!; track $b1
 sleep 0.5
 "$PERFREPORT_BIN" -d 2 -o "$TMPD/hostile" --quiet
+kill "$b1" 2>/dev/null; wait "$b1" 2>/dev/null
 html="$TMPD/hostile/index.html"
 if grep -q '<svg onload' "$html" || grep -q '<script>alert' "$html" || grep -q 'onload=x>' "$TMPD/hostile"/*.svg 2>/dev/null; then
     not_ok e2e_hostile_names_escaped "raw payload found in the output"

@@ -111,9 +111,15 @@ if [ "$rc" = 3 ] && [ ! -e "$TMPD/elsewhere" ]; then ok hardening_symlink_output
 else not_ok hardening_symlink_output_refused "exit $rc: $out"; fi
 
 # The window runs niced: the main thread and (nice is per thread) the
-# collector threads that sample during it (the /proc ones tick each second).
-"$PERFREPORT_BIN" -d 3 -o "$TMPD/nice" --quiet & p=$!
-sleep 1.5
+# collector threads that sample during it.  Workers take the nice before
+# their next call, so look after the window opened and a tick (every
+# 0.25 s) went by: under ASan the collectors take up to ~1.2 s to start.
+"$PERFREPORT_BIN" -d 3 -i 0.25 -v -o "$TMPD/nice" --quiet 2> "$TMPD/nice.err" & p=$!
+i=0
+while ! grep -q "window open" "$TMPD/nice.err" 2>/dev/null && [ $i -lt 100 ]; do
+    sleep 0.1; i=$((i + 1))
+done
+sleep 0.8
 nice=$(awk '{print $19}' /proc/$p/stat 2>/dev/null)
 niced=$(cat /proc/$p/task/*/stat 2>/dev/null | awk '$19 == 10' | wc -l)
 wait $p
