@@ -20,6 +20,14 @@ PERFREPORT_LOCK=$TMPD/perfreport.lock
 export PERFREPORT_LOCK
 _pids=""
 track() { _pids="$_pids $1"; }
+# Stops the tracked workloads now.  Workloads run longer than any build's
+# run (an ASan build on a slow host needs seconds around the window) and
+# are stopped after it, so none exits before perfreport's final snapshot.
+stop_tracked() {
+    for p in $_pids; do kill "$p" 2>/dev/null; done
+    for p in $_pids; do wait "$p" 2>/dev/null; done
+    _pids=""
+}
 _cleanup_hooks=""
 on_cleanup() { _cleanup_hooks="$_cleanup_hooks
 $1"; }

@@ -6,8 +6,8 @@
 . tests/scenarios/lib.sh
 need_root || { skip scenario_burners "needs root"; exit 0; }
 for mode in bpf nobpf; do
-    "$WL/burner" 8 1 & track $!
-    "$WL/burner" 8 1 & track $!
+    "$WL/burner" 60 1 & track $!
+    "$WL/burner" 60 1 & track $!
     sleep 0.5
     if [ $mode = nobpf ]; then scen_run "$TMPD/$mode" --no-bpf; else scen_run "$TMPD/$mode"; fi
     scen_record "burners-$mode" "$TMPD/$mode"
@@ -17,5 +17,5 @@ for mode in bpf nobpf; do
         expect_text scenario_burners_hotspot_names_function "$TMPD/$mode" \
             "[f['title'] for f in d['findings'] if f['id'] == 'cpu.hotspot']" burn_leaf
     fi
-    wait
+    stop_tracked
 done
