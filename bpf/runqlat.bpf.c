@@ -22,7 +22,7 @@ const volatile __u32 self_tgid = 0; /* perfreport's own waits (it runs niced) ar
 
 /* Set by user space for the window only: the maps hold exactly the window
  * even while other collectors still drain theirs. */
-bool recording = false;
+volatile bool recording = false;
 
 struct {
     __uint(type, BPF_MAP_TYPE_HASH);

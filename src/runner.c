@@ -94,6 +94,17 @@ static void parse_fault(struct worker *w)
     }
 }
 
+/* Whether c has a callback for phase p (start and stop are required). */
+static bool implements(const struct collector *c, enum phase p)
+{
+    switch (p) {
+    case PH_BEGIN: return c->begin != NULL;
+    case PH_TICK: return c->tick != NULL;
+    case PH_END: return c->end != NULL;
+    default: return true;
+    }
+}
+
 static int call(struct worker *w, enum phase p)
 {
     if (w->fault_phase == p) {
@@ -105,9 +116,9 @@ static int call(struct worker *w, enum phase p)
     }
     switch (p) {
     case PH_START: return w->c->start(&w->ctx, &w->state, w->err, sizeof w->err);
-    case PH_BEGIN: return w->c->begin ? w->c->begin(&w->ctx, w->state) : 0;
-    case PH_TICK: return w->c->tick ? w->c->tick(&w->ctx, w->state) : 0;
-    case PH_END: return w->c->end ? w->c->end(&w->ctx, w->state) : 0;
+    case PH_BEGIN: return w->c->begin(&w->ctx, w->state);
+    case PH_TICK: return w->c->tick(&w->ctx, w->state);
+    case PH_END: return w->c->end(&w->ctx, w->state);
     case PH_STOP: return w->c->stop(&w->ctx, w->state, w->err, sizeof w->err);
     default: return 0;
     }
@@ -270,8 +281,7 @@ static void abandon(struct runner *rn, struct worker *w, enum phase p, double li
 
 static bool takes_part(const struct runner *rn, const struct worker *w, enum phase p)
 {
-    if (!w->active || (p == PH_TICK && !w->c->tick) || (p == PH_END && !w->c->end) ||
-        (p == PH_BEGIN && !w->c->begin))
+    if (!w->active || !implements(w->c, p))
         return false;
     if (rn->only)
         return rn->only == w;

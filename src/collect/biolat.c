@@ -259,7 +259,6 @@ static int bio_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     struct bio_state *st = state;
     struct biolat_bpf *s = st->skel;
     double t0 = mono_ms();
-    bio_end(ctx, st); /* a no-op after end */
     biolat_bpf__detach(s);
 
     struct bio_dev *devs = NULL;

@@ -107,28 +107,11 @@ static void take_row(void *ctx, size_t idx, const char *const *names, const uint
     free(uf);
 }
 
-static int futex_begin(struct collect_ctx *ctx, void *state)
-{
-    (void)ctx;
-    (void)state;
-    systap_begin(SYSTAP_FUTEX);
-    return 0;
-}
-
-static int futex_end(struct collect_ctx *ctx, void *state)
-{
-    (void)ctx;
-    (void)state;
-    systap_quiesce(SYSTAP_FUTEX);
-    return 0;
-}
-
 static int futex_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
 {
     struct futex_state *st = state;
     struct report *r = ctx->r;
     double t0 = mono_ms();
-    systap_quiesce(SYSTAP_FUTEX); /* a no-op after end */
 
     struct frow *rows = NULL;
     size_t nrows = 0, cap = 0;
@@ -244,8 +227,8 @@ const struct collector collector_futex = {
     .needs_bpf = true,
     .can_run = futex_can_run,
     .start = futex_start,
-    .begin = futex_begin,
-    .end = futex_end,
+    .begin = systap_begin,
+    .end = systap_end,
     .stop = futex_stop,
     .destroy = futex_destroy,
 };

@@ -223,22 +223,6 @@ static int io_start(struct collect_ctx *ctx, void **state, char *err, size_t n)
     return 0;
 }
 
-static int io_begin(struct collect_ctx *ctx, void *state)
-{
-    (void)ctx;
-    (void)state;
-    systap_begin(SYSTAP_IOLAYERS);
-    return 0;
-}
-
-static int io_end(struct collect_ctx *ctx, void *state)
-{
-    (void)ctx;
-    (void)state;
-    systap_quiesce(SYSTAP_IOLAYERS);
-    return 0;
-}
-
 static int io_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
 {
     (void)err;
@@ -246,7 +230,6 @@ static int io_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     struct io_state *st = state;
     struct systap_bpf *s = st->tap;
     double t0 = mono_ms();
-    systap_quiesce(SYSTAP_IOLAYERS); /* a no-op after end */
 
     uint64_t cnt[IOC_N];
     int cfd = bpf_map__fd(s->maps.io_counters);
@@ -311,8 +294,8 @@ const struct collector collector_iolayers = {
     .can_run = io_can_run,
     .start = io_start,
     .tick = NULL,
-    .begin = io_begin,
-    .end = io_end,
+    .begin = systap_begin,
+    .end = systap_end,
     .stop = io_stop,
     .destroy = io_destroy,
 };

@@ -26,7 +26,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "../../bpf/offcpu.h"
@@ -56,12 +55,6 @@ struct offcpu_state {
     uint64_t observed_ns;    /* begin -> end: the span the shares are of */
 };
 
-static uint64_t mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static bool offcpu_can_run(const struct collect_ctx *ctx, char *reason, size_t n)
 {

@@ -213,7 +213,6 @@ static int rq_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     struct rq_state *st = state;
     struct runqlat_bpf *s = st->skel;
     double t0 = mono_ms();
-    rq_end(ctx, st); /* a no-op after end */
     runqlat_bpf__detach(s);
 
     struct runq_cpu *cpus = xcalloc((size_t)st->ncpu, sizeof *cpus);

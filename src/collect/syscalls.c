@@ -446,28 +446,11 @@ static void drain(struct sc_state *st, struct sc_data *d)
     }
 }
 
-static int sc_begin(struct collect_ctx *ctx, void *state)
-{
-    (void)ctx;
-    (void)state;
-    systap_begin(SYSTAP_SYSCALLS);
-    return 0;
-}
-
-static int sc_end(struct collect_ctx *ctx, void *state)
-{
-    (void)ctx;
-    (void)state;
-    systap_quiesce(SYSTAP_SYSCALLS);
-    return 0;
-}
-
 static int sc_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
 {
     (void)err;
     (void)n;
     struct sc_state *st = state;
-    systap_quiesce(SYSTAP_SYSCALLS); /* a no-op after end */
     struct sc_data d;
     memset(&d, 0, sizeof d);
     drain(st, &d);
@@ -514,8 +497,8 @@ const struct collector collector_syscalls = {
     .needs_bpf = true,
     .can_run = sc_can_run,
     .start = sc_start,
-    .begin = sc_begin,
-    .end = sc_end,
+    .begin = systap_begin,
+    .end = systap_end,
     .stop = sc_stop,
     .destroy = sc_destroy,
 };

@@ -180,20 +180,29 @@ out:
     return out;
 }
 
-void systap_begin(enum systap_part part)
+static void set_acquired_parts(bool on)
 {
     pthread_mutex_lock(&tap_mu);
-    if (tap_users & part)
-        set_part(part, true);
+    for (unsigned part = SYSTAP_SYSCALLS; part <= SYSTAP_FUTEX; part <<= 1)
+        if (tap_users & part)
+            set_part((enum systap_part)part, on);
     pthread_mutex_unlock(&tap_mu);
 }
 
-void systap_quiesce(enum systap_part part)
+int systap_begin(struct collect_ctx *ctx, void *state)
 {
-    pthread_mutex_lock(&tap_mu);
-    if (tap_users & part)
-        set_part(part, false);
-    pthread_mutex_unlock(&tap_mu);
+    (void)ctx;
+    (void)state;
+    set_acquired_parts(true);
+    return 0;
+}
+
+int systap_end(struct collect_ctx *ctx, void *state)
+{
+    (void)ctx;
+    (void)state;
+    set_acquired_parts(false);
+    return 0;
 }
 
 void systap_release(enum systap_part part)

@@ -21,11 +21,12 @@ enum systap_part { SYSTAP_SYSCALLS = 1u, SYSTAP_IOLAYERS = 2u, SYSTAP_FUTEX = 4u
  * *classic tells which hooks run. */
 struct systap_bpf *systap_acquire(const struct collect_ctx *ctx, enum systap_part part,
                                   bool *classic, char *err, size_t n);
-/* Switches `part` on: the window opens. */
-void systap_begin(enum systap_part part);
-/* Switches `part` off: its maps stop changing (the window end) and can be
- * drained.  The programs stay attached while the other part uses them. */
-void systap_quiesce(enum systap_part part);
+/* The tap users' begin and end (struct collector): switch every acquired
+ * part on at the window's start and off at its end, after which the maps
+ * stop changing and can be drained.  All parts share the window, so the
+ * first user's call does it for all and the others' find it done. */
+int systap_begin(struct collect_ctx *ctx, void *state);
+int systap_end(struct collect_ctx *ctx, void *state);
 /* Gives up `part`'s reference; the last one detaches and frees the tap.
  * Safe to call for a part that never acquired. */
 void systap_release(enum systap_part part);

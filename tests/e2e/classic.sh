@@ -42,7 +42,7 @@ wait 2>/dev/null
 # skipped sections are not failures: a warning (1) or critical (2) report, not partial
 case "$rc" in
     1|2) ok classic_exit_status_not_partial ;;
-    *) not_ok classic_exit_status_not_partial "exit $rc: $(grep -v '^libbpf' "$TMPD/c.err" | head -c 300)" ;;
+    *) not_ok classic_exit_status_not_partial "exit $rc: $(grep -v '^libbpf' "$TMPD/c.err" | head -c 300); $(json "$TMPD/c/manifest.json" "[(c['name'], c['status'], c['reason']) for c in d['collectors'] if c['status'] not in ('ran', 'skipped')]" 2>&1 | head -c 600)" ;;
 esac
 
 for c in runqlat biolat syscalls procevents tcpevents offcpu futex; do

@@ -386,14 +386,23 @@ static bool evidence_has(const struct report *r, const char *id, const char *nee
     return false;
 }
 
-/* 980 short waits and 20 in a slow bucket; max pins the interpolated p99. */
-static struct report *runq_case(double max_us, unsigned slow_bucket)
+/* A quiet host whose runqlat histogram holds nfast waits in bucket fast
+ * and nslow in bucket slow, the longest max_us; not analyzed yet. */
+static struct report *runq_host(unsigned fast, uint64_t nfast, unsigned slow, uint64_t nslow,
+                                double max_us)
 {
     struct report *r = quiet_host();
     struct hist *h = report_hist(r, "runqlat", "runq", "us", "cpu");
-    hist_add_bucket(h, 2, 980);
-    hist_add_bucket(h, slow_bucket, 20);
+    hist_add_bucket(h, fast, nfast);
+    hist_add_bucket(h, slow, nslow);
     h->max = max_us;
+    return r;
+}
+
+/* 980 short waits and 20 in a slow bucket; max pins the interpolated p99. */
+static struct report *runq_case(double max_us, unsigned slow_bucket)
+{
+    struct report *r = runq_host(2, 980, slow_bucket, 20, max_us);
     struct runq_proc p = {.pid = 42, .comm = "burner", .total_ns = 900000000, .count = 500,
                           .max_ns = 30000000};
     runqlat_fill_table(r, &p, 1, NULL);
@@ -420,10 +429,7 @@ TEST(rule_runqueue_latency_boundaries)
 
 TEST(rule_runqueue_latency_few_waits_is_info)
 {
-    struct report *r = quiet_host();
-    struct hist *h = report_hist(r, "runqlat", "runq", "us", "cpu");
-    hist_add_bucket(h, 14, 10);
-    h->max = 30000;
+    struct report *r = runq_host(2, 0, 14, 10, 30000);
     analyze_run(r);
     CHECK(sev_of(r, "sched.runqueue_latency") == SEV_INFO);
     report_free(r);
@@ -433,22 +439,14 @@ TEST(rule_runqueue_latency_few_waits_is_info)
  * slow wakeups are not a queue. */
 TEST(rule_runqueue_latency_few_slow_waits_is_info)
 {
-    struct report *r = quiet_host();
-    struct hist *h = report_hist(r, "runqlat", "runq", "us", "cpu");
-    hist_add_bucket(h, 4, 197);
-    hist_add_bucket(h, 13, 3);
-    h->max = 9000;
-    REQUIRE(hist_percentile(h, 0.99) >= 5000);
+    struct report *r = runq_host(4, 197, 13, 3, 9000);
+    REQUIRE(hist_percentile(report_find_hist(r, "runqlat"), 0.99) >= 5000);
     analyze_run(r);
     CHECK(sev_of(r, "sched.runqueue_latency") == SEV_INFO);
     CHECK(evidence_has(r, "sched.runqueue_latency", "Only about 3 waits reached 5000 us"));
     report_free(r);
 
-    r = quiet_host(); /* the same tail with 5 slow waits is a warning */
-    h = report_hist(r, "runqlat", "runq", "us", "cpu");
-    hist_add_bucket(h, 4, 195);
-    hist_add_bucket(h, 13, 5);
-    h->max = 9000;
+    r = runq_host(4, 195, 13, 5, 9000); /* the same tail with 5 slow waits: a warning */
     analyze_run(r);
     CHECK(sev_of(r, "sched.runqueue_latency") == SEV_WARNING);
     report_free(r);
@@ -583,11 +581,7 @@ TEST(rule_disk_latency_uses_bio_p99)
 
 TEST(rules_kio_quiet_host_no_warning)
 {
-    struct report *r = quiet_host();
-    struct hist *h = report_hist(r, "runqlat", "runq", "us", "cpu");
-    hist_add_bucket(h, 3, 5000);
-    hist_add_bucket(h, 6, 50);
-    h->max = 90;
+    struct report *r = runq_host(3, 5000, 6, 50, 90);
     report_metric(r, "io.page_lookups", "", "", "io", 50000);
     report_metric(r, "io.cache_hit_pct", "", "%", "io", 99.5);
     report_metric(r, "io.fsync_per_s", "", "/s", "io", 0.5);
