@@ -41,7 +41,6 @@ struct frow {
 struct futex_state {
     struct systap_bpf *tap; /* borrowed from systap.c between acquire and release */
     bool classic;           /* raw_syscalls tracepoints instead of tp_btf */
-    double attach_ms;       /* CLOCK_MONOTONIC at attach: shares are of attach -> drain */
 };
 
 static bool futex_can_run(const struct collect_ctx *ctx, char *reason, size_t n)
@@ -57,7 +56,6 @@ static int futex_start(struct collect_ctx *ctx, void **state, char *err, size_t 
     st->tap = systap_acquire(ctx, SYSTAP_FUTEX, &st->classic, err, n);
     if (!st->tap)
         return -EIO;
-    st->attach_ms = mono_ms();
     return 0;
 }
 
@@ -146,7 +144,8 @@ static int futex_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     if (rc)
         snprintf(err, n, "resolving futex stacks failed: %s", strerror(-rc));
 
-    double window_ms = t0 - st->attach_ms, total_ms = 0;
+    /* the tap's futex part records from the window's begin to its end */
+    double window_ms = ctx->now_s * 1000.0, total_ms = 0;
     struct table *t = report_table(r, "lock.futex_waits", "Futex waits (user-space locks)", "lock");
     table_add_col(t, "pid", "PID", "", 0);
     table_add_col(t, "process", "Process", "", 0);
