@@ -23,6 +23,9 @@
 #define TICK_DEADLINE_MIN_S 5.0
 #define STOP_DEADLINE_S 30.0
 #define FLIP_DEADLINE_S 5.0 /* begin and end only flip switches */
+/* A call past its deadline that is still runnable is starved, not hung
+ * (see wait_while_starved); it may run this long in all. */
+#define STARVED_MAX_S 60.0
 
 enum phase { PH_NONE = 0, PH_START, PH_BEGIN, PH_TICK, PH_END, PH_STOP, PH_QUIT };
 
@@ -41,6 +44,7 @@ struct worker {
     struct runner *rn;
     pthread_t th;
     bool thread_ok;
+    atomic_int tid;  /* the worker thread's id, 0 until it runs */
     pthread_mutex_t mu;
     pthread_cond_t cv;
     enum phase cmd;  /* posted by main, cleared by the worker when done */
@@ -127,6 +131,7 @@ static int call(struct worker *w, enum phase p)
 static void *worker_main(void *arg)
 {
     struct worker *w = arg;
+    atomic_store(&w->tid, (int)gettid());
     pthread_mutex_lock(&w->mu);
     for (;;) {
         while (w->cmd == PH_NONE)
@@ -266,6 +271,42 @@ static struct timespec deadline_in(double seconds)
     return ts;
 }
 
+/* Whether worker w's thread is runnable (state R): on the CPU or waiting
+ * for one.  Our own task's state, so the real /proc, never --root's. */
+static bool worker_runnable(const struct worker *w)
+{
+    int tid = atomic_load(&w->tid);
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/self/task/%d/stat", tid);
+    FILE *f = tid > 0 ? fopen(path, "re") : NULL;
+    if (!f)
+        return false;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *paren = strrchr(buf, ')'); /* the name may hold anything */
+    return paren && paren[1] == ' ' && paren[2] == 'R';
+}
+
+/* Past its deadline, a call whose thread is runnable is starved, not hung:
+ * the window runs niced, and a saturated host (the hosts perfreport is run
+ * on) gives a niced thread a few percent of a CPU, so a 100 ms /proc scan
+ * can take seconds.  Abandoning it would drop its data exactly there.  It
+ * gets another second at a time while it stays runnable, up to
+ * STARVED_MAX_S in all; a call blocked in the kernel or on a lock is
+ * abandoned at the deadline.  *waited_s: the time given in all. */
+static bool wait_while_starved(struct worker *w, double limit_s, double *waited_s)
+{
+    *waited_s = limit_s;
+    while (*waited_s < STARVED_MAX_S && worker_runnable(w)) {
+        struct timespec dl = deadline_in(1.0);
+        *waited_s += 1.0;
+        if (wait_done(w, &dl))
+            return true;
+    }
+    return false;
+}
+
 static void abandon(struct runner *rn, struct worker *w, enum phase p, double limit_s)
 {
     w->abandoned = true;
@@ -300,8 +341,9 @@ static void run_phase(struct runner *rn, enum phase p, double now_s, double limi
         struct worker *w = &rn->w[i];
         if (!takes_part(rn, w, p))
             continue;
-        if (!wait_done(w, &dl)) {
-            abandon(rn, w, p, limit_s);
+        double waited;
+        if (!wait_done(w, &dl) && !wait_while_starved(w, limit_s, &waited)) {
+            abandon(rn, w, p, waited);
             continue;
         }
         if (w->rc == 0)

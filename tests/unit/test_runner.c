@@ -9,6 +9,7 @@
 #include "../../src/runner.h"
 #include <pthread.h>
 #include <stdlib.h>
+#include <time.h>
 
 /* Calls are made on the workers' threads, so the log takes a lock. */
 static pthread_mutex_t log_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -147,5 +148,51 @@ TEST(runner_begin_after_all_starts_end_before_any_stop)
     CHECK(lc->status == CS_RAN);
     REQUIRE(lc->notes != NULL);
     CHECK_CONTAINS(lc->notes, "end at 0.2 s failed");
+    report_free(r);
+}
+
+/* A tick that keeps the CPU past its deadline (5 s) is starved or slow, not
+ * hung: it is waited for, and its data kept.  (A blocked one is abandoned:
+ * tests/e2e/hardening.sh's injected hang.) */
+static int spin_tick(struct collect_ctx *c, void *st)
+{
+    (void)st;
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do
+        clock_gettime(CLOCK_MONOTONIC, &t);
+    while ((double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) / 1e9 < 5.6);
+    report_metric(c->r, "spin.done", "", "", "other", 1);
+    return 0;
+}
+static const struct collector fake_spin = {.name = "spin", .title = "Spin", .start = b_start,
+                                           .tick = spin_tick, .stop = b_stop};
+static const struct collector *const spin_registry[] = {&fake_spin, NULL};
+
+TEST(runner_runnable_call_past_deadline_is_waited_for)
+{
+    if (running_on_valgrind()) {
+        test_skip("a 5.6 s spin under valgrind");
+        return;
+    }
+    struct options opt;
+    options_defaults(&opt);
+    opt.interval_s = 0.1;
+    struct host_caps caps;
+    memset(&caps, 0, sizeof caps);
+    struct report *r = report_new();
+    struct runner *rn = runner_new_with(r, &opt, &caps, spin_registry);
+    REQUIRE(rn != NULL);
+    runner_start(rn);
+    runner_tick(rn, 0.1);
+    runner_stop(rn, 0.1);
+    runner_free(rn);
+    const struct ledger_entry *l = NULL;
+    for (size_t i = 0; i < r->nledger; i++)
+        if (strcmp(r->ledger[i].name, "spin") == 0)
+            l = &r->ledger[i];
+    REQUIRE(l != NULL);
+    CHECK(l->status == CS_RAN);
+    CHECK_NUM(report_metric_value(r, "spin.done"), 1, 0);
     report_free(r);
 }
