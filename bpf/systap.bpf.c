@@ -13,9 +13,8 @@
  * each part on and off without detaching.
  *
  * Hot path of a syscall nobody times (the common case under a storm):
- * entry = a per-CPU array slot per syscall number and a per-CPU cache
- * slot per (process, syscall); exit = one task-storage lookup that finds
- * nothing to do. */
+ * entry = one per-CPU cache slot per (process, syscall); exit = one
+ * task-storage lookup that finds nothing to do. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>

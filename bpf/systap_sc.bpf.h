@@ -1,6 +1,6 @@
 /* Syscall part of the syscall tap (included by systap.bpf.c only): counts
- * per syscall and per process at entry, sampled latency at exit, errors
- * by errno at exit. */
+ * per (process, syscall) at entry, sampled latency at exit, errors by errno
+ * at exit. */
 #ifndef PERFREPORT_SYSTAP_SC_BPF_H
 #define PERFREPORT_SYSTAP_SC_BPF_H
 
@@ -49,8 +49,14 @@ struct {
     __type(value, __u64);
 } drops SEC(".maps");
 
-static __always_inline void proc_flush(struct sc_slot *c)
+/* Writes an evicted slot's count to its syscall's total (this CPU's, so
+ * no atomics) and to the shared per-process hash. */
+static __always_inline void slot_flush(struct sc_slot *c)
 {
+    __u32 nr = c->nr;
+    struct sc_stat *st = bpf_map_lookup_elem(&per_nr, &nr);
+    if (st)
+        st->count += c->count;
     struct sc_proc_key pk = {.tgid = c->tgid, .nr = c->nr};
     struct sc_proc_val *pv = bpf_map_lookup_elem(&per_proc, &pk);
     if (pv) {
@@ -68,48 +74,46 @@ static __always_inline void proc_flush(struct sc_slot *c)
     }
 }
 
-/* Counts the call (per syscall and per process) and decides whether to
- * time it: returns the weight of a timed call, 0 when not timed. */
+/* Counts the call and decides whether to time it: returns the weight of a
+ * timed call, 0 when not timed.
+ *
+ * Every syscall of the host comes through here, so the common case is one
+ * array access: a small per-CPU direct-mapped cache of (process, syscall)
+ * counts.  A miss writes the evicted slot to the per-syscall and
+ * per-process totals; user space adds the live slots at the drain. */
 static __always_inline __u16 sc_count(__u64 pid_tgid, __u32 nr)
 {
-    struct sc_stat *st = bpf_map_lookup_elem(&per_nr, &nr);
-    if (!st)
-        return 0; /* nr >= SC_MAX_NR: not a real syscall number */
-    __u64 seen = st->count++;
-
-    /* Per-process counts go through a small per-CPU direct-mapped cache;
-     * a miss writes the evicted slot to the hash.  A storm from one
-     * process thus costs an array access, not a hash lookup, per call. */
+    if (nr >= SC_MAX_NR)
+        return 0; /* not a real syscall number */
     __u32 tgid = (__u32)(pid_tgid >> 32);
     __u32 idx = (tgid * 31 + nr) & (SC_CACHE_SLOTS - 1);
     struct sc_slot *c = bpf_map_lookup_elem(&pcache, &idx);
-    if (c) {
-        if (c->count && c->tgid == tgid && c->nr == nr) {
-            c->count++;
-        } else {
-            if (c->count)
-                proc_flush(c);
-            c->tgid = tgid;
-            c->nr = nr;
-            c->count = 1;
-            if (!bpf_map_lookup_elem(&comms, &tgid)) {
-                struct sc_comm cm = {};
-                bpf_get_current_comm(cm.comm, sizeof cm.comm);
-                bpf_map_update_elem(&comms, &tgid, &cm, BPF_ANY);
-            }
+    if (!c)
+        return 0;
+    if (c->tgid != tgid || c->nr != nr || !c->count) {
+        if (c->count)
+            slot_flush(c);
+        c->tgid = tgid;
+        c->nr = nr;
+        c->count = 0;
+        if (!bpf_map_lookup_elem(&comms, &tgid)) {
+            struct sc_comm cm = {};
+            bpf_get_current_comm(cm.comm, sizeof cm.comm);
+            bpf_map_update_elem(&comms, &tgid, &cm, BPF_ANY);
         }
     }
+    __u64 seen = c->count++;
 
     if (nr == NR_exit || nr == NR_exit_group)
         return 0; /* never return: nothing to time, and no state to leave behind */
     if (seen < SC_TIME_ALL)
         return 1;
     /* Random, not every 16th call: a workload's own period must not alias
-     * with the sample.  A per-CPU LCG (its top bits) costs no helper call. */
-    st->rng = st->rng * 6364136223846793005ull + 1442695040888963407ull;
-    if (st->rng >> (64 - SC_SAMPLE_SHIFT))
-        return 0;
-    return 1u << SC_SAMPLE_SHIFT;
+     * with the sample.  A per-slot LCG (its top bits) costs no helper call. */
+    c->rng = c->rng * 6364136223846793005ull + 1442695040888963407ull;
+    if (seen < SC_TIME_MID)
+        return c->rng >> (64 - SC_SAMPLE_SHIFT) ? 0 : 1u << SC_SAMPLE_SHIFT;
+    return c->rng >> (64 - SC_SAMPLE_SHIFT_HI) ? 0 : 1u << SC_SAMPLE_SHIFT_HI;
 }
 
 /* After a successful execve: the name the process has from now on (its

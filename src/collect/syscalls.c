@@ -154,10 +154,11 @@ static void fill_top(struct report *r, struct scd_nr *nrs, size_t n, double win)
     char note[400];
     snprintf(note, sizeof note,
              "Counts and errors are exact.  Time is from entry to return, sleeping included "
-             "(a blocking read or poll counts its wait), measured on each CPU on the first %d "
-             "calls of a syscall and then on a random 1 in %d, which stands for %d.  "
+             "(a blocking read or poll counts its wait).  It is measured on each CPU on the "
+             "first %d calls of a process's syscall, then on a random 1 in %d, and after %d "
+             "calls on a random 1 in %d; each measured call stands for the calls it sampled.  "
              "perfreport's own syscalls are not counted.",
-             SC_TIME_ALL, 1 << SC_SAMPLE_SHIFT, 1 << SC_SAMPLE_SHIFT);
+             SC_TIME_ALL, 1 << SC_SAMPLE_SHIFT, SC_TIME_MID, 1 << SC_SAMPLE_SHIFT_HI);
     table_set_note(t, note);
     char buf[32];
     for (size_t i = 0; i < n && i < TOP_SYSCALLS; i++) {
@@ -366,11 +367,33 @@ static int sc_start(struct collect_ctx *ctx, void **state, char *err, size_t n)
 static void drain(struct sc_state *st, struct sc_data *d)
 {
     struct systap_bpf *sk = st->tap;
+    size_t cap = 0;
+    /* Counts still in the per-CPU cache: per process, and the part of each
+     * syscall's total not yet flushed to per_nr. */
+    uint64_t *live = xcalloc(SC_MAX_NR, sizeof *live);
+    int ncpu = kbpf_ncpus();
+    struct sc_slot *slots = xcalloc((size_t)ncpu, sizeof *slots);
+    for (uint32_t i = 0; i < SC_CACHE_SLOTS; i++) {
+        if (bpf_map__lookup_elem(sk->maps.pcache, &i, sizeof i, slots,
+                                 (size_t)ncpu * sizeof *slots, 0) != 0)
+            continue;
+        for (int c = 0; c < ncpu; c++) {
+            if (!slots[c].count || slots[c].nr >= SC_MAX_NR)
+                continue;
+            live[slots[c].nr] += slots[c].count;
+            xgrow(&d->procs, &cap, d->nprocs + 1, sizeof *d->procs);
+            d->procs[d->nprocs++] = (struct scd_proc){slots[c].tgid, slots[c].nr, slots[c].count, 0};
+        }
+    }
+    free(slots);
+
     d->nrs = xcalloc(SC_MAX_NR, sizeof *d->nrs);
     for (uint32_t nr = 0; nr < SC_MAX_NR; nr++) {
         struct sc_stat v;
-        if (kbpf_percpu_sum_struct(sk->maps.per_nr, &nr, sizeof nr, &v, sizeof v) != 0 ||
-            !(v.count | v.errors))
+        if (kbpf_percpu_sum_struct(sk->maps.per_nr, &nr, sizeof nr, &v, sizeof v) != 0)
+            memset(&v, 0, sizeof v);
+        v.count += live[nr];
+        if (!(v.count | v.errors))
             continue;
         struct scd_nr *o = &d->nrs[d->nnrs++];
         o->nr = nr;
@@ -383,7 +406,7 @@ static void drain(struct sc_state *st, struct sc_data *d)
         memcpy(o->hist, v.hist, sizeof o->hist);
     }
 
-    size_t cap = 0;
+    free(live);
     struct sc_proc_key pk, next;
     void *prev = NULL;
     while (bpf_map__get_next_key(sk->maps.per_proc, prev, &next, sizeof next) == 0) {
@@ -395,22 +418,6 @@ static void drain(struct sc_state *st, struct sc_data *d)
         xgrow(&d->procs, &cap, d->nprocs + 1, sizeof *d->procs);
         d->procs[d->nprocs++] = (struct scd_proc){pk.tgid, pk.nr, v.count, 0};
     }
-
-    /* Counts still in the per-CPU cache. */
-    int ncpu = kbpf_ncpus();
-    struct sc_slot *slots = xcalloc((size_t)ncpu, sizeof *slots);
-    for (uint32_t i = 0; i < SC_CACHE_SLOTS; i++) {
-        if (bpf_map__lookup_elem(sk->maps.pcache, &i, sizeof i, slots,
-                                 (size_t)ncpu * sizeof *slots, 0) != 0)
-            continue;
-        for (int c = 0; c < ncpu; c++) {
-            if (!slots[c].count)
-                continue;
-            xgrow(&d->procs, &cap, d->nprocs + 1, sizeof *d->procs);
-            d->procs[d->nprocs++] = (struct scd_proc){slots[c].tgid, slots[c].nr, slots[c].count, 0};
-        }
-    }
-    free(slots);
 
     /* Errors by errno; each also counts for its (process, syscall) row,
      * which fill_procs() merges. */
