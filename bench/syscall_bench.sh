@@ -3,6 +3,12 @@
 # tests/workloads/sysstorm: two threads doing getppid() plus a fixed time of
 # user-space spinning per call, calibrated to ~1M syscalls/s in total.  Paired runs
 # (without, then with the tracer) give the slowdown; the median is printed.
+#
+# The budget is judged on a default run as it is used: the workload is
+# already running when perfreport starts (start-up included) and runs 28 s
+# of the default 30 s window.  A short window (-d 5, 3 s measured) is shown
+# too: there the one-time work inside the window (symbolizing the first
+# stacks of each binary) weighs ~10x more.
 # The same workload under strace -c -f and perf trace -s for comparison.
 #
 # Paired runs on a shared VM scatter by a few points, so the cost per
@@ -16,6 +22,8 @@ BIN=${PERFREPORT_BIN:-./perfreport}
 SS=${WL:-build/workloads}/sysstorm
 PAIRS=${PAIRS:-7}
 SECS=${SECS:-3}
+LPAIRS=${LPAIRS:-5} # pairs of the default-window runs (~1 min each)
+LONG=28             # seconds of workload in them
 tmp=$(mktemp -d /tmp/perfreport-scbench.XXXXXX)
 export PERFREPORT_LOCK="$tmp/lock" # a run elsewhere on the host must not make ours exit 3
 trap 'kill $(cat "$tmp/pr" 2>/dev/null) 2>/dev/null; rm -rf "$tmp"' EXIT
@@ -59,15 +67,27 @@ print('at %.0f calls/s (%.2f us per call and its work) that is a %.1f %% slowdow
 "
 echo
 printf '%-28s %14s %14s %10s\n' tracer "base calls/s" "traced calls/s" slowdown
-pairs() { # name cmd-prefix... ; runs PAIRS pairs, prints the median slowdown
+pairs() { # name cmd-prefix... ; runs PAIRS pairs (LPAIRS for the default
+          # window), prints the median slowdown
     name=$1; shift
     : > "$tmp/s"
+    n=$PAIRS; secs=$SECS
+    case "$name" in "perfreport, default"*) n=$LPAIRS; secs=$LONG ;; esac
     i=1
-    while [ "$i" -le "$PAIRS" ]; do
+    while [ "$i" -le "$n" ]; do
         # Alternate the order: the VM's speed drifts, a fixed order would
         # count the drift as overhead.
-        [ $((i % 2)) = 1 ] && b=$("$SS" "$SECS" 2 "$work" | awk '{print $2}')
+        [ $((i % 2)) = 1 ] && b=$("$SS" "$secs" 2 "$work" | awk '{print $2}')
         case "$name" in
+            "perfreport, default"*)
+                # workload first, perfreport (30 s window) half a second later
+                "$SS" "$LONG" 2 "$work" > "$tmp/t" & w=$!
+                sleep 0.5
+                tracer_start 30 "$tmp/b$i"
+                wait "$w"
+                t=$(awk '{print $2}' "$tmp/t")
+                tracer_wait
+                rm -rf "$tmp/b$i" ;;
             perfreport*)
                 tracer_start $((SECS + 2)) "$tmp/b$i"
                 sleep 1
@@ -77,7 +97,7 @@ pairs() { # name cmd-prefix... ; runs PAIRS pairs, prints the median slowdown
             *)
                 t=$("$@" "$SS" "$SECS" 2 "$work" 2>/dev/null | awk '/calls_per_s/{print $2}') ;;
         esac
-        [ $((i % 2)) = 0 ] && b=$("$SS" "$SECS" 2 "$work" | awk '{print $2}')
+        [ $((i % 2)) = 0 ] && b=$("$SS" "$secs" 2 "$work" | awk '{print $2}')
         echo "$b $t" >> "$tmp/s"
         i=$((i + 1))
     done
@@ -92,9 +112,10 @@ print("%-28s %14.0f %14.0f %9.1f%%   (pairs: %s)" % (sys.argv[1], b, t, statisti
       " ".join("%.1f" % s for s in sl)))
 PY
 }
-pairs "perfreport (all collectors)"
+pairs "perfreport, default (30 s)"
+pairs "perfreport -d 5 (3 s in it)"
 if command -v strace >/dev/null; then pairs "strace -c -f" strace -c -f -o /dev/null; fi
 if command -v perf >/dev/null && perf trace -s -o /dev/null -- true >/dev/null 2>&1; then
     pairs "perf trace -s" perf trace -s -o /dev/null --
 fi
-echo "Budget: perfreport <= 5 % (median of $PAIRS paired runs; the host's other load adds noise)."
+echo "Budget: perfreport <= 5 % on the default run (median of $LPAIRS pairs; the host's other load adds noise)."
