@@ -26,7 +26,7 @@ LPAIRS=${LPAIRS:-5} # pairs of the default-window runs (~1 min each)
 LONG=28             # seconds of workload in them
 tmp=$(mktemp -d /tmp/perfreport-scbench.XXXXXX)
 export PERFREPORT_LOCK="$tmp/lock" # a run elsewhere on the host must not make ours exit 3
-trap 'kill $(cat "$tmp/pr" 2>/dev/null) 2>/dev/null; rm -rf "$tmp"' EXIT
+trap 'kill $(cat "$tmp/pr" "$tmp/w" 2>/dev/null) 2>/dev/null; rm -rf "$tmp"' EXIT
 
 # perfreport in the background for a traced run: its pid for the exit trap
 tracer_start() { "$BIN" -d "$1" -o "$2" --quiet >/dev/null 2>&1 & p=$!; echo "$p" > "$tmp/pr"; }
@@ -82,9 +82,11 @@ pairs() { # name cmd-prefix... ; runs PAIRS pairs (LPAIRS for the default
             "perfreport, default"*)
                 # workload first, perfreport (30 s window) half a second later
                 "$SS" "$LONG" 2 "$work" > "$tmp/t" & w=$!
+                echo "$w" > "$tmp/w" # the exit trap stops it too
                 sleep 0.5
                 tracer_start 30 "$tmp/b$i"
                 wait "$w"
+                rm -f "$tmp/w"
                 t=$(awk '{print $2}' "$tmp/t")
                 tracer_wait
                 rm -rf "$tmp/b$i" ;;

@@ -1,5 +1,6 @@
 #include "runner.h"
 #include "collect/collector.h"
+#include "collect/procs.h"
 #include "model/model.h"
 #include "options.h"
 #include "probe.h"
@@ -276,16 +277,15 @@ static struct timespec deadline_in(double seconds)
 static bool worker_runnable(const struct worker *w)
 {
     int tid = atomic_load(&w->tid);
-    char path[64], buf[512];
+    char path[64], buf[1024]; /* a stat line up to field 22 */
     snprintf(path, sizeof path, "/proc/self/task/%d/stat", tid);
     FILE *f = tid > 0 ? fopen(path, "re") : NULL;
     if (!f)
         return false;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    size_t n = fread(buf, 1, sizeof buf, f);
     fclose(f);
-    buf[n] = '\0';
-    const char *paren = strrchr(buf, ')'); /* the name may hold anything */
-    return paren && paren[1] == ' ' && paren[2] == 'R';
+    struct pid_stat ps;
+    return proc_parse_stat(buf, n, &ps) == 0 && ps.state == 'R';
 }
 
 /* Past its deadline, a call whose thread is runnable is starved, not hung:

@@ -34,29 +34,24 @@ static bool probing(const char *sc, const char *e)
         "access", "faccessat", "faccessat2", "readlink", "readlinkat", "execve",     "execveat",
         "statfs", NULL};
     static const char *const opens[] = {"open", "openat", "openat2", NULL};
+    static const char *const ioctls[] = {"ioctl", NULL};
     static const char *const links[] = {"readlink", "readlinkat", NULL};
     static const char *const waits[] = {"wait4", "waitid", NULL};
+    static const char *const fcntls[] = {"fcntl", NULL};
     static const char *const sockq[] = {"getsockname", "getpeername", "getsockopt", NULL};
     static const struct {
         const char *errno_name;
         const char *const *calls;
-    } asks[] = {{"ENOENT", lookups}, {"ENXIO", opens},  {"EINVAL", links},
-                {"ECHILD", waits},   {"ENOTSOCK", sockq}};
+    } asks[] = {{"ENOENT", lookups}, {"ENXIO", opens},  {"ENOTTY", ioctls},   {"EINVAL", links},
+                {"ECHILD", waits},   {"EBADF", fcntls}, {"ENOTSOCK", sockq}};
     if (!e || !sc)
         return false;
-    if ((strcmp(e, "ENOTTY") == 0 && strcmp(sc, "ioctl") == 0) ||
-        (strcmp(e, "EBADF") == 0 && strcmp(sc, "fcntl") == 0))
-        return true;
     for (size_t i = 0; i < sizeof asks / sizeof asks[0]; i++)
         if (strcmp(e, asks[i].errno_name) == 0 && in_list(sc, asks[i].calls))
             return true;
     return false;
 }
 
-/* Whether a row of syscall.errors is normal behaviour, not a fault: flow
- * control (a nonblocking read with nothing to read, an interrupted wait, a
- * timed-out futex), or probing by processes that each stay below the
- * probing rate (the row names the one with the most; the others have fewer). */
 /* Rate of the row's failures in the process that has the most of them. */
 static double top_proc_rate(const struct table *t, size_t i)
 {
@@ -65,6 +60,10 @@ static double top_proc_rate(const struct table *t, size_t i)
     return isnan(top) || !(n > 0) ? rate : rate * top / n;
 }
 
+/* Whether a row of syscall.errors is normal behaviour, not a fault: flow
+ * control (a nonblocking read with nothing to read, an interrupted wait, a
+ * timed-out futex), or probing by processes that each stay below the
+ * probing rate (the row names the one with the most; the others have fewer). */
 static bool benign_row(const struct table *t, size_t i)
 {
     static const char *const flow[] = {"EAGAIN", "EINTR", "ETIMEDOUT", "EINPROGRESS", NULL};

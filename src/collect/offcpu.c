@@ -55,7 +55,6 @@ struct offcpu_state {
     uint64_t observed_ns;    /* begin -> end: the span the shares are of */
 };
 
-
 static bool offcpu_can_run(const struct collect_ctx *ctx, char *reason, size_t n)
 {
     if (libbpf_find_vmlinux_btf_id("sched_switch", BPF_TRACE_RAW_TP) >= 0)

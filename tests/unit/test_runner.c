@@ -113,22 +113,40 @@ static const struct collector fake_c = {.name = "c", .title = "C", .start = c_st
                                         .stop = c_stop};
 static const struct collector *const fake_registry[] = {&fake_a, &fake_b, &fake_c, NULL};
 
-TEST(runner_begin_after_all_starts_end_before_any_stop)
+/* Runs the collectors of registry through start, ticks at 0.1 s steps,
+ * and stop; returns the report (caller frees). */
+static struct report *run_registry(const struct collector *const *registry, int ticks)
 {
-    nlog = 0;
     struct options opt;
     options_defaults(&opt);
     opt.interval_s = 0.1;
     struct host_caps caps;
     memset(&caps, 0, sizeof caps);
     struct report *r = report_new();
-    struct runner *rn = runner_new_with(r, &opt, &caps, fake_registry);
-    REQUIRE(rn != NULL);
+    struct runner *rn = runner_new_with(r, &opt, &caps, registry);
+    if (!rn)
+        return r;
     runner_start(rn);
-    runner_tick(rn, 0.1);
-    runner_tick(rn, 0.2);
-    runner_stop(rn, 0.2);
+    for (int i = 1; i <= ticks; i++)
+        runner_tick(rn, 0.1 * i);
+    runner_stop(rn, 0.1 * ticks);
     runner_free(rn);
+    return r;
+}
+
+/* The ledger entry of collector name, NULL when it has none. */
+static const struct ledger_entry *ledger_named(const struct report *r, const char *name)
+{
+    for (size_t i = 0; i < r->nledger; i++)
+        if (strcmp(r->ledger[i].name, name) == 0)
+            return &r->ledger[i];
+    return NULL;
+}
+
+TEST(runner_begin_after_all_starts_end_before_any_stop)
+{
+    nlog = 0;
+    struct report *r = run_registry(fake_registry, 2);
 
     CHECK(find("*", "start", true) < find("*", "begin", false));
     CHECK(find("*", "begin", true) < find("*", "tick", false));
@@ -140,10 +158,7 @@ TEST(runner_begin_after_all_starts_end_before_any_stop)
     CHECK(count("b", "tick") == 2);
 
     /* c's failed end is noted, and it still counts as having run */
-    const struct ledger_entry *lc = NULL;
-    for (size_t i = 0; i < r->nledger; i++)
-        if (strcmp(r->ledger[i].name, "c") == 0)
-            lc = &r->ledger[i];
+    const struct ledger_entry *lc = ledger_named(r, "c");
     REQUIRE(lc != NULL);
     CHECK(lc->status == CS_RAN);
     REQUIRE(lc->notes != NULL);
@@ -175,22 +190,8 @@ TEST(runner_runnable_call_past_deadline_is_waited_for)
         test_skip("a 5.6 s spin under valgrind");
         return;
     }
-    struct options opt;
-    options_defaults(&opt);
-    opt.interval_s = 0.1;
-    struct host_caps caps;
-    memset(&caps, 0, sizeof caps);
-    struct report *r = report_new();
-    struct runner *rn = runner_new_with(r, &opt, &caps, spin_registry);
-    REQUIRE(rn != NULL);
-    runner_start(rn);
-    runner_tick(rn, 0.1);
-    runner_stop(rn, 0.1);
-    runner_free(rn);
-    const struct ledger_entry *l = NULL;
-    for (size_t i = 0; i < r->nledger; i++)
-        if (strcmp(r->ledger[i].name, "spin") == 0)
-            l = &r->ledger[i];
+    struct report *r = run_registry(spin_registry, 1);
+    const struct ledger_entry *l = ledger_named(r, "spin");
     REQUIRE(l != NULL);
     CHECK(l->status == CS_RAN);
     CHECK_NUM(report_metric_value(r, "spin.done"), 1, 0);
