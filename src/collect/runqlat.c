@@ -197,14 +197,17 @@ static int rq_begin(struct collect_ctx *ctx, void *state)
     return 0;
 }
 
-/* The window is over: programs stay attached until stop, but record
- * nothing more, so the other collectors' drains are not measured. */
+/* The window is over: programs record nothing more, so the other
+ * collectors' drains are not measured.  Without mmapable maps (bss NULL
+ * after load) the switch is out of reach: detach, as biolat does. */
 static int rq_end(struct collect_ctx *ctx, void *state)
 {
     (void)ctx;
     struct rq_state *st = state;
-    if (st->skel->bss) /* NULL after load without mmapable maps: stop detaches */
+    if (st->skel->bss)
         st->skel->bss->recording = false;
+    else
+        runqlat_bpf__detach(st->skel);
     return 0;
 }
 
