@@ -365,6 +365,7 @@ struct cg_sample {
     uint64_t period_us;
     uint64_t mem_bytes, limit_bytes, failcnt, oom_kills;
     uint64_t psi_cpu_us, psi_mem_us, psi_io_us;
+    double t_s; /* collector clock when the usage was read; 0 = never */
 };
 
 struct cg_snap {
@@ -461,10 +462,15 @@ static long clk_tck(void)
 
 /* Reads the files of one cgroup directory `dir` (host path) of mount m.
  * cpu_only: just what the per-tick target series needs. */
-static void read_cgroup_dir(struct cg_sample *c, const struct cg_mount *m, const char *dir,
-                            struct strbuf *sb, bool cpu_only)
+static void read_cgroup_dir(const struct collect_ctx *ctx, struct cg_sample *c,
+                            const struct cg_mount *m, const char *dir, struct strbuf *sb,
+                            bool cpu_only)
 {
     uint64_t a, b, t;
+    /* Each cgroup's own read time: a walk of many cgroups by a niced thread
+     * on a busy host takes long, and its counters keep running meanwhile. */
+    if (m->v2 || (m->ctrls & CG_CTRL_CPUACCT) || c->t_s == 0)
+        c->t_s = collect_clock_s(ctx);
     if (m->v2) {
         if (hostfs_readf(sb, CG_FILE_MAX, "%s/cpu.stat", dir) == 0) {
             const char *s = sb_str(sb);
@@ -564,6 +570,7 @@ static void read_cgroup_dir(struct cg_sample *c, const struct cg_mount *m, const
 }
 
 struct walker {
+    const struct collect_ctx *ctx;
     struct cg_snap *s;
     const struct cg_mount *m;
     struct strbuf sb;
@@ -579,7 +586,7 @@ static void walk(struct walker *w, size_t len, int depth)
         w->s->skipped++;
         return;
     }
-    read_cgroup_dir(c, w->m, len ? w->dir : "/", &w->sb, false);
+    read_cgroup_dir(w->ctx, c, w->m, len ? w->dir : "/", &w->sb, false);
     DIR *d = hostfs_opendir(len ? w->dir : "/");
     if (!d)
         return; /* removed while we walked: what we read stays */
@@ -620,8 +627,9 @@ static int cg_dir(char *out, size_t n, const struct cg_mount *m, const char *rel
 }
 
 /* Reads cgroup `rel` from every mount that has it, bypassing the cap. */
-static bool read_path(struct cg_snap *s, const struct cg_mounts *ms, const char *rel,
-                      bool cpu_only, struct cg_sample *into)
+static bool read_path(const struct collect_ctx *ctx, struct cg_snap *s,
+                      const struct cg_mounts *ms, const char *rel, bool cpu_only,
+                      struct cg_sample *into)
 {
     struct strbuf sb = STRBUF_INIT;
     bool found = false;
@@ -632,19 +640,19 @@ static bool read_path(struct cg_snap *s, const struct cg_mounts *ms, const char 
         struct cg_sample *c = into ? into : snap_get(s, rel, true, true);
         if (!c)
             break;
-        read_cgroup_dir(c, &ms->v[i], dir, &sb, cpu_only);
+        read_cgroup_dir(ctx, c, &ms->v[i], dir, &sb, cpu_only);
         found = true;
     }
     sb_free(&sb);
     return found;
 }
 
-static void snapshot(struct cg_snap *s, const struct cg_mounts *ms, char *const *targets,
-                     size_t ntargets)
+static void snapshot(const struct collect_ctx *ctx, struct cg_snap *s,
+                     const struct cg_mounts *ms, char *const *targets, size_t ntargets)
 {
     snap_init(s);
     for (size_t i = 0; i < ms->n; i++) {
-        struct walker w = {.s = s, .m = &ms->v[i], .sb = STRBUF_INIT};
+        struct walker w = {.ctx = ctx, .s = s, .m = &ms->v[i], .sb = STRBUF_INIT};
         w.mlen = strlen(ms->v[i].mnt);
         if (w.mlen >= sizeof w.dir)
             continue;
@@ -655,7 +663,7 @@ static void snapshot(struct cg_snap *s, const struct cg_mounts *ms, char *const 
     /* the target always gets a row, even past the caps */
     for (size_t i = 0; i < ntargets; i++)
         if (!snap_get(s, targets[i], false, false))
-            read_path(s, ms, targets[i], false, NULL);
+            read_path(ctx, s, ms, targets[i], false, NULL);
 }
 
 /* -------------------------------------------------------------- collector */
@@ -669,7 +677,6 @@ struct cg_state {
     char *primary;  /* target whose CPU is sampled per tick; NULL = none */
     struct cg_sample prev; /* last per-tick reading of primary */
     bool prev_ok;
-    double prev_s;
     char *target_note; /* why the -p target has no cgroup; may be NULL */
 };
 
@@ -860,12 +867,10 @@ static int cg_start(struct collect_ctx *ctx, void **state, char *err, size_t n)
     } else if (ctx->opt && ctx->opt->pid > 0) {
         targets_from_pid(st, ctx->opt->pid);
     }
-    st->t0_s = ctx->now_s;
-    snapshot(&st->t0, &st->mounts, st->targets, st->ntargets);
-    if (st->primary) {
-        st->prev_ok = read_path(NULL, &st->mounts, st->primary, true, &st->prev);
-        st->prev_s = ctx->now_s;
-    }
+    st->t0_s = collect_clock_s(ctx);
+    snapshot(ctx, &st->t0, &st->mounts, st->targets, st->ntargets);
+    if (st->primary)
+        st->prev_ok = read_path(ctx, NULL, &st->mounts, st->primary, true, &st->prev);
     return 0;
 }
 
@@ -881,11 +886,11 @@ static int cg_tick(struct collect_ctx *ctx, void *p)
         return 0;
     struct cg_sample cur;
     memset(&cur, 0, sizeof cur);
-    if (!read_path(NULL, &st->mounts, st->primary, true, &cur)) {
+    if (!read_path(ctx, NULL, &st->mounts, st->primary, true, &cur)) {
         st->prev_ok = false;
         return 0;
     }
-    double dt = ctx->now_s - st->prev_s;
+    double dt = cur.t_s - st->prev.t_s;
     struct series *cpu = report_series(ctx->r, "cgroup.target.cpu_pct", "Target cgroup CPU",
                                        "%", "cgroup");
     struct series *thr = report_series(ctx->r, "cgroup.target.throttled_pct",
@@ -909,7 +914,6 @@ static int cg_tick(struct collect_ctx *ctx, void *p)
     }
     st->prev = cur;
     st->prev_ok = true;
-    st->prev_s = ctx->now_s;
     return 0;
 }
 
@@ -935,6 +939,8 @@ static bool win_delta(const struct cg_sample *a, const struct cg_sample *b, unsi
 
 #define WIN(field, flag, out) win_delta(a, b, flag, a ? a->field : 0, b->field, out)
 
+/* win_s: the time between the two reads of this cgroup (from the window's
+ * first snapshot when it appeared during the window). */
 static void calc_one(struct cg_calc *k, const struct cg_sample *a, const struct cg_sample *b,
                      double win_s)
 {
@@ -1076,8 +1082,7 @@ static int cg_stop(struct collect_ctx *ctx, void *p, char *err, size_t n)
     (void)n;
     struct cg_state *st = p;
     struct cg_snap t1;
-    snapshot(&t1, &st->mounts, st->targets, st->ntargets);
-    double win_s = ctx->now_s - st->t0_s;
+    snapshot(ctx, &t1, &st->mounts, st->targets, st->ntargets);
 
     struct cg_calc *k = xcalloc(t1.n ? t1.n : 1, sizeof *k);
     size_t vanished = 0, estimated = 0;
@@ -1086,7 +1091,8 @@ static int cg_stop(struct collect_ctx *ctx, void *p, char *err, size_t n)
             vanished++;
     for (size_t i = 0; i < t1.n; i++) {
         const struct cg_sample *b = &t1.v[i];
-        calc_one(&k[i], snap_get(&st->t0, b->path, false, false), b, win_s);
+        const struct cg_sample *a = snap_get(&st->t0, b->path, false, false);
+        calc_one(&k[i], a, b, b->t_s - (a ? a->t_s : st->t0_s));
         for (size_t j = 0; j < st->ntargets; j++)
             if (strcmp(st->targets[j], b->path) == 0)
                 k[i].target = true;

@@ -18,6 +18,7 @@
  */
 #ifndef PERFREPORT_COLLECTOR_H
 #define PERFREPORT_COLLECTOR_H
+#include "util/clock.h"
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -30,7 +31,22 @@ struct collect_ctx {
     const struct options *opt;
     const struct host_caps *caps;
     double now_s; /* seconds since window start of the current tick/stop */
+    /* The clock a collector reads when it takes its counters: rates divide
+     * by the time between its own two reads, never by now_s (start runs
+     * long before the window opens, a tick's worker may run late, a stopped
+     * process resumes in mid-interval).  NULL = CLOCK_MONOTONIC; unit tests
+     * with synthetic times set collect_tick_clock. */
+    double (*clock_s)(const struct collect_ctx *ctx);
 };
+
+/* Seconds on the collector's clock, at the moment of the call. */
+static inline double collect_clock_s(const struct collect_ctx *ctx)
+{
+    return ctx->clock_s ? ctx->clock_s(ctx) : mono_ms() / 1e3;
+}
+
+/* A synthetic clock for tests: the read happens at the tick's time. */
+static inline double collect_tick_clock(const struct collect_ctx *ctx) { return ctx->now_s; }
 
 struct collector {
     const char *name;  /* stable id shown in the manifest: "cpu", "disk" ... */

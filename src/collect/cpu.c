@@ -362,7 +362,9 @@ static int cpu_start(struct collect_ctx *ctx, void **state, char *err, size_t n)
         snprintf(err, n, "cannot read /proc/stat: %s", strerror(-rc));
         return rc;
     }
-    s->t_first = s->t_prev = ctx->now_s;
+    /* Rates divide by the time between our own reads, not by the ticks':
+     * start runs long before the window opens, a tick's worker late. */
+    s->t_first = s->t_prev = collect_clock_s(ctx);
     track_cpus(s, &s->first);
     /* prev is a private copy so first survives the tick loop. */
     s->prev = s->first;
@@ -393,6 +395,7 @@ static int cpu_tick(struct collect_ctx *ctx, void *state)
     int rc = read_stat(&cur, &self_running);
     if (rc)
         return rc;
+    double t_now = collect_clock_s(ctx);
 
     struct cpu_split sp;
     cpu_split(&s->prev.total, &cur.total, &sp);
@@ -418,7 +421,7 @@ static int cpu_tick(struct collect_ctx *ctx, void *state)
     }
     series_set(r, report_series(r, "cpu.ctxsw_per_s", "Context switches", "/s", "cpu"),
                rate(&s->prev, &cur, STAT_HAVE_CTXT, s->prev.ctxt, cur.ctxt,
-                    ctx->now_s - s->t_prev));
+                    t_now - s->t_prev));
 
     struct loadavg l;
     if (read_loadavg(&l) == 0) {
@@ -431,7 +434,7 @@ static int cpu_tick(struct collect_ctx *ctx, void *state)
     track_cpus(s, &cur);
     proc_stat_free(&s->prev);
     s->prev = cur;
-    s->t_prev = ctx->now_s;
+    s->t_prev = t_now;
     return 0;
 }
 
@@ -495,9 +498,9 @@ static int cpu_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     struct cpu_state *s = state;
     struct report *r = ctx->r;
     struct proc_stat fin;
-    double t_last = ctx->now_s;
     unsigned self_running = 1;
     int rc = read_stat(&fin, &self_running);
+    double t_last = collect_clock_s(ctx);
     if (rc) {
         if (s->nreadings < 2) {
             snprintf(err, n, "cannot read /proc/stat at the end of the window: %s",

@@ -373,7 +373,8 @@ static void set_series(struct report *r, const struct disk_dev *d, const char *w
     series_set(r, s, v);
 }
 
-/* Takes a reading at now_s; with_series sets the current tick's values. */
+/* Takes a reading, timed on the collector's clock; with_series sets the
+ * current tick's values. */
 static int disk_sample(struct collect_ctx *ctx, struct disk_state *st, bool with_series)
 {
     int rc = hostfs_read("/proc/diskstats", &st->buf, 0);
@@ -381,7 +382,7 @@ static int disk_sample(struct collect_ctx *ctx, struct disk_state *st, bool with
         return rc;
     struct diskstats cur = {0};
     st->bad_lines += diskstats_parse(sb_str(&st->buf), &cur);
-    double now = ctx->now_s;
+    double now = collect_clock_s(ctx);
     bool *seen = xcalloc(st->n + cur.n + 1, sizeof *seen);
     for (size_t i = 0; i < cur.n; i++) {
         struct disk_dev *d = dev_get(st, cur.v[i].name);
@@ -462,7 +463,7 @@ static int disk_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     struct report *r = ctx->r;
     /* A final reading only when time has passed since the last tick; a
      * failure here just leaves the window ending at the last tick. */
-    if (ctx->now_s - st->last_s > 0.001)
+    if (collect_clock_s(ctx) - st->last_s > 0.001)
         (void)disk_sample(ctx, st, false);
 
     struct table *t = NULL;

@@ -259,7 +259,8 @@ static int mem_start(struct collect_ctx *ctx, void **state, char *err, size_t n)
     }
     s->mi_last = m;
     s->have_mi_last = true;
-    s->t_first = s->t_prev = ctx->now_s;
+    /* Rates divide by the time between our own vmstat reads. */
+    s->t_first = s->t_prev = collect_clock_s(ctx);
     if (read_vmstat(&s->vm_first) == 0) {
         s->have_vm_first = s->have_vm_prev = true;
         s->vm_prev = s->vm_first;
@@ -304,9 +305,10 @@ static int mem_tick(struct collect_ctx *ctx, void *state)
     }
     struct vmstat vm;
     int rc2 = read_vmstat(&vm);
+    double t_now = collect_clock_s(ctx);
     if (rc2 == 0) {
         if (s->have_vm_prev) {
-            double dt = ctx->now_s - s->t_prev;
+            double dt = t_now - s->t_prev;
             series_set(r,
                        report_series(r, "mem.pgmajfault_per_s", "Major page faults", "/s",
                                      "memory"),
@@ -321,11 +323,11 @@ static int mem_tick(struct collect_ctx *ctx, void *state)
             /* vmstat was unreadable at start: begin the window here. */
             s->vm_first = vm;
             s->have_vm_first = true;
-            s->t_first = ctx->now_s;
+            s->t_first = t_now;
         }
         s->vm_prev = vm;
         s->have_vm_prev = true;
-        s->t_prev = ctx->now_s;
+        s->t_prev = t_now;
     }
     return rc ? rc : rc2;
 }
@@ -386,7 +388,7 @@ static int mem_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     }
 
     struct vmstat vm;
-    double t_last = ctx->now_s;
+    double t_last = collect_clock_s(ctx);
     if (read_vmstat(&vm) != 0) {
         vm = s->vm_prev; /* the last tick's reading ends the window */
         t_last = s->t_prev;

@@ -514,7 +514,7 @@ static void sample_sockstat(struct net_state *st)
 
 static int net_sample(struct collect_ctx *ctx, struct net_state *st, bool with_series)
 {
-    double now = ctx->now_s;
+    double now = collect_clock_s(ctx); /* our own read time, not the tick's */
     double dt = now - st->last_s;
     double rx_b = 0, tx_b = 0, drops = 0;
     int rc = sample_dev(st, now, &rx_b, &tx_b, &drops);
@@ -549,8 +549,8 @@ static int net_start(struct collect_ctx *ctx, void **state, char *err, size_t n)
 {
     struct net_state *st = xcalloc(1, sizeof *st);
     *state = st;
-    st->first_s = st->last_s = ctx->now_s;
     int rc = net_sample(ctx, st, false);
+    st->first_s = st->last_s;
     if (rc) {
         snprintf(err, n, "cannot read /proc/net/dev: %s", strerror(-rc));
         return rc;
@@ -610,7 +610,7 @@ static int net_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     (void)n;
     struct net_state *st = state;
     struct report *r = ctx->r;
-    if (ctx->now_s - st->last_s > 0.001)
+    if (collect_clock_s(ctx) - st->last_s > 0.001)
         (void)net_sample(ctx, st, false);
 
     struct table *t = NULL;

@@ -480,9 +480,12 @@ static int procs_start(struct collect_ctx *ctx, void **statep, char *err, size_t
         st->clk_tck = 100;
     if (st->page_size <= 0)
         st->page_size = 4096;
-    st->t_start = ctx->now_s;
     st->redact = !(ctx->opt && ctx->opt->no_redact);
+    /* CPU shares divide by the time between our two scans (the middle of
+     * each), not by the window: start runs before the window opens. */
+    double t_a = collect_clock_s(ctx);
     int rc = full_scan(st, &st->start, ctx->opt ? ctx->opt->pid : 0);
+    st->t_start = (t_a + collect_clock_s(ctx)) / 2;
     if (rc) {
         snprintf(err, n, "cannot list /proc: %s", strerror(-rc));
         return rc;
@@ -810,12 +813,13 @@ static int procs_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     struct procs_state *st = state;
     struct report *r = ctx->r;
     int target = ctx->opt ? ctx->opt->pid : 0;
+    double t_a = collect_clock_s(ctx);
     int rc = full_scan(st, &st->end, target);
     if (rc) {
         snprintf(err, n, "cannot list /proc: %s", strerror(-rc));
         return rc;
     }
-    double window = ctx->now_s - st->t_start;
+    double window = (t_a + collect_clock_s(ctx)) / 2 - st->t_start;
     uint64_t memtotal = 0;
     if (hostfs_read("/proc/meminfo", &st->buf, 0) != 0 ||
         proc_parse_memtotal(st->buf.buf, st->buf.len, &memtotal) != 0)

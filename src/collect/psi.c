@@ -135,7 +135,9 @@ static int psi_start(struct collect_ctx *ctx, void **state, char *err, size_t n)
 {
     struct psi_state *s = xcalloc(1, sizeof *s);
     *state = s;
-    s->t_first = ctx->now_s;
+    /* Stall time divides by the time between our own reads: start runs
+     * long before the window opens (BPF loads), a tick's worker late. */
+    s->t_first = collect_clock_s(ctx);
     bool any = false;
     for (size_t i = 0; i < NRES; i++) {
         struct psi_res *pr = &s->res[i];
@@ -144,7 +146,7 @@ static int psi_start(struct collect_ctx *ctx, void **state, char *err, size_t n)
             continue; /* this resource is skipped; the others still run */
         pr->present = any = true;
         pr->prev = pr->first;
-        pr->t_prev = ctx->now_s;
+        pr->t_prev = collect_clock_s(ctx);
     }
     if (!any) {
         snprintf(err, n, "no readable file under /proc/pressure");
@@ -174,6 +176,7 @@ static int psi_tick(struct collect_ctx *ctx, void *state)
             continue;
         struct psi_file f;
         int e = read_psi(resources[i], &f);
+        double t_now = collect_clock_s(ctx);
         if (e) {
             rc = e;
             continue;
@@ -193,11 +196,11 @@ static int psi_tick(struct collect_ctx *ctx, void *state)
                 se->warn = 10;
                 se->crit = 25;
             }
-            series_set(r, se, psi_stall_pct(a[k]->total, b[k]->total, ctx->now_s - pr->t_prev));
+            series_set(r, se, psi_stall_pct(a[k]->total, b[k]->total, t_now - pr->t_prev));
         }
         note_avg10(pr, &f);
         pr->prev = f;
-        pr->t_prev = ctx->now_s;
+        pr->t_prev = t_now;
     }
     return rc;
 }
@@ -213,7 +216,7 @@ static int psi_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
         if (!pr->present)
             continue;
         struct psi_file last;
-        double t_last = ctx->now_s;
+        double t_last = collect_clock_s(ctx);
         if (read_psi(resources[i], &last) == 0) {
             note_avg10(pr, &last);
         } else {

@@ -29,6 +29,7 @@ static inline void life_init(struct life *l, const struct collector *c)
     l->ctx.r = l->r;
     l->ctx.opt = &l->opt;
     l->ctx.caps = &l->caps;
+    l->ctx.clock_s = collect_tick_clock; /* fixtures are read at the given times */
 }
 
 /* root is relative to the fixtures directory. */

@@ -174,7 +174,7 @@ static void run_fixture(struct run *x, const char *dir, struct options *o, bool 
     snprintf(t1, sizeof t1, "%s/t1", fixture(dir));
     memset(x, 0, sizeof *x);
     x->r = report_new();
-    struct collect_ctx ctx = {.r = x->r, .opt = o};
+    struct collect_ctx ctx = {.r = x->r, .opt = o, .clock_s = collect_tick_clock};
     void *st = NULL;
     hostfs_set_root(t0);
     ctx.now_s = 0;
@@ -475,7 +475,7 @@ TEST(cgroup_walk_depth_bound)
     struct options o;
     options_defaults(&o);
     struct report *r = report_new();
-    struct collect_ctx ctx = {.r = r, .opt = &o};
+    struct collect_ctx ctx = {.r = r, .opt = &o, .clock_s = collect_tick_clock};
     void *st = NULL;
     char err[256] = "";
     CHECK(collector_cgroup.start(&ctx, &st, err, sizeof err) == 0);
@@ -531,7 +531,7 @@ TEST(cgroup_walk_count_bound)
     options_defaults(&o);
     o.cgroup = "/c4009"; /* the target is read even past the cap */
     struct report *r = report_new();
-    struct collect_ctx ctx = {.r = r, .opt = &o};
+    struct collect_ctx ctx = {.r = r, .opt = &o, .clock_s = collect_tick_clock};
     void *st = NULL;
     char err[256] = "";
     CHECK(collector_cgroup.start(&ctx, &st, err, sizeof err) == 0);

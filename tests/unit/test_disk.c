@@ -16,7 +16,8 @@ static struct report *life(const struct collector *c, const char *topic, const c
     struct options opt = {0};
     struct host_caps caps = {0};
     struct report *r = report_new();
-    struct collect_ctx ctx = {.r = r, .opt = &opt, .caps = &caps, .now_s = times[0]};
+    struct collect_ctx ctx = {.r = r, .opt = &opt, .caps = &caps, .now_s = times[0],
+                              .clock_s = collect_tick_clock};
     char root[4096], err[512] = "";
     void *st = NULL;
     snprintf(root, sizeof root, "%s/%s/%s", fixtures_dir(), topic, dirs[0]);
@@ -267,7 +268,8 @@ TEST(disk_life_stop_reads_when_time_passed)
     struct options opt = {0};
     struct host_caps caps = {0};
     struct report *r = report_new();
-    struct collect_ctx ctx = {.r = r, .opt = &opt, .caps = &caps, .now_s = 0};
+    struct collect_ctx ctx = {.r = r, .opt = &opt, .caps = &caps, .now_s = 0,
+                              .clock_s = collect_tick_clock};
     char root[4096], err[256] = "";
     void *st = NULL;
     snprintf(root, sizeof root, "%s/disk/odd/t0", fixtures_dir());
@@ -291,7 +293,8 @@ TEST(disk_missing_diskstats)
     struct options opt = {0};
     struct host_caps caps = {0};
     struct report *r = report_new();
-    struct collect_ctx ctx = {.r = r, .opt = &opt, .caps = &caps, .now_s = 0};
+    struct collect_ctx ctx = {.r = r, .opt = &opt, .caps = &caps, .now_s = 0,
+                              .clock_s = collect_tick_clock};
     char root[4096], err[256] = "";
     snprintf(root, sizeof root, "%s/net/odd/t0", fixtures_dir()); /* no diskstats there */
     hostfs_set_root(root);

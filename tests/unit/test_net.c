@@ -15,7 +15,8 @@ static struct report *life(const char *const *dirs, const double *times, size_t 
     struct options opt = {0};
     struct host_caps caps = {0};
     struct report *r = report_new();
-    struct collect_ctx ctx = {.r = r, .opt = &opt, .caps = &caps, .now_s = times[0]};
+    struct collect_ctx ctx = {.r = r, .opt = &opt, .caps = &caps, .now_s = times[0],
+                              .clock_s = collect_tick_clock};
     char root[4096], err[512] = "";
     void *st = NULL;
     snprintf(root, sizeof root, "%s/net/%s", fixtures_dir(), dirs[0]);
@@ -266,7 +267,8 @@ TEST(net_missing_files)
     struct options opt = {0};
     struct host_caps caps = {0};
     struct report *r = report_new();
-    struct collect_ctx ctx = {.r = r, .opt = &opt, .caps = &caps, .now_s = 0};
+    struct collect_ctx ctx = {.r = r, .opt = &opt, .caps = &caps, .now_s = 0,
+                              .clock_s = collect_tick_clock};
     char root[4096], err[256] = "";
     snprintf(root, sizeof root, "%s/disk/odd/t0", fixtures_dir()); /* no /proc/net */
     hostfs_set_root(root);

@@ -182,7 +182,7 @@ static struct report *run_window(pid_t target)
     struct options opt;
     options_defaults(&opt);
     opt.pid = target;
-    struct collect_ctx ctx = {.r = r, .opt = &opt};
+    struct collect_ctx ctx = {.r = r, .opt = &opt, .clock_s = collect_tick_clock};
     void *st = NULL;
     char err[256] = "";
     char root[1024];
@@ -415,7 +415,7 @@ TEST(procs_no_proc_is_reported_not_fatal)
     struct report *r = report_new();
     struct options opt;
     options_defaults(&opt);
-    struct collect_ctx ctx = {.r = r, .opt = &opt};
+    struct collect_ctx ctx = {.r = r, .opt = &opt, .clock_s = collect_tick_clock};
     char reason[128] = "", err[128] = "";
     hostfs_set_root(fixture("procs/does-not-exist"));
     CHECK(!collector_procs.can_run(&ctx, reason, sizeof reason));

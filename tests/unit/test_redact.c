@@ -258,7 +258,7 @@ static struct report *procs_window(bool no_redact)
     struct options opt;
     options_defaults(&opt);
     opt.no_redact = no_redact;
-    struct collect_ctx ctx = {.r = r, .opt = &opt};
+    struct collect_ctx ctx = {.r = r, .opt = &opt, .clock_s = collect_tick_clock};
     void *st = NULL;
     char err[256] = "";
     hostfs_set_root(root);
