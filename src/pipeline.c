@@ -135,7 +135,12 @@ static double capture_window(struct runner *rn, struct report *r, const struct o
         sleep_until(next);
         if (g_stop_signal)
             break;
-        runner_tick(rn, (mono_ms() - t0) / 1000.0);
+        double now_s = (mono_ms() - t0) / 1000.0;
+        /* A last sample a sliver after a late tick (resumed after SIGSTOP)
+         * would be a wild rate; the window totals still cover the sliver. */
+        if (next >= end_ms && r->nticks && now_s - r->ticks[r->nticks - 1] < opt->interval_s / 4)
+            break;
+        runner_tick(rn, now_s);
         if (next >= end_ms)
             break;
         /* A tick that overran its interval (our niced threads starve on a

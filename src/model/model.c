@@ -70,6 +70,7 @@ void report_free(struct report *r)
     kvlist_free(&r->caps);
     free(r->window.target);
     free(r->ticks);
+    free(r->gaps);
     for (size_t i = 0; i < r->nseries; i++) {
         struct series *s = r->series[i];
         free(s->name);
@@ -174,9 +175,25 @@ const char *kv_get(const struct kvlist *l, const char *key)
 
 size_t report_add_tick(struct report *r, double t)
 {
+    double prev = r->nticks ? r->ticks[r->nticks - 1] : 0;
+    if (r->window.interval_s > 0 && t - prev > TICK_GAP_FACTOR * r->window.interval_s) {
+        xgrow(&r->gaps, &r->cap_gaps, r->ngaps + 1, sizeof *r->gaps);
+        r->gaps[r->ngaps++] = (struct tick_gap){.start_s = prev, .len_s = t - prev};
+    }
     xgrow(&r->ticks, &r->cap_ticks, r->nticks + 1, sizeof *r->ticks);
     r->ticks[r->nticks] = t;
     return r->nticks++;
+}
+
+bool report_gap_before(const struct report *r, size_t i)
+{
+    if (i >= r->nticks)
+        return false;
+    double prev = i ? r->ticks[i - 1] : 0;
+    for (size_t g = 0; g < r->ngaps; g++)
+        if (r->gaps[g].start_s == prev) /* a copy of that tick's time: exact */
+            return true;
+    return false;
 }
 
 struct series *report_find_series(const struct report *r, const char *name)

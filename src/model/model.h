@@ -136,6 +136,14 @@ struct ledger_entry {
     char *notes;       /* losses, caps hit...; may be NULL */
 };
 
+/* A stretch between two samples longer than TICK_GAP_FACTOR intervals
+ * (perfreport was stopped or starved): the sample after it averages over
+ * the whole stretch, the report says so and charts break there. */
+#define TICK_GAP_FACTOR 2.0
+struct tick_gap {
+    double start_s, len_s; /* from the previous sample (or window start) */
+};
+
 struct report {
     int schema;
     struct kvlist host; /* system facts, in display order */
@@ -152,6 +160,8 @@ struct report {
 
     double *ticks; /* seconds since window start of each sample */
     size_t nticks, cap_ticks;
+    struct tick_gap *gaps; /* recorded by report_add_tick, in time order */
+    size_t ngaps, cap_gaps;
 
     struct series **series;
     size_t nseries, cap_series;
@@ -185,8 +195,12 @@ void kv_addf(struct kvlist *l, const char *key, const char *title, const char *f
     __attribute__((format(printf, 4, 5)));
 const char *kv_get(const struct kvlist *l, const char *key);
 
-/* Ticks: the pipeline appends one per sample; series values align to it. */
+/* Ticks: the pipeline appends one per sample; series values align to it.
+ * With window.interval_s set, a tick more than TICK_GAP_FACTOR intervals
+ * after the previous one records a gap. */
 size_t report_add_tick(struct report *r, double t);
+/* True when a gap ends at tick i (the sample i covers a gap). */
+bool report_gap_before(const struct report *r, size_t i);
 
 /* Finds or creates a series; later calls with the same name return it. */
 struct series *report_series(struct report *r, const char *name, const char *title,

@@ -866,6 +866,11 @@ static void banner(const struct report *r, const char *host, const char *headlin
                 "<p class=\"banner-note\">Incomplete: the window was interrupted after "
                 "%.1f of %.0f s.</p>\n",
                 r->window.actual_s, r->window.planned_s);
+    for (size_t i = 0; i < r->ngaps; i++)
+        sb_addf(out,
+                "<p class=\"banner-note\">Sampling gap: no sample from %.1f s to %.1f s "
+                "(%.1f s).</p>\n",
+                r->gaps[i].start_s, r->gaps[i].start_s + r->gaps[i].len_s, r->gaps[i].len_s);
     if (r->failed)
         sb_add(out, "<p class=\"banner-note\">The run itself failed; this report is "
                     "partial.</p>\n");

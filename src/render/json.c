@@ -40,6 +40,15 @@ void json_window(struct jw *w, const struct report *r)
     jw_knum(w, "interval_s", r->window.interval_s);
     jw_kbool(w, "interrupted", r->window.interrupted);
     jw_kstr(w, "target", r->window.target);
+    jw_key(w, "gaps"); /* stretches with no sample (perfreport stopped or starved) */
+    jw_arr_begin(w);
+    for (size_t i = 0; i < r->ngaps; i++) {
+        jw_obj_begin(w);
+        jw_knum(w, "start_s", r->gaps[i].start_s);
+        jw_knum(w, "length_s", r->gaps[i].len_s);
+        jw_obj_end(w);
+    }
+    jw_arr_end(w);
     jw_obj_end(w);
 }
 

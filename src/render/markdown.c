@@ -141,6 +141,15 @@ static void title_and_verdict(const struct report *r, struct strbuf *sb)
     }
     sb_add(sb, "\n\n");
 
+    /* A value after a gap averages over it; its chart line breaks there. */
+    for (size_t i = 0; i < r->ngaps; i++)
+        sb_addf(sb,
+                "**Sampling gap:** no sample from %.1f s to %.1f s (%.1f s, over %.0f "
+                "intervals; perfreport was stopped or starved); the sample after it "
+                "averages over the whole gap.\n\n",
+                r->gaps[i].start_s, r->gaps[i].start_s + r->gaps[i].len_s, r->gaps[i].len_s,
+                TICK_GAP_FACTOR);
+
     /* Whoever reads the ticket should know that command lines were edited. */
     double red = report_metric_value(r, "privacy.redacted");
     const char *redact = kv_get(&r->host, "cmdline_redaction");

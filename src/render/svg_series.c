@@ -122,7 +122,9 @@ static void threshold_line(struct strbuf *sb, const struct scale *sc, double v, 
             X1 - 2, y - 3, color, label, num);
 }
 
-/* Draws the contiguous runs of finite values; a NAN ends a run so gaps show. */
+/* Draws the contiguous runs of finite values; a NAN or a sampling gap (the
+ * model's, perfreport stopped) ends a run so gaps show: no straight line
+ * across a stretch nothing was measured in. */
 static void draw_runs(struct strbuf *sb, const struct report *r, const struct series *s,
                       size_t n, const struct scale *sc)
 {
@@ -133,8 +135,8 @@ static void draw_runs(struct strbuf *sb, const struct report *r, const struct se
             i++;
             continue;
         }
-        size_t j = i;
-        while (j < n && !isnan(value_at(s, j)))
+        size_t j = i + 1;
+        while (j < n && !isnan(value_at(s, j)) && !report_gap_before(r, j))
             j++;
         if (j - i == 1) {
             /* A lone sample has no segment to draw: show it as a dot. */
