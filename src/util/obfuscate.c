@@ -14,8 +14,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-enum okind { OK_HOST, OK_USER, OK_IPV4, OK_IPV6, OK_MAC, OK_NKINDS };
-static const char *const k_kind[OK_NKINDS] = {"host", "user", "ipv4", "ipv6", "mac"};
+/* OK_IPV4P: a cut address ("192.0." at the end of a 15-byte comm) that
+ * matches no address seen in full. */
+enum okind { OK_HOST, OK_USER, OK_IPV4, OK_IPV6, OK_MAC, OK_IPV4P, OK_NKINDS };
+static const char *const k_kind[OK_NKINDS] = {"host", "user", "ipv4", "ipv6", "mac", "ipv4-prefix"};
+
+/* A comm is cut to 15 bytes (TASK_COMM_LEN - 1): where a string ends there,
+ * an address may have been cut. */
+#define COMM_MAX 15
 
 /* One real value.  Literal names (host, user) are registered up front and
  * get a placeholder on first use; addresses are added as they are found,
@@ -33,6 +39,7 @@ struct obf {
     struct oent *v;
     size_t n, cap;
     unsigned next[OK_NKINDS]; /* last number handed out per kind */
+    bool no_prefixes; /* obfuscate_report's first pass: full addresses only */
 };
 
 struct obf *obf_new(void) { return xcalloc(1, sizeof(struct obf)); }
@@ -219,7 +226,7 @@ static size_t match_mac(const char *s, uint8_t mac[6])
         mac[g] = (uint8_t)strtoul(h, NULL, 16);
     }
     char after = s[17];
-    if (is_alnum(after) || after == '_' || after == sep)
+    if (is_hex(after) || after == ':' || after == sep)
         return 0;
     return 17;
 }
@@ -239,12 +246,46 @@ static size_t match_ipv4(const char *s, uint8_t a[4])
             return 0;
         a[g] = (uint8_t)v;
     }
-    if (is_alnum(s[i]) || s[i] == '_' || (s[i] == '.' && is_digit(s[i + 1])))
-        return 0;
+    if (s[i] == '.' && is_digit(s[i + 1]))
+        return 0; /* a longer dotted number */
     return i;
 }
 
-static size_t match_ipv6(const char *s, uint8_t a[16])
+/* A cut address: 2 or 3 dotted decimal groups, maybe with the dot after
+ * the last ("192.0.", "10.20.3"), not part of a longer dotted number.
+ * Returns its length; *groups and *dot describe it. */
+static size_t match_ipv4_part(const char *s, unsigned *groups, bool *dot)
+{
+    size_t i = 0;
+    unsigned g = 0;
+    *dot = false;
+    for (;;) {
+        unsigned v = 0, d = 0;
+        while (d < 3 && is_digit(s[i])) {
+            v = v * 10 + (unsigned)(s[i++] - '0');
+            d++;
+        }
+        if (!d || v > 255 || is_digit(s[i]))
+            return 0;
+        g++;
+        if (s[i] != '.' || g == 4)
+            break;
+        if (!is_digit(s[i + 1])) {
+            *dot = true;
+            i++;
+            break;
+        }
+        if (g == 3)
+            return 0; /* four groups or more: an address or a longer number */
+        i++;
+    }
+    if (g < 2 || g > 3)
+        return 0;
+    *groups = g;
+    return i;
+}
+
+static size_t match_ipv6(const char *s, bool prev_word, uint8_t a[16])
 {
     size_t n = 0, colons = 0;
     while (is_hex(s[n]) || s[n] == ':' || s[n] == '.') {
@@ -253,15 +294,31 @@ static size_t match_ipv6(const char *s, uint8_t a[16])
         if (n > 45)
             return 0;
     }
-    if (is_alnum(s[n]) || s[n] == '_' || colons < 2)
+    if (colons < 2)
         return 0;
+    bool embedded = prev_word || is_alnum(s[n]) || s[n] == '_';
     /* "fe80::1:" at the end of a sentence: trailing punctuation is not part of it */
     while (n && (s[n - 1] == '.' || (s[n - 1] == ':' && !(n >= 2 && s[n - 2] == ':'))))
         n--;
     char buf[64];
     memcpy(buf, s, n);
     buf[n] = '\0';
-    return inet_pton(AF_INET6, buf, a) == 1 ? n : 0;
+    if (inet_pton(AF_INET6, buf, a) != 1)
+        return 0;
+    if (embedded) {
+        /* Glued to a word ("ip_fe80::1"): C++ names ("std::vector" gives
+         * "d::", "Abc::def") are too; an address there has 3+ groups, or 2
+         * with a decimal digit. */
+        unsigned groups = 0;
+        bool digit = false;
+        for (size_t k = 0; k < n; k++) {
+            groups += is_hex(buf[k]) && (k == 0 || !is_hex(buf[k - 1]));
+            digit = digit || is_digit(buf[k]);
+        }
+        if (groups < 2 || (groups == 2 && !digit))
+            return 0;
+    }
+    return n;
 }
 
 static bool keep_ipv4(const uint8_t a[4])
@@ -288,20 +345,86 @@ static bool keep_mac(const uint8_t m[6])
     return zero || ff;
 }
 
-/* A literal name may start at i: the previous character does not continue a word or a dotted name. */
-static bool name_start(const char *s, size_t i)
+/* A literal name may start at i: the previous character does not continue
+ * a name ([A-Za-z0-9_-]) nor, for a host, a dotted name ("sys.vm"). */
+static bool name_start(const char *s, size_t i, bool dotted)
 {
     if (i == 0)
         return true;
     char p = s[i - 1];
     if (is_word(p))
         return false;
-    return !(p == '.' && i >= 2 && is_alnum(s[i - 2]));
+    return !(dotted && p == '.' && i >= 2 && is_alnum(s[i - 2]));
 }
 
-static bool name_end(const char *s, size_t j)
+static bool name_end(const char *s, size_t j, bool dotted)
 {
-    return !is_word(s[j]) && !(s[j] == '.' && is_alnum(s[j + 1]));
+    return !is_word(s[j]) && !(dotted && s[j] == '.' && is_alnum(s[j + 1]));
+}
+
+/* The longest registered name at s + i, whole by the rules above. */
+static struct oent *match_name(struct obf *o, const char *s, size_t i)
+{
+    struct oent *best = NULL;
+    bool start_host = name_start(s, i, true);
+    if (!name_start(s, i, false))
+        return NULL; /* no name of either kind starts here */
+    for (size_t k = 0; k < o->n; k++) {
+        struct oent *e = &o->v[k];
+        bool host = e->kind == OK_HOST;
+        if ((!host && e->kind != OK_USER) || (host && !start_host) || (best && e->len <= best->len))
+            continue;
+        if (strnlen(s + i, e->len) == e->len && eq_literal(s + i, e->real, e->len, host) &&
+            name_end(s, i + e->len, host))
+            best = e;
+    }
+    return best;
+}
+
+/* Whether a comm cut to 15 bytes may end at j: the word ending there (back
+ * to a blank, quote, bracket, '/', '=' or ',') is 15 bytes long. */
+static bool comm_end(const char *s, size_t j)
+{
+    size_t b = j;
+    while (b > 0 && !strchr(" \t\"'([{/=,", s[b - 1]))
+        b--;
+    return j - b == COMM_MAX;
+}
+
+/* The placeholder of a cut address (run: its text, g groups, dot after the
+ * last): the matching part of the placeholder of a full address it begins
+ * ("192.0.2" of 192.0.2.2 -> "240.0.0"), else, when it must go (cut_point),
+ * an ipv4-prefix placeholder of its own.  NULL = leave it. */
+static const char *cut_address(struct obf *o, const char *run, size_t len, unsigned g, bool dot,
+                               bool cut_point, char *buf, size_t bn)
+{
+    for (size_t k = 0; k < o->n; k++) {
+        struct oent *e = &o->v[k];
+        if (e->kind != OK_IPV4 || e->len <= len || memcmp(e->real, run, len) != 0)
+            continue;
+        /* Away from a cut point only whole groups: "10.2" is no part of 10.20.30.40. */
+        if (!cut_point && !dot && e->real[len] != '.')
+            continue;
+        const char *ph = placeholder(o, e);
+        size_t n = 0;
+        for (unsigned seen = 0; ph[n] && !(ph[n] == '.' && ++seen == g); n++)
+            ;
+        snprintf(buf, bn, "%.*s%s", (int)n, ph, dot ? "." : "");
+        return buf;
+    }
+    if (!cut_point)
+        return NULL;
+    for (size_t k = 0; k < o->n; k++)
+        if (o->v[k].kind == OK_IPV4P && o->v[k].len == len && memcmp(o->v[k].real, run, len) == 0)
+            return o->v[k].placeholder;
+    xgrow(&o->v, &o->cap, o->n + 1, sizeof *o->v);
+    struct oent *e = &o->v[o->n++];
+    unsigned num = ++o->next[OK_IPV4P];
+    *e = (struct oent){.kind = OK_IPV4P, .real = xstrndup(run, len), .len = len, .num = num};
+    e->placeholder = g == 2 ? xasprintf("240.%u%s", num & 255u, dot ? "." : "")
+                            : xasprintf("240.%u.%u%s", (num >> 8) & 255u, num & 255u,
+                                        dot ? "." : "");
+    return e->placeholder;
 }
 
 char *obf_text(struct obf *o, const char *s)
@@ -310,39 +433,55 @@ char *obf_text(struct obf *o, const char *s)
         return NULL;
     struct strbuf out = STRBUF_INIT;
     size_t done = 0, changed = 0;
+    char cutbuf[32];
     for (size_t i = 0; s[i];) {
         char prev = i ? s[i - 1] : '\0';
         size_t m = 0;
         const char *rep = NULL;
-        bool addr_start = !is_alnum(prev) && prev != '_' && prev != '.' && prev != ':';
-        if (addr_start && is_hex(s[i])) {
+        /* Addresses stand wherever they are, glued to letters or '_' too
+         * ("connect_192.0.2.2"): only a character that would continue them
+         * (a hex digit or ':' for MAC/IPv6, a digit or '.' for IPv4) hides
+         * one. */
+        bool hex_start = !is_hex(prev) && prev != ':';
+        bool dec_start = !is_digit(prev) && prev != '.';
+        /* A MAC's groups are exactly 2 digits: a hex letter before it
+         * ("mac02:fc:...") cannot belong to it. */
+        if (prev != ':' && is_hex(s[i])) {
             uint8_t mac[6];
             m = match_mac(s + i, mac);
+            if (m && prev == '-' && s[i + 2] == '-' && i >= 2 && is_hex(s[i - 2]))
+                m = 0; /* one more "xx-" group before it: not a MAC */
             if (m)
                 rep = keep_mac(mac) ? "" : address(o, OK_MAC, mac, 6, s + i, m);
         }
-        if (!m && addr_start && (is_hex(s[i]) || s[i] == ':')) {
+        if (!m && hex_start && prev != '.' && (is_hex(s[i]) || s[i] == ':')) {
             uint8_t a6[16];
-            m = match_ipv6(s + i, a6);
+            m = match_ipv6(s + i, is_alnum(prev) || prev == '_', a6);
             if (m)
                 rep = keep_ipv6(a6) ? "" : address(o, OK_IPV6, a6, 16, s + i, m);
         }
-        if (!m && addr_start && is_digit(s[i])) {
+        if (!m && dec_start && is_digit(s[i])) {
             uint8_t a4[4];
             m = match_ipv4(s + i, a4);
             if (m)
                 rep = keep_ipv4(a4) ? "" : address(o, OK_IPV4, a4, 4, s + i, m);
         }
-        if (!m && name_start(s, i)) {
-            struct oent *best = NULL;
-            for (size_t k = 0; k < o->n; k++) {
-                struct oent *e = &o->v[k];
-                if ((e->kind != OK_HOST && e->kind != OK_USER) || (best && e->len <= best->len))
-                    continue;
-                if (strnlen(s + i, e->len) == e->len &&
-                    eq_literal(s + i, e->real, e->len, e->kind == OK_HOST) && name_end(s, i + e->len))
-                    best = e;
+        if (!m && dec_start && is_digit(s[i]) && !o->no_prefixes) {
+            /* A cut address: at the end of a 15-byte string (a comm), or
+             * ending in '.' glued to a name ("cloudsdk-192.0."), or a whole
+             * group prefix of an address seen in full. */
+            unsigned g;
+            bool dot;
+            size_t k = match_ipv4_part(s + i, &g, &dot);
+            if (k) {
+                bool cut = comm_end(s, i + k) ||
+                           (dot && (is_alnum(prev) || prev == '_' || prev == '-'));
+                rep = cut_address(o, s + i, k, g, dot, cut, cutbuf, sizeof cutbuf);
+                m = rep ? k : 0;
             }
+        }
+        if (!m) {
+            struct oent *best = match_name(o, s, i);
             if (best) {
                 m = best->len;
                 rep = placeholder(o, best);
@@ -369,12 +508,15 @@ char *obf_text(struct obf *o, const char *s)
 struct walk {
     struct obf *o;
     size_t changed;
+    bool dry; /* only register what is seen; change nothing */
 };
 
 static void fix(struct walk *w, char **p)
 {
     char *t = *p ? obf_text(w->o, *p) : NULL;
-    if (t) {
+    if (t && w->dry) {
+        free(t);
+    } else if (t) {
         free(*p);
         *p = t;
         w->changed++;
@@ -394,13 +536,29 @@ static char *profile_fix(void *ctx, const char *s)
 {
     struct walk *w = ctx;
     char *t = obf_text(w->o, s);
+    if (t && w->dry) {
+        free(t);
+        return NULL;
+    }
     w->changed += t != NULL;
     return t;
 }
 
+static size_t walk_report(struct obf *o, struct report *r, bool dry);
+
 size_t obfuscate_report(struct obf *o, struct report *r)
 {
-    struct walk w = {o, 0};
+    /* First every address seen in full, so that a cut one ("192.0.2" in a
+     * comm) finds its placeholder wherever it comes in the walk. */
+    o->no_prefixes = true;
+    walk_report(o, r, true);
+    o->no_prefixes = false;
+    return walk_report(o, r, false);
+}
+
+static size_t walk_report(struct obf *o, struct report *r, bool dry)
+{
+    struct walk w = {o, 0, dry};
     /* The hostname fact first: it becomes host1 whatever the walk meets. */
     fix_kv(&w, &r->host);
     fix_kv(&w, &r->caps);

@@ -21,14 +21,37 @@
  *    (65534); system accounts (root, daemon, postgres) identify a service,
  *    not a person, and stay; matched case-sensitively;
  *  - names shorter than 2 characters are ignored.
- * Matching is by whole token: a name matches only when the characters
- * around it are not [A-Za-z0-9_-] and not a '.' that continues a dotted
- * name, so host "vm" leaves "vmstat", "kvm", "vm.swappiness" and
- * "vm.example.com" alone (list the FQDN in /etc/hosts to have it replaced).
- * IPv4: four decimal octets <= 255, not part of a longer dotted number;
- * IPv6: any RFC 4291 text form (inet_pton), "::" and an embedded IPv4
- * included, compared by value so "2001:DB8:0::1" and "2001:db8::1" share a
- * placeholder; MAC: six pairs of hex digits separated by ':' or '-'. */
+ * Names match as whole names: '_' and '-' are part of a name, so the
+ * characters around a match must not be [A-Za-z0-9_-]; for host names also
+ * not a '.' that continues a dotted name, so host "vm" leaves "vmstat",
+ * "kvm", "vm_area", "vm.swappiness" and "vm.example.com" alone (list the
+ * FQDN in /etc/hosts to have it replaced).  For user names '.' separates:
+ * "cloudsdk_backup.service" -> "user1.service", but "cloudsdk_backup2" and
+ * "cloudsdk-2" are other names.
+ * Addresses are found wherever they stand, glued to letters or '_' too
+ * ("connect_192.0.2.2", "eth0_02:fc:..."); only a character that would
+ * continue them hides one:
+ *  - IPv4: four decimal octets <= 255, no digit or '.' before, no digit or
+ *    ".digit" after;
+ *  - IPv6: any RFC 4291 text form (inet_pton), "::" and an embedded IPv4
+ *    included, no hex digit, ':' or '.' before; compared by value so
+ *    "2001:DB8:0::1" and "2001:db8::1" share a placeholder.  Glued to a word
+ *    it needs 3+ groups, or 2 with a decimal digit ("ip_fe80::1"), so C++
+ *    names ("std::vector", "Foo::bar") stay;
+ *  - MAC: six pairs of hex digits separated by one kind of ':' or '-', no
+ *    ':' before, no hex digit or separator after.
+ * Cut addresses (a comm is cut to 15 bytes: "connect_192.0.2.2" runs as
+ * "connect_192.0.2"): a run of 2 or 3 dotted decimal groups, maybe ending
+ * in '.', is replaced when
+ *  - it begins an address seen in full anywhere in the report, at a group
+ *    boundary (or anywhere at a cut point): it gets the same groups of that
+ *    address's placeholder ("240.0.0"); obfuscate_report registers every
+ *    full address first so the order of strings does not matter;
+ *  - or it is at a cut point: it ends a word (back to a blank, quote,
+ *    bracket, '/', '=' or ',') of exactly 15 bytes, or it ends in '.' glued
+ *    to a name ("cloudsdk-192.0."); then it gets an ipv4-prefix placeholder
+ *    of its own (240.N., 240.N.M).
+ * "at 96.4." or "version 1.2.3" elsewhere stay. */
 #ifndef PERFREPORT_OBFUSCATE_H
 #define PERFREPORT_OBFUSCATE_H
 #include "strbuf.h"

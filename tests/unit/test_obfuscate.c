@@ -79,8 +79,8 @@ TEST(obfuscate_address_forms)
     /* IPv4: valid octets only, not part of longer dotted numbers. */
     CHECK_STR(ob(o, "192.0.2.2/24"), "240.0.0.1/24");
     CHECK_STR(ob(o, "x=192.0.2.2,"), "x=240.0.0.1,");
-    const char *keep4[] = {"256.1.1.1", "1.2.3", "1.2.3.4.5", "v1.2.3.4", "1.2.3.4a",
-                           "6.18.0-test", "127.0.0.1", "0.0.0.0", "255.255.255.255", "1234.1.1.1"};
+    const char *keep4[] = {"256.1.1.1", "1.2.3", "1.2.3.4.5", "6.18.0-test", "127.0.0.1",
+                           "0.0.0.0", "255.255.255.255", "1234.1.1.1", "at 96.4.", "v6.18.0"};
     for (size_t i = 0; i < sizeof keep4 / sizeof keep4[0]; i++) {
         char *t = obf_text(o, keep4[i]);
         if (t)
@@ -94,7 +94,7 @@ TEST(obfuscate_address_forms)
     CHECK_STR(ob(o, "::ffff:192.0.2.9 and fd00::"), "2001:db8::3 and 2001:db8::4");
     CHECK_STR(ob(o, "addr fe80::1:"), "addr 2001:db8::5:");
     const char *keep6[] = {"::", "::1", "[::1]:53", "std::vector", "a::b::c", "12:34:56",
-                           "::ffff:127.0.0.1", "fe80::1x", "1:2:3:4:5:6:7:8:9"};
+                           "::ffff:127.0.0.1", "1:2:3:4:5:6:7:8:9", "Foo::bar", "xAbc::def"};
     for (size_t i = 0; i < sizeof keep6 / sizeof keep6[0]; i++) {
         char *t = obf_text(o, keep6[i]);
         if (t)
@@ -140,6 +140,75 @@ TEST(obfuscate_parsers_hosts_and_passwd)
     CHECK_STR(ob(o, "localhost root postgres nobody names-not commented broken ip6-localhost"),
               "localhost root postgres nobody names-not commented broken ip6-localhost");
     obf_free(o);
+}
+
+/* The leaks of issue 11: addresses glued to names, user names with '_',
+ * addresses cut at the end of a 15-byte comm. */
+TEST(obfuscate_glued_and_cut_corpus)
+{
+    struct obf *o = obf_new();
+    static const char pw[] = "cloudsdk:x:1000:1000::/home/cloudsdk:/bin/bash\n"
+                             "cloudsdk_backup:x:1001:1001::/home/cloudsdk_backup:/bin/sh\n";
+    obf_parse_passwd(o, pw, sizeof pw - 1);
+    obf_add_host(o, "vm");
+    /* Glued to letters, '_' or digits-free words: still addresses. */
+    CHECK_STR(ob(o, "connect_192.0.2.2"), "connect_240.0.0.1");
+    CHECK_STR(ob(o, "ip_10.20.30.40"), "ip_240.0.0.2");
+    CHECK_STR(ob(o, "v1.2.3.4 1.2.3.4a"), "v240.0.0.3 240.0.0.3a");
+    CHECK_STR(ob(o, "eth0_02:fc:00:00:00:01 mac02:fc:00:00:00:01x"), "eth0_mac1 macmac1x");
+    CHECK_STR(ob(o, "ip_fe80::1 conn_2001:db8:1::5_x fe80::1x"),
+              "ip_2001:db8::1 conn_2001:db8::2_x 2001:db8::1x");
+    /* User names: '_' and '-' belong to the name, '.' and '/' do not. */
+    CHECK_STR(ob(o, "cloudsdk_backup"), "user1");
+    CHECK_STR(ob(o, "x.cloudsdk_backup.service /home/cloudsdk_backup.old"),
+              "x.user1.service /home/user1.old");
+    CHECK_STR(ob(o, "sudo -u cloudsdk; cloudsdk_backup-2 cloudsdk_backups"),
+              "sudo -u user2; cloudsdk_backup-2 cloudsdk_backups");
+    /* Cut at 15 bytes: the part of a seen address becomes the part of its
+     * placeholder; an unknown one at a cut point gets its own. */
+    CHECK_STR(ob(o, "connect_192.0.2"), "connect_240.0.0");
+    CHECK_STR(ob(o, "pid 7 (connect_192.0.2) ran"), "pid 7 (connect_240.0.0) ran");
+    CHECK_STR(ob(o, "cloudsdk-192.0."), "cloudsdk-240.0.");
+    CHECK_STR(ob(o, "cloudsdk-198.51."), "cloudsdk-240.1.");
+    CHECK_STR(ob(o, "cloudsd-203.0.1"), "cloudsd-240.0.2");
+    CHECK_STR(ob(o, "connect_10.20.3"), "connect_240.0.0"); /* mid-octet cut of 10.20.30.40 */
+    /* Not a cut point, not a whole-group prefix of a seen address: stays. */
+    const char *keep[] = {"at 96.4.", "version 4.5.6 of x", "10.2 s", "pid 5 (cloudsdk-10.20.3)",
+                          "vmstat", "vm_area", "vm.swappiness", "std::vector"};
+    for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++) {
+        char *t = obf_text(o, keep[i]);
+        if (t)
+            test_fail(__FILE__, __LINE__, "'%s' changed to '%s'", keep[i], t);
+        free(t);
+    }
+    struct strbuf map = STRBUF_INIT;
+    obf_map_text(o, &map);
+    CHECK_CONTAINS(map.buf, "\nuser1\tcloudsdk_backup\tuser\n");
+    CHECK_CONTAINS(map.buf, "\n240.1.\t198.51.\tipv4-prefix\n");
+    sb_free(&map);
+    obf_free(o);
+}
+
+/* In the model, a cut address met before its full form still gets the
+ * full address's placeholder (the walk sees every address first). */
+TEST(obfuscate_cut_address_before_full_in_model)
+{
+    struct report *r = report_new();
+    struct table *t = report_table(r, "proc.top_cpu", "Top", "process");
+    table_add_col(t, "comm", "Command", "", 0);
+    table_add_col(t, "cmdline", "Command line", "", 0);
+    size_t row = table_add_row(t);
+    table_set_str(t, row, "comm", "connect_192.0.2");
+    table_set_str(t, row, "cmdline", "./connect_192.0.2.2 --peer 198.51.100.7");
+    struct finding *f = report_add_finding(r, "x", SEV_WARNING, "cpu", "busy");
+    finding_evidence(f, "%s", "connect_198.51. (pid 4) and ip_198.51.100");
+    struct obf *o = obf_new();
+    CHECK(obfuscate_report(o, r) == 3);
+    CHECK_STR(table_str(t, 0, "comm"), "connect_240.0.0");
+    CHECK_STR(table_str(t, 0, "cmdline"), "./connect_240.0.0.1 --peer 240.0.0.2");
+    CHECK_STR(r->findings[0].evidence[0], "connect_240.0. (pid 4) and ip_240.0.0");
+    obf_free(o);
+    report_free(r);
 }
 
 /* ---- the whole model: every kind of string field ---- */
