@@ -109,3 +109,62 @@ else
     not_ok e2e_privacy_obfuscate_bundle_clean "no bundle under $TMPD/obf: $(cat "$TMPD/obf.err")"
 fi
 wait
+
+# 4. The leaks of issue 11, planted for real: addresses glued to names
+# (a binary named connect_192.0.2.2, whose comm is cut to "connect_192.0.2";
+# ip_10.20.30.40 on a command line), a user name with '_' run by a real
+# user and followed by '.', and comms cut inside an address
+# ("cloudsdk-192.0.", "conn_198.51.100": 15 bytes, no full address anywhere).
+pu=cloudsdk_backup
+if ! id "$pu" >/dev/null 2>&1; then
+    if useradd -M -N -s /usr/sbin/nologin "$pu" 2>/dev/null; then
+        on_cleanup "userdel $pu 2>/dev/null" # after the tracked workloads are stopped
+    fi
+fi
+if ! id "$pu" >/dev/null 2>&1 || [ "$(id -u "$pu")" -lt 1000 ]; then
+    skip e2e_privacy_glued_and_cut_values "cannot create user $pu (uid >= 1000)"
+    exit 0
+fi
+mkdir -p "$TMPD/bin" && chmod 755 "$TMPD" "$TMPD/bin"
+cp "$WL/burner" "$TMPD/bin/connect_192.0.2.2"
+# setpriv execs the workload itself, so the tracked pid is the burner.
+setpriv --reuid="$pu" --regid="$(id -g "$pu")" --clear-groups -- "$TMPD/bin/connect_192.0.2.2" 30 1 --unit "$pu.service" --peer ip_10.20.30.40 &
+track $!
+"$WL/burner" 30 1 --comm cloudsdk-192.0. & track $!
+"$WL/burner" 30 1 --comm conn_198.51.100 & track $!
+sleep 0.5
+# Fixed strings, so that no regex dot matches a placeholder's digit.
+planted="192.0.2 10.20.30.40 $pu cloudsdk-192.0. 192.0. 198.51"
+planted_in() { # dir: prints every planted value found in a file or a file name
+    for v in $planted; do
+        grep -rqF -- "$v" "$1" && echo "$v"
+        find "$1" | grep -qF -- "$v" && echo "$v in a file name"
+    done
+}
+run_pr -d 3 -o "$TMPD/plain4" --quiet
+run_pr -d 3 -o "$TMPD/obf4" --quiet --obfuscate
+cp "$TMPD/last.err" "$TMPD/obf4.err"
+stop_tracked
+present=$(planted_in "$TMPD/plain4" | sort -u | tr '\n' ' ')
+if [ -f "$TMPD/plain4/report.json" ] && [ "$(planted_in "$TMPD/plain4" | grep -vc 'file name')" -ge 5 ]; then
+    ok e2e_privacy_glued_values_present_without_obfuscate
+else
+    not_ok e2e_privacy_glued_values_present_without_obfuscate "only: $present"
+fi
+if [ -f "$TMPD/obf4/report.json" ]; then
+    found=$(planted_in "$TMPD/obf4" | tr '\n' ' ')
+    where=""
+    for v in $planted; do
+        f=$(grep -rlF -- "$v" "$TMPD/obf4" | head -3 | tr '\n' ' ')
+        [ -n "$f" ] && where="$where [$v: $f $(grep -rhoF -- "$v" "$TMPD/obf4" | head -1)]"
+    done
+    if [ -z "$found" ] && grep -qP "\t$pu\tuser$" "$TMPD/obf4.obfuscation-map" &&
+        grep -qP "\t192\.0\.2\.2\tipv4$" "$TMPD/obf4.obfuscation-map"; then
+        ok e2e_privacy_glued_and_cut_values
+    else
+        not_ok e2e_privacy_glued_and_cut_values "found: $found;$where; map: $(cut -f2,3 "$TMPD/obf4.obfuscation-map" 2>/dev/null | tr '\n\t' ' :')"
+    fi
+else
+    not_ok e2e_privacy_glued_and_cut_values "no bundle: $(cat "$TMPD/obf4.err")"
+fi
+wait
