@@ -128,10 +128,10 @@ fi
 mkdir -p "$TMPD/bin" && chmod 755 "$TMPD" "$TMPD/bin"
 cp "$WL/burner" "$TMPD/bin/connect_192.0.2.2"
 # setpriv execs the workload itself, so the tracked pid is the burner.
-setpriv --reuid="$pu" --regid="$(id -g "$pu")" --clear-groups -- "$TMPD/bin/connect_192.0.2.2" 30 1 --unit "$pu.service" --peer ip_10.20.30.40 &
+setpriv --reuid="$pu" --regid="$(id -g "$pu")" --clear-groups -- "$TMPD/bin/connect_192.0.2.2" 600 1 --unit "$pu.service" --peer ip_10.20.30.40 &
 track $!
-"$WL/burner" 30 1 --comm cloudsdk-192.0. & track $!
-"$WL/burner" 30 1 --comm conn_198.51.100 & track $!
+"$WL/burner" 600 1 --comm cloudsdk-192.0. & track $!
+"$WL/burner" 600 1 --comm conn_198.51.100 & track $!
 sleep 0.5
 # Fixed strings, so that no regex dot matches a placeholder's digit.
 planted="192.0.2 10.20.30.40 $pu cloudsdk-192.0. 192.0. 198.51"
@@ -141,15 +141,17 @@ planted_in() { # dir: prints every planted value found in a file or a file name
         find "$1" | grep -qF -- "$v" && echo "$v in a file name"
     done
 }
-run_pr -d 3 -o "$TMPD/plain4" --quiet
+# The workloads outlive both runs (a sanitizer build on a loaded host
+# takes a minute); stop_tracked ends them.
 run_pr -d 3 -o "$TMPD/obf4" --quiet --obfuscate
 cp "$TMPD/last.err" "$TMPD/obf4.err"
+run_pr -d 3 -o "$TMPD/plain4" --quiet
 stop_tracked
 present=$(planted_in "$TMPD/plain4" | sort -u | tr '\n' ' ')
 if [ -f "$TMPD/plain4/report.json" ] && [ "$(planted_in "$TMPD/plain4" | grep -vc 'file name')" -ge 5 ]; then
     ok e2e_privacy_glued_values_present_without_obfuscate
 else
-    not_ok e2e_privacy_glued_values_present_without_obfuscate "only: $present"
+    not_ok e2e_privacy_glued_values_present_without_obfuscate "only: '$present'; bundle: $(ls "$TMPD/plain4" 2>&1 | head -3 | tr '\n' ' '); $(tail -3 "$TMPD/last.err")"
 fi
 if [ -f "$TMPD/obf4/report.json" ]; then
     found=$(planted_in "$TMPD/obf4" | tr '\n' ' ')
