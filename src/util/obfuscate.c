@@ -474,8 +474,9 @@ char *obf_text(struct obf *o, const char *s)
             bool dot;
             size_t k = match_ipv4_part(s + i, &g, &dot);
             if (k) {
+                /* "ld-2.36.so": the word goes on, nothing was cut there. */
                 bool cut = comm_end(s, i + k) ||
-                           (dot && (is_alnum(prev) || prev == '_' || prev == '-'));
+                           (dot && is_word(prev) && !is_word(s[i + k]));
                 rep = cut_address(o, s + i, k, g, dot, cut, cutbuf, sizeof cutbuf);
                 m = rep ? k : 0;
             }

@@ -49,7 +49,8 @@
  *    full address first so the order of strings does not matter;
  *  - or it is at a cut point: it ends a word (back to a blank, quote,
  *    bracket, '/', '=' or ',') of exactly 15 bytes, or it ends in '.' glued
- *    to a name ("cloudsdk-192.0."); then it gets an ipv4-prefix placeholder
+ *    to a name and nothing of a name follows ("cloudsdk-192.0.", not
+ *    "ld-2.36.so"); then it gets an ipv4-prefix placeholder
  *    of its own (240.N., 240.N.M).
  * "at 96.4." or "version 1.2.3" elsewhere stay. */
 #ifndef PERFREPORT_OBFUSCATE_H

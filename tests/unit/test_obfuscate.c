@@ -174,6 +174,7 @@ TEST(obfuscate_glued_and_cut_corpus)
     CHECK_STR(ob(o, "connect_10.20.3"), "connect_240.0.0"); /* mid-octet cut of 10.20.30.40 */
     /* Not a cut point, not a whole-group prefix of a seen address: stays. */
     const char *keep[] = {"at 96.4.", "version 4.5.6 of x", "10.2 s", "pid 5 (cloudsdk-10.20.3)",
+                          "/lib/ld-2.36.so", "libfoo_7.8.so.3",
                           "vmstat", "vm_area", "vm.swappiness", "std::vector"};
     for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++) {
         char *t = obf_text(o, keep[i]);
