@@ -262,6 +262,7 @@ struct pinfo {
     size_t cmd_off;    /* into snapshot.arena */
     unsigned redacted; /* values redact_argv() replaced in this cmdline */
     char comm[PROC_COMM_MAX + 1];
+    double t_s; /* collector clock just before this process was read */
 };
 
 struct snapshot {
@@ -423,15 +424,19 @@ static const struct pinfo *snapshot_find(const struct snapshot *s, int pid)
     return bsearch(&key, s->p, s->n, sizeof *s->p, cmp_pinfo_pid);
 }
 
-static void snapshot_add(struct procs_state *st, struct snapshot *snap, int pid, bool count_skip)
+static void snapshot_add(const struct collect_ctx *ctx, struct procs_state *st,
+                         struct snapshot *snap, int pid, bool count_skip)
 {
     xgrow(&snap->p, &snap->cap, snap->n + 1, sizeof *snap->p);
     struct pinfo *pi = &snap->p[snap->n];
+    /* Each process's own read time: a scan of thousands takes long. */
+    double t = collect_clock_s(ctx);
     if (read_full(st, snap, pid, pi) != 0) {
         if (count_skip)
             snap->skipped++;
         return;
     }
+    pi->t_s = t;
     snap->n++;
     snap->threads += pi->threads > 0 ? (uint64_t)pi->threads : 0;
     if (pi->state == 'Z')
@@ -440,7 +445,8 @@ static void snapshot_add(struct procs_state *st, struct snapshot *snap, int pid,
         snap->dstate++;
 }
 
-static int full_scan(struct procs_state *st, struct snapshot *snap, int target)
+static int full_scan(const struct collect_ctx *ctx, struct procs_state *st, struct snapshot *snap,
+                     int target)
 {
     DIR *d = hostfs_opendir("/proc");
     if (!d)
@@ -455,14 +461,14 @@ static int full_scan(struct procs_state *st, struct snapshot *snap, int target)
             snap->not_scanned++;
             continue;
         }
-        snapshot_add(st, snap, pid, true);
+        snapshot_add(ctx, st, snap, pid, true);
     }
     closedir(d);
     if (snap->n)
         qsort(snap->p, snap->n, sizeof *snap->p, cmp_pinfo_pid);
     /* The -p target must be known even when the cap cut it off. */
     if (target > 0 && snap->not_scanned && !snapshot_find(snap, target)) {
-        snapshot_add(st, snap, target, false);
+        snapshot_add(ctx, st, snap, target, false);
         qsort(snap->p, snap->n, sizeof *snap->p, cmp_pinfo_pid);
     }
     return 0;
@@ -481,11 +487,10 @@ static int procs_start(struct collect_ctx *ctx, void **statep, char *err, size_t
     if (st->page_size <= 0)
         st->page_size = 4096;
     st->redact = !(ctx->opt && ctx->opt->no_redact);
-    /* CPU shares divide by the time between our two scans (the middle of
-     * each), not by the window: start runs before the window opens. */
-    double t_a = collect_clock_s(ctx);
-    int rc = full_scan(st, &st->start, ctx->opt ? ctx->opt->pid : 0);
-    st->t_start = (t_a + collect_clock_s(ctx)) / 2;
+    /* CPU shares divide by the time between our two reads of each process,
+     * not by the window: start runs before the window opens. */
+    st->t_start = collect_clock_s(ctx);
+    int rc = full_scan(ctx, st, &st->start, ctx->opt ? ctx->opt->pid : 0);
     if (rc) {
         snprintf(err, n, "cannot list /proc: %s", strerror(-rc));
         return rc;
@@ -813,13 +818,12 @@ static int procs_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     struct procs_state *st = state;
     struct report *r = ctx->r;
     int target = ctx->opt ? ctx->opt->pid : 0;
-    double t_a = collect_clock_s(ctx);
-    int rc = full_scan(st, &st->end, target);
+    int rc = full_scan(ctx, st, &st->end, target);
     if (rc) {
         snprintf(err, n, "cannot list /proc: %s", strerror(-rc));
         return rc;
     }
-    double window = (t_a + collect_clock_s(ctx)) / 2 - st->t_start;
+    double window = collect_clock_s(ctx) - st->t_start;
     uint64_t memtotal = 0;
     if (hostfs_read("/proc/meminfo", &st->buf, 0) != 0 ||
         proc_parse_memtotal(st->buf.buf, st->buf.len, &memtotal) != 0)
@@ -840,11 +844,13 @@ static int procs_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
         v->target = target > 0 && e->pid == target;
         if (v->target)
             tv = v;
-        /* A process born inside the window counts all its CPU time. */
+        /* A process born inside the window counts all its CPU time, over
+         * the time from the first scan's start to its read. */
         double du = tick_delta(e->utime, s ? s->utime : 0);
         double ds = tick_delta(e->stime, s ? s->stime : 0);
-        if (window > 0) {
-            double scale = 100.0 / ((double)st->clk_tck * window);
+        double span = e->t_s - (s ? s->t_s : st->t_start);
+        if (span > 0) {
+            double scale = 100.0 / ((double)st->clk_tck * span);
             v->user_pct = du * scale;
             v->sys_pct = ds * scale;
             v->cpu_pct = (du + ds) * scale;
