@@ -230,6 +230,13 @@ static int jit_cmp(const void *a, const void *b)
 
 size_t sym_parse_perf_map(char *text, struct jit_sym **out)
 {
+    bool truncated;
+    return sym_parse_perf_map_max(text, SIZE_MAX, out, &truncated);
+}
+
+size_t sym_parse_perf_map_max(char *text, size_t max, struct jit_sym **out, bool *truncated)
+{
+    *truncated = false;
     size_t n = 0, cap = 0, seq = 0;
     struct jit_sym *v = NULL;
     char *line = text;
@@ -250,6 +257,10 @@ size_t sym_parse_perf_map(char *text, struct jit_sym **out)
                 if (l > JIT_NAME_MAX)
                     name[JIT_NAME_MAX] = '\0';
                 if (l && size) {
+                    if (n >= max) {
+                        *truncated = true;
+                        break;
+                    }
                     xgrow(&v, &cap, n + 1, sizeof *v);
                     v[n++] = (struct jit_sym){start, size, name, seq};
                 }
