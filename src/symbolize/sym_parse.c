@@ -292,3 +292,35 @@ long sym_perf_map_find(const struct jit_sym *j, size_t n, uint64_t addr)
     }
     return best;
 }
+
+/* ---- /proc/PID/mountinfo ------------------------------------------------ */
+
+bool sym_mountinfo_fstype(const char *text, unsigned major, unsigned minor, char *out, size_t n)
+{
+    const char *line = text;
+    while (line && *line) {
+        const char *nl = strchr(line, '\n');
+        size_t len = nl ? (size_t)(nl - line) : strlen(line);
+        unsigned ma, mi;
+        int pos = 0;
+        /* "ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS [TAGS...] - FSTYPE SOURCE SUPEROPTS" */
+        if (sscanf(line, "%*u %*u %u:%u%n", &ma, &mi, &pos) == 2 && pos > 0 && ma == major &&
+            mi == minor) {
+            for (size_t i = (size_t)pos; i + 3 <= len; i++) {
+                if (line[i] != ' ' || line[i + 1] != '-' || line[i + 2] != ' ')
+                    continue;
+                const char *t = line + i + 3;
+                size_t tl = 0;
+                while (t + tl < line + len && t[tl] != ' ')
+                    tl++;
+                if (!tl || tl >= n)
+                    return false;
+                memcpy(out, t, tl);
+                out[tl] = '\0';
+                return true;
+            }
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    return false;
+}

@@ -152,6 +152,8 @@ struct proc {
     size_t njit;
     char *jit_text;
     uint64_t jit_charged; /* bytes taken from SYM_POOL_JIT */
+    char *mountinfo;      /* /proc/PID/mountinfo, read on first need */
+    bool mountinfo_tried;
 };
 
 struct inl_ent {
@@ -315,6 +317,7 @@ static void proc_free(struct proc *p)
     free(p->mmod);
     free(p->jit);
     free(p->jit_text);
+    free(p->mountinfo);
     sym_budget_put(SYM_POOL_JIT, p->jit_charged);
     free(p);
 }
@@ -879,6 +882,23 @@ static struct bin *find_by_build_id(struct symbolizer *s, const struct bin *b)
     return NULL;
 }
 
+/* True when the file behind m lives on a FUSE or network filesystem (by its
+ * device in the process's mountinfo, which procfs answers without asking the
+ * filesystem): opening it could block for good, so it is not read. */
+static bool on_remote_fs(struct proc *p, const struct sym_map *m, char *fstype, size_t n)
+{
+    if (!p->mountinfo_tried) {
+        p->mountinfo_tried = true;
+        struct strbuf sb = STRBUF_INIT;
+        if (hostfs_readf(&sb, 0, "/proc/%d/mountinfo", p->pid) == 0)
+            p->mountinfo = sb_detach(&sb);
+        sb_free(&sb);
+    }
+    return p->mountinfo &&
+           sym_mountinfo_fstype(p->mountinfo, m->dev_major, m->dev_minor, fstype, n) &&
+           sym_fs_of_name(fstype) == SYM_FS_REMOTE;
+}
+
 /* The binary behind mapping mi, read once per run; NULL when unreadable. */
 static struct bin *map_bin(struct symbolizer *s, struct proc *p, size_t mi)
 {
@@ -891,6 +911,13 @@ static struct bin *map_bin(struct symbolizer *s, struct proc *p, size_t mi)
     if (ix) {
         s->st.cache_hits++;
         return p->mbin[mi] = *ix ? s->bins[*ix - 1] : NULL;
+    }
+    char fstype[64];
+    if (on_remote_fs(p, m, fstype, sizeof fstype)) {
+        s->st.binaries_remote++;
+        add_note(s, "%s: on a %s filesystem, which may never answer: not read", m->path, fstype);
+        pmap_put(&s->bin_idx, dev, m->inode, 0);
+        return NULL;
     }
     int fd = open_mapping(p->pid, m);
     Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
@@ -1444,6 +1471,7 @@ static void load_jit(struct symbolizer *s, struct proc *p)
                      "not read",
                      fmt_bytes(b1, sizeof b1, want), fmt_bytes(b2, sizeof b2, limit));
             jit_refuse(s, p->pid, &s->st.jit_refused_budget, why);
+            add_note(s, "%s", s->jit_last_refusal);
             break;
         }
         /* the text moves to the front of the buffer the entries point into */

@@ -54,7 +54,7 @@ struct sym_stats {
     uint64_t jit_stalled;         /* /tmp did not answer within the deadline */
     uint64_t debug_over_budget;   /* binaries read without DWARF: debug data over budget */
     uint64_t symtabs_refused;     /* symbol tables compressed or over budget */
-    uint64_t binaries_stalled;    /* binaries on a filesystem that did not answer */
+    uint64_t binaries_remote;     /* binaries on FUSE/network filesystems: not read */
     const char *jit_last_refusal; /* "pid 12: /tmp/perf-12.map: symlink" or NULL */
     /* What was refused and why, naming the binary or map, for the ledger:
      * at most SYM_MAX_NOTES; notes_dropped counts the rest.  Owned by the

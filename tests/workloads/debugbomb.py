@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""debugbomb.py IN OUT MIB: copies the 64-bit little-endian ELF IN to OUT with
+"""debugbomb.py MIB IN OUT [IN OUT...]: copies each 64-bit little-endian ELF IN to OUT with
 its .debug_str replaced by a zlib SHF_COMPRESSED section whose header says,
 and whose stream really inflates to, MIB MiB of zeros (about 1 MiB on disk
 per GiB).  The symbol table is kept, so the program's functions stay
@@ -12,8 +12,7 @@ SHF_COMPRESSED = 0x800
 ELFCOMPRESS_ZLIB = 1
 
 
-def main():
-    src, dst, mib = sys.argv[1], sys.argv[2], int(sys.argv[3])
+def bomb(src, dst, mib, blob):
     data = bytearray(open(src, 'rb').read())
     if data[:4] != b'\x7fELF' or data[4] != 2 or data[5] != 1:
         sys.exit('debugbomb: %s is not a 64-bit little-endian ELF' % src)
@@ -30,14 +29,6 @@ def main():
             target = i
     if target is None:
         sys.exit('debugbomb: %s has no .debug_str (build it with -g)' % src)
-    size = mib << 20
-    comp = zlib.compressobj(9)
-    chunk = bytes(1 << 20)
-    parts = [struct.pack('<IIQQ', ELFCOMPRESS_ZLIB, 0, size, 1)]
-    for _ in range(mib):
-        parts.append(comp.compress(chunk))
-    parts.append(comp.flush())
-    blob = b''.join(parts)
     while len(data) % 8:
         data.append(0)
     off = len(data)
@@ -49,6 +40,22 @@ def main():
     struct.pack_into('<Q', data, h + 0x30, 8)  # sh_addralign of a Chdr
     with open(dst, 'wb') as f:
         f.write(data)
+
+
+def main():
+    mib = int(sys.argv[1])
+    comp = zlib.compressobj(9)
+    chunk = bytes(1 << 20)
+    parts = [struct.pack('<IIQQ', ELFCOMPRESS_ZLIB, 0, mib << 20, 1)]
+    for _ in range(mib):
+        parts.append(comp.compress(chunk))
+    parts.append(comp.flush())
+    blob = b''.join(parts)
+    args = sys.argv[2:]
+    if not args or len(args) % 2:
+        sys.exit('usage: debugbomb.py MIB IN OUT [IN OUT...]')
+    for i in range(0, len(args), 2):
+        bomb(args[i], args[i + 1], mib, blob)
 
 
 if __name__ == '__main__':
