@@ -8,6 +8,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -179,14 +180,23 @@ long sym_run_bounded(void (*fn)(void *arg, int fd), void *arg, size_t cap, int m
     int p[2];
     if (pipe2(p, O_CLOEXEC) != 0)
         return -errno;
+    /* (dup2 in the child clears O_CLOEXEC on its copy; nothing is exec'd) */
     sigset_t all, old;
     sigfillset(&all);
     /* the child must not run our signal handlers */
     pthread_sigmask(SIG_SETMASK, &all, &old);
     pid_t pid = fork();
     if (pid == 0) {
-        close(p[0]);
-        fn(arg, p[1]);
+        /* Keep only the pipe: a child stuck for good must not hold the run
+         * lock, the bundle's directory or BPF links (programs would stay
+         * attached) open. */
+        int w = p[1];
+        if (w != 3 && dup2(w, 3) != 3)
+            _exit(1);
+        if (syscall(SYS_close_range, 4u, ~0u, 0u) != 0)
+            for (int fd = 4; fd < 65536; fd++)
+                close(fd);
+        fn(arg, 3);
         _exit(0);
     }
     int err = errno;

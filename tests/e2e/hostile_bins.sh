@@ -95,6 +95,10 @@ else
     while kill -0 $rp 2>/dev/null && [ $waited -lt 450 ]; do sleep 0.1; waited=$((waited + 1)); done
     t1=$(now); te=$(date +%s.%N)
     hung=0; kill -0 $rp 2>/dev/null && hung=1
+    # whatever is left stuck on the mount must not hold the run lock
+    lockfree=1
+    [ $hung = 0 ] && ! python3 -c "import fcntl,sys; fcntl.flock(open(sys.argv[1]), fcntl.LOCK_EX | fcntl.LOCK_NB)" \
+        "$PERFREPORT_LOCK" 2>/dev/null && lockfree=0
     kill "$stallpid" 2>/dev/null
     wait $rp; rc=$?
     stop_tracked
@@ -102,6 +106,8 @@ else
     tail_s=-1; [ -f "$TMPD/f1/report.json" ] && tail_s=$(end_to_exit "$TMPD/f1" "$te")
     if [ $hung = 1 ]; then
         not_ok e2e_hostile_fuse_tmp "still running after 45 s (released by ending the FUSE server; exit $rc)"
+    elif [ $lockfree = 0 ]; then
+        not_ok e2e_hostile_fuse_tmp "the run lock is still held after the run (by a task stuck on the mount)"
     elif [ ! -f "$TMPD/f1/report.json" ]; then
         not_ok e2e_hostile_fuse_tmp "no bundle (exit $rc, $wall s)"
     elif [ "$(status "$TMPD/f1" profile)" != ran ]; then
