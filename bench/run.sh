@@ -41,3 +41,4 @@ if [ "$LONG" = 1 ]; then
 fi
 echo
 sh bench/syscall_bench.sh
+sh bench/hostile_bench.sh

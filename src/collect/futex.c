@@ -199,6 +199,7 @@ static int futex_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     if (f1 || f2)
         ledger_note(le, "%llu waits not timed (no per-thread slot), %llu not aggregated (map full)",
                     (unsigned long long)f1, (unsigned long long)f2);
+    stacks_note_symbolizer(le, sym);
     stack_resolver_free(res);
     symbolizer_free(sym);
     for (size_t i = 0; i < nrows; i++)

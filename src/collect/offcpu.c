@@ -503,6 +503,7 @@ static int offcpu_stop(struct collect_ctx *ctx, void *state, char *err, size_t n
     if (miss_k_ms > 0 || miss_u_ms > 0)
         ledger_note(le, "blocked time without a kernel stack %.0f ms, without a user stack %.0f ms",
                     miss_k_ms, miss_u_ms);
+    stacks_note_symbolizer(le, sym);
     stack_resolver_free(res);
     symbolizer_free(sym);
     for (size_t i = 0; i < nrows; i++)

@@ -479,6 +479,7 @@ static int prof_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
                 (unsigned long long)sy.pids_read, (unsigned long long)sy.pids_gone);
     if (sy.kernel_note)
         ledger_note(led, "%s", sy.kernel_note);
+    stacks_note_symbolizer(led, sym);
     ledger_note(led, "%llu stacks resolved during the window (%.0f ms); drain and symbolization "
                 "after it took %.0f ms (summary %.0f ms)",
                 (unsigned long long)st->prefetched, st->prefetch_ms, t_resolved - t0,

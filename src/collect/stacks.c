@@ -1,5 +1,6 @@
 /* BPF stack ids -> profile frames, cached per stack id. */
 #include "stacks.h"
+#include "../model/model.h"
 #include "../model/profile.h"
 #include "../symbolize/symbolize.h"
 #include "../util/xalloc.h"
@@ -437,4 +438,15 @@ int stack_resolver_rows(struct stack_resolver *sr, const struct stack_row *rows,
     free(w.kinds);
     profile_free(scratch);
     return rc;
+}
+
+void stacks_note_symbolizer(struct ledger_entry *led, const struct symbolizer *sym)
+{
+    struct sym_stats st;
+    sym_stats(sym, &st);
+    for (size_t i = 0; i < st.nnotes; i++)
+        ledger_note(led, "%s", st.notes[i]);
+    if (st.notes_dropped)
+        ledger_note(led, "%llu more symbolizer refusals not listed",
+                    (unsigned long long)st.notes_dropped);
 }

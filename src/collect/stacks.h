@@ -101,6 +101,11 @@ const char *stack_resolver_module(const struct stack_resolver *sr, const char *n
  * stacks_sym_get() waits for that and returns the symbolizer;
  * stacks_sym_release() drops a reference and frees it at zero.  Call from
  * the pipeline thread only. */
+/* Copies the symbolizer's refusal notes (binaries without DWARF, perf maps
+ * refused, files that did not answer) into a collector's ledger entry. */
+struct ledger_entry;
+void stacks_note_symbolizer(struct ledger_entry *led, const struct symbolizer *sym);
+
 void stacks_sym_acquire(void);
 struct symbolizer *stacks_sym_get(void);
 void stacks_sym_release(void);

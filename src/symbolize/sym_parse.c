@@ -230,6 +230,13 @@ static int jit_cmp(const void *a, const void *b)
 
 size_t sym_parse_perf_map(char *text, struct jit_sym **out)
 {
+    bool truncated;
+    return sym_parse_perf_map_max(text, SIZE_MAX, out, &truncated);
+}
+
+size_t sym_parse_perf_map_max(char *text, size_t max, struct jit_sym **out, bool *truncated)
+{
+    *truncated = false;
     size_t n = 0, cap = 0, seq = 0;
     struct jit_sym *v = NULL;
     char *line = text;
@@ -250,6 +257,10 @@ size_t sym_parse_perf_map(char *text, struct jit_sym **out)
                 if (l > JIT_NAME_MAX)
                     name[JIT_NAME_MAX] = '\0';
                 if (l && size) {
+                    if (n >= max) {
+                        *truncated = true;
+                        break;
+                    }
                     xgrow(&v, &cap, n + 1, sizeof *v);
                     v[n++] = (struct jit_sym){start, size, name, seq};
                 }
@@ -280,4 +291,36 @@ long sym_perf_map_find(const struct jit_sym *j, size_t n, uint64_t addr)
             best = (long)(lo - 1 - k);
     }
     return best;
+}
+
+/* ---- /proc/PID/mountinfo ------------------------------------------------ */
+
+bool sym_mountinfo_fstype(const char *text, unsigned major, unsigned minor, char *out, size_t n)
+{
+    const char *line = text;
+    while (line && *line) {
+        const char *nl = strchr(line, '\n');
+        size_t len = nl ? (size_t)(nl - line) : strlen(line);
+        unsigned ma, mi;
+        int pos = 0;
+        /* "ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS [TAGS...] - FSTYPE SOURCE SUPEROPTS" */
+        if (sscanf(line, "%*u %*u %u:%u%n", &ma, &mi, &pos) == 2 && pos > 0 && ma == major &&
+            mi == minor) {
+            for (size_t i = (size_t)pos; i + 3 <= len; i++) {
+                if (line[i] != ' ' || line[i + 1] != '-' || line[i + 2] != ' ')
+                    continue;
+                const char *t = line + i + 3;
+                size_t tl = 0;
+                while (t + tl < line + len && t[tl] != ' ')
+                    tl++;
+                if (!tl || tl >= n)
+                    return false;
+                memcpy(out, t, tl);
+                out[tl] = '\0';
+                return true;
+            }
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    return false;
 }

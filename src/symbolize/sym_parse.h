@@ -55,6 +55,13 @@ struct jit_sym {
 /* Parses perf map text IN PLACE into *out (caller frees), sorted by start;
  * bad lines are skipped.  Returns the count. */
 size_t sym_parse_perf_map(char *text, struct jit_sym **out);
+/* The same, keeping at most max entries; *truncated set when a valid entry
+ * was left out (then *out holds the first max). */
+size_t sym_parse_perf_map_max(char *text, size_t max, struct jit_sym **out, bool *truncated);
 /* Entry containing addr (latest line wins on overlap), or -1. */
 long sym_perf_map_find(const struct jit_sym *j, size_t n, uint64_t addr);
+
+/* Filesystem type of the mount with device MAJOR:MINOR in /proc/PID/mountinfo
+ * text ("ext4", "fuse.sshfs") copied into out; false when no line has it. */
+bool sym_mountinfo_fstype(const char *text, unsigned major, unsigned minor, char *out, size_t n);
 #endif

@@ -7,6 +7,7 @@
  * mmap: a hostile owner truncating a binary under us must not SIGBUS us. */
 #include "symbolize.h"
 #include "sym_parse.h"
+#include "sym_guard.h"
 #include "../util/hostfs.h"
 #include "../util/strbuf.h"
 #include "../util/xalloc.h"
@@ -18,12 +19,14 @@
 #include <inttypes.h>
 #include <libelf.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <linux/openat2.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -129,6 +132,7 @@ struct bin {
     struct cu_index *cus; /* per-CU top-level scope index, built on first use */
     size_t ncus, cus_cap;
     struct pmap cu_idx; /* (CU offset, 0) -> index in cus */
+    uint64_t charged_syms, charged_debug; /* taken from SYM_POOL_SYMS / _DEBUG */
     int fd, dbg_fd; /* kept open only while dw needs them */
     Elf *elf, *dbg_elf;
     Dwarf *dw;
@@ -147,6 +151,9 @@ struct proc {
     struct jit_sym *jit;
     size_t njit;
     char *jit_text;
+    uint64_t jit_charged; /* bytes taken from SYM_POOL_JIT */
+    char *mountinfo;      /* /proc/PID/mountinfo, read on first need */
+    bool mountinfo_tried;
 };
 
 struct inl_ent {
@@ -188,6 +195,8 @@ struct symbolizer {
     size_t ninls, inls_cap;
     int init_pidns; /* -1 unknown, 0 no, 1 yes */
     char *jit_last_refusal;
+    char *notes[SYM_MAX_NOTES];
+    size_t nnotes;
     struct sym_stats st;
 };
 
@@ -286,6 +295,8 @@ static void bin_free(struct bin *b)
     if (!b)
         return;
     bin_close_files(b);
+    sym_budget_put(SYM_POOL_SYMS, b->charged_syms);
+    sym_budget_put(SYM_POOL_DEBUG, b->charged_debug);
     for (size_t i = 0; i < b->ncus; i++)
         free(b->cus[i].fns);
     free(b->cus);
@@ -306,6 +317,8 @@ static void proc_free(struct proc *p)
     free(p->mmod);
     free(p->jit);
     free(p->jit_text);
+    free(p->mountinfo);
+    sym_budget_put(SYM_POOL_JIT, p->jit_charged);
     free(p);
 }
 
@@ -331,6 +344,8 @@ void symbolizer_free(struct symbolizer *s)
     free(s->ksyms);
     free(s->kernel_note);
     free(s->jit_last_refusal);
+    for (size_t i = 0; i < s->nnotes; i++)
+        free(s->notes[i]);
     free(s->debug_dir);
     free(s);
 }
@@ -346,6 +361,38 @@ void sym_stats(const struct symbolizer *s, struct sym_stats *out)
     *out = s->st;
     out->kernel_note = s->kernel_note;
     out->jit_last_refusal = s->jit_last_refusal;
+    out->notes = (const char *const *)s->notes;
+    out->nnotes = s->nnotes;
+}
+
+/* Records why something was refused, for the collector's ledger. */
+static void add_note(struct symbolizer *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add_note(struct symbolizer *s, const char *fmt, ...)
+{
+    if (s->nnotes >= SYM_MAX_NOTES) {
+        s->st.notes_dropped++;
+        return;
+    }
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    s->notes[s->nnotes++] = xstrdup(buf);
+}
+
+/* "1.0 GiB", "20 MiB", "512 KiB", "100 B" */
+static const char *fmt_bytes(char *buf, size_t n, uint64_t v)
+{
+    if (v >= (1ull << 30))
+        snprintf(buf, n, "%.1f GiB", (double)v / (double)(1ull << 30));
+    else if (v >= (1ull << 20))
+        snprintf(buf, n, "%.0f MiB", (double)v / (double)(1ull << 20));
+    else if (v >= 1024)
+        snprintf(buf, n, "%.0f KiB", (double)v / 1024.0);
+    else
+        snprintf(buf, n, "%llu B", (unsigned long long)v);
+    return buf;
 }
 
 /* ---- kernel ------------------------------------------------------------- */
@@ -564,19 +611,50 @@ static void read_segments(Elf *elf, struct bin *b)
 }
 
 /* Adds function symbols of every SHT_SYMTAB/SHT_DYNSYM section (want_dynsym
- * false: symtab only). */
-static void read_symbols(struct symbolizer *s, Elf *elf, struct bin *b, bool want_dynsym)
+ * false: symtab only).  A table and its strings are read only when neither is
+ * compressed (libelf would hand us the raw stream), each is at most
+ * SYM_MAX_SYMTAB bytes, and twice their size (libelf's copy while reading,
+ * ours kept) fits in SYM_POOL_SYMS; b->charged_syms keeps what was taken.  what
+ * names the binary in notes. */
+static void read_symbols(struct symbolizer *s, Elf *elf, struct bin *b, bool want_dynsym,
+                         const char *what)
 {
     Elf_Scn *scn = NULL;
     while ((scn = elf_nextscn(elf, scn))) {
-        GElf_Shdr sh;
+        GElf_Shdr sh, strsh;
         if (!gelf_getshdr(scn, &sh))
             continue;
         if (sh.sh_type != SHT_SYMTAB && !(want_dynsym && sh.sh_type == SHT_DYNSYM))
             continue;
-        Elf_Data *d = elf_getdata(scn, NULL);
         Elf_Scn *strscn = elf_getscn(elf, sh.sh_link);
-        Elf_Data *sd = strscn ? elf_getdata(strscn, NULL) : NULL;
+        if (!strscn || !gelf_getshdr(strscn, &strsh) || strsh.sh_type != SHT_STRTAB)
+            continue;
+        const char *tab = sh.sh_type == SHT_SYMTAB ? ".symtab" : ".dynsym";
+        char b1[32], b2[32];
+        if ((sh.sh_flags | strsh.sh_flags) & SHF_COMPRESSED) {
+            s->st.symtabs_refused++;
+            add_note(s, "%s: %s is compressed: not read", what, tab);
+            continue;
+        }
+        if (sh.sh_size > SYM_MAX_SYMTAB || strsh.sh_size > SYM_MAX_SYMTAB) {
+            s->st.symtabs_refused++;
+            add_note(s, "%s: %s of %s with %s of names, over the %s cap per table: not read",
+                     what, tab, fmt_bytes(b1, sizeof b1, sh.sh_size),
+                     fmt_bytes(b2, sizeof b2, strsh.sh_size),
+                     fmt_bytes((char[32]){0}, 32, SYM_MAX_SYMTAB));
+            continue;
+        }
+        uint64_t cost = 2 * (sh.sh_size + strsh.sh_size);
+        if (!sym_budget_take(SYM_POOL_SYMS, cost)) {
+            s->st.symtabs_refused++;
+            add_note(s, "%s: %s needs %s, over what is left of the %s symbol data budget: not read",
+                     what, tab, fmt_bytes(b1, sizeof b1, cost),
+                     fmt_bytes(b2, sizeof b2, sym_budget_limit(SYM_POOL_SYMS)));
+            continue;
+        }
+        b->charged_syms += cost;
+        Elf_Data *d = elf_getdata(scn, NULL);
+        Elf_Data *sd = elf_getdata(strscn, NULL);
         if (!d || !sd || !sd->d_buf || !sd->d_size || sd->d_size > UINT32_MAX - b->strs_len - 1)
             continue;
         size_t entsz = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
@@ -656,8 +734,98 @@ static bool has_debug_info(Elf *elf)
     return false;
 }
 
+/* Bytes libdw will hold once dwarf_begin_elf() has run on this file: it
+ * reads every debug section and inflates the compressed ones whole.  The
+ * inflated sizes come from the compression headers, read with pread
+ * (elf_getdata would read the whole raw section first).  *inflated gets the
+ * inflated part.  False when a header cannot be read or the file's byte
+ * order is not ours (no DWARF then). */
+static bool debug_cost(Elf *elf, int fd, uint64_t *total, uint64_t *inflated)
+{
+    *total = *inflated = 0;
+    size_t shstrndx;
+    struct stat st;
+    const char *ident = elf_getident(elf, NULL);
+    if (!ident || elf_getshdrstrndx(elf, &shstrndx) != 0 || fstat(fd, &st) != 0)
+        return false;
+    bool le = ident[EI_DATA] == ELFDATA2LSB;
+    if (le != (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__))
+        return false;
+    bool is64 = ident[EI_CLASS] == ELFCLASS64;
+    Elf_Scn *scn = NULL;
+    while ((scn = elf_nextscn(elf, scn))) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+            continue;
+        const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
+        if (!name || (strncmp(name, ".debug", 6) != 0 && strncmp(name, ".zdebug", 7) != 0))
+            continue;
+        if (sh.sh_offset > (uint64_t)st.st_size || sh.sh_size > (uint64_t)st.st_size - sh.sh_offset)
+            return false;
+        *total += sh.sh_size;
+        uint64_t raw = 0;
+        if (sh.sh_flags & SHF_COMPRESSED) {
+            unsigned char h[24];
+            size_t hl = is64 ? 24 : 12;
+            if (sh.sh_size < hl || pread(fd, h, hl, (off_t)sh.sh_offset) != (ssize_t)hl)
+                return false;
+            if (is64) {
+                memcpy(&raw, h + 8, 8);
+            } else {
+                uint32_t r32;
+                memcpy(&r32, h + 4, 4);
+                raw = r32;
+            }
+        } else if (strncmp(name, ".zdebug", 7) == 0) {
+            /* GNU style: "ZLIB" and the inflated size, 8 bytes big-endian */
+            unsigned char h[12];
+            if (sh.sh_size < 12 || pread(fd, h, 12, (off_t)sh.sh_offset) != 12 ||
+                memcmp(h, "ZLIB", 4) != 0)
+                return false;
+            for (int i = 4; i < 12; i++)
+                raw = raw << 8 | h[i];
+        }
+        if (raw > UINT64_MAX / 2 - *total)
+            return false;
+        *total += raw;
+        *inflated += raw;
+    }
+    return true;
+}
+
+/* Takes the DWARF cost of elf (fd) from SYM_POOL_DEBUG.  When it does not
+ * fit, notes it naming the binary and returns false: the binary keeps its
+ * symbol-table names only. */
+static bool debug_admit(struct symbolizer *s, Elf *elf, int fd, struct bin *b, const char *what)
+{
+    uint64_t total, inflated;
+    char b1[32], b2[32], b3[32];
+    if (!debug_cost(elf, fd, &total, &inflated)) {
+        s->st.debug_over_budget++;
+        add_note(s, "%s: debug sections unreadable or in a foreign byte order: symbol names only",
+                 what);
+        return false;
+    }
+    if (sym_budget_take(SYM_POOL_DEBUG, total)) {
+        b->charged_debug += total;
+        return true;
+    }
+    s->st.debug_over_budget++;
+    uint64_t limit = sym_budget_limit(SYM_POOL_DEBUG);
+    if (total > limit)
+        add_note(s, "%s: debug data %s%s, over the %s budget: symbol names only", what,
+                 fmt_bytes(b1, sizeof b1, inflated ? inflated : total),
+                 inflated ? " decompressed" : "", fmt_bytes(b2, sizeof b2, limit));
+    else
+        add_note(s, "%s: debug data %s, over what is left (%s) of the %s budget: symbol names only",
+                 what, fmt_bytes(b1, sizeof b1, total),
+                 fmt_bytes(b3, sizeof b3, limit - sym_budget_used(SYM_POOL_DEBUG)),
+                 fmt_bytes(b2, sizeof b2, limit));
+    return false;
+}
+
 /* Separate debug file by build-id: DIR/.build-id/ab/cdef....debug */
-static void open_debug_file(struct symbolizer *s, struct bin *b)
+static void open_debug_file(struct symbolizer *s, struct bin *b, const char *what)
 {
     if (!b->build_id_len || !s->debug_dir || !*s->debug_dir)
         return;
@@ -691,8 +859,9 @@ static void open_debug_file(struct symbolizer *s, struct bin *b)
     }
     s->st.debug_files_read++;
     if (!b->has_symtab)
-        read_symbols(s, e, b, false);
-    b->dw = dwarf_begin_elf(e, DWARF_C_READ, NULL);
+        read_symbols(s, e, b, false, what);
+    if (debug_admit(s, e, fd, b, what))
+        b->dw = dwarf_begin_elf(e, DWARF_C_READ, NULL);
     if (b->dw) {
         b->dbg_elf = e;
         b->dbg_fd = fd;
@@ -713,6 +882,23 @@ static struct bin *find_by_build_id(struct symbolizer *s, const struct bin *b)
     return NULL;
 }
 
+/* True when the file behind m lives on a FUSE or network filesystem (by its
+ * device in the process's mountinfo, which procfs answers without asking the
+ * filesystem): opening it could block for good, so it is not read. */
+static bool on_remote_fs(struct proc *p, const struct sym_map *m, char *fstype, size_t n)
+{
+    if (!p->mountinfo_tried) {
+        p->mountinfo_tried = true;
+        struct strbuf sb = STRBUF_INIT;
+        if (hostfs_readf(&sb, 0, "/proc/%d/mountinfo", p->pid) == 0)
+            p->mountinfo = sb_detach(&sb);
+        sb_free(&sb);
+    }
+    return p->mountinfo &&
+           sym_mountinfo_fstype(p->mountinfo, m->dev_major, m->dev_minor, fstype, n) &&
+           sym_fs_of_name(fstype) == SYM_FS_REMOTE;
+}
+
 /* The binary behind mapping mi, read once per run; NULL when unreadable. */
 static struct bin *map_bin(struct symbolizer *s, struct proc *p, size_t mi)
 {
@@ -725,6 +911,13 @@ static struct bin *map_bin(struct symbolizer *s, struct proc *p, size_t mi)
     if (ix) {
         s->st.cache_hits++;
         return p->mbin[mi] = *ix ? s->bins[*ix - 1] : NULL;
+    }
+    char fstype[64];
+    if (on_remote_fs(p, m, fstype, sizeof fstype)) {
+        s->st.binaries_remote++;
+        add_note(s, "%s: on a %s filesystem, which may never answer: not read", m->path, fstype);
+        pmap_put(&s->bin_idx, dev, m->inode, 0);
+        return NULL;
     }
     int fd = open_mapping(p->pid, m);
     Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
@@ -752,17 +945,20 @@ static struct bin *map_bin(struct symbolizer *s, struct proc *p, size_t mi)
     s->st.binaries_read++;
     b->id = s->nbins;
     read_segments(elf, b);
-    read_symbols(s, elf, b, true);
+    read_symbols(s, elf, b, true, m->path);
     if (s->open_dwarf < MAX_OPEN_DWARF) {
+        bool refused = false;
         if (has_debug_info(elf)) {
-            b->dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+            refused = !debug_admit(s, elf, fd, b, m->path);
+            if (!refused)
+                b->dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
             if (b->dw) {
                 b->elf = elf;
                 b->fd = fd;
             }
         }
-        if (!b->dw)
-            open_debug_file(s, b);
+        if (!b->dw && !refused)
+            open_debug_file(s, b, m->path);
         if (b->dw)
             s->open_dwarf++;
     }
@@ -1043,79 +1239,261 @@ static void read_status(int pid, long *ruid, long *euid, int *nspid)
     sb_free(&sb);
 }
 
-/* /tmp/perf-NSPID.map inside the process's root: no symlink anywhere on the
- * way, regular file, owned by root or the process, size-capped. */
+/* What a perf map read on the helper thread found. */
+enum jit_outcome {
+    JIT_ABSENT,      /* no map (or no /tmp): nothing to say */
+    JIT_READ,        /* text holds the map */
+    JIT_SYMLINK,
+    JIT_NOT_REGULAR,
+    JIT_PSEUDO_FS,
+    JIT_OWNER,
+    JIT_TOO_LARGE,
+    JIT_OVER_BUDGET,
+    JIT_ERROR,       /* err holds the errno */
+};
+
+/* One perf map read: inputs set by load_jit in the parent, read by the
+ * child (jit_child). */
+struct jit_job {
+    char root[PATH_MAX]; /* /proc/PID/root under the hostfs root */
+    char name[64];       /* perf-NSPID.map */
+    long ruid, euid;
+    size_t max;          /* bytes that may be kept */
+};
+
+/* What the child writes first, then the map's bytes when out is JIT_READ. */
+struct jit_head {
+    int32_t out, err;
+};
+
+static void put_head(int fd, int out, int err)
+{
+    struct jit_head h = {out, err};
+    if (write(fd, &h, sizeof h) != (ssize_t)sizeof h)
+        _exit(1);
+}
+
+/* "/proc/self/fd/N" without stdio (async-signal-safe) */
+static void fd_path(char *buf, int n)
+{
+    char d[16];
+    int k = 0;
+    do {
+        d[k++] = (char)('0' + n % 10);
+        n /= 10;
+    } while (n && k < (int)sizeof d);
+    memcpy(buf, "/proc/self/fd/", 14);
+    for (int i = 0; i < k; i++)
+        buf[14 + i] = d[k - 1 - i];
+    buf[14 + k] = '\0';
+}
+
+/* In a forked child (async-signal-safe calls only): /tmp/perf-NSPID.map in
+ * the process's root, no symlink anywhere on the way, looked at through an
+ * O_PATH descriptor first (opening a pseudo-file for reading can have side
+ * effects: /proc/kmsg consumes the kernel log), so that only a regular file
+ * on a real filesystem, owned by the process's real or effective uid and
+ * small enough is reopened for reading, and it must still be the same file
+ * then.  A FUSE /tmp that never answers blocks here, not in perfreport. */
+static void jit_child(void *arg, int out)
+{
+    const struct jit_job *j = arg;
+    int rootfd = open(j->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (rootfd < 0)
+        _exit(0);
+    int tmpfd = openat(rootfd, "tmp", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (tmpfd < 0) {
+        if (errno == ELOOP || errno == ENOTDIR)
+            put_head(out, JIT_SYMLINK, 0);
+        _exit(0);
+    }
+    int pfd = openat(tmpfd, j->name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    if (pfd < 0) {
+        if (errno != ENOENT)
+            put_head(out, JIT_ERROR, errno);
+        _exit(0);
+    }
+    struct stat st, st2;
+    struct statfs sfs;
+    if (fstat(pfd, &st) < 0 || fstatfs(pfd, &sfs) < 0) {
+        put_head(out, JIT_ERROR, errno);
+    } else if (S_ISLNK(st.st_mode)) {
+        put_head(out, JIT_SYMLINK, 0);
+    } else if (!S_ISREG(st.st_mode)) {
+        put_head(out, JIT_NOT_REGULAR, 0);
+    } else if (sym_fs_of_magic((int64_t)sfs.f_type) == SYM_FS_PSEUDO) {
+        put_head(out, JIT_PSEUDO_FS, 0);
+    } else if ((long)st.st_uid != j->ruid && (long)st.st_uid != j->euid) {
+        put_head(out, JIT_OWNER, 0);
+    } else if (st.st_size > (off_t)SYM_MAX_PERF_MAP) {
+        put_head(out, JIT_TOO_LARGE, 0);
+    } else if ((uint64_t)st.st_size >= j->max) {
+        put_head(out, JIT_OVER_BUDGET, 0);
+    } else {
+        /* our own O_PATH descriptor, reopened: no name lookup any more */
+        char path[32];
+        fd_path(path, pfd);
+        int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0 || fstat(fd, &st2) < 0) {
+            put_head(out, JIT_ERROR, errno);
+        } else if (st2.st_dev != st.st_dev || st2.st_ino != st.st_ino || !S_ISREG(st2.st_mode)) {
+            put_head(out, JIT_NOT_REGULAR, 0);
+        } else {
+            put_head(out, JIT_READ, 0);
+            /* the parent keeps at most max bytes and sees when there were more */
+            char buf[65536];
+            size_t total = 0;
+            while (total <= j->max) {
+                ssize_t r = read(fd, buf, sizeof buf);
+                if (r < 0 && errno == EINTR)
+                    continue;
+                if (r <= 0)
+                    break;
+                if (write(out, buf, (size_t)r) != r)
+                    _exit(1);
+                total += (size_t)r;
+            }
+        }
+    }
+    _exit(0);
+}
+
+/* Mount namespace inode of pid (0 unknown): processes sharing it share /tmp. */
+static uint64_t mntns_of(int pid)
+{
+    char rel[64], path[PATH_MAX];
+    struct stat st;
+    snprintf(rel, sizeof rel, "/proc/%d/ns/mnt", pid);
+    if (hostfs_path(path, sizeof path, rel) != 0 || stat(path, &st) != 0)
+        return 0;
+    return (uint64_t)st.st_ino;
+}
+
+/* Loads the process's perf map once: read by a child with a deadline (its
+ * /tmp may be a FUSE or network mount that never answers), kept only within
+ * what is left of SYM_POOL_JIT (bytes read and entries). */
 static void load_jit(struct symbolizer *s, struct proc *p)
 {
     p->jit_tried = true;
-    long ruid, euid;
+    char b1[32], b2[32];
+    uint64_t ns = mntns_of(p->pid);
+    if (ns && sym_is_stalled('N', ns)) {
+        s->st.jit_stalled++;
+        add_note(s, "pid %d: /tmp did not answer earlier: perf map not read", p->pid);
+        return;
+    }
+    struct jit_job j;
+    memset(&j, 0, sizeof j);
     int nspid;
-    read_status(p->pid, &ruid, &euid, &nspid);
-    char rel[64], path[PATH_MAX], name[64];
+    read_status(p->pid, &j.ruid, &j.euid, &nspid);
+    char rel[64];
     snprintf(rel, sizeof rel, "/proc/%d/root", p->pid);
-    if (hostfs_path(path, sizeof path, rel) != 0)
+    if (hostfs_path(j.root, sizeof j.root, rel) != 0)
         return;
-    int rootfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-    if (rootfd < 0)
-        return;
-    int tmpfd = openat(rootfd, "tmp", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    int err = errno;
-    close(rootfd);
-    if (tmpfd < 0) {
-        if (err == ELOOP || err == ENOTDIR)
-            jit_refuse(s, p->pid, &s->st.jit_refused_symlink, "/tmp is a symlink");
-        return;
+    snprintf(j.name, sizeof j.name, "perf-%d.map", nspid);
+    uint64_t limit = sym_budget_limit(SYM_POOL_JIT), used = sym_budget_used(SYM_POOL_JIT);
+    uint64_t want = limit > used ? limit - used : 0;
+    if (want > (uint64_t)SYM_MAX_PERF_MAP + 1)
+        want = (uint64_t)SYM_MAX_PERF_MAP + 1;
+    if (want < 2 || !sym_budget_take(SYM_POOL_JIT, want))
+        want = 0;
+    /* with nothing left, still look, to say what was refused */
+    j.max = want ? (size_t)want : 1;
+    char *res = NULL;
+    long n = sym_run_bounded(jit_child, &j, sizeof(struct jit_head) + j.max, SYM_IO_DEADLINE_MS,
+                             &res);
+    struct jit_head h = {JIT_ABSENT, 0};
+    if (n >= (long)sizeof h)
+        memcpy(&h, res, sizeof h);
+    char *text = res ? res + sizeof h : NULL;
+    size_t len = n >= (long)sizeof h ? (size_t)n - sizeof h : 0;
+    uint64_t keep = 0;
+    if (n == -ETIMEDOUT) {
+        if (ns)
+            sym_mark_stalled('N', ns);
+        s->st.jit_stalled++;
+        add_note(s, "pid %d: /tmp/%s: /tmp did not answer within %d ms "
+                    "(unresponsive filesystem): perf map not read",
+                 p->pid, j.name, SYM_IO_DEADLINE_MS);
+        h.out = JIT_ABSENT;
+    } else if (n < 0) {
+        jit_refuse(s, p->pid, &s->st.jit_stalled,
+                   n == -EBUSY ? "too many reads already stuck on unresponsive filesystems"
+                               : strerror((int)-n));
+        add_note(s, "%s", s->jit_last_refusal);
+        h.out = JIT_ABSENT;
+    } else if (h.out == JIT_READ && len >= j.max) {
+        h.out = len > SYM_MAX_PERF_MAP ? JIT_TOO_LARGE : JIT_OVER_BUDGET;
     }
-    snprintf(name, sizeof name, "perf-%d.map", nspid);
-    int fd = openat(tmpfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    err = errno;
-    close(tmpfd);
-    if (fd < 0) {
-        if (err == ELOOP)
-            jit_refuse(s, p->pid, &s->st.jit_refused_symlink, "symlink");
-        else if (err != ENOENT)
-            jit_refuse(s, p->pid, &s->st.jit_refused_other, strerror(err));
-        return;
-    }
-    struct stat st;
-    if (fstat(fd, &st) < 0) {
-        jit_refuse(s, p->pid, &s->st.jit_refused_other, strerror(errno));
-    } else if (!S_ISREG(st.st_mode)) {
+    switch ((enum jit_outcome)h.out) {
+    case JIT_ABSENT:
+        break;
+    case JIT_SYMLINK:
+        jit_refuse(s, p->pid, &s->st.jit_refused_symlink, "symlink");
+        break;
+    case JIT_NOT_REGULAR:
         jit_refuse(s, p->pid, &s->st.jit_refused_not_regular, "not a regular file");
-    } else if (st.st_uid != 0 && (long)st.st_uid != ruid && (long)st.st_uid != euid) {
+        break;
+    case JIT_PSEUDO_FS:
+        jit_refuse(s, p->pid, &s->st.jit_refused_fs,
+                   "on a pseudo filesystem (procfs, sysfs...): not read");
+        break;
+    case JIT_OWNER:
         jit_refuse(s, p->pid, &s->st.jit_refused_owner, "owned by another user");
-    } else if (st.st_size > (off_t)SYM_MAX_PERF_MAP) {
+        break;
+    case JIT_TOO_LARGE:
         jit_refuse(s, p->pid, &s->st.jit_refused_too_large, "larger than 16 MiB");
-    } else {
-        struct strbuf sb = STRBUF_INIT;
-        char buf[65536];
-        bool bad = false;
-        for (;;) {
-            ssize_t r = read(fd, buf, sizeof buf);
-            if (r < 0 && errno == EINTR)
-                continue;
-            if (r < 0) {
-                bad = true;
-                jit_refuse(s, p->pid, &s->st.jit_refused_other, strerror(errno));
-                break;
-            }
-            if (r == 0)
-                break;
-            if (sb.len + (size_t)r > SYM_MAX_PERF_MAP) {
-                bad = true;
-                jit_refuse(s, p->pid, &s->st.jit_refused_too_large, "larger than 16 MiB");
-                break;
-            }
-            sb_addn(&sb, buf, (size_t)r);
-        }
-        if (!bad) {
-            p->jit_text = sb_detach(&sb);
-            p->njit = sym_parse_perf_map(p->jit_text, &p->jit);
-            s->st.jit_maps_read++;
-        }
-        sb_free(&sb);
+        break;
+    case JIT_OVER_BUDGET: {
+        char why[160];
+        snprintf(why, sizeof why, "over what is left (%s) of the %s perf map budget: not read",
+                 fmt_bytes(b1, sizeof b1, want), fmt_bytes(b2, sizeof b2, limit));
+        jit_refuse(s, p->pid, &s->st.jit_refused_budget, why);
+        break;
     }
-    close(fd);
+    case JIT_ERROR:
+        jit_refuse(s, p->pid, &s->st.jit_refused_other, strerror(h.err));
+        break;
+    case JIT_READ: {
+        if (!want) /* an empty file, read with no budget left: nothing to keep */
+            break;
+        /* entries are kept too: they must fit in what is left after the text */
+        size_t room = want > len + 1 ? (want - len - 1) / (2 * sizeof(struct jit_sym)) : 0;
+        bool trunc = false;
+        p->njit = sym_parse_perf_map_max(text, room, &p->jit, &trunc);
+        if (trunc) {
+            free(p->jit);
+            p->jit = NULL;
+            p->njit = 0;
+            char why[160];
+            snprintf(why, sizeof why,
+                     "more entries than fit in what is left (%s) of the %s perf map budget: "
+                     "not read",
+                     fmt_bytes(b1, sizeof b1, want), fmt_bytes(b2, sizeof b2, limit));
+            jit_refuse(s, p->pid, &s->st.jit_refused_budget, why);
+            add_note(s, "%s", s->jit_last_refusal);
+            break;
+        }
+        /* the text moves to the front of the buffer the entries point into */
+        memmove(res, text, len + 1);
+        for (size_t k = 0; k < p->njit; k++)
+            p->jit[k].name -= sizeof h;
+        p->jit_text = res;
+        res = NULL;
+        keep = len + 1 + 2 * p->njit * sizeof(struct jit_sym);
+        s->st.jit_maps_read++;
+        break;
+    }
+    default:
+        jit_refuse(s, p->pid, &s->st.jit_refused_other, "bad answer from the reader");
+        break;
+    }
+    if (h.out != JIT_ABSENT && h.out != JIT_READ)
+        add_note(s, "%s", s->jit_last_refusal);
+    if (want)
+        sym_budget_put(SYM_POOL_JIT, want - keep);
+    p->jit_charged = keep;
+    free(res);
 }
 
 /* ---- user frames -------------------------------------------------------- */

@@ -49,13 +49,27 @@ struct sym_stats {
     /* perf maps refused, by reason */
     uint64_t jit_refused_symlink, jit_refused_not_regular, jit_refused_owner,
         jit_refused_too_large, jit_refused_other;
+    uint64_t jit_refused_fs;      /* on a pseudo filesystem (procfs, sysfs...) */
+    uint64_t jit_refused_budget;  /* over what is left of SYM_JIT_BUDGET */
+    uint64_t jit_stalled;         /* /tmp did not answer within the deadline */
+    uint64_t debug_over_budget;   /* binaries read without DWARF: debug data over budget */
+    uint64_t symtabs_refused;     /* symbol tables compressed or over budget */
+    uint64_t binaries_remote;     /* binaries on FUSE/network filesystems: not read */
     const char *jit_last_refusal; /* "pid 12: /tmp/perf-12.map: symlink" or NULL */
+    /* What was refused and why, naming the binary or map, for the ledger:
+     * at most SYM_MAX_NOTES; notes_dropped counts the rest.  Owned by the
+     * symbolizer. */
+    const char *const *notes;
+    size_t nnotes;
+    uint64_t notes_dropped;
     const char *kernel_note;      /* why kernel frames are not named, or NULL */
 };
 
 #define SYM_MAX_MAPS 65536u            /* maps lines kept per pid */
 #define SYM_MAX_SYMS 4000000u          /* function symbols kept per binary */
 #define SYM_MAX_PERF_MAP (16u << 20)   /* bytes of one /tmp/perf-PID.map */
+#define SYM_MAX_SYMTAB (16u << 20)     /* bytes of one symbol or string table */
+#define SYM_MAX_NOTES 32u              /* refusal notes kept per symbolizer */
 
 struct symbolizer *symbolizer_new(void);
 void symbolizer_free(struct symbolizer *s);

@@ -5,6 +5,7 @@
  * (hostile names, symlink, foreign owner, FIFO, oversize), exited pids and
  * corrupt ELF files. */
 #include "harness.h"
+#include "../../src/symbolize/sym_guard.h"
 #include "../../src/symbolize/sym_parse.h"
 #include "../../src/symbolize/symbolize.h"
 #include "../../src/util/hostfs.h"
@@ -866,4 +867,129 @@ TEST(sym_user_performance_warm_cache)
     CHECK(t2 - t1 < 100.0); /* milliseconds once warm, even under ASan */
     symbolizer_free(s);
     free(addrs);
+}
+
+/* ---- budgets, filesystems, deadlines ------------------------------------ */
+
+TEST(sym_parse_mountinfo_fstype)
+{
+    const char *t =
+        "22 1 252:1 / / rw,relatime shared:1 - ext4 /dev/vda1 rw\n"
+        "25 22 0:22 / /proc rw,nosuid shared:12 - proc proc rw\n"
+        "bad line\n"
+        "98 22 0:38 / /tmp rw,nosuid,nodev - fuse.sshfs me@host:/x rw,user_id=0\n"
+        "99 22 0:39 / /mnt/a\\040b rw master:3 - nfs4 srv:/e rw\n";
+    char fs[64];
+    CHECK(sym_mountinfo_fstype(t, 252, 1, fs, sizeof fs));
+    CHECK_STR(fs, "ext4");
+    CHECK(sym_mountinfo_fstype(t, 0, 38, fs, sizeof fs));
+    CHECK_STR(fs, "fuse.sshfs");
+    CHECK(sym_mountinfo_fstype(t, 0, 39, fs, sizeof fs));
+    CHECK_STR(fs, "nfs4");
+    CHECK(!sym_mountinfo_fstype(t, 0, 40, fs, sizeof fs));
+    CHECK(!sym_mountinfo_fstype(t, 0, 38, fs, 4)); /* does not fit */
+    CHECK(sym_fs_of_name("fuse.sshfs") == SYM_FS_REMOTE);
+    CHECK(sym_fs_of_name("nfs4") == SYM_FS_REMOTE);
+    CHECK(sym_fs_of_name("ext4") == SYM_FS_LOCAL);
+    CHECK(sym_fs_of_name("proc") == SYM_FS_PSEUDO);
+    CHECK(sym_fs_of_magic(0x9fa0) == SYM_FS_PSEUDO);            /* proc */
+    CHECK(sym_fs_of_magic(0x65735546) == SYM_FS_REMOTE);        /* fuse */
+    CHECK(sym_fs_of_magic((int64_t)0xEF53) == SYM_FS_LOCAL);    /* ext4 */
+    CHECK(sym_fs_of_magic((int64_t)0x01021994) == SYM_FS_LOCAL); /* tmpfs */
+}
+
+static void child_writes(void *arg, int fd)
+{
+    const char *msg = arg;
+    if (write(fd, msg, strlen(msg)) < 0)
+        _exit(1);
+}
+
+static void child_hangs(void *arg, int fd)
+{
+    (void)arg;
+    (void)fd;
+    pause();
+}
+
+TEST(sym_run_bounded_deadline)
+{
+    char *out = NULL;
+    long n = sym_run_bounded(child_writes, "hello there", 5, 2000, &out);
+    CHECK_NUM(n, 6, 0); /* cut at cap + 1 so that the caller sees there was more */
+    CHECK(out && strcmp(out, "hello ") == 0);
+    free(out);
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    n = sym_run_bounded(child_hangs, NULL, 16, 200, &out);
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    double ms = (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6;
+    CHECK_NUM(n, -ETIMEDOUT, 0);
+    CHECK(out == NULL);
+    CHECK(ms >= 190 && ms < 1500);
+}
+
+/* With the debug budget below what the test binary's DWARF costs, its
+ * functions keep their symbol-table names, lose file:line, and a note names
+ * the binary and why. */
+TEST(sym_user_debug_over_budget)
+{
+    sym_budget_set_limit(SYM_POOL_DEBUG, 4096);
+    struct symbolizer *s = symbolizer_new();
+    struct sym_frame f;
+    uint64_t a = (uint64_t)(uintptr_t)&symtest_self_leaf;
+    CHECK_NUM(sym_user(s, getpid(), a, &f, NULL, 0, NULL), 0, 0);
+    CHECK_STR(f.name, "symtest_self_leaf");
+    CHECK(f.file == NULL);
+    struct sym_stats st;
+    sym_stats(s, &st);
+    CHECK_NUM(st.debug_over_budget, 1, 0);
+    bool named = false;
+    for (size_t i = 0; i < st.nnotes; i++)
+        named |= strstr(st.notes[i], "unit-tests: debug data ") &&
+                 strstr(st.notes[i], "over the 4 KiB budget: symbol names only");
+    CHECK(named);
+    symbolizer_free(s);
+    sym_budget_set_limit(SYM_POOL_DEBUG, 0);
+    CHECK_NUM(sym_budget_used(SYM_POOL_DEBUG), 0, 0); /* all given back */
+    CHECK_NUM(sym_budget_used(SYM_POOL_SYMS), 0, 0);
+    /* with the default budget file:line is back */
+    s = symbolizer_new();
+    CHECK_NUM(sym_user(s, getpid(), a, &f, NULL, 0, NULL), 0, 0);
+    CHECK(ends_with(f.file, "tests/unit/test_symbolize.c"));
+    symbolizer_free(s);
+}
+
+/* Perf maps share one budget: a map whose text and entries do not fit in
+ * what is left is refused whole, with a note naming it. */
+TEST(sym_user_jit_map_budget)
+{
+    char *code = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    REQUIRE(code != MAP_FAILED);
+    uint64_t base = (uint64_t)(uintptr_t)code;
+    char path[64];
+    perf_map_path(path, sizeof path);
+    FILE *fp = fopen(path, "w");
+    REQUIRE(fp != NULL);
+    fprintf(fp, "%" PRIx64 " 1000 kept_in_budget\n", base);
+    for (int i = 0; i < 2000; i++) /* ~50 KiB of text, 2000 entries */
+        fprintf(fp, "%x 10 filler_%d\n", 0x100000 + 16 * i, i);
+    fclose(fp);
+    sym_budget_set_limit(SYM_POOL_JIT, 64 << 10); /* text fits, entries do not */
+    struct sym_stats st;
+    struct sym_frame f;
+    jit_try(base + 4, &st, &f);
+    CHECK_STR(f.name, "[unknown]");
+    CHECK_NUM(st.jit_refused_budget, 1, 0);
+    CHECK_CONTAINS(st.jit_last_refusal, "of the 64 KiB perf map budget");
+    sym_budget_set_limit(SYM_POOL_JIT, 32 << 10); /* the text does not fit */
+    jit_try(base + 4, &st, &f);
+    CHECK_STR(f.name, "[unknown]");
+    CHECK_NUM(st.jit_refused_budget, 1, 0);
+    sym_budget_set_limit(SYM_POOL_JIT, 0);
+    jit_try(base + 4, &st, &f);
+    CHECK_STR(f.name, "kept_in_budget");
+    CHECK_NUM(sym_budget_used(SYM_POOL_JIT), 0, 0);
+    unlink(path);
+    munmap(code, 4096);
 }

@@ -1,0 +1,68 @@
+/* Limits the symbolizer puts on what other users' files may cost us.
+ *
+ * Budgets: every symbolizer of the process draws on two pools, so that peak
+ * memory stays bounded however many hostile binaries and perf maps there
+ * are: SYM_POOL_SYMS (symbol tables), SYM_POOL_DEBUG (DWARF sections held,
+ * compressed and inflated) and SYM_POOL_JIT (perf map text and entries).
+ * Symbol tables have their own pool so that debug data, the first thing to
+ * give up, never crowds out function names.  A taker returns what it took
+ * when it frees the data.
+ *
+ * Deadlines: a file on a FUSE or network filesystem may never answer, and a
+ * task waiting for an answer its server has read but never sends cannot be
+ * killed, not even by exit: a stuck thread of ours would keep perfreport
+ * from ever exiting.  So sym_run_bounded() does such I/O in a forked child
+ * that writes what it read into a pipe, stops waiting at the deadline and
+ * leaves a stuck child behind (SIGKILLed: it dies when its request ends;
+ * reparented to init when we exit).  What stalled is marked
+ * (sym_mark_stalled) so that no later frame waits on it again.
+ *
+ * Thread-safe. */
+#ifndef PERFREPORT_SYM_GUARD_H
+#define PERFREPORT_SYM_GUARD_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum sym_pool { SYM_POOL_SYMS, SYM_POOL_DEBUG, SYM_POOL_JIT, SYM_POOL_COUNT };
+
+/* Together at most 32 MiB over perfreport's own ~32 MiB: design §9's 64. */
+#define SYM_SYMS_BUDGET (8u << 20)   /* symbol and string tables held (x2) */
+#define SYM_DEBUG_BUDGET (16u << 20) /* debug sections held, inflated */
+#define SYM_JIT_BUDGET (8u << 20)    /* perf map bytes + entries held */
+#define SYM_IO_DEADLINE_MS 1000     /* one open+read of another process's file */
+#define SYM_MAX_STUCK 8             /* stuck children before giving up on slow files */
+
+/* Takes n bytes from pool when they fit; false (nothing taken) otherwise. */
+bool sym_budget_take(enum sym_pool pool, uint64_t n);
+void sym_budget_put(enum sym_pool pool, uint64_t n);
+uint64_t sym_budget_limit(enum sym_pool pool);
+uint64_t sym_budget_used(enum sym_pool pool);
+/* Tests: replaces a pool's limit (0 restores the default). */
+void sym_budget_set_limit(enum sym_pool pool, uint64_t limit);
+
+/* Filesystems by what reading a file there may do to us. */
+enum sym_fs {
+    SYM_FS_LOCAL,  /* disk, tmpfs, overlay...: reads end */
+    SYM_FS_REMOTE, /* FUSE and network filesystems: a read may never end */
+    SYM_FS_PSEUDO, /* procfs, sysfs, tracefs...: reading has side effects or
+                      exposes kernel state */
+};
+enum sym_fs sym_fs_of_magic(int64_t f_type);   /* statfs f_type */
+enum sym_fs sym_fs_of_name(const char *fstype); /* mountinfo type ("fuse.sshfs") */
+
+/* Forks a child that runs fn(arg, fd) and exits; fn writes its result to
+ * fd (a pipe) and must use async-signal-safe calls only (the parent has
+ * threads).  Reads at most cap bytes of the result into *out (malloc'd,
+ * NUL-terminated, caller frees; NULL on error), waiting at most ms in all.
+ * Returns the byte count when the child finished in time (a result longer
+ * than cap is cut at cap + 1 bytes, so callers can tell), -ETIMEDOUT when it
+ * did not, -EBUSY when SYM_MAX_STUCK children are stuck already (nothing
+ * run), or -errno. */
+long sym_run_bounded(void (*fn)(void *arg, int fd), void *arg, size_t cap, int ms, char **out);
+
+/* Stall marks, process-wide: kind 'B' (a binary's device) or 'N' (a mount
+ * namespace whose /tmp did not answer), key the device or namespace inode. */
+void sym_mark_stalled(char kind, uint64_t key);
+bool sym_is_stalled(char kind, uint64_t key);
+#endif
