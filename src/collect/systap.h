@@ -11,6 +11,7 @@
 
 struct collect_ctx;
 struct systap_bpf;
+struct tapslice_result;
 
 enum systap_part { SYSTAP_SYSCALLS = 1u, SYSTAP_IOLAYERS = 2u, SYSTAP_FUTEX = 4u };
 
@@ -27,6 +28,10 @@ struct systap_bpf *systap_acquire(const struct collect_ctx *ctx, enum systap_par
  * first user's call does it for all and the others' find it done. */
 int systap_begin(struct collect_ctx *ctx, void *state);
 int systap_end(struct collect_ctx *ctx, void *state);
+/* How the pair recorded the window (attached throughout, or in time
+ * slices: see systap.c), known after the first systap_end; false before.
+ * *attach_errno: a re-attach that failed (0: none). */
+bool systap_sampling(struct tapslice_result *out, int *attach_errno);
 /* Gives up `part`'s reference; the last one detaches and frees the tap.
  * Safe to call for a part that never acquired. */
 void systap_release(enum systap_part part);
