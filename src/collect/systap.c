@@ -289,29 +289,34 @@ static bool sl_wait(double until)
 }
 
 /* Reads the per-CPU call counters: *wanted = recorded calls since the
- * last read, return = the busiest CPU's calls since then. */
-static uint64_t sl_read(uint64_t *wanted)
+ * last read; *busiest and *weighted = the tap's share of a CPU's time over
+ * `secs` attached (calls of other processes x cost per call): of the
+ * busiest CPU, and the calls' mean. */
+static void sl_read(double secs, uint64_t *wanted, double *busiest, double *weighted)
 {
     uint32_t zero = 0;
     *wanted = 0;
+    *busiest = *weighted = 0;
     if (bpf_map__lookup_elem(sl_skel->maps.tap_calls, &zero, sizeof zero, sl_vals,
                              (size_t)sl_ncpu * sizeof *sl_vals, 0) != 0)
-        return 0;
-    uint64_t w = 0, most = 0;
+        return;
+    uint64_t w = 0, all = 0;
+    double sq = 0, most = 0;
     for (int c = 0; c < sl_ncpu; c++) {
         w += sl_vals[c].wanted;
-        uint64_t d = sl_vals[c].all - sl_prev_all[c];
-        most = d > most ? d : most;
+        double d = (double)(sl_vals[c].all - sl_prev_all[c]);
         sl_prev_all[c] = sl_vals[c].all;
+        all += (uint64_t)d;
+        sq += d * d;
+        most = fmax(most, d);
     }
     *wanted = w - sl_prev_wanted;
     sl_prev_wanted = w;
-    return most;
-}
-
-static double sl_share(uint64_t busiest, double secs)
-{
-    return secs > 0 ? (double)busiest / secs * tap_cost_ns * 1e-9 : 0;
+    if (secs > 0) {
+        double k = tap_cost_ns * 1e-9 / secs;
+        *busiest = most * k;
+        *weighted = all ? sq / (double)all * k : 0;
+    }
 }
 
 static void *sl_main(void *arg)
@@ -328,12 +333,12 @@ static void *sl_main(void *arg)
         attached = false;
     }
     while (!stop) {
-        uint64_t w, busiest;
+        uint64_t w;
+        double share, mean_share;
         if (duty >= 1) { /* attached throughout: measure the rate */
             stop = sl_wait(p + TAPSLICE_CHECK_S);
-            double e = now_s();
-            busiest = sl_read(&w);
-            double share = sl_share(busiest, e - p), next = 1;
+            double e = now_s(), next = 1;
+            sl_read(e - p, &w, &share, &mean_share);
             peak = fmax(peak, share);
             if (!stop && sl_forced == 0)
                 next = tapslice_duty(share, 1);
@@ -341,10 +346,11 @@ static void *sl_main(void *arg)
                 tap_links(sl_skel, sl_classic, false);
                 attached = false;
                 uint64_t late;
-                sl_read(&late); /* until the detach took effect */
+                double unused;
+                sl_read(0, &late, &unused, &unused); /* until the detach took effect */
                 w += late;
             }
-            tapslice_period(&ts, e - p, e - p, w);
+            tapslice_period(&ts, e - p, e - p, w, 0);
             p = e;
             duty = next;
             continue;
@@ -359,7 +365,7 @@ static void *sl_main(void *arg)
         if (!stop) {
             err = tap_links(sl_skel, sl_classic, true);
             if (err) {
-                tapslice_period(&ts, now_s() - p, 0, 0);
+                tapslice_period(&ts, now_s() - p, 0, 0, 0);
                 break;
             }
             attached = true;
@@ -369,8 +375,8 @@ static void *sl_main(void *arg)
             tap_links(sl_skel, sl_classic, false);
             attached = false;
         }
-        busiest = sl_read(&w);
-        double share = sl_share(busiest, t_off - t_on), next = duty;
+        sl_read(t_off - t_on, &w, &share, &mean_share);
+        double next = duty;
         if (t_off > t_on) {
             peak = fmax(peak, share);
             if (sl_forced == 0)
@@ -383,7 +389,7 @@ static void *sl_main(void *arg)
             attached = err == 0;
         }
         double e = now_s();
-        tapslice_period(&ts, e - p, t_off - t_on, w);
+        tapslice_period(&ts, e - p, t_off - t_on, w, mean_share);
         p = e;
         duty = next;
         if (err)
@@ -437,7 +443,8 @@ static void sl_start(void)
     sl_prev_all = xcalloc((size_t)sl_ncpu, sizeof *sl_prev_all);
     sl_prev_wanted = 0;
     uint64_t w;
-    sl_read(&w);
+    double unused;
+    sl_read(0, &w, &unused, &unused);
     sl_t0 = now_s();
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);

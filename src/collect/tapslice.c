@@ -10,7 +10,7 @@ void tapslice_init(struct tapslice *s)
     s->duty_min = 1;
 }
 
-void tapslice_period(struct tapslice *s, double span, double on, uint64_t calls)
+void tapslice_period(struct tapslice *s, double span, double on, uint64_t calls, double share)
 {
     if (!(span > 0))
         return;
@@ -29,6 +29,8 @@ void tapslice_period(struct tapslice *s, double span, double on, uint64_t calls)
     }
     double rate = (double)calls / on, duty = on / span;
     s->est += rate * span;
+    share = fmin(fmax(share, 0), 0.9);
+    s->slowed += rate * (span - on) * (1 / (1 - share) - 1);
     s->slices++;
     s->duty_min = fmin(s->duty_min, duty);
     s->duty_max = fmax(s->duty_max, duty);
@@ -55,19 +57,26 @@ void tapslice_result(const struct tapslice *s, double window_s, struct tapslice_
     out->sampled |= unseen > 1e-3;
     /* a long stretch extrapolated: no error can be stated */
     bool extrapolated = unseen > TAPSLICE_PERIOD_S;
+    est += s->slowed / 2;
+    out->recorded = s->recorded;
+    out->estimate = out->sampled ? est : s->recorded;
     out->scale = s->recorded > 0 && out->sampled ? est / s->recorded : 1;
     /* Each sliced period's unseen part is estimated from its own rate: the
      * periods' rates scatter like neighbours' rates do (the mean squared
      * successive difference, which a trend barely inflates), so the unseen
      * total's standard error is that spread times the root sum of squares
-     * of the unseen times.  Two of them bound the error at ~95 %. */
+     * of the unseen times.  Two of them bound the error at ~95 %; half the
+     * calls the tap's cost may have hidden are added (see tapslice.h). */
     if (!out->sampled) {
         out->err_pct = 0;
     } else if (s->nrates < 2 || !(est > 0) || extrapolated) {
         out->err_pct = NAN;
     } else {
         double sd = sqrt(s->dr2 / (2.0 * (s->nrates - 1)));
-        out->err_pct = 100.0 * 2.0 * sd * sqrt(s->off2) / est;
+        double half = 2.0 * sd * sqrt(s->off2) + s->slowed / 2; /* in calls */
+        /* relative to the interval's low end: covers the true count
+         * whichever end it is near */
+        out->err_pct = 100.0 * half / fmax(est - half, est * 0.5);
     }
 }
 

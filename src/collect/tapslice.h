@@ -20,7 +20,8 @@
 struct tapslice_result {
     bool sampled;         /* false: attached the whole window, counts exact */
     double attached_frac; /* share of the window the tap recorded, 0..1 */
-    double scale;         /* estimated calls / recorded calls (1 when exact) */
+    double recorded, estimate; /* calls recorded; their estimate for the window */
+    double scale;         /* estimate / recorded (1 when exact) */
     double err_pct;       /* ~95 % bound on the total's relative error, %; NAN: unknown */
     unsigned slices;      /* attached phases of sliced periods */
     double duty_min, duty_max; /* of the sliced periods */
@@ -41,6 +42,7 @@ struct tapslice {
     double dr2;            /* sum of squared successive differences of their rates */
     unsigned nrates;
     double last_rate;
+    double slowed;         /* calls the tap's own cost may have hidden (see tapslice_period) */
 };
 
 void tapslice_init(struct tapslice *s);
@@ -48,8 +50,16 @@ void tapslice_init(struct tapslice *s);
  * on <= span; on == span: attached throughout, its calls exact), during which
  * it recorded `calls`.  Where the attached phase sits in the period is
  * drawn at random by the caller: each period's calls x span / on is then an
- * unbiased estimate of its calls, whatever the workload's rhythm. */
-void tapslice_period(struct tapslice *s, double span, double on, uint64_t calls);
+ * unbiased estimate of its calls, whatever the workload's rhythm, as long
+ * as the tap does not change that rhythm.  It does for a process that does
+ * little but syscalls: attached, its calls are slower by the tap's cost,
+ * so detached it makes more of them, up to 1 / (1 - share) times as many,
+ * where share = the part of its CPU's time the tap took while attached
+ * (calls/s on that CPU x cost per call).  A process paced by anything else
+ * (a clock, the disk, the network) is not slowed.  `share` (0..1, the
+ * period's calls weighted) bounds that effect; the estimate takes the
+ * middle and the stated error covers both ends. */
+void tapslice_period(struct tapslice *s, double span, double on, uint64_t calls, double share);
 /* The window's figures; window_s: the window's length (periods not
  * covered, e.g. after a failed attach, are extrapolated at the mean rate). */
 void tapslice_result(const struct tapslice *s, double window_s, struct tapslice_result *out);
