@@ -66,29 +66,55 @@ static int tap_links(struct systap_bpf *s, bool classic, bool on)
     return rc;
 }
 
-/* Nanoseconds per getppid() of this thread: the least of a few rounds
- * (the fastest round is the one the host's other load disturbed least). */
+/* CPU nanoseconds per getppid() of this thread: the least of a few rounds.
+ * CPU time, not wall time: on a loaded host a burst is preempted, and the
+ * time others run is not the tap's. */
 static double burst_ns(void)
 {
     double best = INFINITY;
-    for (int r = 0; r < 8; r++) {
-        uint64_t t = mono_ns();
-        for (int i = 0; i < 2000; i++)
+    for (int r = 0; r < 12; r++) {
+        struct timespec a, b;
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+        for (int i = 0; i < 1000; i++)
             syscall(SYS_getppid);
-        best = fmin(best, (double)(mono_ns() - t) / 2000.0);
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+        double ns = (double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec);
+        best = fmin(best, ns / 1000.0);
     }
     return best;
 }
 
-/* The tap's cost per syscall of another process, from the difference our
- * own calls measured with the pair attached and detached: ours stop at the
- * self check, a recorded call also counts itself in a cache slot and now
- * and then times itself (bench/RESULTS.md: 57 ns against 44-51 for an
- * empty pair), hence the 1.3.  The floor covers a burst that the host's
- * load made look free. */
-static double cost_estimate(double self_delta_ns)
+/* Measures the tap's cost per syscall of another process and leaves the
+ * pair attached (0) or detached (-errno).  Our own calls stop at the self
+ * check; a recorded call also counts itself in a cache slot and now and
+ * then times itself (bench/RESULTS.md: 57 ns against 44-51 for an empty
+ * pair), hence the 1.3.  Bursts with the pair detached and attached
+ * alternate, CALIB_PAIRS times (an attach or detach takes ~1 ms here), and
+ * the median difference counts: the host's load moves single bursts by
+ * more than the tap costs.  The floor covers a host so loaded that the
+ * tap looks free. */
+#define CALIB_PAIRS 4
+static int calibrate(struct systap_bpf *skel, bool classic)
 {
-    return fmax(20.0, 1.3 * self_delta_ns);
+    double d[CALIB_PAIRS];
+    for (int i = 0; i < CALIB_PAIRS; i++) {
+        double off = burst_ns();
+        int rc = tap_links(skel, classic, true);
+        if (rc)
+            return rc;
+        d[i] = burst_ns() - off;
+        if (i + 1 < CALIB_PAIRS)
+            tap_links(skel, classic, false);
+    }
+    for (int i = 1; i < CALIB_PAIRS; i++) /* insertion sort: four values */
+        for (int j = i; j > 0 && d[j] < d[j - 1]; j--) {
+            double t = d[j];
+            d[j] = d[j - 1];
+            d[j - 1] = t;
+        }
+    double median = (d[CALIB_PAIRS / 2 - 1] + d[CALIB_PAIRS / 2]) / 2;
+    tap_cost_ns = fmax(40.0, 1.3 * median);
+    return 0;
 }
 
 /* Opens, loads and attaches the sys_enter/sys_exit pair; in TAP_BTF_IO the
@@ -116,12 +142,8 @@ static struct systap_bpf *tap_open(enum tap_mode mode, uint32_t tgid, uint64_t c
     int rc = systap_bpf__load(skel);
     if (rc == 0 && !skel->bss)
         rc = -EOPNOTSUPP; /* no mmapable maps: the part switches need them */
-    if (rc == 0) {
-        double base = burst_ns();
-        rc = tap_links(skel, classic, true);
-        if (rc == 0)
-            tap_cost_ns = cost_estimate(burst_ns() - base);
-    }
+    if (rc == 0)
+        rc = calibrate(skel, classic);
     if (rc) {
         systap_bpf__destroy(skel);
         errno = rc < 0 ? -rc : EINVAL;
@@ -275,6 +297,24 @@ static double sl_t0;
 
 static double now_s(void) { return (double)mono_ns() / 1e9; }
 
+/* Attaches the pair for a sliced period of `duty` (see slice_gen in
+ * bpf/systap.bpf.c), or for good (duty 1), or detaches it (duty 0). */
+static int sl_link(double duty)
+{
+    struct systap_bpf__bss *b = sl_skel->bss;
+    if (duty <= 0) {
+        b->tap_down = true;
+        return tap_links(sl_skel, sl_classic, false);
+    }
+    if (duty < 1) {
+        b->slice_mult = (uint32_t)lround(256.0 / duty);
+        b->slice_gen = (uint8_t)(b->slice_gen == 255 ? 1 : b->slice_gen + 1);
+    }
+    int rc = tap_links(sl_skel, sl_classic, true);
+    b->tap_down = rc != 0;
+    return rc;
+}
+
 /* Waits until `until` (CLOCK_MONOTONIC seconds); true when told to stop. */
 static bool sl_wait(double until)
 {
@@ -329,7 +369,7 @@ static void *sl_main(void *arg)
     bool attached = true, stop = false;
     int err = 0;
     if (duty < 1) {
-        tap_links(sl_skel, sl_classic, false);
+        sl_link(0);
         attached = false;
     }
     while (!stop) {
@@ -343,7 +383,7 @@ static void *sl_main(void *arg)
             if (!stop && sl_forced == 0)
                 next = tapslice_duty(share, 1);
             if (next < 1) {
-                tap_links(sl_skel, sl_classic, false);
+                sl_link(0);
                 attached = false;
                 uint64_t late;
                 double unused;
@@ -363,7 +403,7 @@ static void *sl_main(void *arg)
         double t_on = 0, t_off = 0;
         stop = sl_wait(p + before);
         if (!stop) {
-            err = tap_links(sl_skel, sl_classic, true);
+            err = sl_link(duty);
             if (err) {
                 tapslice_period(&ts, now_s() - p, 0, 0, 0);
                 break;
@@ -372,7 +412,7 @@ static void *sl_main(void *arg)
             t_on = now_s();
             stop = sl_wait(t_on + on_len);
             t_off = now_s();
-            tap_links(sl_skel, sl_classic, false);
+            sl_link(0);
             attached = false;
         }
         sl_read(t_off - t_on, &w, &share, &mean_share);
@@ -385,7 +425,7 @@ static void *sl_main(void *arg)
         if (!stop)
             stop = sl_wait(p + TAPSLICE_PERIOD_S);
         if (!stop && next >= 1) {
-            err = tap_links(sl_skel, sl_classic, true);
+            err = sl_link(1);
             attached = err == 0;
         }
         double e = now_s();

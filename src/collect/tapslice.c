@@ -57,7 +57,6 @@ void tapslice_result(const struct tapslice *s, double window_s, struct tapslice_
     out->sampled |= unseen > 1e-3;
     /* a long stretch extrapolated: no error can be stated */
     bool extrapolated = unseen > TAPSLICE_PERIOD_S;
-    est += s->slowed / 2;
     out->recorded = s->recorded;
     out->estimate = out->sampled ? est : s->recorded;
     out->scale = s->recorded > 0 && out->sampled ? est / s->recorded : 1;
@@ -65,7 +64,7 @@ void tapslice_result(const struct tapslice *s, double window_s, struct tapslice_
      * periods' rates scatter like neighbours' rates do (the mean squared
      * successive difference, which a trend barely inflates), so the unseen
      * total's standard error is that spread times the root sum of squares
-     * of the unseen times.  Two of them bound the error at ~95 %; half the
+     * of the unseen times.  Two of them bound the error at ~95 %; the
      * calls the tap's cost may have hidden are added (see tapslice.h). */
     if (!out->sampled) {
         out->err_pct = 0;
@@ -73,10 +72,10 @@ void tapslice_result(const struct tapslice *s, double window_s, struct tapslice_
         out->err_pct = NAN;
     } else {
         double sd = sqrt(s->dr2 / (2.0 * (s->nrates - 1)));
-        double half = 2.0 * sd * sqrt(s->off2) + s->slowed / 2; /* in calls */
-        /* relative to the interval's low end: covers the true count
-         * whichever end it is near */
-        out->err_pct = 100.0 * half / fmax(est - half, est * 0.5);
+        double spread = 2.0 * sd * sqrt(s->off2); /* in calls */
+        /* the calls the tap's cost may have hidden widen it upwards only,
+         * but one number is stated: relative to the interval's low end */
+        out->err_pct = 100.0 * (spread + s->slowed) / fmax(est - spread, est * 0.5);
     }
 }
 

@@ -89,34 +89,54 @@ print('ok' if ok else 'bad')")" in
 fi
 
 # (b) The decision without a hook: a tight getppid() loop on both CPUs
-# running across the whole window costs the tap far more than 3 % of a CPU
-# (tens of percent on any machine), so the tap must slice by itself, and
-# its estimate of the storm's rate must match the rate the storm measured.
-"$WL/sysstorm" 8 2 0 >"$TMPD/storm.out" & st=$!
+# costs the tap far more than 3 % of a CPU (tens of percent on any
+# machine), so the tap must slice by itself, and its estimate of the
+# storm's calls must match the count the storm measured (3 s inside the
+# window).
+open_window "$TMPD/auto" -d 6
+"$WL/sysstorm" 3 2 0 >"$TMPD/storm.out" & st=$!
 track $st
-sleep 0.5
-"$PERFREPORT_BIN" -d 4 -o "$TMPD/auto" --quiet
 wait $st
+wait $pr
 if [ "$(ran "$TMPD/auto")" != ran ]; then
     not_ok systap_slices_a_storm_by_itself "syscalls collector $(ran "$TMPD/auto")"
 else
     led=$(ledger "$TMPD/auto")
     att=$(metric "$TMPD/auto" syscall.attached_pct)
-    case "$led" in
-        *"sampled: attached"*)
-            if python3 -c "import sys; sys.exit(0 if float('$att') < 80 else 1)"; then
-                ok systap_slices_a_storm_by_itself
-            else
-                not_ok systap_slices_a_storm_by_itself "attached $att % of the window; ledger: $led"
-            fi ;;
-        *) not_ok systap_slices_a_storm_by_itself "ledger: $led" ;;
-    esac
+    err=$(metric "$TMPD/auto" syscall.estimate_err_pct)
+    # The storm's own rate per CPU x the tap's calibrated cost: the share
+    # the tap would take attached.  Past 4.5 % the tap must have sliced,
+    # at a duty that brings it back to about the 3 % budget.  A host so
+    # loaded by others that the storm gets little CPU leaves it below:
+    # then there is nothing to decide, and the test says so.
     storm=$(awk '{print $2}' "$TMPD/storm.out")
-    got=$(json "$TMPD/auto/report.json" "[r['calls_per_s'] for t in d['tables'] if t['name']=='syscall.by_process' for r in t['rows'] if r['pid']==$st]")
-    # the storm's own rate is over its 8 s, perfreport's start-up included
-    case "$(python3 -c "v, s = $got, ${storm:-0}; print('ok' if len(v) == 1 and s > 0 and abs(v[0] / s - 1) < 0.25 else 'bad')")" in
-        ok) ok systap_auto_estimate_matches_the_storm ;;
-        *) not_ok systap_auto_estimate_matches_the_storm "estimated $got calls/s, the storm measured ${storm:-?}" ;;
+    res=$(LED="$led" ATT="$att" STORM="${storm:-0}" python3 -c "
+import os, re
+led = os.environ['LED']
+cost = re.search(r'tap cost ~([0-9.]+) ns', led)
+share = float(os.environ['STORM']) / 2 * float(cost.group(1)) * 1e-9 if cost else 0
+m = re.search(r'sampled: attached [0-9.]+ % of the window in ([0-9]+) slices \(duty ([0-9]+)-([0-9]+) %\)', led)
+if share < 0.045:
+    print('low %.1f' % (100 * share))
+elif m and int(m.group(1)) >= 5 and int(m.group(2)) / 100 * share <= 0.045 and float(os.environ['ATT']) < 100:
+    print('ok')
+else:
+    print('bad %.1f' % (100 * share))")
+    case "$res" in
+        ok) ok systap_slices_a_storm_by_itself ;;
+        low*) skip systap_slices_a_storm_by_itself "the host's load left the storm ${storm:-?} calls/s: the tap's share would be ${res#low } %, under the budget" ;;
+        *) not_ok systap_slices_a_storm_by_itself "storm ${storm:-?} calls/s; attached $att % of the window; ledger: $led" ;;
+    esac
+    got=$(json "$TMPD/auto/report.json" "[r['calls'] for t in d['tables'] if t['name']=='syscall.by_process' for r in t['rows'] if r['pid']==$st]")
+    # the storm's count: its rate over its 3 s; the error as in (a)
+    case "$(python3 -c "
+v, s, err, att = $got, ${storm:-0}, '$err', float('$att')
+# attached throughout (a loaded host, see above): exact, no error stated
+e = 0.0 if err == 'none' and att >= 100 else float(err) if err not in ('none', 'nan') else None
+ok = len(v) == 1 and s > 0 and e is not None and abs(v[0] - 3 * s) <= 3 * s * (e + 2) / 100
+print('ok' if ok else 'bad')")" in
+        ok) ok systap_auto_estimate_within_stated_error ;;
+        *) not_ok systap_auto_estimate_within_stated_error "estimated $got calls, the storm made $(python3 -c "print(3 * ${storm:-0})") (stated error $err %)" ;;
     esac
 fi
 
