@@ -329,25 +329,24 @@ static void fill_errors(struct report *r, const struct sc_data *d, double win,
     free(a);
 }
 
-static uint64_t scaled(uint64_t v, double k) { return (uint64_t)llround((double)v * k); }
-
 /* Recorded counts -> estimates for the window (time slices). */
-static void scale_data(struct sc_data *d, double k)
+static void scale_data(struct sc_data *d)
 {
+    const struct tapslice_result *k = &d->samp;
     for (size_t i = 0; i < d->nnrs; i++) {
         struct scd_nr *s = &d->nrs[i];
-        s->count = scaled(s->count, k);
-        s->errors = scaled(s->errors, k);
-        s->total_ns = scaled(s->total_ns, k);
+        s->count = tapslice_scaled(k, s->count);
+        s->errors = tapslice_scaled(k, s->errors);
+        s->total_ns = tapslice_scaled(k, s->total_ns);
         for (size_t b = 0; b < SCD_HIST; b++)
-            s->hist[b] = scaled(s->hist[b], k);
+            s->hist[b] = tapslice_scaled(k, s->hist[b]);
     }
     for (size_t i = 0; i < d->nprocs; i++) {
-        d->procs[i].count = scaled(d->procs[i].count, k);
-        d->procs[i].errors = scaled(d->procs[i].errors, k);
+        d->procs[i].count = tapslice_scaled(k, d->procs[i].count);
+        d->procs[i].errors = tapslice_scaled(k, d->procs[i].errors);
     }
     for (size_t i = 0; i < d->nerrs; i++)
-        d->errs[i].count = scaled(d->errs[i].count, k);
+        d->errs[i].count = tapslice_scaled(k, d->errs[i].count);
 }
 
 void syscalls_fill(struct report *r, struct sc_data *d, double win)
@@ -356,8 +355,7 @@ void syscalls_fill(struct report *r, struct sc_data *d, double win)
         win = 1;
     char sampled[600];
     tapslice_describe(&d->samp, sampled, sizeof sampled);
-    if (d->samp.sampled && d->samp.scale > 0 && isfinite(d->samp.scale))
-        scale_data(d, d->samp.scale);
+    scale_data(d);
     uint64_t calls = 0, errors = 0;
     for (size_t i = 0; i < d->nnrs; i++) {
         calls += d->nrs[i].count;

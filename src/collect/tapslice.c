@@ -93,6 +93,13 @@ double tapslice_duty(double share, double cur)
     return fmax(TAPSLICE_DUTY_MIN, need);
 }
 
+uint64_t tapslice_scaled(const struct tapslice_result *r, uint64_t v)
+{
+    if (!r->sampled || !(r->scale > 0) || !isfinite(r->scale))
+        return v;
+    return (uint64_t)llround((double)v * r->scale);
+}
+
 void tapslice_describe(const struct tapslice_result *r, char *buf, size_t n)
 {
     if (!n)

@@ -69,6 +69,8 @@ void tapslice_result(const struct tapslice *s, double window_s, struct tapslice_
  * current duty; returning to 1 needs 20 % below the budget, so that a rate
  * near it does not make the tap flap. */
 double tapslice_duty(double share, double cur);
+/* A recorded count scaled to the window (r->scale when sampled). */
+uint64_t tapslice_scaled(const struct tapslice_result *r, uint64_t v);
 /* One sentence for a report: "Sampled: ..." with the duty, the slices,
  * the scale and the error; "" when not sampled. */
 void tapslice_describe(const struct tapslice_result *r, char *buf, size_t n);
