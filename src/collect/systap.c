@@ -366,12 +366,10 @@ static void *sl_main(void *arg)
     tapslice_init(&ts);
     uint64_t rng = mono_ns() | 1;
     double duty = sl_forced > 0 ? sl_forced : 1, peak = 0, p = sl_t0;
-    bool attached = true, stop = false;
+    bool stop = false;
     int err = 0;
-    if (duty < 1) {
+    if (duty < 1)
         sl_link(0);
-        attached = false;
-    }
     while (!stop) {
         uint64_t w;
         double share, mean_share;
@@ -384,7 +382,6 @@ static void *sl_main(void *arg)
                 next = tapslice_duty(share, 1);
             if (next < 1) {
                 sl_link(0);
-                attached = false;
                 uint64_t late;
                 double unused;
                 sl_read(0, &late, &unused, &unused); /* until the detach took effect */
@@ -408,12 +405,10 @@ static void *sl_main(void *arg)
                 tapslice_period(&ts, now_s() - p, 0, 0, 0);
                 break;
             }
-            attached = true;
             t_on = now_s();
             stop = sl_wait(t_on + on_len);
             t_off = now_s();
             sl_link(0);
-            attached = false;
         }
         sl_read(t_off - t_on, &w, &share, &mean_share);
         double next = duty;
@@ -424,10 +419,8 @@ static void *sl_main(void *arg)
         }
         if (!stop)
             stop = sl_wait(p + TAPSLICE_PERIOD_S);
-        if (!stop && next >= 1) {
+        if (!stop && next >= 1)
             err = sl_link(1);
-            attached = err == 0;
-        }
         double e = now_s();
         tapslice_period(&ts, e - p, t_off - t_on, w, mean_share);
         p = e;
@@ -435,9 +428,16 @@ static void *sl_main(void *arg)
         if (err)
             break;
     }
-    (void)attached;
+    double window = p - sl_t0;
+    if (err) { /* detached for the rest of the window: extrapolated */
+        while (!sl_wait(now_s() + 1))
+            ;
+        window = now_s() - sl_t0;
+    }
     struct tapslice_result res;
-    tapslice_result(&ts, now_s() - sl_t0, &res);
+    /* otherwise the window as the periods saw it: a late wake-up of this
+     * thread after the last one is not time the tap missed */
+    tapslice_result(&ts, window, &res);
     res.period_s = TAPSLICE_PERIOD_S;
     res.cost_ns = tap_cost_ns;
     res.peak_share = peak;
