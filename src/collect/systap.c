@@ -72,14 +72,14 @@ static int tap_links(struct systap_bpf *s, bool classic, bool on)
 static double burst_ns(void)
 {
     double best = INFINITY;
-    for (int r = 0; r < 12; r++) {
+    for (int r = 0; r < 8; r++) { /* 4,000 calls: ~1 ms on the test VM */
         struct timespec a, b;
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
-        for (int i = 0; i < 1000; i++)
+        for (int i = 0; i < 500; i++)
             syscall(SYS_getppid);
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
         double ns = (double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec);
-        best = fmin(best, ns / 1000.0);
+        best = fmin(best, ns / 500.0);
     }
     return best;
 }
