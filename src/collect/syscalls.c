@@ -511,11 +511,13 @@ static int sc_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
 
     struct ledger_entry *led = report_ledger(ctx->r, "syscalls", NULL);
     if (samp.sampled) {
+        char e[32] = "unknown";
+        if (!isnan(samp.err_pct))
+            snprintf(e, sizeof e, "+-%.1f %%", samp.err_pct);
         ledger_note(led, "sampled: attached %.1f %% of the window in %u slices (duty %.0f-%.0f %%), "
-                    "counts scaled by %.2f, error %s%.1f %%",
+                    "counts scaled by %.2f, error %s",
                     100.0 * samp.attached_frac, samp.slices, 100.0 * samp.duty_min,
-                    100.0 * samp.duty_max, samp.scale, isnan(samp.err_pct) ? "unknown " : "+-",
-                    isnan(samp.err_pct) ? 0.0 : samp.err_pct);
+                    100.0 * samp.duty_max, samp.scale, e);
     } else {
         ledger_note(led, "exact: attached the whole window");
     }

@@ -19,7 +19,7 @@ open_window() {
     "$PERFREPORT_BIN" "$@" -o "$b" --quiet -v 2>"$b.err" & pr=$!
     track $pr
     i=0
-    while ! grep -q "window open" "$b.err" 2>/dev/null && [ $i -lt 300 ]; do
+    while ! grep -q "window open" "$b.err" 2>/dev/null && [ $i -lt 900 ]; do
         sleep 0.1; i=$((i + 1))
     done
 }
