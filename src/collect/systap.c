@@ -329,34 +329,25 @@ static bool sl_wait(double until)
 }
 
 /* Reads the per-CPU call counters: *wanted = recorded calls since the
- * last read; *busiest and *weighted = the tap's share of a CPU's time over
- * `secs` attached (calls of other processes x cost per call): of the
- * busiest CPU, and the calls' mean. */
-static void sl_read(double secs, uint64_t *wanted, double *busiest, double *weighted)
+ * last read; returns the tap's share of the busiest CPU's time over `secs`
+ * attached (its calls of other processes x cost per call). */
+static double sl_read(double secs, uint64_t *wanted)
 {
     uint32_t zero = 0;
     *wanted = 0;
-    *busiest = *weighted = 0;
     if (bpf_map__lookup_elem(sl_skel->maps.tap_calls, &zero, sizeof zero, sl_vals,
                              (size_t)sl_ncpu * sizeof *sl_vals, 0) != 0)
-        return;
-    uint64_t w = 0, all = 0;
-    double sq = 0, most = 0;
+        return 0;
+    uint64_t w = 0, most = 0;
     for (int c = 0; c < sl_ncpu; c++) {
         w += sl_vals[c].wanted;
-        double d = (double)(sl_vals[c].all - sl_prev_all[c]);
+        uint64_t d = sl_vals[c].all - sl_prev_all[c];
         sl_prev_all[c] = sl_vals[c].all;
-        all += (uint64_t)d;
-        sq += d * d;
-        most = fmax(most, d);
+        most = d > most ? d : most;
     }
     *wanted = w - sl_prev_wanted;
     sl_prev_wanted = w;
-    if (secs > 0) {
-        double k = tap_cost_ns * 1e-9 / secs;
-        *busiest = most * k;
-        *weighted = all ? sq / (double)all * k : 0;
-    }
+    return secs > 0 ? (double)most / secs * tap_cost_ns * 1e-9 : 0;
 }
 
 static void *sl_main(void *arg)
@@ -372,19 +363,18 @@ static void *sl_main(void *arg)
         sl_link(0);
     while (!stop) {
         uint64_t w;
-        double share, mean_share;
+        double share;
         if (duty >= 1) { /* attached throughout: measure the rate */
             stop = sl_wait(p + TAPSLICE_CHECK_S);
             double e = now_s(), next = 1;
-            sl_read(e - p, &w, &share, &mean_share);
+            share = sl_read(e - p, &w);
             peak = fmax(peak, share);
             if (!stop && sl_forced == 0)
                 next = tapslice_duty(share, 1);
             if (next < 1) {
                 sl_link(0);
                 uint64_t late;
-                double unused;
-                sl_read(0, &late, &unused, &unused); /* until the detach took effect */
+                sl_read(0, &late); /* until the detach took effect */
                 w += late;
             }
             tapslice_period(&ts, e - p, e - p, w, 0);
@@ -410,7 +400,7 @@ static void *sl_main(void *arg)
             t_off = now_s();
             sl_link(0);
         }
-        sl_read(t_off - t_on, &w, &share, &mean_share);
+        share = sl_read(t_off - t_on, &w);
         double next = duty;
         if (t_off > t_on) {
             peak = fmax(peak, share);
@@ -422,7 +412,9 @@ static void *sl_main(void *arg)
         if (!stop && next >= 1)
             err = sl_link(1);
         double e = now_s();
-        tapslice_period(&ts, e - p, t_off - t_on, w, mean_share);
+        /* the busiest CPU's share bounds how much the tap slowed a process
+         * that does little but syscalls (see tapslice_period) */
+        tapslice_period(&ts, e - p, t_off - t_on, w, share);
         p = e;
         duty = next;
         if (err)
@@ -483,8 +475,7 @@ static void sl_start(void)
     sl_prev_all = xcalloc((size_t)sl_ncpu, sizeof *sl_prev_all);
     sl_prev_wanted = 0;
     uint64_t w;
-    double unused;
-    sl_read(0, &w, &unused, &unused);
+    sl_read(0, &w);
     sl_t0 = now_s();
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);

@@ -57,6 +57,7 @@ void tapslice_result(const struct tapslice *s, double window_s, struct tapslice_
     out->sampled |= unseen > 1e-3;
     /* a long stretch extrapolated: no error can be stated */
     bool extrapolated = unseen > TAPSLICE_PERIOD_S;
+    est += s->slowed / 2; /* the middle: see tapslice_period */
     out->recorded = s->recorded;
     out->estimate = out->sampled ? est : s->recorded;
     out->scale = s->recorded > 0 && out->sampled ? est / s->recorded : 1;
@@ -64,18 +65,18 @@ void tapslice_result(const struct tapslice *s, double window_s, struct tapslice_
      * periods' rates scatter like neighbours' rates do (the mean squared
      * successive difference, which a trend barely inflates), so the unseen
      * total's standard error is that spread times the root sum of squares
-     * of the unseen times.  Two of them bound the error at ~95 %; the
-     * calls the tap's cost may have hidden are added (see tapslice.h). */
+     * of the unseen times.  Two of them bound the error at ~95 %; half the
+     * calls the tap's cost may have hidden is added (see tapslice.h). */
     if (!out->sampled) {
         out->err_pct = 0;
     } else if (s->nrates < 2 || !(est > 0) || extrapolated) {
         out->err_pct = NAN;
     } else {
         double sd = sqrt(s->dr2 / (2.0 * (s->nrates - 1)));
-        double spread = 2.0 * sd * sqrt(s->off2); /* in calls */
-        /* the calls the tap's cost may have hidden widen it upwards only,
-         * but one number is stated: relative to the interval's low end */
-        out->err_pct = 100.0 * (spread + s->slowed) / fmax(est - spread, est * 0.5);
+        double half = 2.0 * sd * sqrt(s->off2) + s->slowed / 2; /* in calls */
+        /* relative to the interval's low end: it covers the true count
+         * whichever end that is near */
+        out->err_pct = 100.0 * half / fmax(est - half, est * 0.5);
     }
 }
 

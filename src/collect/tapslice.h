@@ -57,9 +57,10 @@ void tapslice_init(struct tapslice *s);
  * where share = the part of its CPU's time the tap took while attached
  * (calls/s on that CPU x cost per call).  A process paced by anything else
  * (a clock, the disk, the network) is not slowed, and which kind a
- * process is cannot be told from the calls seen.  `share` (0..1, the
- * period's calls weighted) bounds that effect: the estimate is the paced
- * one, and the stated error covers a loop's calls too. */
+ * process is cannot be told from the calls seen.  `share` (0..1, of the
+ * busiest CPU: the most any process can have lost) bounds that effect: the
+ * estimate takes the middle between a paced process and such a loop, and
+ * the stated error covers both. */
 void tapslice_period(struct tapslice *s, double span, double on, uint64_t calls, double share);
 /* The window's figures; window_s: the window's length (periods not
  * covered, e.g. after a failed attach, are extrapolated at the mean rate). */

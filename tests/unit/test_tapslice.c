@@ -151,7 +151,7 @@ TEST(tapslice_truncated_last_period)
 
 /* A syscall loop that the attached tap slows by 15 %, and a paced workload
  * that it does not slow, both seen with a measured share of 15 %: the
- * stated error covers both. */
+ * estimate sits between them and its stated error covers both. */
 TEST(tapslice_error_covers_the_tap_slowing_a_loop)
 {
     for (int paced = 0; paced < 2; paced++) {
@@ -164,7 +164,7 @@ TEST(tapslice_error_covers_the_tap_slowing_a_loop)
             double truth;
             simulate(30, 0.2, 1e6, 1e6, 0, 0, &r, &truth);
             covered += fabs(r.estimate - truth) <= truth * r.err_pct / 100;
-            CHECK(r.err_pct < 20);
+            CHECK(r.err_pct < 12);
         }
         CHECK(covered >= 48);
     }
