@@ -30,6 +30,16 @@ const volatile __u32 self_tgid = 0; /* perfreport itself: left out */
 volatile bool sc_on = false;
 volatile bool io_on = false;
 volatile bool futex_on = false;
+/* Time slices (src/collect/systap.c): slice_gen changes at each attach of
+ * a sliced period, 0 while never sliced.  A call whose entry was recorded
+ * in an earlier slice than its exit was recorded with the chance of its
+ * exit falling into a slice too, so it weighs slice_mult / 256 (1 / duty)
+ * more; 256 = 1 (as is 0, before any slice). */
+volatile __u8 slice_gen = 0;
+volatile __u32 slice_mult = 0;
+/* true while the pair is detached: the filemap hooks, which stay attached,
+ * must not read a state whose exit went unseen */
+volatile bool tap_down = false;
 
 /* I/O kinds (struct call_state.io). */
 enum { IO_READ = 1, IO_WRITE = 2, IO_SYNC = 3 };
@@ -45,7 +55,7 @@ struct call_state {
     __u8 futex;    /* a futex wait is in progress */
     __u8 fop;      /* its PR_FUTEX_* command */
     __u8 exec;     /* an execve: the process's name changes if it succeeds */
-    __u8 pad;
+    __u8 gen;      /* slice_gen at the entry */
 };
 
 /* Task storage: created once per thread, then only read and written (a
@@ -65,11 +75,32 @@ struct {
     __type(value, struct call_state);
 } calls_tid SEC(".maps");
 
+struct {
+    __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+    __uint(max_entries, 1);
+    __type(key, __u32);
+    __type(value, struct tap_calls);
+} tap_calls SEC(".maps");
+
+static __always_inline bool is_self(__u64 pid_tgid)
+{
+    return (__u32)(pid_tgid >> 32) == self_tgid;
+}
+
+/* Counts an entry of another process (a per-CPU array lookup is inlined:
+ * a couple of ns). */
+static __always_inline struct tap_calls *count_call(void)
+{
+    __u32 zero = 0;
+    struct tap_calls *c = bpf_map_lookup_elem(&tap_calls, &zero);
+    if (c)
+        c->all++;
+    return c;
+}
+
 static __always_inline bool wanted(__u64 pid_tgid)
 {
     __u32 tgid = (__u32)(pid_tgid >> 32);
-    if (tgid == self_tgid)
-        return false;
     if (targ_tgid && tgid != targ_tgid)
         return false;
     if (targ_cgid && bpf_get_current_cgroup_id() != targ_cgid)
@@ -183,6 +214,7 @@ static __always_inline void fill_state(void *ctx, struct call_state *s, __u32 nr
     s->futex = p.futex;
     s->fop = p.fop;
     s->exec = p.exec;
+    s->gen = slice_gen;
     s->ustack = p.futex ? futex_stack(ctx) : -1;
     s->ts = p.weight || p.io == IO_SYNC || p.futex ? bpf_ktime_get_ns() : 0;
 }
@@ -191,12 +223,13 @@ static __always_inline void fill_state(void *ctx, struct call_state *s, __u32 nr
 static __always_inline void on_exit(__u64 pid_tgid, const struct call_state *s, long ret)
 {
     __u64 now = s->ts ? bpf_ktime_get_ns() : 0;
+    __u32 mult = s->gen != slice_gen && slice_mult ? slice_mult : 256;
     if (s->weight && sc_on)
-        sc_time(s->nr, s->weight, now - s->ts);
+        sc_time(s->nr, s->weight, now - s->ts, mult);
     if (s->io && io_on)
         io_done(s->io, s->ts, now, ret);
     if (s->futex && futex_on)
-        futex_done(pid_tgid, s->fop, s->ustack, now - s->ts, ret);
+        futex_done(pid_tgid, s->fop, s->ustack, now - s->ts, ret, mult);
     if (s->exec && ret == 0 && sc_on)
         sc_renamed(pid_tgid);
 }
@@ -218,12 +251,27 @@ SEC("tp_btf/sys_enter")
 int BPF_PROG(tap_enter_btf, struct pt_regs *regs, long id)
 {
     __u64 pid_tgid = bpf_get_current_pid_tgid();
+    if (is_self(pid_tgid))
+        return 0;
+    struct tap_calls *tc = count_call();
     if (!wanted(pid_tgid))
         return 0;
+    if (tc)
+        tc->wanted++;
     __u64 op = id == NR_futex && futex_on ? REGS_ARG2(regs) : 0;
     struct plan p = on_enter(pid_tgid, (__u32)id, op);
-    if (plan_empty(p))
+    if (plan_empty(p)) {
+        /* Sliced, the exit of a tracked call may have fallen into a
+         * detached time: its state must not be taken for this call's.  A
+         * thread entering a syscall has left the one before, so whatever
+         * the state holds is over. */
+        if (slice_gen) {
+            struct call_state *old = bpf_task_storage_get(&calls, bpf_get_current_task_btf(), 0, 0);
+            if (old)
+                old->weight = old->io = old->futex = old->exec = 0;
+        }
         return 0;
+    }
     struct call_state *s = bpf_task_storage_get(&calls, bpf_get_current_task_btf(), 0,
                                                 BPF_LOCAL_STORAGE_GET_F_CREATE);
     if (!s) {
@@ -240,7 +288,7 @@ int BPF_PROG(tap_exit_btf, struct pt_regs *regs, long ret)
     __u64 pid_tgid = 0;
     if (is_error(ret) && sc_on) {
         pid_tgid = bpf_get_current_pid_tgid();
-        if (wanted(pid_tgid))
+        if (!is_self(pid_tgid) && wanted(pid_tgid))
             sc_error(pid_tgid, (__u32)REGS_SYSCALL_NR(regs), ret);
     }
     struct call_state *s = bpf_task_storage_get(&calls, bpf_get_current_task_btf(), 0, 0);
@@ -265,13 +313,21 @@ SEC("tp/raw_syscalls/sys_enter")
 int tap_enter_tp(struct trace_event_raw_sys_enter *ctx)
 {
     __u64 pid_tgid = bpf_get_current_pid_tgid();
+    if (is_self(pid_tgid))
+        return 0;
+    struct tap_calls *tc = count_call();
     if (!wanted(pid_tgid))
         return 0;
+    if (tc)
+        tc->wanted++;
     struct plan p = on_enter(pid_tgid, (__u32)ctx->id, ctx->id == NR_futex ? ctx->args[1] : 0);
     p.io = 0; /* the filemap hooks are tp_btf only */
-    if (plan_empty(p))
-        return 0;
     __u32 tid = (__u32)pid_tgid;
+    if (plan_empty(p)) {
+        if (slice_gen) /* as in tap_enter_btf */
+            bpf_map_delete_elem(&calls_tid, &tid);
+        return 0;
+    }
     struct call_state s = {};
     fill_state(ctx, &s, (__u32)ctx->id, p);
     if (bpf_map_update_elem(&calls_tid, &tid, &s, BPF_ANY) != 0)
@@ -284,7 +340,7 @@ int tap_exit_tp(struct trace_event_raw_sys_exit *ctx)
 {
     __u64 pid_tgid = bpf_get_current_pid_tgid();
     long ret = ctx->ret;
-    if (is_error(ret) && sc_on && wanted(pid_tgid))
+    if (is_error(ret) && sc_on && !is_self(pid_tgid) && wanted(pid_tgid))
         sc_error(pid_tgid, (__u32)ctx->id, ret);
     __u32 tid = (__u32)pid_tgid;
     struct call_state *s = bpf_map_lookup_elem(&calls_tid, &tid);

@@ -55,6 +55,15 @@ struct sc_slot {
     __u64 rng;   /* sampling state (not a count); kept across evictions */
 };
 
+/* Per-CPU calls seen by the entry program (index 0 of tap_calls): the
+ * slicer in src/collect/systap.c reads it to measure the host's syscall
+ * rate (all: every call but perfreport's own, each paying the cost) and to scale the
+ * recorded counts (wanted: the calls the tap records). */
+struct tap_calls {
+    __u64 all;
+    __u64 wanted;
+};
+
 struct sc_comm {
     char comm[16];
 };

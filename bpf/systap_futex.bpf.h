@@ -66,7 +66,9 @@ static __always_inline __s32 futex_stack(void *ctx)
     return (__s32)id;
 }
 
-static __always_inline void futex_done(__u64 pid_tgid, __u8 op, __s32 ustack, __u64 ns, long ret)
+/* mult: the slice weight (see slice_mult in systap.bpf.c), 256 = 1. */
+static __always_inline void futex_done(__u64 pid_tgid, __u8 op, __s32 ustack, __u64 ns, long ret,
+                                       __u32 mult)
 {
     if (ret == -ETIMEDOUT_NR) {
         kadd(&fstats, FUTEX_ST_TIMEDOUT, 1);
@@ -87,8 +89,8 @@ static __always_inline void futex_done(__u64 pid_tgid, __u8 op, __s32 ustack, __
             return;
         }
     }
-    __sync_fetch_and_add(&v->total_ns, ns);
-    __sync_fetch_and_add(&v->count, 1);
+    __sync_fetch_and_add(&v->total_ns, ns * mult >> 8);
+    __sync_fetch_and_add(&v->count, ((__u64)mult + 128) >> 8);
     if (ns > v->max_ns) /* racy max: good enough for a report */
         v->max_ns = ns;
     kadd(&fstats, FUTEX_ST_WAITS, 1);

@@ -85,7 +85,7 @@ static __always_inline void io_done(__u8 kind, __u64 ts, __u64 now, long ret)
 
 static __always_inline struct call_state *in_read(void)
 {
-    if (!io_on)
+    if (!io_on || tap_down)
         return NULL;
     struct call_state *c = bpf_task_storage_get(&calls, bpf_get_current_task_btf(), 0, 0);
     return c && c->io == IO_READ ? c : NULL;

@@ -126,18 +126,20 @@ static __always_inline void sc_renamed(__u64 pid_tgid)
     bpf_map_update_elem(&comms, &tgid, &cm, BPF_ANY);
 }
 
-static __always_inline void sc_time(__u32 nr, __u16 weight, __u64 d)
+/* mult: the slice weight (see slice_mult in systap.bpf.c), 256 = 1. */
+static __always_inline void sc_time(__u32 nr, __u16 weight, __u64 d, __u32 mult)
 {
     struct sc_stat *st = bpf_map_lookup_elem(&per_nr, &nr);
     if (!st)
         return;
+    __u64 w = ((__u64)weight * mult + 128) >> 8;
     st->timed++;
-    st->total_ns += d * weight;
+    st->total_ns += d * w;
     __u32 b = klog2(d); /* ns: wider than khist's 32 slots */
     if (b > SC_HIST_BUCKETS - 1)
         b = SC_HIST_BUCKETS - 1;
     barrier_var(b); /* index with the clamped register (see khist_slot) */
-    st->hist[b] += weight;
+    st->hist[b] += w;
 }
 
 static __always_inline void sc_error(__u64 pid_tgid, __u32 nr, long ret)

@@ -75,6 +75,23 @@ static bool benign_row(const struct table *t, size_t i)
            top_rate < PROBE_PER_PROC_MAX_PER_S;
 }
 
+/* When the syscall figures are estimates: the tap recorded in time slices
+ * (collector syscalls, metric syscall.attached_pct below 100). */
+static void sampled_evidence(const struct report *r, struct finding *f)
+{
+    double at = report_metric_value(r, "syscall.attached_pct");
+    if (isnan(at) || at >= 100)
+        return;
+    double e = report_metric_value(r, "syscall.estimate_err_pct");
+    if (isnan(e))
+        finding_evidence(f, "Estimated: the syscall tap was sampled (it recorded %.0f%% of the "
+                            "window in time slices; counts scaled to the window)", at);
+    else
+        finding_evidence(f, "Estimated: the syscall tap was sampled (it recorded %.0f%% of the "
+                            "window in time slices; counts scaled to the window, the total "
+                            "within +-%.1f%%)", at, e);
+}
+
 void rule_syscall_rate(struct report *r)
 {
     const struct table *t = report_find_table(r, "syscall.by_process");
@@ -96,6 +113,7 @@ void rule_syscall_rate(struct report *r)
     if (!isnan(tot) && tot > 0)
         finding_evidence(f, "All processes together: %.0f syscalls/s; this one makes %.0f%% of them",
                          tot, 100.0 * s.v / tot);
+    sampled_evidence(r, f);
     finding_set_recommendation(
         f, "Each syscall costs a kernel entry and exit. Batch the work: larger read/write "
            "buffers, fewer polls (epoll instead of busy polling), vDSO clock reads instead of "
@@ -172,6 +190,7 @@ void rule_syscall_errors(struct report *r)
     if (only_benign)
         finding_evidence(f, "All listed errors are normal (flow control, or programs probing "
                             "for files), so this is informational");
+    sampled_evidence(r, f);
     finding_set_recommendation(
         f, "A process retrying a failing call burns CPU and usually hides a bug: a missing "
            "file (ENOENT), a closed descriptor (EBADF), a permission problem (EACCES). "

@@ -27,6 +27,7 @@
 #include "../../bpf/offcpu.h"
 #include "systap.h"
 #include "systap.skel.h"
+#include "tapslice.h"
 
 #define TOP_ROWS 25
 #define SUMMARY_FRAMES 5
@@ -129,6 +130,16 @@ static int futex_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
         k = next;
         prev = &k;
     }
+    /* Sliced (see systap.c), the waits recorded stand for those of the
+     * window: scaled like the syscall counts (the longest stays as seen). */
+    struct tapslice_result samp;
+    int attach_errno;
+    if (!systap_sampling(&samp, &attach_errno))
+        memset(&samp, 0, sizeof samp);
+    for (size_t i = 0; i < nrows; i++) {
+        rows[i].v.count = tapslice_scaled(&samp, rows[i].v.count);
+        rows[i].v.total_ns = tapslice_scaled(&samp, rows[i].v.total_ns);
+    }
     if (nrows)
         qsort(rows, nrows, sizeof *rows, total_cmp_desc);
 
@@ -158,9 +169,14 @@ static int futex_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     table_add_col(t, "threads", "Threads", "", 0);
     table_add_col(t, "wait_pct", "Share of thread time", "%", 1);
     table_add_col(t, "stack", "Waiting user stack (leaf first)", "", 0);
-    table_set_note(t, "kind: mutex = a mutex/rwlock slow path (contention), park = condition "
-                      "variable/semaphore/join (idle), unknown = no recognised frame.  Share = "
-                      "wait time / (window x threads of the process).");
+    char note[900], sampled[600];
+    tapslice_describe(&samp, sampled, sizeof sampled);
+    snprintf(note, sizeof note,
+             "kind: mutex = a mutex/rwlock slow path (contention), park = condition "
+             "variable/semaphore/join (idle), unknown = no recognised frame.  Share = "
+             "wait time / (window x threads of the process).%s%s",
+             *sampled ? "  " : "", sampled);
+    table_set_note(t, note);
     for (size_t i = 0; i < nrows; i++) {
         total_ms += (double)rows[i].v.total_ns / 1e6;
         if (i >= TOP_ROWS)
@@ -195,6 +211,9 @@ static int futex_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
                             : "tp_btf sys_enter/sys_exit",
                 (unsigned long long)kbpf_percpu_sum(sfd, FUTEX_ST_WAITS),
                 (unsigned long long)kbpf_percpu_sum(sfd, FUTEX_ST_TIMEDOUT), nrows);
+    if (samp.sampled)
+        ledger_note(le, "sampled with the syscall tap: waits and wait times scaled by %.2f",
+                    samp.scale);
     uint64_t f1 = kbpf_percpu_sum(sfd, FUTEX_ST_INFLIGHT_FULL), f2 = kbpf_percpu_sum(sfd, FUTEX_ST_AGG_FULL);
     if (f1 || f2)
         ledger_note(le, "%llu waits not timed (no per-thread slot), %llu not aggregated (map full)",

@@ -137,7 +137,8 @@ static int aggerr_by_count(const void *a, const void *b)
     return (x->err > y->err) - (x->err < y->err);
 }
 
-static void fill_top(struct report *r, struct scd_nr *nrs, size_t n, double win)
+static void fill_top(struct report *r, struct scd_nr *nrs, size_t n, double win,
+                     const char *sampled)
 {
     if (n)
         qsort(nrs, n, sizeof *nrs, nr_by_calls);
@@ -151,14 +152,14 @@ static void fill_top(struct report *r, struct scd_nr *nrs, size_t n, double win)
     table_add_col(t, "avg_us", "Avg", "us", 2);
     table_add_col(t, "p99_us", "p99", "us", 1);
     table_add_col(t, "timed", "Timed calls", "", 0);
-    char note[400];
+    char note[1200];
     snprintf(note, sizeof note,
-             "Counts and errors are exact.  Time is from entry to return, sleeping included "
+             "%s%sTime is from entry to return, sleeping included "
              "(a blocking read or poll counts its wait).  It is measured on each CPU on the "
              "first %d calls of a process's syscall, then on a random 1 in %d, and after %d "
              "calls on a random 1 in %d; each measured call stands for the calls it sampled.  "
              "perfreport's own syscalls are not counted.",
-             SC_TIME_ALL, 1 << SC_SAMPLE_SHIFT, SC_TIME_MID, 1 << SC_SAMPLE_SHIFT_HI);
+             *sampled ? sampled : "Counts and errors are exact.", "  ", SC_TIME_ALL, 1 << SC_SAMPLE_SHIFT, SC_TIME_MID, 1 << SC_SAMPLE_SHIFT_HI);
     table_set_note(t, note);
     char buf[32];
     for (size_t i = 0; i < n && i < TOP_SYSCALLS; i++) {
@@ -220,7 +221,7 @@ static void fill_top(struct report *r, struct scd_nr *nrs, size_t n, double win)
     }
 }
 
-static void fill_procs(struct report *r, struct sc_data *d, double win)
+static void fill_procs(struct report *r, struct sc_data *d, double win, const char *sampled)
 {
     /* Rows of one (tgid, nr) may come from several places (hash, cache
      * slots of each CPU): merge them, then order each process busiest first. */
@@ -261,6 +262,8 @@ static void fill_procs(struct report *r, struct sc_data *d, double win)
     table_add_col(t, "errors", "Errors", "", 0);
     table_add_col(t, "errors_per_s", "Errors/s", "/s", 1);
     table_add_col(t, "top_syscalls", "Top syscalls", "", 0);
+    if (*sampled)
+        table_set_note(t, sampled);
     for (size_t i = 0; i < na && i < TOP_PROCS; i++) {
         size_t row = table_add_row(t);
         table_set_num(t, row, "pid", a[i].tgid);
@@ -282,7 +285,8 @@ static void fill_procs(struct report *r, struct sc_data *d, double win)
     free(a);
 }
 
-static void fill_errors(struct report *r, const struct sc_data *d, double win)
+static void fill_errors(struct report *r, const struct sc_data *d, double win,
+                        const char *sampled)
 {
     if (d->nerrs)
         qsort(d->errs, d->nerrs, sizeof *d->errs, err_by_key);
@@ -308,6 +312,8 @@ static void fill_errors(struct report *r, const struct sc_data *d, double win)
     table_add_col(t, "pid", "Top PID", "", 0);
     table_add_col(t, "comm", "Top command", "", 0);
     table_add_col(t, "proc_count", "Its count", "", 0);
+    if (*sampled)
+        table_set_note(t, sampled);
     for (size_t i = 0; i < na && i < TOP_ERRORS; i++) {
         char buf[32], en[32];
         size_t row = table_add_row(t);
@@ -323,10 +329,33 @@ static void fill_errors(struct report *r, const struct sc_data *d, double win)
     free(a);
 }
 
+/* Recorded counts -> estimates for the window (time slices). */
+static void scale_data(struct sc_data *d)
+{
+    const struct tapslice_result *k = &d->samp;
+    for (size_t i = 0; i < d->nnrs; i++) {
+        struct scd_nr *s = &d->nrs[i];
+        s->count = tapslice_scaled(k, s->count);
+        s->errors = tapslice_scaled(k, s->errors);
+        s->total_ns = tapslice_scaled(k, s->total_ns);
+        for (size_t b = 0; b < SCD_HIST; b++)
+            s->hist[b] = tapslice_scaled(k, s->hist[b]);
+    }
+    for (size_t i = 0; i < d->nprocs; i++) {
+        d->procs[i].count = tapslice_scaled(k, d->procs[i].count);
+        d->procs[i].errors = tapslice_scaled(k, d->procs[i].errors);
+    }
+    for (size_t i = 0; i < d->nerrs; i++)
+        d->errs[i].count = tapslice_scaled(k, d->errs[i].count);
+}
+
 void syscalls_fill(struct report *r, struct sc_data *d, double win)
 {
     if (!(win > 0))
         win = 1;
+    char sampled[600];
+    tapslice_describe(&d->samp, sampled, sizeof sampled);
+    scale_data(d);
     uint64_t calls = 0, errors = 0;
     for (size_t i = 0; i < d->nnrs; i++) {
         calls += d->nrs[i].count;
@@ -338,9 +367,16 @@ void syscalls_fill(struct report *r, struct sc_data *d, double win)
                   (double)errors);
     report_metric(r, "syscall.errors_per_s", "Failed syscall rate", "/s", "syscall",
                   (double)errors / win);
-    fill_top(r, d->nrs, d->nnrs, win);
-    fill_errors(r, d, win);
-    fill_procs(r, d, win);
+    /* 100: the counts are exact; less: they are estimates (sampled). */
+    report_metric(r, "syscall.attached_pct", "Share of the window the syscall tap recorded",
+                  "%", "syscall", d->samp.sampled ? 100.0 * d->samp.attached_frac : 100.0);
+    if (d->samp.sampled && !isnan(d->samp.err_pct))
+        report_metric(r, "syscall.estimate_err_pct",
+                      "Error of the sampled syscall total (95 %)", "%", "syscall",
+                      d->samp.err_pct);
+    fill_top(r, d->nrs, d->nnrs, win, sampled);
+    fill_errors(r, d, win, sampled);
+    fill_procs(r, d, win, sampled);
 }
 
 /* ---- collector ------------------------------------------------------------ */
@@ -461,15 +497,37 @@ static int sc_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     struct sc_data d;
     memset(&d, 0, sizeof d);
     drain(st, &d);
+    int attach_errno = 0;
+    if (!systap_sampling(&d.samp, &attach_errno))
+        memset(&d.samp, 0, sizeof d.samp); /* no slicer ran: attached throughout */
     uint64_t calls = 0, timed = 0;
     for (size_t i = 0; i < d.nnrs; i++) {
         calls += d.nrs[i].count;
         timed += d.nrs[i].timed;
     }
+    struct tapslice_result samp = d.samp;
     syscalls_fill(ctx->r, &d, ctx->now_s);
     sc_data_free(&d);
 
     struct ledger_entry *led = report_ledger(ctx->r, "syscalls", NULL);
+    if (samp.sampled) {
+        char e[32] = "unknown";
+        if (!isnan(samp.err_pct))
+            snprintf(e, sizeof e, "+-%.1f %%", samp.err_pct);
+        ledger_note(led, "sampled: attached %.1f %% of the window in %u slices (duty %.0f-%.0f %%), "
+                    "counts scaled by %.2f, error %s",
+                    100.0 * samp.attached_frac, samp.slices, 100.0 * samp.duty_min,
+                    100.0 * samp.duty_max, samp.scale, e);
+    } else {
+        ledger_note(led, "exact: attached the whole window");
+    }
+    if (samp.cost_ns > 0)
+        ledger_note(led, "tap cost ~%.0f ns per syscall (calibrated), busiest CPU's share "
+                    "attached at most %.1f %% (budget %.0f %%)",
+                    samp.cost_ns, 100.0 * samp.peak_share, 100.0 * TAPSLICE_BUDGET);
+    if (attach_errno)
+        ledger_note(led, "re-attaching the tap failed (%s): the rest of the window is "
+                    "extrapolated", strerror(attach_errno));
     if (st->classic)
         ledger_note(led, "tp_btf unavailable: classic raw_syscalls tracepoints (hash per thread)");
     if (calls)

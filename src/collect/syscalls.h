@@ -2,6 +2,7 @@
  * function over plain arrays so unit tests can drive it with made-up data. */
 #ifndef PERFREPORT_SYSCALLS_H
 #define PERFREPORT_SYSCALLS_H
+#include "tapslice.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -40,10 +41,15 @@ struct sc_data {
     size_t nerrs;
     struct scd_comm *comms;
     size_t ncomms;
+    /* How the tap recorded: sampled = in time slices, the counts above are
+     * those recorded and syscalls_fill scales them by samp.scale. */
+    struct tapslice_result samp;
 };
 
 /* Writes tables syscall.top / syscall.errors / syscall.by_process, metrics
- * syscall.total_per_s / syscall.errors_per_s and hists syscall.<name>. */
+ * syscall.total_per_s / syscall.errors_per_s / syscall.attached_pct (100:
+ * exact counts; less: estimates from time slices, with
+ * syscall.estimate_err_pct) and hists syscall.<name>. */
 void syscalls_fill(struct report *r, struct sc_data *d, double window_s); /* sorts d in place */
 void sc_data_free(struct sc_data *d);
 #endif

@@ -2,14 +2,22 @@
 #include "systap.h"
 #include "collector.h"
 #include "kbpf.h"
+#include <linux/types.h>
+#include "../../bpf/systap.h"
 #include "systap.skel.h"
+#include "tapslice.h"
+#include "util/clock.h"
+#include "util/xalloc.h"
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 /* One tap per process: the module owns it, the collectors borrow it
@@ -20,6 +28,7 @@ static unsigned tap_users; /* enum systap_part bits */
 static bool tap_classic;
 static bool tap_io_attached;
 static int tap_io_errno; /* why the I/O programs did not load, 0 if they did or were not tried */
+static double tap_cost_ns; /* calibrated when the pair was attached */
 
 static const char *const io_hooks[] = {"mm_filemap_get_pages", "mm_filemap_add_to_page_cache",
                                        "block_rq_issue"};
@@ -30,6 +39,83 @@ static bool io_hooks_present(void)
 }
 
 enum tap_mode { TAP_BTF_IO, TAP_BTF, TAP_CLASSIC };
+
+/* Attaches (on) or detaches the sys_enter/sys_exit pair: the exit first on
+ * the way in and last on the way out, so that every recorded entry meets
+ * its exit program.  Returns 0 or -errno (a failed attach leaves the
+ * programs detached). */
+static int tap_links(struct systap_bpf *s, bool classic, bool on)
+{
+    struct bpf_program *enter = classic ? s->progs.tap_enter_tp : s->progs.tap_enter_btf;
+    struct bpf_program *leave = classic ? s->progs.tap_exit_tp : s->progs.tap_exit_btf;
+    struct bpf_link **le = classic ? &s->links.tap_enter_tp : &s->links.tap_enter_btf;
+    struct bpf_link **lx = classic ? &s->links.tap_exit_tp : &s->links.tap_exit_btf;
+    int rc = 0;
+    if (on) {
+        if (!*lx && !(*lx = bpf_program__attach(leave)))
+            rc = -errno;
+        else if (!*le && !(*le = bpf_program__attach(enter)))
+            rc = -errno;
+        if (rc == 0)
+            return 0;
+    }
+    bpf_link__destroy(*le);
+    *le = NULL;
+    bpf_link__destroy(*lx);
+    *lx = NULL;
+    return rc;
+}
+
+/* CPU nanoseconds per getppid() of this thread: the least of a few rounds.
+ * CPU time, not wall time: on a loaded host a burst is preempted, and the
+ * time others run is not the tap's. */
+static double burst_ns(void)
+{
+    double best = INFINITY;
+    for (int r = 0; r < 8; r++) { /* 4,000 calls: ~1 ms on the test VM */
+        struct timespec a, b;
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+        for (int i = 0; i < 500; i++)
+            syscall(SYS_getppid);
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+        double ns = (double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec);
+        best = fmin(best, ns / 500.0);
+    }
+    return best;
+}
+
+/* Measures the tap's cost per syscall of another process and leaves the
+ * pair attached (0) or detached (-errno).  Our own calls stop at the self
+ * check; a recorded call also counts itself in a cache slot and now and
+ * then times itself (bench/RESULTS.md: 57 ns against 44-51 for an empty
+ * pair), hence the 1.3.  Bursts with the pair detached and attached
+ * alternate, CALIB_PAIRS times (an attach or detach takes ~1 ms here), and
+ * the median difference counts: the host's load moves single bursts by
+ * more than the tap costs.  The floor covers a host so loaded that the
+ * tap looks free. */
+#define CALIB_PAIRS 4
+static int calibrate(struct systap_bpf *skel, bool classic)
+{
+    double d[CALIB_PAIRS];
+    for (int i = 0; i < CALIB_PAIRS; i++) {
+        double off = burst_ns();
+        int rc = tap_links(skel, classic, true);
+        if (rc)
+            return rc;
+        d[i] = burst_ns() - off;
+        if (i + 1 < CALIB_PAIRS)
+            tap_links(skel, classic, false);
+    }
+    for (int i = 1; i < CALIB_PAIRS; i++) /* insertion sort: four values */
+        for (int j = i; j > 0 && d[j] < d[j - 1]; j--) {
+            double t = d[j];
+            d[j] = d[j - 1];
+            d[j - 1] = t;
+        }
+    double median = (d[CALIB_PAIRS / 2 - 1] + d[CALIB_PAIRS / 2]) / 2;
+    tap_cost_ns = fmax(40.0, 1.3 * median);
+    return 0;
+}
 
 /* Opens, loads and attaches the sys_enter/sys_exit pair; in TAP_BTF_IO the
  * I/O programs are loaded too (attached on demand).  NULL with errno set. */
@@ -56,17 +142,8 @@ static struct systap_bpf *tap_open(enum tap_mode mode, uint32_t tgid, uint64_t c
     int rc = systap_bpf__load(skel);
     if (rc == 0 && !skel->bss)
         rc = -EOPNOTSUPP; /* no mmapable maps: the part switches need them */
-    if (rc == 0) {
-        struct bpf_program *enter = classic ? skel->progs.tap_enter_tp : skel->progs.tap_enter_btf;
-        struct bpf_program *leave = classic ? skel->progs.tap_exit_tp : skel->progs.tap_exit_btf;
-        struct bpf_link **le = classic ? &skel->links.tap_enter_tp : &skel->links.tap_enter_btf;
-        struct bpf_link **lx = classic ? &skel->links.tap_exit_tp : &skel->links.tap_exit_btf;
-        *le = bpf_program__attach(enter);
-        if (!*le)
-            rc = -errno;
-        else if (!(*lx = bpf_program__attach(leave)))
-            rc = -errno;
-    }
+    if (rc == 0)
+        rc = calibrate(skel, classic);
     if (rc) {
         systap_bpf__destroy(skel);
         errno = rc < 0 ? -rc : EINVAL;
@@ -189,11 +266,284 @@ static void set_acquired_parts(bool on)
     pthread_mutex_unlock(&tap_mu);
 }
 
+/* ---- time slicing ------------------------------------------------------------
+ *
+ * Every syscall of the host pays for the pair while it is attached, most of
+ * it in the kernel's dispatch (see bpf/systap.bpf.c), so past a rate the
+ * only bound is to be attached part of the time.  The slicer thread
+ * measures the busiest CPU's syscall rate while attached; when rate x cost
+ * exceeds TAPSLICE_BUDGET of a CPU it records in periods of
+ * TAPSLICE_PERIOD_S, attached for a duty that keeps the share within the
+ * budget, at a random offset in each period, and the counts are scaled by
+ * the estimate of src/collect/tapslice.c.  Detached, a syscall pays
+ * nothing; programs left attached but returning at once would still pay
+ * the dispatch (~2/3 of the cost).  All fields under sl_mu, except those
+ * the thread alone uses while it runs. */
+static pthread_mutex_t sl_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t sl_cv;
+static bool sl_running, sl_stop, sl_have_result;
+static pthread_t sl_thread;
+static struct tapslice_result sl_result;
+static int sl_attach_errno;
+/* Read by the thread only while it runs (set before it starts). */
+static struct systap_bpf *sl_skel;
+static bool sl_classic;
+static double sl_forced; /* PERFREPORT_SYSTAP_DUTY, 0 = decide */
+static struct tap_calls *sl_vals; /* ncpu values of tap_calls */
+static uint64_t *sl_prev_all;
+static uint64_t sl_prev_wanted;
+static int sl_ncpu;
+static double sl_t0;
+
+static double now_s(void) { return (double)mono_ns() / 1e9; }
+
+/* Attaches the pair for a sliced period of `duty` (see slice_gen in
+ * bpf/systap.bpf.c), or for good (duty 1), or detaches it (duty 0). */
+static int sl_link(double duty)
+{
+    struct systap_bpf__bss *b = sl_skel->bss;
+    if (duty <= 0) {
+        b->tap_down = true;
+        return tap_links(sl_skel, sl_classic, false);
+    }
+    if (duty < 1) {
+        b->slice_mult = (uint32_t)lround(256.0 / duty);
+        b->slice_gen = (uint8_t)(b->slice_gen == 255 ? 1 : b->slice_gen + 1);
+    }
+    int rc = tap_links(sl_skel, sl_classic, true);
+    b->tap_down = rc != 0;
+    return rc;
+}
+
+/* Waits until `until` (CLOCK_MONOTONIC seconds); true when told to stop. */
+static bool sl_wait(double until)
+{
+    struct timespec ts = {.tv_sec = (time_t)until,
+                          .tv_nsec = (long)((until - floor(until)) * 1e9)};
+    pthread_mutex_lock(&sl_mu);
+    while (!sl_stop && pthread_cond_timedwait(&sl_cv, &sl_mu, &ts) != ETIMEDOUT)
+        ;
+    bool stop = sl_stop;
+    pthread_mutex_unlock(&sl_mu);
+    return stop;
+}
+
+/* Reads the per-CPU call counters: *wanted = recorded calls since the
+ * last read; returns the tap's share of the busiest CPU's time over `secs`
+ * attached (its calls of other processes x cost per call). */
+static double sl_read(double secs, uint64_t *wanted)
+{
+    uint32_t zero = 0;
+    *wanted = 0;
+    if (bpf_map__lookup_elem(sl_skel->maps.tap_calls, &zero, sizeof zero, sl_vals,
+                             (size_t)sl_ncpu * sizeof *sl_vals, 0) != 0)
+        return 0;
+    uint64_t w = 0, most = 0;
+    for (int c = 0; c < sl_ncpu; c++) {
+        w += sl_vals[c].wanted;
+        uint64_t d = sl_vals[c].all - sl_prev_all[c];
+        sl_prev_all[c] = sl_vals[c].all;
+        most = d > most ? d : most;
+    }
+    *wanted = w - sl_prev_wanted;
+    sl_prev_wanted = w;
+    return secs > 0 ? (double)most / secs * tap_cost_ns * 1e-9 : 0;
+}
+
+static void *sl_main(void *arg)
+{
+    (void)arg;
+    struct tapslice ts;
+    tapslice_init(&ts);
+    uint64_t rng = mono_ns() | 1;
+    double duty = sl_forced > 0 ? sl_forced : 1, peak = 0, p = sl_t0;
+    bool stop = false;
+    int err = 0;
+    if (duty < 1)
+        sl_link(0);
+    while (!stop) {
+        uint64_t w;
+        double share;
+        if (duty >= 1) { /* attached throughout: measure the rate */
+            stop = sl_wait(p + TAPSLICE_CHECK_S);
+            double e = now_s(), next = 1;
+            share = sl_read(e - p, &w);
+            peak = fmax(peak, share);
+            if (!stop && sl_forced == 0)
+                next = tapslice_duty(share, 1);
+            if (next < 1) {
+                sl_link(0);
+                uint64_t late;
+                sl_read(0, &late); /* until the detach took effect */
+                w += late;
+            }
+            tapslice_period(&ts, e - p, e - p, w, 0);
+            p = e;
+            duty = next;
+            continue;
+        }
+        /* Sliced: detached, attached `duty` of the period at a random
+         * offset, detached. */
+        rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+        double on_len = duty * TAPSLICE_PERIOD_S;
+        double before = (double)(rng >> 11) / 9007199254740992.0 * (TAPSLICE_PERIOD_S - on_len);
+        double t_on = 0, t_off = 0;
+        stop = sl_wait(p + before);
+        if (!stop) {
+            err = sl_link(duty);
+            if (err) {
+                tapslice_period(&ts, now_s() - p, 0, 0, 0);
+                break;
+            }
+            t_on = now_s();
+            stop = sl_wait(t_on + on_len);
+            t_off = now_s();
+            sl_link(0);
+        }
+        share = sl_read(t_off - t_on, &w);
+        double next = duty;
+        if (t_off > t_on) {
+            peak = fmax(peak, share);
+            if (sl_forced == 0)
+                next = tapslice_duty(share, duty);
+        }
+        if (!stop)
+            stop = sl_wait(p + TAPSLICE_PERIOD_S);
+        if (!stop && next >= 1)
+            err = sl_link(1);
+        double e = now_s();
+        /* the busiest CPU's share bounds how much the tap slowed a process
+         * that does little but syscalls (see tapslice_period) */
+        tapslice_period(&ts, e - p, t_off - t_on, w, share);
+        p = e;
+        duty = next;
+        if (err)
+            break;
+    }
+    double window = p - sl_t0;
+    if (err) { /* detached for the rest of the window: extrapolated */
+        while (!sl_wait(now_s() + 1))
+            ;
+        window = now_s() - sl_t0;
+    }
+    struct tapslice_result res;
+    /* otherwise the window as the periods saw it: a late wake-up of this
+     * thread after the last one is not time the tap missed */
+    tapslice_result(&ts, window, &res);
+    res.period_s = TAPSLICE_PERIOD_S;
+    res.cost_ns = tap_cost_ns;
+    res.peak_share = peak;
+    res.forced = sl_forced > 0;
+    pthread_mutex_lock(&sl_mu);
+    sl_result = res;
+    sl_attach_errno = -err;
+    sl_have_result = true;
+    pthread_mutex_unlock(&sl_mu);
+    return NULL;
+}
+
+/* PERFREPORT_SYSTAP_DUTY=D (0 < D <= 1): a fixed duty from the window's
+ * start, without measuring (tests; 1 keeps the pair attached).  0 when
+ * unset or not a number in that range. */
+static double forced_duty(void)
+{
+    const char *v = getenv("PERFREPORT_SYSTAP_DUTY");
+    if (!v || !*v)
+        return 0;
+    char *end;
+    errno = 0;
+    double d = strtod(v, &end);
+    return errno || *end || !(d > 0 && d <= 1) ? 0 : d;
+}
+
+/* Under tap_mu, with tap_skel loaded: takes the baseline reading and starts
+ * the thread.  Without a thread the pair stays attached (exact counts). */
+static void sl_start(void)
+{
+    pthread_mutex_lock(&sl_mu);
+    bool running = sl_running;
+    pthread_mutex_unlock(&sl_mu);
+    if (running)
+        return;
+    sl_skel = tap_skel;
+    sl_classic = tap_classic;
+    sl_forced = forced_duty();
+    sl_ncpu = kbpf_ncpus();
+    free(sl_vals);
+    free(sl_prev_all);
+    sl_vals = xcalloc((size_t)sl_ncpu, sizeof *sl_vals);
+    sl_prev_all = xcalloc((size_t)sl_ncpu, sizeof *sl_prev_all);
+    sl_prev_wanted = 0;
+    uint64_t w;
+    sl_read(0, &w);
+    sl_t0 = now_s();
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&sl_cv, &ca);
+    pthread_condattr_destroy(&ca);
+    pthread_mutex_lock(&sl_mu);
+    sl_stop = false;
+    sl_have_result = false;
+    sl_attach_errno = 0;
+    sl_running = pthread_create(&sl_thread, NULL, sl_main, NULL) == 0;
+    if (!sl_running)
+        pthread_cond_destroy(&sl_cv);
+    pthread_mutex_unlock(&sl_mu);
+}
+
+/* Stops and joins the thread, if one runs; not under tap_mu (the thread
+ * does not take it, but a join under a lock is a trap for later edits). */
+static void sl_end(void)
+{
+    /* every tap user's end calls this, on its own thread: one joins, the
+     * others wait for it here */
+    static pthread_mutex_t join_mu = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&join_mu);
+    pthread_mutex_lock(&sl_mu);
+    bool running = sl_running;
+    sl_stop = true;
+    pthread_cond_broadcast(&sl_cv);
+    pthread_mutex_unlock(&sl_mu);
+    if (!running) {
+        pthread_mutex_unlock(&join_mu);
+        return;
+    }
+    pthread_join(sl_thread, NULL);
+    pthread_mutex_lock(&sl_mu);
+    sl_running = false;
+    pthread_cond_destroy(&sl_cv);
+    pthread_mutex_unlock(&sl_mu);
+    free(sl_vals);
+    free(sl_prev_all);
+    sl_vals = NULL;
+    sl_prev_all = NULL;
+    pthread_mutex_unlock(&join_mu);
+}
+
+bool systap_sampling(struct tapslice_result *out, int *attach_errno)
+{
+    pthread_mutex_lock(&sl_mu);
+    bool have = sl_have_result;
+    if (have) {
+        *out = sl_result;
+        *attach_errno = sl_attach_errno;
+    }
+    pthread_mutex_unlock(&sl_mu);
+    return have;
+}
+
 int systap_begin(struct collect_ctx *ctx, void *state)
 {
     (void)ctx;
     (void)state;
-    set_acquired_parts(true);
+    pthread_mutex_lock(&tap_mu);
+    if (tap_skel && tap_users)
+        sl_start();
+    for (unsigned part = SYSTAP_SYSCALLS; part <= SYSTAP_FUTEX; part <<= 1)
+        if (tap_users & part)
+            set_part((enum systap_part)part, true);
+    pthread_mutex_unlock(&tap_mu);
     return 0;
 }
 
@@ -202,11 +552,13 @@ int systap_end(struct collect_ctx *ctx, void *state)
     (void)ctx;
     (void)state;
     set_acquired_parts(false);
+    sl_end();
     return 0;
 }
 
 void systap_release(enum systap_part part)
 {
+    sl_end(); /* a user that stops without an end (a failed run) */
     pthread_mutex_lock(&tap_mu);
     if (tap_users & part) {
         set_part(part, false);

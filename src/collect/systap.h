@@ -11,12 +11,14 @@
 
 struct collect_ctx;
 struct systap_bpf;
+struct tapslice_result;
 
 enum systap_part { SYSTAP_SYSCALLS = 1u, SYSTAP_IOLAYERS = 2u, SYSTAP_FUTEX = 4u };
 
 /* Loads and attaches the tap if it is not yet (tp_btf first, classic
  * raw_syscalls tracepoints as the fallback; the I/O part needs tp_btf),
- * with `part` still off (systap_begin switches it on).  Returns the shared
+ * with `part` still off (systap_begin switches it on), and calibrates its
+ * cost per syscall (a few ms).  Returns the shared
  * skeleton, which stays owned by this module, or NULL with err filled.
  * *classic tells which hooks run. */
 struct systap_bpf *systap_acquire(const struct collect_ctx *ctx, enum systap_part part,
@@ -24,9 +26,15 @@ struct systap_bpf *systap_acquire(const struct collect_ctx *ctx, enum systap_par
 /* The tap users' begin and end (struct collector): switch every acquired
  * part on at the window's start and off at its end, after which the maps
  * stop changing and can be drained.  All parts share the window, so the
- * first user's call does it for all and the others' find it done. */
+ * first user's call does it for all and the others' find it done.  Begin
+ * starts the slicer thread (time slices past the cost budget, see
+ * systap.c), end stops and joins it. */
 int systap_begin(struct collect_ctx *ctx, void *state);
 int systap_end(struct collect_ctx *ctx, void *state);
+/* How the pair recorded the window (attached throughout, or in time
+ * slices: see systap.c), known after the first systap_end; false before.
+ * *attach_errno: a re-attach that failed (0: none). */
+bool systap_sampling(struct tapslice_result *out, int *attach_errno);
 /* Gives up `part`'s reference; the last one detaches and frees the tap.
  * Safe to call for a part that never acquired. */
 void systap_release(enum systap_part part);

@@ -9,6 +9,8 @@
 #include "../../src/model/model.h"
 #include "../../src/util/strbuf.h"
 #include <arpa/inet.h>
+#include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,6 +80,8 @@ TEST(ksys_tcp_endpoint_format)
 
 /* errno of the failing open() rows sc_model builds (ENOENT by default). */
 static int g_sc_errno = 2;
+/* How the made-up data was recorded (zero: attached throughout, exact). */
+static struct tapslice_result g_sc_samp;
 
 static struct report *sc_model(double err_count, const char *errname_nr_comm, double win)
 {
@@ -116,6 +120,7 @@ static struct report *sc_model(double err_count, const char *errname_nr_comm, do
     strcpy(d.comms[0].comm, "storm");
     d.comms[1].tgid = 7;
     strcpy(d.comms[1].comm, "failer");
+    d.samp = g_sc_samp;
     syscalls_fill(r, &d, win);
     sc_data_free(&d);
     return r;
@@ -156,6 +161,55 @@ TEST(ksys_syscalls_fill_tables)
     CHECK_NUM(h->count, 305, 0);
     CHECK(report_find_hist(r, "syscall.getppid") != NULL);
     CHECK(report_find_hist(r, "syscall.exit") == NULL); /* never timed: no empty histogram */
+    report_free(r);
+}
+
+/* Recorded in time slices, a quarter of the window: every count, error
+ * and time is the recorded one x 4 and each table says it is sampled; the
+ * number of measured calls stays what it was. */
+TEST(ksys_syscalls_fill_sampled_estimates)
+{
+    g_sc_samp = (struct tapslice_result){.sampled = true, .attached_frac = 0.25, .scale = 4,
+                                         .recorded = 1307, .estimate = 5228, .err_pct = 3.5,
+                                         .slices = 8, .duty_min = 0.25, .duty_max = 0.25,
+                                         .period_s = 0.25, .cost_ns = 200, .peak_share = 0.12};
+    struct report *r = sc_model(300, NULL, 2);
+    memset(&g_sc_samp, 0, sizeof g_sc_samp);
+    const struct table *t = report_find_table(r, "syscall.top");
+    REQUIRE(t && t->nrows == 3);
+    CHECK_NUM(table_num(t, 0, "calls"), 4000, 0);
+    CHECK_NUM(table_num(t, 0, "calls_per_s"), 2000, 1e-9);
+    CHECK_NUM(table_num(t, 0, "timed"), 70, 0);
+    CHECK_NUM(table_num(t, 0, "total_ms"), 0.4, 1e-9);
+    CHECK_NUM(table_num(t, 0, "avg_us"), 0.1, 1e-9); /* a ratio: unchanged */
+    CHECK_NUM(table_num(t, 1, "errors"), 1200, 0);
+    CHECK_CONTAINS(t->note, "Sampled:");
+    CHECK_CONTAINS(t->note, "x 4.00");
+    CHECK_CONTAINS(t->note, "+-3.5 %");
+    CHECK_NOT_CONTAINS(t->note, "exact");
+    const struct table *e = report_find_table(r, "syscall.errors");
+    REQUIRE(e && e->nrows == 1);
+    CHECK_NUM(table_num(e, 0, "count"), 1200, 0);
+    CHECK_NUM(table_num(e, 0, "proc_count"), 1196, 0);
+    CHECK_CONTAINS(e->note, "Sampled:");
+    const struct table *p = report_find_table(r, "syscall.by_process");
+    REQUIRE(p && p->nrows == 2);
+    CHECK_NUM(table_num(p, 0, "calls"), 4000, 0);
+    CHECK_CONTAINS(p->note, "Sampled:");
+    const struct hist *h = report_find_hist(r, "syscall.open");
+    REQUIRE(h);
+    CHECK_NUM(h->count, 4 * 305, 0);
+    CHECK_NUM(report_metric_value(r, "syscall.attached_pct"), 25, 1e-9);
+    CHECK_NUM(report_metric_value(r, "syscall.estimate_err_pct"), 3.5, 1e-9);
+    CHECK_NUM(report_metric_value(r, "syscall.errors_per_s"), 600, 1e-9);
+    report_free(r);
+    /* attached throughout: exact, and said so */
+    r = sc_model(300, NULL, 2);
+    t = report_find_table(r, "syscall.top");
+    REQUIRE(t);
+    CHECK_CONTAINS(t->note, "Counts and errors are exact.");
+    CHECK_NUM(report_metric_value(r, "syscall.attached_pct"), 100, 0);
+    CHECK(isnan(report_metric_value(r, "syscall.estimate_err_pct")));
     report_free(r);
 }
 
@@ -309,6 +363,41 @@ TEST(ksys_rule_syscall_rate_boundary)
         if (f) {
             CHECK_CONTAINS(f->title, "storm");
             CHECK_CONTAINS(f->title, "getppid");
+        }
+        report_free(r);
+    }
+}
+
+static bool evidence_has(const struct finding *f, const char *needle)
+{
+    for (size_t i = 0; f && i < f->nevidence; i++)
+        if (strstr(f->evidence[i], needle))
+            return true;
+    return false;
+}
+
+/* Rate and error findings on sampled counts say they are estimates. */
+TEST(ksys_rules_say_when_syscall_counts_are_sampled)
+{
+    for (int sampled = 0; sampled < 2; sampled++) {
+        g_sc_samp = (struct tapslice_result){.sampled = sampled, .attached_frac = 0.3,
+                                             .scale = 1, .err_pct = 4.2, .slices = 10,
+                                             .duty_min = 0.3, .duty_max = 0.3, .period_s = 0.25};
+        struct report *r = sc_model(2000, NULL, 2); /* 1000 failures/s */
+        memset(&g_sc_samp, 0, sizeof g_sc_samp);
+        struct table *t = (struct table *)report_find_table(r, "syscall.by_process");
+        REQUIRE(t && t->nrows >= 1);
+        table_set_num(t, 0, "calls_per_s", 200000); /* a storm */
+        thr(r);
+        analyze_run(r);
+        const struct finding *fr = report_find_finding(r, "syscall.rate");
+        const struct finding *fe = report_find_finding(r, "syscall.errors");
+        REQUIRE(fr && fe);
+        CHECK(evidence_has(fr, "sampled") == (sampled == 1));
+        CHECK(evidence_has(fe, "sampled") == (sampled == 1));
+        if (sampled) {
+            CHECK(evidence_has(fe, "recorded 30% of the window"));
+            CHECK(evidence_has(fe, "within +-4.2%"));
         }
         report_free(r);
     }
