@@ -1,12 +1,15 @@
 #include "runner.h"
 #include "collect/collector.h"
+#include "collect/kbpf.h"
 #include "collect/procs.h"
 #include "model/model.h"
 #include "options.h"
 #include "probe.h"
+#include "priority.h"
 #include "util/clock.h"
 #include "util/xalloc.h"
 #include <errno.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -61,6 +64,7 @@ struct worker {
     enum phase fault_phase; /* injected fault, PH_NONE for none */
     bool fault_hang;
     int nice;               /* this thread's nice value, as last set */
+    bool io_window;         /* this thread's I/O priority is the window's */
 };
 
 struct runner {
@@ -73,6 +77,7 @@ struct runner {
     struct worker *only; /* when set, run_phase drives this worker alone */
     bool skip_alone;     /* run_phase leaves out tick_alone collectors */
     atomic_int want_nice; /* workers adopt it before their next phase */
+    atomic_bool want_io_window; /* the same for the window's I/O priority */
 };
 
 /* PERFREPORT_FAULT=NAME:PHASE:ACTION[,NAME:PHASE:ACTION...] (tests, bench). */
@@ -145,6 +150,14 @@ static void *worker_main(void *arg)
         int want = atomic_load(&w->rn->want_nice);
         if (want != w->nice && setpriority(PRIO_PROCESS, 0, want) == 0)
             w->nice = want; /* a refused change (no CAP_SYS_NICE) keeps the old one */
+        bool io_window = atomic_load(&w->rn->want_io_window);
+        if (io_window != w->io_window) {
+            if (io_window)
+                prio_io_window();
+            else
+                prio_io_stage();
+            w->io_window = io_window;
+        }
         w->err[0] = '\0';
         double t0 = mono_ms();
         int rc = call(w, p);
@@ -176,6 +189,7 @@ struct runner *runner_new_with(struct report *r, const struct options *opt,
     if (errno)
         nice_now = 0;
     atomic_init(&rn->want_nice, nice_now);
+    atomic_init(&rn->want_io_window, false);
     rn->r = r;
     rn->opt = opt;
     rn->caps = caps;
@@ -215,6 +229,10 @@ struct runner *runner_new_with(struct report *r, const struct options *opt,
         pthread_condattr_destroy(&ca);
     }
 
+    kbpf_release_vmlinux_btf(); /* the plan's questions are answered */
+    /* One malloc arena for every thread (see malloc_for_loads); the
+     * threads' first allocations are still to come. */
+    mallopt(M_ARENA_MAX, 1);
     /* Workers never take the stop signals: Ctrl-C must wake the main
      * thread's sleep, whatever a collector is doing. */
     sigset_t all, old;
@@ -362,6 +380,26 @@ static void run_phase(struct runner *rn, enum phase p, double now_s, double limi
     }
 }
 
+/* Each BPF object's load parses the kernel's BTF into fresh buffers (libbpf
+ * 1.1 cannot share one parse between objects), and on this kind of VM most
+ * of a parse's cost is the page faults on that fresh memory.  While the
+ * collectors start, big blocks come from the heap and freed ones are kept,
+ * so each load reuses the pages the last one faulted in (the start's CPU
+ * fell from ~0.8 to ~0.35 s); afterwards the defaults are back and the
+ * memory is returned.  One arena (M_ARENA_MAX in runner_new_with) lets
+ * loads on different worker threads share those pages. */
+static void malloc_for_loads(bool on)
+{
+    if (on) {
+        mallopt(M_MMAP_THRESHOLD, 32 << 20);
+        mallopt(M_TRIM_THRESHOLD, 64 << 20);
+    } else {
+        mallopt(M_MMAP_THRESHOLD, 128 << 10); /* glibc's defaults */
+        mallopt(M_TRIM_THRESHOLD, 128 << 10);
+        malloc_trim(0);
+    }
+}
+
 /* Starts run one collector at a time: each BPF collector's load parses the
  * kernel's BTF (tens of MiB while it lasts), and doing that in parallel
  * multiplied peak RSS past the 64 MiB budget.  The slow BPF attaches go
@@ -369,6 +407,7 @@ static void run_phase(struct runner *rn, enum phase p, double now_s, double limi
  * milliseconds of the window's t = 0, which the caller sets afterwards. */
 void runner_start(struct runner *rn)
 {
+    malloc_for_loads(true);
     for (int pass = 0; pass < 2; pass++) {
         for (size_t i = 0; i < rn->n; i++) {
             if (!rn->w[i].active || rn->w[i].c->needs_bpf != (pass == 0))
@@ -378,6 +417,8 @@ void runner_start(struct runner *rn)
         }
     }
     rn->only = NULL;
+    kbpf_release_vmlinux_btf(); /* only starts and plans ask it */
+    malloc_for_loads(false);
     /* Kernel-side recording opens together, after every load: the
      * verifier and BTF work of later starts is not the host's latency. */
     run_phase(rn, PH_BEGIN, 0, FLIP_DEADLINE_S);
@@ -438,6 +479,11 @@ void runner_stop(struct runner *rn, double now_s)
 void runner_set_nice(struct runner *rn, int nice)
 {
     atomic_store(&rn->want_nice, nice);
+}
+
+void runner_set_ioprio_window(struct runner *rn, bool window)
+{
+    atomic_store(&rn->want_io_window, window);
 }
 
 void runner_free(struct runner *rn)

@@ -13,6 +13,7 @@
  * there (documented in the README's testing section). */
 #ifndef PERFREPORT_RUNNER_H
 #define PERFREPORT_RUNNER_H
+#include <stdbool.h>
 
 struct report;
 struct options;
@@ -41,6 +42,9 @@ void runner_stop(struct runner *rn, double now_s);
 /* The nice value collector threads take before their next phase (nice
  * is per thread: the caller's own setpriority does not reach them). */
 void runner_set_nice(struct runner *rn, int nice);
+/* The same for the I/O priority: the window's (true) or the stages' (false),
+ * as src/priority.h sets them. */
+void runner_set_ioprio_window(struct runner *rn, bool window);
 /* Frees what is not abandoned. */
 void runner_free(struct runner *rn);
 #endif
