@@ -130,6 +130,7 @@ static double capture_window(struct runner *rn, struct report *r, const struct o
 
     double interval_ms = opt->interval_s * 1000.0;
     double end_ms = t0 + opt->duration_s * 1000.0;
+    runner_boost_ticks_at(rn, end_ms, prio_stage_nice());
     for (long k = 1; !g_stop_signal; k++) {
         double next = t0 + (double)k * interval_ms;
         if (next > end_ms)

@@ -39,9 +39,13 @@ void runner_tick(struct runner *rn, double now_s);
  * merges their data into the real report, records durations and statuses
  * in the ledger. */
 void runner_stop(struct runner *rn, double now_s);
-/* The nice value collector threads take before their next phase (nice
- * is per thread: the caller's own setpriority does not reach them). */
+/* The nice value of the collector threads: set at once where allowed, and
+ * taken by each before its next phase (nice is per thread: the caller's
+ * own setpriority does not reach them). */
 void runner_set_nice(struct runner *rn, int nice);
+/* A tick still running at monotonic time at_mono_ms (the window's end)
+ * has its threads set to `nice` then (0 = never). */
+void runner_boost_ticks_at(struct runner *rn, double at_mono_ms, int nice);
 /* The same for the I/O priority: the window's (true) or the stages' (false),
  * as src/priority.h sets them. */
 void runner_set_ioprio_window(struct runner *rn, bool window);
