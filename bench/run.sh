@@ -41,3 +41,8 @@ if [ "$LONG" = 1 ]; then
 fi
 echo
 sh bench/syscall_bench.sh
+echo
+# Start-up and finalisation (design section 9): window open after start, window end to
+# bundle, idle and with 10 spinners, and own CPU of an idle -d 10 run.  BEFORE=BIN adds
+# paired, alternating runs of an older binary.
+python3 bench/startup_bench.py --runs "${STARTUP_RUNS:-5}" ${BEFORE:+--before "$BEFORE"} "$BIN"
