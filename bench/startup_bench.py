@@ -11,7 +11,7 @@ IOSchedulingClass=idle runs it) it prints:
 and, idle only, the own CPU (user + sys) of a `-d 10` run.
 With --before, the runs of BEFORE and BIN alternate (paired), so a change in
 the host's load hits both alike."""
-import argparse, os, re, resource, shutil, statistics, subprocess, sys, tempfile, time
+import argparse, os, re, resource, shutil, signal, statistics, subprocess, sys, tempfile, time
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--runs", type=int, default=5)
@@ -20,6 +20,8 @@ ap.add_argument("--spinners", type=int, default=10)
 ap.add_argument("--burner", default="build/workloads/burner")
 ap.add_argument("bin")
 a = ap.parse_args()
+# killed, still stop the spinners (the finally clause below)
+signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 tmp = tempfile.mkdtemp(prefix="perfreport-startup.")
 env = dict(os.environ)
 env.setdefault("PERFREPORT_LOCK", os.path.join(tmp, "lock"))

@@ -4,11 +4,12 @@
  * IOSchedulingClass=idle).  Its start (probe, BPF loads) and finalisation
  * (drain, symbolize, analyze, write) are short and decide how late the
  * window opens and the bundle appears, so they run at the invoking priority
- * or better: as root (CAP_SYS_NICE) at nice min(invoking, 0) and at least
+ * or better: as root (CAP_SYS_NICE) at nice min(invoking, -5) and at least
  * the default best-effort I/O level.  Only the window's sampling runs at
  * invoking + 10 and the lowest best-effort I/O level.  No real-time class:
  * a bug or a huge /proc in a real-time thread could stall a production
- * host, and nice 0 already takes a fair share of each CPU. */
+ * host; nice -5 gets ~3x a nice-0 thread's share for the second or so the
+ * stages take on a saturated host. */
 #ifndef PERFREPORT_PRIORITY_H
 #define PERFREPORT_PRIORITY_H
 

@@ -112,8 +112,8 @@ else not_ok hardening_symlink_output_refused "exit $rc: $out"; fi
 
 # Priority rule (src/priority.h).  Invoked as a unit runs it (nice 10, idle
 # I/O class), the start (probe, BPF loads) and the finalisation run at nice
-# 0 and best-effort I/O; only the window's sampling threads are niced (to
-# 19), the main thread stays at 0 so the window keeps its length.  A reader
+# -5 and best-effort I/O; only the window's sampling threads are niced (to
+# 19), the main thread stays at -5 so the window keeps its length.  A reader
 # of the -vv stderr freezes the run (SIGSTOP) at a line of each stage and
 # reads every thread's nice and the main thread's I/O class.
 mkfifo "$TMPD/prio.fifo"
@@ -138,22 +138,22 @@ rc=$?
 echo "# priority at start: $st_start; window: $st_win; finalisation: $st_fin (exit $rc)"
 case "$st_start" in
     "") not_ok hardening_start_not_niced "no BPF load seen (exit $rc)" ;;
-    *"@0 | main 0 | best-effort: prio 4") case "${st_start%%|*}" in
-        *"@1"[0-9]*) not_ok hardening_start_not_niced "$st_start" ;;
+    *"@-5 | main -5 | best-effort: prio 4") case "${st_start%%|*}" in
+        *"@"[0-9]*) not_ok hardening_start_not_niced "$st_start" ;;
         *) ok hardening_start_not_niced ;; esac ;;
     *) not_ok hardening_start_not_niced "$st_start" ;;
 esac
 niced=$(echo "$st_win" | tr ' ' '\n' | awk -F@ '$2 == 19 {print $1}')
 case "$st_win" in
-    *"| main 0 |"*) [ "${niced:-0}" -ge 6 ] && ok hardening_window_collector_threads_niced \
+    *"| main -5 |"*) [ "${niced:-0}" -ge 6 ] && ok hardening_window_collector_threads_niced \
         || not_ok hardening_window_collector_threads_niced "$st_win" ;;
     *) not_ok hardening_window_collector_threads_niced "main thread niced: $st_win" ;;
 esac
 case "$st_fin" in
     "") not_ok hardening_finalisation_not_niced "no 'window closed' line (exit $rc)" ;;
     *) case "${st_fin%%|*}" in
-        *"@1"[0-9]*) not_ok hardening_finalisation_not_niced "$st_fin" ;;
-        *) case "$st_fin" in *"| main 0 | best-effort: prio 4") ok hardening_finalisation_not_niced ;;
+        *"@"[0-9]*) not_ok hardening_finalisation_not_niced "$st_fin" ;;
+        *) case "$st_fin" in *"| main -5 | best-effort: prio 4") ok hardening_finalisation_not_niced ;;
             *) not_ok hardening_finalisation_not_niced "$st_fin" ;; esac ;; esac ;;
 esac
 
