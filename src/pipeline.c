@@ -130,6 +130,7 @@ static double capture_window(struct runner *rn, struct report *r, const struct o
 
     double interval_ms = opt->interval_s * 1000.0;
     double end_ms = t0 + opt->duration_s * 1000.0;
+    double t_end = end_ms; /* set where the window closes */
     runner_boost_ticks_at(rn, end_ms, prio_stage_nice());
     for (long k = 1; !g_stop_signal; k++) {
         double next = t0 + (double)k * interval_ms;
@@ -140,10 +141,13 @@ static double capture_window(struct runner *rn, struct report *r, const struct o
         if (g_stop_signal)
             break;
         if (next >= end_ms) {
-            /* The last sample closes the window: niced, a starved tick
-             * would make the window longer than asked. */
+            /* The window closes here: the kernel-side recording ends now,
+             * and the last sample runs at the stage priority (niced, a
+             * starved one made the window longer than asked). */
             restore_priority(rn);
-            runner_tick(rn, (mono_ms() - t0) / 1000.0);
+            t_end = mono_ms();
+            runner_end(rn, (t_end - t0) / 1000.0);
+            runner_tick(rn, (t_end - t0) / 1000.0);
             break;
         }
         runner_tick(rn, (mono_ms() - t0) / 1000.0);
@@ -158,12 +162,13 @@ static double capture_window(struct runner *rn, struct report *r, const struct o
         r->window.interrupted = true;
         restore_priority(rn);
         /* One last sample so a short interrupted window still has data. */
-        double now = (mono_ms() - t0) / 1000.0;
+        t_end = mono_ms();
+        double now = (t_end - t0) / 1000.0;
+        runner_end(rn, now);
         if (r->nticks == 0 || now - r->ticks[r->nticks - 1] > 0.05)
             runner_tick(rn, now);
     }
     ignore_signals();
-    double t_end = mono_ms();
     r->window.actual_s = (t_end - t0) / 1000.0;
     if (opt->verbose)
         fprintf(stderr, "%sperfreport: window closed after %.2f s\n",

@@ -79,6 +79,7 @@ struct runner {
     bool skip_alone;     /* run_phase leaves out tick_alone collectors */
     atomic_int want_nice; /* workers adopt it before their next phase */
     atomic_bool want_io_window; /* the same for the window's I/O priority */
+    bool ended;           /* the END phase ran (runner_end) */
     double boost_at_ms;   /* monotonic ms: a tick still running then is raised */
     int boost_nice;       /* ... to this nice */
 };
@@ -473,15 +474,23 @@ void runner_tick(struct runner *rn, double now_s)
     rn->skip_alone = false;
 }
 
+void runner_end(struct runner *rn, double now_s)
+{
+    if (rn->ended)
+        return;
+    rn->ended = true;
+    /* Every kernel-side recorder stops at the same instant, before any
+     * drain: otherwise one collector's drain (CPU, wakeups) would be
+     * recorded by another that has not stopped yet. */
+    run_phase(rn, PH_END, now_s, FLIP_DEADLINE_S);
+}
+
 void runner_stop(struct runner *rn, double now_s)
 {
     bool *was_active = xcalloc(rn->n, sizeof *was_active);
     for (size_t i = 0; i < rn->n; i++)
         was_active[i] = rn->w[i].active;
-    /* Every kernel-side recorder stops at the same instant, before any
-     * drain: otherwise one collector's drain (CPU, wakeups) would be
-     * recorded by another that has not stopped yet. */
-    run_phase(rn, PH_END, now_s, FLIP_DEADLINE_S);
+    runner_end(rn, now_s);
     run_phase(rn, PH_STOP, now_s, STOP_DEADLINE_S);
     for (size_t i = 0; i < rn->n; i++) {
         struct worker *w = &rn->w[i];

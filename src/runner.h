@@ -35,6 +35,9 @@ void runner_start(struct runner *rn);
 /* One sample at now_s (seconds since the window start): appends the tick to
  * the real and every staging report, then ticks the collectors. */
 void runner_tick(struct runner *rn, double now_s);
+/* Ends every collector's kernel-side recording together (the window's
+ * end); runner_stop does it when it was not done. */
+void runner_end(struct runner *rn, double now_s);
 /* End of the window: ends every collector's recording, then stops them,
  * merges their data into the real report, records durations and statuses
  * in the ledger. */
