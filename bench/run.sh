@@ -42,3 +42,8 @@ fi
 echo
 sh bench/syscall_bench.sh
 sh bench/hostile_bench.sh
+echo
+# Start-up and finalisation (design section 9): window open after start, window end to
+# bundle, idle and with 10 spinners, and own CPU of an idle -d 10 run.  BEFORE=BIN adds
+# paired, alternating runs of an older binary.
+python3 bench/startup_bench.py --runs "${STARTUP_RUNS:-5}" ${BEFORE:+--before "$BEFORE"} "$BIN"

@@ -7,6 +7,7 @@
 #include "model/model.h"
 #include "options.h"
 #include "probe.h"
+#include "priority.h"
 #include "util/clock.h"
 #include "util/xalloc.h"
 #include "version.h"
@@ -82,32 +83,25 @@ static void sleep_until(double deadline_ms)
     }
 }
 
-/* Priority for the window: sampling /proc every interval must not compete
- * with the workload being diagnosed.  The short finalisation after the
- * window runs at the original priority so the bundle is not starved on a
- * saturated host (budget: 0.3 s). */
-static int lower_priority(struct runner *rn)
+/* Priority for the window (src/priority.h has the rule): the collector
+ * threads that sample during it run niced and at the lowest best-effort I/O
+ * level, so sampling /proc every interval does not compete with the
+ * workload being diagnosed.  The main thread stays at the stage priority:
+ * it only sleeps and hands out ticks, and niced on a saturated host it woke
+ * up late and stretched the window (-d 4 took 5.3 s under 11 spinners). */
+static void lower_priority(struct runner *rn)
 {
-    errno = 0;
-    int old = getpriority(PRIO_PROCESS, 0);
-    if (errno)
-        old = 0;
-    int low = old + 10 > 19 ? 19 : old + 10;
-    runner_set_nice(rn, low); /* the collector threads sample during the window */
-    if (setpriority(PRIO_PROCESS, 0, low) != 0) {
-        /* not fatal: we just run at the priority we were given */
-    }
-    /* best-effort class, lowest level (idle could starve our bundle writes) */
-    syscall(SYS_ioprio_set, 1 /* IOPRIO_WHO_PROCESS */, 0, (2 << 13) | 7);
-    return old;
+    runner_set_nice(rn, prio_window_nice());
+    runner_set_ioprio_window(rn, true);
 }
 
-static void restore_priority(struct runner *rn, int old)
+/* Back to the stage priority for the window's last sample and the
+ * finalisation after it, so the bundle is not starved (budget: 1 s under
+ * 10 spinners on 2 CPUs). */
+static void restore_priority(struct runner *rn)
 {
-    runner_set_nice(rn, old);
-    if (setpriority(PRIO_PROCESS, 0, old) != 0) {
-        /* lowering nice needs CAP_SYS_NICE; without it we stay niced */
-    }
+    runner_set_nice(rn, prio_stage_nice());
+    runner_set_ioprio_window(rn, false);
 }
 
 /* Returns the monotonic time (ms) at which the window ended, before the
@@ -117,16 +111,27 @@ static double capture_window(struct runner *rn, struct report *r, const struct o
 {
     progress(opt, tty, "attaching", 0, 0);
     double t_attach = mono_ms();
-    runner_start(rn); /* at full priority: the window opens when all are attached */
-    int old_prio = lower_priority(rn);
+    runner_start(rn); /* at the stage priority: the window opens when all are attached */
+    lower_priority(rn);
     clock_gettime(CLOCK_REALTIME, &r->window.start_wall);
     double t0 = mono_ms();
-    if (opt->verbose) /* also what tests wait for before starting a workload */
-        fprintf(stderr, "%sperfreport: window open (collectors started in %.0f ms)\n",
-                tty && !opt->quiet ? "\r\033[K" : "", t0 - t_attach);
+    if (opt->verbose) { /* also what tests wait for before starting a workload */
+        /* CPU time so far: the start's cost, which a loaded host does not blur */
+        struct rusage ru;
+        double cpu_ms = getrusage(RUSAGE_SELF, &ru) == 0
+                            ? (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+                                  (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3
+                            : NAN;
+        fprintf(stderr,
+                "%sperfreport: window open (collectors started in %.0f ms; %.0f ms CPU "
+                "since exec)\n",
+                tty && !opt->quiet ? "\r\033[K" : "", t0 - t_attach, cpu_ms);
+    }
 
     double interval_ms = opt->interval_s * 1000.0;
     double end_ms = t0 + opt->duration_s * 1000.0;
+    double t_end = end_ms; /* set where the window closes */
+    runner_boost_ticks_at(rn, end_ms, prio_stage_nice());
     for (long k = 1; !g_stop_signal; k++) {
         double next = t0 + (double)k * interval_ms;
         if (next > end_ms)
@@ -135,14 +140,21 @@ static double capture_window(struct runner *rn, struct report *r, const struct o
         sleep_until(next);
         if (g_stop_signal)
             break;
-        double now_s = (mono_ms() - t0) / 1000.0;
-        /* A last sample a sliver after a late tick (resumed after SIGSTOP)
-         * would be a wild rate; the window totals still cover the sliver. */
-        if (next >= end_ms && r->nticks && now_s - r->ticks[r->nticks - 1] < opt->interval_s / 4)
+        if (next >= end_ms) {
+            /* The window closes here: the kernel-side recording ends now,
+             * and the last sample runs at the stage priority (niced, a
+             * starved one made the window longer than asked). */
+            restore_priority(rn);
+            t_end = mono_ms();
+            double now_s = (t_end - t0) / 1000.0;
+            runner_end(rn, now_s);
+            /* A last sample a sliver after a late tick (resumed after SIGSTOP)
+             * would be a wild rate; the window totals still cover the sliver. */
+            if (!r->nticks || now_s - r->ticks[r->nticks - 1] >= opt->interval_s / 4)
+                runner_tick(rn, now_s);
             break;
-        runner_tick(rn, now_s);
-        if (next >= end_ms)
-            break;
+        }
+        runner_tick(rn, (mono_ms() - t0) / 1000.0);
         /* A tick that overran its interval (our niced threads starve on a
          * saturated host) skips the slots it missed: ticks run back to back
          * would stretch the window (4 s became 6 s under 8 burners). */
@@ -152,15 +164,19 @@ static double capture_window(struct runner *rn, struct report *r, const struct o
     }
     if (g_stop_signal) {
         r->window.interrupted = true;
+        restore_priority(rn);
         /* One last sample so a short interrupted window still has data. */
-        double now = (mono_ms() - t0) / 1000.0;
+        t_end = mono_ms();
+        double now = (t_end - t0) / 1000.0;
+        runner_end(rn, now);
         if (r->nticks == 0 || now - r->ticks[r->nticks - 1] > 0.05)
             runner_tick(rn, now);
     }
     ignore_signals();
-    restore_priority(rn, old_prio);
-    double t_end = mono_ms();
     r->window.actual_s = (t_end - t0) / 1000.0;
+    if (opt->verbose)
+        fprintf(stderr, "%sperfreport: window closed after %.2f s\n",
+                tty && !opt->quiet ? "\r\033[K" : "", r->window.actual_s);
     runner_stop(rn, r->window.actual_s);
     return t_end;
 }

@@ -5,6 +5,7 @@
 #include "options.h"
 #include "probe.skel.h"
 #include "probe_parse.h"
+#include "priority.h"
 #include "util/hostfs.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
@@ -269,6 +270,10 @@ static const char *paranoid_meaning(int p)
 void probe_host(struct host_caps *caps, const struct options *opt, struct report *r)
 {
     memset(caps, 0, sizeof *caps);
+    /* The probe is the start's first stage: from here until the window
+     * opens, and again after it, run at the invoking priority or better. */
+    if (hostfs_is_real())
+        prio_raise_for_start(r);
     bool no_bpf = opt && opt->no_bpf;
     g_libbpf_verbose = opt ? opt->verbose : 0;
     libbpf_set_print(libbpf_log);

@@ -1,12 +1,15 @@
 #include "runner.h"
 #include "collect/collector.h"
+#include "collect/kbpf.h"
 #include "collect/procs.h"
 #include "model/model.h"
 #include "options.h"
 #include "probe.h"
+#include "priority.h"
 #include "util/clock.h"
 #include "util/xalloc.h"
 #include <errno.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -61,6 +64,7 @@ struct worker {
     enum phase fault_phase; /* injected fault, PH_NONE for none */
     bool fault_hang;
     int nice;               /* this thread's nice value, as last set */
+    bool io_window;         /* this thread's I/O priority is the window's */
 };
 
 struct runner {
@@ -71,8 +75,13 @@ struct runner {
     size_t n;
     double interval_s;
     struct worker *only; /* when set, run_phase drives this worker alone */
+    struct worker *also; /* ... or with this one */
     bool skip_alone;     /* run_phase leaves out tick_alone collectors */
     atomic_int want_nice; /* workers adopt it before their next phase */
+    atomic_bool want_io_window; /* the same for the window's I/O priority */
+    bool ended;           /* the END phase ran (runner_end) */
+    double boost_at_ms;   /* monotonic ms: a tick still running then is raised */
+    int boost_nice;       /* ... to this nice */
 };
 
 /* PERFREPORT_FAULT=NAME:PHASE:ACTION[,NAME:PHASE:ACTION...] (tests, bench). */
@@ -145,6 +154,14 @@ static void *worker_main(void *arg)
         int want = atomic_load(&w->rn->want_nice);
         if (want != w->nice && setpriority(PRIO_PROCESS, 0, want) == 0)
             w->nice = want; /* a refused change (no CAP_SYS_NICE) keeps the old one */
+        bool io_window = atomic_load(&w->rn->want_io_window);
+        if (io_window != w->io_window) {
+            if (io_window)
+                prio_io_window();
+            else
+                prio_io_stage();
+            w->io_window = io_window;
+        }
         w->err[0] = '\0';
         double t0 = mono_ms();
         int rc = call(w, p);
@@ -176,6 +193,7 @@ struct runner *runner_new_with(struct report *r, const struct options *opt,
     if (errno)
         nice_now = 0;
     atomic_init(&rn->want_nice, nice_now);
+    atomic_init(&rn->want_io_window, false);
     rn->r = r;
     rn->opt = opt;
     rn->caps = caps;
@@ -215,6 +233,10 @@ struct runner *runner_new_with(struct report *r, const struct options *opt,
         pthread_condattr_destroy(&ca);
     }
 
+    kbpf_release_vmlinux_btf(); /* the plan's questions are answered */
+    /* One malloc arena for every thread (see malloc_for_loads); the
+     * threads' first allocations are still to come. */
+    mallopt(M_ARENA_MAX, 1);
     /* Workers never take the stop signals: Ctrl-C must wake the main
      * thread's sleep, whatever a collector is doing. */
     sigset_t all, old;
@@ -325,7 +347,7 @@ static bool takes_part(const struct runner *rn, const struct worker *w, enum pha
     if (!w->active || !implements(w->c, p))
         return false;
     if (rn->only)
-        return rn->only == w;
+        return rn->only == w || rn->also == w;
     return !(rn->skip_alone && w->c->tick_alone);
 }
 
@@ -337,10 +359,19 @@ static void run_phase(struct runner *rn, enum phase p, double now_s, double limi
         if (takes_part(rn, &rn->w[i], p))
             post(&rn->w[i], p, now_s);
     struct timespec dl = deadline_in(limit_s);
+    /* The window's end must not wait for a niced tick starved on a busy
+     * host: one still running at the end is raised then. */
+    double boost_in_s = (rn->boost_at_ms - mono_ms()) / 1000.0;
+    bool boost = p == PH_TICK && rn->boost_at_ms > 0 && boost_in_s < limit_s;
+    struct timespec bt = deadline_in(boost_in_s > 0 ? boost_in_s : 0);
     for (size_t i = 0; i < rn->n; i++) {
         struct worker *w = &rn->w[i];
         if (!takes_part(rn, w, p))
             continue;
+        if (boost && !wait_done(w, &bt)) {
+            runner_set_nice(rn, rn->boost_nice);
+            boost = false;
+        }
         double waited;
         if (!wait_done(w, &dl) && !wait_while_starved(w, limit_s, &waited)) {
             abandon(rn, w, p, waited);
@@ -362,22 +393,62 @@ static void run_phase(struct runner *rn, enum phase p, double now_s, double limi
     }
 }
 
-/* Starts run one collector at a time: each BPF collector's load parses the
- * kernel's BTF (tens of MiB while it lasts), and doing that in parallel
- * multiplied peak RSS past the 64 MiB budget.  The slow BPF attaches go
- * first and the /proc baselines last, so every baseline is taken within
+/* Each BPF object's load parses the kernel's BTF into fresh buffers (libbpf
+ * 1.1 cannot share one parse between objects), and on this kind of VM most
+ * of a parse's cost is the page faults on that fresh memory.  While the
+ * collectors start, big blocks come from the heap and freed ones are kept,
+ * so each load reuses the pages the last one faulted in (the start's CPU
+ * fell from ~0.8 to ~0.35 s); afterwards the defaults are back and the
+ * memory is returned.  One arena (M_ARENA_MAX in runner_new_with) lets
+ * loads on different worker threads share those pages. */
+static void malloc_for_loads(bool on)
+{
+    if (on) {
+        mallopt(M_MMAP_THRESHOLD, 32 << 20);
+        mallopt(M_TRIM_THRESHOLD, 64 << 20);
+    } else {
+        mallopt(M_MMAP_THRESHOLD, 128 << 10); /* glibc's defaults */
+        mallopt(M_TRIM_THRESHOLD, 128 << 10);
+        malloc_trim(0);
+    }
+}
+
+/* BPF starts run two at a time: each load parses the kernel's BTF (about
+ * 11 MB while it lasts), and all at once multiplied peak RSS past the 64
+ * MiB budget; two keep both CPUs of a small host busy (and on a saturated
+ * one take two threads' shares).  The slow BPF attaches go first and the
+ * /proc baselines last, one at a time, so every baseline is taken within
  * milliseconds of the window's t = 0, which the caller sets afterwards. */
 void runner_start(struct runner *rn)
 {
-    for (int pass = 0; pass < 2; pass++) {
-        for (size_t i = 0; i < rn->n; i++) {
-            if (!rn->w[i].active || rn->w[i].c->needs_bpf != (pass == 0))
-                continue;
-            rn->only = &rn->w[i];
-            run_phase(rn, PH_START, 0, START_DEADLINE_S);
+    malloc_for_loads(true);
+    struct worker *pending = NULL;
+    for (size_t i = 0; i < rn->n; i++) {
+        if (!rn->w[i].active || !rn->w[i].c->needs_bpf)
+            continue;
+        if (!pending) {
+            pending = &rn->w[i];
+            continue;
         }
+        rn->only = pending;
+        rn->also = &rn->w[i];
+        run_phase(rn, PH_START, 0, START_DEADLINE_S);
+        pending = NULL;
+    }
+    rn->also = NULL;
+    if (pending) {
+        rn->only = pending;
+        run_phase(rn, PH_START, 0, START_DEADLINE_S);
+    }
+    for (size_t i = 0; i < rn->n; i++) {
+        if (!rn->w[i].active || rn->w[i].c->needs_bpf)
+            continue;
+        rn->only = &rn->w[i];
+        run_phase(rn, PH_START, 0, START_DEADLINE_S);
     }
     rn->only = NULL;
+    kbpf_release_vmlinux_btf(); /* only starts and plans ask it */
+    malloc_for_loads(false);
     /* Kernel-side recording opens together, after every load: the
      * verifier and BTF work of later starts is not the host's latency. */
     run_phase(rn, PH_BEGIN, 0, FLIP_DEADLINE_S);
@@ -403,15 +474,23 @@ void runner_tick(struct runner *rn, double now_s)
     rn->skip_alone = false;
 }
 
+void runner_end(struct runner *rn, double now_s)
+{
+    if (rn->ended)
+        return;
+    rn->ended = true;
+    /* Every kernel-side recorder stops at the same instant, before any
+     * drain: otherwise one collector's drain (CPU, wakeups) would be
+     * recorded by another that has not stopped yet. */
+    run_phase(rn, PH_END, now_s, FLIP_DEADLINE_S);
+}
+
 void runner_stop(struct runner *rn, double now_s)
 {
     bool *was_active = xcalloc(rn->n, sizeof *was_active);
     for (size_t i = 0; i < rn->n; i++)
         was_active[i] = rn->w[i].active;
-    /* Every kernel-side recorder stops at the same instant, before any
-     * drain: otherwise one collector's drain (CPU, wakeups) would be
-     * recorded by another that has not stopped yet. */
-    run_phase(rn, PH_END, now_s, FLIP_DEADLINE_S);
+    runner_end(rn, now_s);
     run_phase(rn, PH_STOP, now_s, STOP_DEADLINE_S);
     for (size_t i = 0; i < rn->n; i++) {
         struct worker *w = &rn->w[i];
@@ -438,6 +517,26 @@ void runner_stop(struct runner *rn, double now_s)
 void runner_set_nice(struct runner *rn, int nice)
 {
     atomic_store(&rn->want_nice, nice);
+    /* Also now, by thread id: a call in progress (a starved tick) takes
+     * the new nice at once instead of at its next phase.  Refused without
+     * CAP_SYS_NICE when raising; the worker then keeps its own. */
+    for (size_t i = 0; i < rn->n; i++) {
+        const struct worker *w = &rn->w[i];
+        int tid = atomic_load(&w->tid);
+        if (w->thread_ok && !w->abandoned && tid > 0)
+            (void)setpriority(PRIO_PROCESS, (id_t)tid, nice);
+    }
+}
+
+void runner_boost_ticks_at(struct runner *rn, double at_mono_ms, int nice)
+{
+    rn->boost_at_ms = at_mono_ms;
+    rn->boost_nice = nice;
+}
+
+void runner_set_ioprio_window(struct runner *rn, bool window)
+{
+    atomic_store(&rn->want_io_window, window);
 }
 
 void runner_free(struct runner *rn)

@@ -13,6 +13,7 @@
  * there (documented in the README's testing section). */
 #ifndef PERFREPORT_RUNNER_H
 #define PERFREPORT_RUNNER_H
+#include <stdbool.h>
 
 struct report;
 struct options;
@@ -34,13 +35,23 @@ void runner_start(struct runner *rn);
 /* One sample at now_s (seconds since the window start): appends the tick to
  * the real and every staging report, then ticks the collectors. */
 void runner_tick(struct runner *rn, double now_s);
+/* Ends every collector's kernel-side recording together (the window's
+ * end); runner_stop does it when it was not done. */
+void runner_end(struct runner *rn, double now_s);
 /* End of the window: ends every collector's recording, then stops them,
  * merges their data into the real report, records durations and statuses
  * in the ledger. */
 void runner_stop(struct runner *rn, double now_s);
-/* The nice value collector threads take before their next phase (nice
- * is per thread: the caller's own setpriority does not reach them). */
+/* The nice value of the collector threads: set at once where allowed, and
+ * taken by each before its next phase (nice is per thread: the caller's
+ * own setpriority does not reach them). */
 void runner_set_nice(struct runner *rn, int nice);
+/* A tick still running at monotonic time at_mono_ms (the window's end)
+ * has its threads set to `nice` then (0 = never). */
+void runner_boost_ticks_at(struct runner *rn, double at_mono_ms, int nice);
+/* The same for the I/O priority: the window's (true) or the stages' (false),
+ * as src/priority.h sets them. */
+void runner_set_ioprio_window(struct runner *rn, bool window);
 /* Frees what is not abandoned. */
 void runner_free(struct runner *rn);
 #endif

@@ -10,6 +10,7 @@
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,22 +48,61 @@ int kbpf_target(const struct collect_ctx *ctx, uint32_t *tgid, uint64_t *cgid, c
     return 0;
 }
 
+/* The kernel's BTF is 5 MB that libbpf parses in tens of ms, most of it
+ * page faults on fresh memory.  The collectors ask about a dozen hooks
+ * (at plan, and again at start): one parse answers them all, and the
+ * answers are kept so that the parsed BTF can be freed before the BPF
+ * objects load (each load parses its own copy: two at once would raise
+ * peak RSS by 10 MB). */
+#define KBPF_MEMO_MAX 32
+static pthread_mutex_t g_btf_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct btf *g_btf; /* owned here; freed by kbpf_release_vmlinux_btf */
+static bool g_btf_tried;  /* parsed (or failed) since the last release */
+static struct {
+    char tp[64];
+    bool present;
+} g_memo[KBPF_MEMO_MAX];
+static size_t g_nmemo;
+
+/* Whether tracepoint tp has a tp_btf hook; with g_btf_mu held. */
+static bool tp_btf_present(const char *tp)
+{
+    for (size_t i = 0; i < g_nmemo; i++)
+        if (strcmp(g_memo[i].tp, tp) == 0)
+            return g_memo[i].present;
+    if (!g_btf_tried) {
+        g_btf = btf__load_vmlinux_btf();
+        g_btf_tried = true;
+    }
+    char name[160];
+    snprintf(name, sizeof name, "btf_trace_%s", tp);
+    bool present = g_btf && btf__find_by_name_kind(g_btf, name, BTF_KIND_TYPEDEF) > 0;
+    /* no BTF at all is not memoised: it may be a transient failure */
+    if (g_btf && g_nmemo < KBPF_MEMO_MAX && strlen(tp) < sizeof g_memo[0].tp) {
+        snprintf(g_memo[g_nmemo].tp, sizeof g_memo[0].tp, "%s", tp);
+        g_memo[g_nmemo++].present = present;
+    }
+    return present;
+}
+
 const char *kbpf_missing_tp_btf(const char *const *tps, size_t n)
 {
-    if (!n)
-        return NULL;
-    struct btf *btf = btf__load_vmlinux_btf(); /* tens of ms: once per question */
-    if (!btf)
-        return tps[0];
     const char *missing = NULL;
-    for (size_t i = 0; i < n && !missing; i++) {
-        char name[160];
-        snprintf(name, sizeof name, "btf_trace_%s", tps[i]);
-        if (btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) <= 0)
+    pthread_mutex_lock(&g_btf_mu);
+    for (size_t i = 0; i < n && !missing; i++)
+        if (!tp_btf_present(tps[i]))
             missing = tps[i];
-    }
-    btf__free(btf);
+    pthread_mutex_unlock(&g_btf_mu);
     return missing;
+}
+
+void kbpf_release_vmlinux_btf(void)
+{
+    pthread_mutex_lock(&g_btf_mu);
+    btf__free(g_btf);
+    g_btf = NULL;
+    g_btf_tried = false;
+    pthread_mutex_unlock(&g_btf_mu);
 }
 
 bool kbpf_force_classic(void)

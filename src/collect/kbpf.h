@@ -19,8 +19,11 @@ int kbpf_target(const struct collect_ctx *ctx, uint32_t *tgid, uint64_t *cgid, c
  * (a "btf_trace_<tp>" typedef). */
 bool kbpf_has_tp_btf(const char *tp);
 /* The first of tps[0..n) without a tp_btf hook (all of them without
- * kernel BTF), or NULL when all are there; reads the BTF once. */
+ * kernel BTF), or NULL when all are there.  Thread-safe; the kernel BTF is
+ * parsed once and kept until released, answers are kept for the run. */
 const char *kbpf_missing_tp_btf(const char *const *tps, size_t n);
+/* Frees the kept kernel BTF (the runner, after the plan and the starts). */
+void kbpf_release_vmlinux_btf(void);
 /* Test hook PERFREPORT_FORCE_CLASSIC=1: collectors with a tp_btf and a
  * classic-tracepoint version take the classic one, the path of kernels
  * whose BTF lacks the tp_btf hooks (without BTF at all no CO-RE object

@@ -57,7 +57,7 @@ struct offcpu_state {
 
 static bool offcpu_can_run(const struct collect_ctx *ctx, char *reason, size_t n)
 {
-    if (libbpf_find_vmlinux_btf_id("sched_switch", BPF_TRACE_RAW_TP) >= 0)
+    if (kbpf_has_tp_btf("sched_switch"))
         return true;
     if (ctx->caps && ctx->caps->tracefs)
         return true;
@@ -103,8 +103,7 @@ static int offcpu_start(struct collect_ctx *ctx, void **state, char *err, size_t
         snprintf(err, n, "opening the off-CPU BPF object failed: %s", strerror(-rc));
         return rc;
     }
-    st->classic = kbpf_force_classic() ||
-                  libbpf_find_vmlinux_btf_id("sched_switch", BPF_TRACE_RAW_TP) < 0;
+    st->classic = kbpf_force_classic() || !kbpf_has_tp_btf("sched_switch");
     bpf_program__set_autoload(st->skel->progs.offcpu_switch_btf, !st->classic);
     bpf_program__set_autoload(st->skel->progs.offcpu_switch_tp, st->classic);
     st->skel->rodata->self_tgid = (__u32)getpid();

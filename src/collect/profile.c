@@ -324,8 +324,17 @@ static int prof_tick(struct collect_ctx *ctx, void *state)
     (void)ctx;
     struct prof_state *st = state;
     if (st->pf_running) {
-        if (pthread_tryjoin_np(st->pf_thread, NULL) != 0)
-            return 0; /* still on the last batch: this tick's keys wait */
+        if (pthread_tryjoin_np(st->pf_thread, NULL) != 0) {
+            /* still on the last batch: this tick's keys wait, and the
+             * thread takes this tick's priority (the window's last tick
+             * runs at the finalisation's) */
+            int tid = atomic_load(&st->pf_tid);
+            errno = 0;
+            int nice_now = getpriority(PRIO_PROCESS, 0);
+            if (tid > 0 && errno == 0)
+                (void)setpriority(PRIO_PROCESS, (id_t)tid, nice_now);
+            return 0;
+        }
         st->pf_running = false;
     }
     st->pf_nkeys = 0;

@@ -110,22 +110,72 @@ out=$("$PERFREPORT_BIN" -d 1 -o "$TMPD/link" --quiet 2>&1); rc=$?
 if [ "$rc" = 3 ] && [ ! -e "$TMPD/elsewhere" ]; then ok hardening_symlink_output_refused
 else not_ok hardening_symlink_output_refused "exit $rc: $out"; fi
 
-# The window runs niced: the main thread and (nice is per thread) the
-# collector threads that sample during it.  Workers take the nice before
-# their next call, so look after the window opened and a tick (every
-# 0.25 s) went by: under ASan the collectors take up to ~1.2 s to start.
-"$PERFREPORT_BIN" -d 3 -i 0.25 -v -o "$TMPD/nice" --quiet 2> "$TMPD/nice.err" & p=$!
-i=0
-while ! grep -q "window open" "$TMPD/nice.err" 2>/dev/null && [ $i -lt 100 ]; do
-    sleep 0.1; i=$((i + 1))
-done
-sleep 0.8
-nice=$(awk '{print $19}' /proc/$p/stat 2>/dev/null)
-niced=$(cat /proc/$p/task/*/stat 2>/dev/null | awk '$19 == 10' | wc -l)
+# Priority rule (src/priority.h).  Invoked as a unit runs it (nice 10, idle
+# I/O class), the start (probe, BPF loads) and the finalisation run at nice
+# -5 and best-effort I/O; only the window's sampling threads are niced (to
+# 19), the main thread stays at -5 so the window keeps its length.  A reader
+# of the -vv stderr freezes the run (SIGSTOP) at a line of each stage and
+# reads every thread's nice and the main thread's I/O class.
+mkfifo "$TMPD/prio.fifo"
+ionice -c 3 nice -n 10 "$PERFREPORT_BIN" -d 3 -i 0.25 -vv -o "$TMPD/prio" --quiet \
+    2> "$TMPD/prio.fifo" & p=$!
+nices() { cat /proc/$p/task/*/stat 2>/dev/null | awk '{print $19}' | sort -n | uniq -c | awk '{printf "%s@%s ", $1, $2}'; }
+freeze() { # VAR: stops the run, records "counts@nice ... | main nice | main I/O class"
+    kill -STOP $p
+    eval "$1=\"\$(nices)| main \$(awk '{print \$19}' /proc/$p/stat) | \$(ionice -p $p 2>&1)\""
+    kill -CONT $p
+}
+st_start="" st_win="" st_fin=""
+while IFS= read -r line; do
+    case "$line" in
+    *"libbpf: loading object"*) case "$line" in *probe_bpf*) ;; *) [ -n "$st_start" ] || freeze st_start ;; esac ;;
+    *"window open"*) sleep 0.7; freeze st_win ;;
+    *"window closed"*) freeze st_fin ;;
+    esac
+done < "$TMPD/prio.fifo"
 wait $p
-[ "$nice" = 10 ] && ok hardening_window_runs_niced || not_ok hardening_window_runs_niced "nice $nice"
-if [ "$niced" -ge 6 ]; then ok hardening_window_collector_threads_niced
-else not_ok hardening_window_collector_threads_niced "$niced threads at nice 10"; fi
+rc=$?
+echo "# priority at start: $st_start; window: $st_win; finalisation: $st_fin (exit $rc)"
+case "$st_start" in
+    "") not_ok hardening_start_not_niced "no BPF load seen (exit $rc)" ;;
+    *"@-5 | main -5 | best-effort: prio 4") case "${st_start%%|*}" in
+        *"@"[0-9]*) not_ok hardening_start_not_niced "$st_start" ;;
+        *) ok hardening_start_not_niced ;; esac ;;
+    *) not_ok hardening_start_not_niced "$st_start" ;;
+esac
+niced=$(echo "$st_win" | tr ' ' '\n' | awk -F@ '$2 == 19 {print $1}')
+case "$st_win" in
+    *"| main -5 |"*) [ "${niced:-0}" -ge 6 ] && ok hardening_window_collector_threads_niced \
+        || not_ok hardening_window_collector_threads_niced "$st_win" ;;
+    *) not_ok hardening_window_collector_threads_niced "main thread niced: $st_win" ;;
+esac
+case "$st_fin" in
+    "") not_ok hardening_finalisation_not_niced "no 'window closed' line (exit $rc)" ;;
+    *) case "${st_fin%%|*}" in
+        *"@"[0-9]*) not_ok hardening_finalisation_not_niced "$st_fin" ;;
+        *) case "$st_fin" in *"| main -5 | best-effort: prio 4") ok hardening_finalisation_not_niced ;;
+            *) not_ok hardening_finalisation_not_niced "$st_fin" ;; esac ;; esac ;;
+esac
+
+# The window keeps its length on a saturated host: 12 spinners on this
+# host's CPUs, perfreport started at nice 10 (its sampling threads at 19).
+# A niced tick still running at the window's end, and the niced last
+# sample, used to hold the window open (-d 4 took 5.3 to 8.3 s); now the
+# kernel-side recording ends on time and the last sample is not niced.
+spin=""
+for i in 1 2 3 4 5 6 7 8 9 10 11 12; do "$WL/burner" 60 1 >/dev/null & spin="$spin $!"; track $!; done
+sleep 0.5
+nice -n 10 "$PERFREPORT_BIN" -d 4 -v -o "$TMPD/sat" --quiet 2> "$TMPD/sat.err"
+rc=$?
+kill $spin 2>/dev/null; wait $spin 2>/dev/null
+len=$(json "$TMPD/sat/report.json" "d['window']['actual_s']" 2>/dev/null)
+if [ -n "$len" ] && python3 -c "import sys; sys.exit(0 if float('$len') <= 4.4 else 1)"; then
+    ok hardening_saturated_window_keeps_length
+else
+    not_ok hardening_saturated_window_keeps_length "window $len s for -d 4 (exit $rc)"
+    json "$TMPD/sat/manifest.json" "[(c['name'], c['status'], c['reason']) for c in d['collectors'] if c['status'] != 'ran']" 2>/dev/null | sed 's/^/# /'
+    sed 's/^/# /' "$TMPD/sat.err" | grep -v libbpf | head -5
+fi
 
 # Without root: the /proc path still runs, BPF sections say why they were skipped.
 if command -v setpriv >/dev/null 2>&1 && id nobody >/dev/null 2>&1; then
