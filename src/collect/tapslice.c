@@ -43,6 +43,8 @@ void tapslice_period(struct tapslice *s, double span, double on, uint64_t calls,
 
 void tapslice_result(const struct tapslice *s, double window_s, struct tapslice_result *out)
 {
+    /* the caller fills cost_ns, peak_share, forced; nothing is left undefined */
+    *out = (struct tapslice_result){.period_s = TAPSLICE_PERIOD_S};
     out->sampled = s->slices > 0;
     out->slices = s->slices;
     out->duty_min = s->slices ? s->duty_min : 1;
