@@ -26,7 +26,8 @@ static void usage(FILE *f)
           "  -i, --interval SECS     snapshot interval (default 1)\n"
           "  -p, --pid PID           focus on one process (and its cgroup)\n"
           "  -c, --cgroup PATH       focus on one cgroup (path below the cgroup root)\n"
-          "  -o, --output DIR        bundle directory; must not exist\n"
+          "  -o, --output DIR        bundle directory; must not exist (taken by the end:\n"
+          "                          published as DIR.1, ..., or in /var/tmp; exit 4-6)\n"
           "                          (default ./perfreport-<host>-<YYYYmmdd-HHMMSS>)\n"
           "  -F, --frequency HZ      profile sampling frequency (default 49)\n"
           "      --no-bpf            use /proc and /sys only\n"
@@ -46,7 +47,7 @@ static void usage(FILE *f)
           "  -V, --version           print the version\n"
           "\n"
           "Exit status: 0 nothing at warning or above, 1 warning, 2 critical,\n"
-          "3 the run itself failed.\n",
+          "3 the run itself failed; 4/5/6 a partial bundle (see README).\n",
           f);
 }
 

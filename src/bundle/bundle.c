@@ -158,9 +158,10 @@ static int split_name(const char *path, char *parent, size_t pn, char *name, siz
         tmp[--len] = '\0';
     char *slash = strrchr(tmp, '/');
     const char *base = slash ? slash + 1 : tmp;
-    if (!*base || !strcmp(base, ".") || !strcmp(base, "..") || strlen(base) + 8 > nn)
+    size_t blen = strlen(base);
+    if (!blen || !strcmp(base, ".") || !strcmp(base, "..") || blen + 8 > nn)
         return -EINVAL; /* room for ".NN" suffixes */
-    snprintf(name, nn, "%s", base);
+    memcpy(name, base, blen + 1);
     if (!slash)
         snprintf(parent, pn, ".");
     else if (slash == tmp)
@@ -212,6 +213,7 @@ int bundle_target_open(struct bundle_target *t, const char *dir, char *err, size
     t->parent_fd = -1;
     t->name[0] = '\0';
     snprintf(t->shown, sizeof t->shown, "%s", dir ? dir : ".");
+    snprintf(t->parent_shown, sizeof t->parent_shown, ".");
     if (dir) {
         if (split_name(dir, parent, sizeof parent, t->name, sizeof t->name) != 0) {
             snprintf(err, n, "output %s: not a usable directory name", dir);
@@ -220,6 +222,7 @@ int bundle_target_open(struct bundle_target *t, const char *dir, char *err, size
         size_t len = strlen(t->shown); /* shown without trailing slashes */
         while (len > 1 && t->shown[len - 1] == '/')
             t->shown[--len] = '\0';
+        snprintf(t->parent_shown, sizeof t->parent_shown, "%s", parent);
     } else {
         snprintf(parent, sizeof parent, ".");
     }
@@ -334,6 +337,7 @@ static bool is_dir_empty(int fd)
         close(d);
         return false;
     }
+    rewinddir(dir); /* the dup shares the offset of earlier scans */
     bool empty = true;
     struct dirent *e;
     while (empty && (e = readdir(dir)))
@@ -392,6 +396,7 @@ static void tmp_empty(struct tmpdir *t)
             close(d);
         return;
     }
+    rewinddir(dir); /* the dup shares the offset of earlier scans */
     struct dirent *e;
     while ((e = readdir(dir)))
         if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
@@ -414,6 +419,7 @@ static void tmp_discard(int pfd, struct tmpdir *t)
         int d = dup(pfd);
         DIR *dir = d >= 0 ? fdopendir(d) : NULL;
         if (dir) {
+            rewinddir(dir);
             struct dirent *e;
             for (long k = 0; (e = readdir(dir)) && k < MAX_SCAN; k++)
                 if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && name_is(pfd, e->d_name, t)) {
@@ -435,7 +441,9 @@ static void pause_hook(void)
     const char *fifo = getenv("PERFREPORT_TEST_PAUSE_BEFORE_PUBLISH");
     if (!fifo || !*fifo)
         return;
-    int fd = open(fifo, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    /* O_RDWR: the open does not wait for a writer, so a test sees the FIFO
+     * among our fds as the sign that we are paused; read waits for a byte. */
+    int fd = open(fifo, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
     struct stat st;
     if (fd < 0)
         return;
@@ -598,7 +606,7 @@ int bundle_publish(struct report *r, struct bundle_target *t, char *where, size_
     char final[NAME_MAX + 1], why[PATH_MAX + 256];
     free(r->publish_note);
     r->publish_note = NULL;
-    int rc = publish_in(r, t->parent_fd, t->shown, t->name, NULL, true, final, sizeof final,
+    int rc = publish_in(r, t->parent_fd, t->parent_shown, t->name, NULL, true, final, sizeof final,
                         why, sizeof why, err, n);
     if (rc < 0)
         return rc;

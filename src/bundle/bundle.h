@@ -20,6 +20,7 @@ struct report;
 struct bundle_target {
     int parent_fd;            /* the parent directory; owned, -1 when closed */
     char shown[PATH_MAX];     /* the path as asked for (-o, or the default name) */
+    char parent_shown[PATH_MAX]; /* its parent, as asked for, for messages */
     char name[NAME_MAX + 1];  /* the final name inside the parent; "" until known */
 };
 
@@ -47,8 +48,8 @@ void bundle_target_close(struct bundle_target *t);
  * partial).  `where` gets the published path.  Returns 0, or -errno with a
  * message in err when nothing could be published (the temp dir is removed).
  * Test hook: PERFREPORT_TEST_PAUSE_BEFORE_PUBLISH=FIFO blocks after the
- * files are written and before the rename until a byte (or EOF) is read
- * from the FIFO. */
+ * files are written and before the rename until a byte is read
+ * from the FIFO (opened O_RDWR: it shows among our fds while we wait). */
 int bundle_publish(struct report *r, struct bundle_target *t, char *where, size_t wn, char *err,
                    size_t n);
 #endif
