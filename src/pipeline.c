@@ -46,7 +46,7 @@ static void ignore_signals(void)
 {
     static const int sigs[] = {SIGINT,  SIGTERM,   SIGHUP,  SIGQUIT, SIGUSR1,   SIGUSR2,
                                SIGALRM, SIGVTALRM, SIGPROF, SIGIO,   SIGPWR,    SIGSTKFLT,
-                               SIGXCPU, SIGXFSZ,   SIGPIPE, SIGTRAP, SIGTSTP};
+                               SIGXCPU, SIGXFSZ,   SIGPIPE};
     for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
         signal(sigs[i], SIG_IGN);
     for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)

@@ -35,7 +35,8 @@ start_paused() { # TAG ARGS...
     return 1
 }
 # Lets it publish; sets $rc.
-release() { echo go >"$fifo"; wait $pid; rc=$?; }
+# (bounded: a run that died in the pause would leave the FIFO without a reader)
+release() { timeout 10 sh -c 'echo go >"$1"' _ "$fifo"; wait $pid; rc=$?; }
 # The directory announced on stdout ("Bundle: DIR/index.html").
 announced() { sed -n 's|^Bundle: \(.*\)/index\.html$|\1|p' "$out"; }
 note_of() { json "$1/manifest.json" "d.get('publish_note')"; }
