@@ -141,6 +141,29 @@ else
     not_ok publish_race_parent_gone_fallback "never paused before publishing: $(head -c 300 "$err")"
 fi
 
+# 4b. The parent's filesystem turns read-only during the write: same fallback.
+mkdir "$TMPD/rofs"
+if mount -t tmpfs -o size=64m tmpfs "$TMPD/rofs" 2>/dev/null; then
+    on_cleanup "umount $TMPD/rofs 2>/dev/null"
+    if start_paused rofs -d 1 -o "$TMPD/rofs/$U-rofs"; then
+        mount -o remount,ro "$TMPD/rofs"
+        release
+        b=$(announced)
+        case "$rc:$b" in
+            [456]:/var/tmp/$U-rofs) [ -f "$b/report.json" ] && grep -q "Read-only" "$err" \
+                && ok publish_race_parent_readonly_fallback \
+                || not_ok publish_race_parent_readonly_fallback "no report.json or reason: $(head -c 300 "$err")" ;;
+            *) not_ok publish_race_parent_readonly_fallback "exit $rc, announced '$b': $(head -c 300 "$err")" ;;
+        esac
+    else
+        kill $pid 2>/dev/null; wait $pid 2>/dev/null
+        not_ok publish_race_parent_readonly_fallback "never paused before publishing: $(head -c 300 "$err")"
+    fi
+    umount "$TMPD/rofs"
+else
+    skip publish_race_parent_readonly_fallback "cannot mount a tmpfs here"
+fi
+
 # 5. Signals whose default is to end the process, sent during the write,
 #    leave no root-owned temp directory: the bundle is published.
 mkdir "$TMPD/sig"
@@ -148,7 +171,10 @@ if start_paused sig -d 1 -o "$TMPD/sig/b"; then
     for s in USR1 USR2 ALRM QUIT TERM HUP PIPE; do kill -$s $pid 2>/dev/null; done
     sleep 0.3
     release
-    if [ "$rc" -le 2 ] && [ -f "$TMPD/sig/b/manifest.json" ] && no_tmp_left "$TMPD/sig"; then
+    # 4-6 too: on a loaded host a collector may time out (partial), which is
+    # not what this checks; a signal's death would be 128 + N.
+    st=$(json "$TMPD/sig/b/manifest.json" "d['exit_status']" 2>/dev/null)
+    if [ "$rc" -le 6 ] && [ "$rc" != 3 ] && [ "$rc" = "$st" ] && no_tmp_left "$TMPD/sig"; then
         ok publish_race_signals_during_write
     else
         not_ok publish_race_signals_during_write "exit $rc, left: $(ls -A "$TMPD/sig" | tr '\n' ' ')"
