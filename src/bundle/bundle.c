@@ -95,8 +95,8 @@ static int check_fs(int pfd, const char *shown, char *err, size_t n)
         const char *bad = pseudo_fs((long)sfs.f_type);
         if (bad) {
             close(fd);
-            snprintf(err, n, "output %s: is on (or below) %s, a kernel pseudo filesystem; choose a real "
-                     "directory", shown, bad);
+            snprintf(err, n, "output %s: is on (or below) %s, a kernel pseudo filesystem; "
+                     "choose a real directory", shown, bad);
             return -EINVAL;
         }
         if (st.st_dev == root.st_dev && st.st_ino == root.st_ino)
@@ -422,7 +422,8 @@ static void tmp_discard(int pfd, struct tmpdir *t)
             rewinddir(dir);
             struct dirent *e;
             for (long k = 0; (e = readdir(dir)) && k < MAX_SCAN; k++)
-                if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && name_is(pfd, e->d_name, t)) {
+                if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+                    name_is(pfd, e->d_name, t)) {
                     (void)unlinkat(pfd, e->d_name, AT_REMOVEDIR);
                     break;
                 }
@@ -485,9 +486,9 @@ static int render_into(const struct report *r, struct tmpdir *t, char *err, size
 }
 
 /* First free name among base, base.1 ... base.MAX_SUFFIX; -1 if none. */
-static int free_suffix(int pfd, const char *base, int from)
+static int free_suffix(int pfd, const char *base)
 {
-    for (int k = from; k <= MAX_SUFFIX; k++) {
+    for (int k = 0; k <= MAX_SUFFIX; k++) {
         char cand[NAME_MAX + 1];
         if (k == 0)
             snprintf(cand, sizeof cand, "%s", base);
@@ -505,10 +506,10 @@ enum { PLACE_OK = 0, PLACE_NEXT = 1 };
 /* Publishes in one parent directory.  Returns PLACE_OK with the name in
  * `final`, PLACE_NEXT with the reason in `why` when this place cannot take
  * the bundle (try the next), or -errno when writing the bundle itself failed.
- * `note` is what r->publish_note must say when the bundle lands here under
- * another name than asked, or NULL; the note is set before rendering, and
- * if the plan changes after rendering, the bundle is rendered again so that
- * its manifest always tells where it is. */
+ * `prefix_note` (or NULL) is what r->publish_note says when the bundle lands
+ * here at all (a fallback place); a taken name adds "NAME was taken".  The
+ * note is set before rendering, and when the plan changes after rendering
+ * the bundle is rendered again, so that its manifest always tells where it is. */
 static int publish_in(struct report *r, int pfd, const char *pshown, const char *base,
                       const char *prefix_note, bool pause, char *final, size_t fn, char *why,
                       size_t wn, char *err, size_t en)
@@ -521,7 +522,7 @@ static int publish_in(struct report *r, int pfd, const char *pshown, const char 
     }
     int planned = -2; /* the suffix the rendered manifest describes */
     for (int attempt = 0; attempt < 4; attempt++) {
-        int k = free_suffix(pfd, base, 0);
+        int k = free_suffix(pfd, base);
         if (k < 0) {
             snprintf(why, wn, "%s and %s.1 ... %s.%d in %s are all taken", base, base, base,
                      MAX_SUFFIX, pshown);
@@ -530,12 +531,12 @@ static int publish_in(struct report *r, int pfd, const char *pshown, const char 
         }
         if (k != planned) {
             free(r->publish_note);
-            r->publish_note = NULL;
-            if (prefix_note || k > 0)
-                r->publish_note =
-                    k > 0 ? xasprintf("%s%s%s was taken; published as %s.%d", prefix_note ? prefix_note : "",
-                                      prefix_note ? "; " : "", base, base, k)
-                          : xstrdup(prefix_note);
+            if (k > 0)
+                r->publish_note = xasprintf("%s%s%s was taken; published as %s.%d",
+                                            prefix_note ? prefix_note : "",
+                                            prefix_note ? "; " : "", base, base, k);
+            else
+                r->publish_note = xstrdup(prefix_note); /* NULL stays NULL */
             rc = render_into(r, &t, err, en);
             if (rc != 0) {
                 tmp_discard(pfd, &t);

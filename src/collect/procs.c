@@ -887,8 +887,9 @@ static int procs_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
                   (double)(st->start.skipped + st->end.skipped));
     /* Said in the report, so a non-root run's fd findings are read as a lower bound. */
     if (st->end.unreadable)
-        report_metric(r, "proc.unreadable", "Processes not fully readable (other users'; run as root)",
-                      "", "process", (double)st->end.unreadable);
+        report_metric(r, "proc.unreadable",
+                      "Processes not fully readable (other users'; run as root)", "", "process",
+                      (double)st->end.unreadable);
     size_t ns = st->start.not_scanned > st->end.not_scanned ? st->start.not_scanned
                                                             : st->end.not_scanned;
     if (ns)
