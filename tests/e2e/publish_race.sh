@@ -18,13 +18,15 @@ chmod 711 "$TMPD"
 U="prrace$$"
 on_cleanup "rm -rf /var/tmp/$U-* /var/tmp/$U-*.obfuscation-map"
 
-# Starts perfreport paused before publishing: sets $pid, $fifo, $out, $err.
+case "$PERFREPORT_BIN" in /*) BIN=$PERFREPORT_BIN ;; *) BIN=$PWD/$PERFREPORT_BIN ;; esac
+# Starts perfreport (in $RUN_IN, default here) paused before publishing: sets $pid, $fifo, $out, $err.
 # Returns 1 if it never reached the pause (it exited, or 90 s went by).
 start_paused() { # TAG ARGS...
     tag=$1; shift
     fifo=$TMPD/$tag.fifo out=$TMPD/$tag.out err=$TMPD/$tag.err
     mkfifo "$fifo"
-    PERFREPORT_TEST_PAUSE_BEFORE_PUBLISH=$fifo "$PERFREPORT_BIN" "$@" >"$out" 2>"$err" &
+    (cd "${RUN_IN:-.}" && PERFREPORT_TEST_PAUSE_BEFORE_PUBLISH=$fifo exec "$BIN" "$@") \
+        >"$out" 2>"$err" &
     pid=$!
     i=0
     while [ $i -lt 900 ]; do
@@ -120,6 +122,27 @@ if start_paused taken -d 1 -o "$TMPD/drop3/b"; then
 else
     kill $pid 2>/dev/null; wait $pid 2>/dev/null
     not_ok publish_race_taken_name_next_free "never paused before publishing: $(head -c 300 "$err")"
+fi
+
+# 3b. The predictable default name (no -o, in a shared current directory):
+#     the attacker creates every such name of the last 60 seconds.
+mkdir -m 0777 "$TMPD/drop4"
+host=$(hostname | tr -c 'A-Za-z0-9._\n-' _)
+if RUN_IN=$TMPD/drop4 start_paused dflt -d 1; then
+    as_nobody "cd $TMPD/drop4 && for s in \$(seq 0 60); do
+               mkdir perfreport-$host-\$(date -d \"-\$s sec\" +%Y%m%d-%H%M%S) 2>/dev/null; done; true"
+    release
+    b=$(announced)
+    case "$rc:$b" in
+        [456]:perfreport-$host-*.1)
+            [ -f "$TMPD/drop4/$b/manifest.json" ] && [ -z "$(ls -A "$TMPD/drop4/${b%.1}")" ] \
+                && ok publish_race_default_name_taken \
+                || not_ok publish_race_default_name_taken "announced $b: no bundle there" ;;
+        *) not_ok publish_race_default_name_taken "exit $rc, announced '$b': $(head -c 300 "$err")" ;;
+    esac
+else
+    kill $pid 2>/dev/null; wait $pid 2>/dev/null
+    not_ok publish_race_default_name_taken "never paused before publishing: $(head -c 300 "$err")"
 fi
 
 # 4. The parent directory vanishes during the write: the capture lands in
