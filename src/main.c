@@ -1,14 +1,17 @@
 #include "flamegraph_cmd.h"
 #include "options.h"
 #include "pipeline.h"
+#include "render/escape.h"
 #include "util/hostfs.h"
 #include "util/parse_num.h"
 #include "version.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <malloc.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +26,8 @@ static void usage(FILE *f)
           "  -i, --interval SECS     snapshot interval (default 1)\n"
           "  -p, --pid PID           focus on one process (and its cgroup)\n"
           "  -c, --cgroup PATH       focus on one cgroup (path below the cgroup root)\n"
-          "  -o, --output DIR        bundle directory; must not exist\n"
+          "  -o, --output DIR        bundle directory; must not exist (taken by the end:\n"
+          "                          published as DIR.1, ..., or in /var/tmp; exit 4-6)\n"
           "                          (default ./perfreport-<host>-<YYYYmmdd-HHMMSS>)\n"
           "  -F, --frequency HZ      profile sampling frequency (default 49)\n"
           "      --no-bpf            use /proc and /sys only\n"
@@ -43,7 +47,7 @@ static void usage(FILE *f)
           "  -V, --version           print the version\n"
           "\n"
           "Exit status: 0 nothing at warning or above, 1 warning, 2 critical,\n"
-          "3 the run itself failed.\n",
+          "3 the run itself failed; 4/5/6 a partial bundle (see README).\n",
           f);
 }
 
@@ -51,8 +55,31 @@ static void usage(FILE *f)
 
 enum { OPT_NO_BPF = 256, OPT_THRESHOLDS, OPT_ROOT, OPT_NO_REDACT, OPT_OBFUSCATE, OPT_MIN_BLOCK_US };
 
+/* fds 0-2 closed by the caller (`>&-`) would be the next files we open, and
+ * the summary would land in the lock file or a bundle file: open /dev/null
+ * onto any that is closed.  Returns -1 if that is impossible. */
+static int ensure_std_fds(void)
+{
+    for (int fd = 0; fd <= 2; fd++) {
+        if (fcntl(fd, F_GETFD) != -1 || errno != EBADF)
+            continue;
+        int nfd = open("/dev/null", O_RDWR);
+        if (nfd != fd) {
+            if (nfd >= 0)
+                close(nfd);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (ensure_std_fds() != 0)
+        return 3;
+    /* A reader of our output that goes away (| head) must not kill the run:
+     * writes then fail with EPIPE, which the printing code shrugs off. */
+    signal(SIGPIPE, SIG_IGN);
     if (argc > 1 && strcmp(argv[1], "flamegraph") == 0)
         return flamegraph_main(argc - 1, argv + 1);
     /* One malloc arena.  Each collector starts on its own thread, and every
@@ -107,7 +134,7 @@ int main(int argc, char **argv)
             break;
         case 'c':
             if (!*optarg || strstr(optarg, "..")) {
-                fprintf(stderr, "perfreport: -c: '%s' is not a cgroup path\n", optarg);
+                term_printf(stderr, "perfreport: -c: '%s' is not a cgroup path", optarg);
                 return 3;
             }
             o.cgroup = optarg;
@@ -131,8 +158,8 @@ int main(int argc, char **argv)
         case OPT_OBFUSCATE: o.obfuscate = true; break;
         case OPT_MIN_BLOCK_US:
             if (options_set_min_block_us(&o, optarg)) {
-                fprintf(stderr, "perfreport: --min-block-us: '%s' is not a whole number of "
-                                "microseconds in [1, 60000000]\n", optarg);
+                term_printf(stderr, "perfreport: --min-block-us: '%s' is not a whole number of "
+                                    "microseconds in [1, 60000000]", optarg);
                 return 3;
             }
             break;
@@ -144,7 +171,7 @@ int main(int argc, char **argv)
         }
     }
     if (optind < argc) {
-        fprintf(stderr, "perfreport: unexpected argument '%s'\n", argv[optind]);
+        term_printf(stderr, "perfreport: unexpected argument '%s'", argv[optind]);
         usage(stderr);
         return 3;
     }

@@ -8,6 +8,7 @@
 #include "options.h"
 #include "probe.h"
 #include "priority.h"
+#include "render/escape.h"
 #include "util/clock.h"
 #include "util/xalloc.h"
 #include "version.h"
@@ -38,12 +39,19 @@ static void install_signals(void)
     sigaction(SIGHUP, &sa, NULL);
 }
 
-/* After the window a second Ctrl-C must not lose the bundle. */
+/* After the window a second Ctrl-C must not lose the bundle, and no signal
+ * whose default is to end the process may end it while the bundle is being
+ * written: that would leave a root-owned temp directory behind.  Ignored, not
+ * blocked: a collector thread abandoned at its deadline does not block them. */
 static void ignore_signals(void)
 {
-    signal(SIGINT, SIG_IGN);
-    signal(SIGTERM, SIG_IGN);
-    signal(SIGHUP, SIG_IGN);
+    static const int sigs[] = {SIGINT,  SIGTERM,   SIGHUP,  SIGQUIT, SIGUSR1,   SIGUSR2,
+                               SIGALRM, SIGVTALRM, SIGPROF, SIGIO,   SIGPWR,    SIGSTKFLT,
+                               SIGXCPU, SIGXFSZ,   SIGPIPE};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+        signal(sigs[i], SIG_IGN);
+    for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
+        signal(sig, SIG_IGN);
 }
 
 static void progress(const struct options *opt, bool tty, const char *phase, double done,
@@ -196,6 +204,15 @@ static void record_self_usage(struct report *r, double wall_ms)
                   (double)ru.ru_maxrss);
 }
 
+/* The lock: a non-root run whose default lock file belongs to someone else
+ * runs without it (instance_lock returns INSTANCE_LOCK_NONE and says why). */
+static int take_lock(char *err, size_t n)
+{
+    char lock_path[256];
+    instance_lock_default_path(lock_path, sizeof lock_path);
+    return instance_lock(lock_path, err, n);
+}
+
 int pipeline_run(const struct options *opt)
 {
     bool tty = isatty(STDERR_FILENO);
@@ -206,39 +223,37 @@ int pipeline_run(const struct options *opt)
     r->window.interval_s = opt->interval_s;
     describe_target(r, opt);
 
-    char err[1024] = "";
+    char err[PATH_MAX + 1024] = "";
     if (thresholds_load(r, opt->thresholds_file, err, sizeof err) != 0) {
-        fprintf(stderr, "perfreport: %s\n", err);
+        term_printf(stderr, "perfreport: %s", err);
         report_free(r);
         return 3;
     }
 
-    char lock_path[256];
-    instance_lock_default_path(lock_path, sizeof lock_path);
-    int lock_fd = instance_lock(lock_path, err, sizeof err);
-    if (lock_fd < 0) {
-        fprintf(stderr, "perfreport: %s\n", err);
+    int lock_fd = take_lock(err, sizeof err);
+    if (lock_fd == INSTANCE_LOCK_NONE) {
+        term_printf(stderr, "perfreport: %s", err);
+    } else if (lock_fd < 0) {
+        term_printf(stderr, "perfreport: %s", err);
         report_free(r);
+        return 3;
+    }
+
+    /* The target is checked and its directory opened now, before the window,
+     * so a bad -o loses nothing and a later swap of the path changes nothing.
+     * The default name needs the host name, known only after the window. */
+    struct bundle_target target;
+    if (bundle_target_open(&target, opt->outdir, err, sizeof err) != 0) {
+        term_printf(stderr, "perfreport: %s", err);
+        report_free(r);
+        if (lock_fd >= 0)
+            close(lock_fd);
         return 3;
     }
 
     struct host_caps caps;
     probe_host(&caps, opt, r);
     struct runner *rn = runner_new(r, opt, &caps);
-
-    /* The bundle name needs the host name, which the host collector only knows
-     * after start; the target is checked now so a bad -o loses nothing. */
-    char outdir[PATH_MAX];
-    if (opt->outdir) {
-        snprintf(outdir, sizeof outdir, "%s", opt->outdir);
-        if (bundle_check_target(outdir, err, sizeof err) != 0) {
-            fprintf(stderr, "perfreport: %s\n", err);
-            runner_free(rn);
-            report_free(r);
-            close(lock_fd);
-            return 3;
-        }
-    }
 
     install_signals();
     double t_window_end = capture_window(rn, r, opt, tty);
@@ -256,33 +271,38 @@ int pipeline_run(const struct options *opt)
     }
 
     if (!opt->outdir) {
-        bundle_default_name(r, outdir, sizeof outdir);
-        if (bundle_check_target(outdir, err, sizeof err) != 0) {
-            fprintf(stderr, "%sperfreport: %s\n", tty && !opt->quiet ? "\r\033[K" : "", err);
-            obf_free(obf);
-            report_free(r);
-            return 3;
-        }
+        char name[PATH_MAX];
+        bundle_default_name(r, name, sizeof name);
+        /* If it is taken, the publish step picks the next free name. */
+        bundle_target_name(&target, name);
     }
     progress(opt, tty, "writing bundle", 0, 0);
-    int rc = bundle_publish(r, outdir, err, sizeof err);
+    char where[PATH_MAX + 32];
+    int rc = bundle_publish(r, &target, where, sizeof where, err, sizeof err);
+    bundle_target_close(&target);
     if (tty && !opt->quiet)
         fputs("\r\033[K", stderr); /* the progress line goes away */
     if (rc != 0) {
-        fprintf(stderr, "perfreport: %s\n", err);
+        term_printf(stderr, "perfreport: %s", err);
         obf_free(obf);
         report_free(r);
+        if (lock_fd >= 0)
+            close(lock_fd);
         return 3;
     }
+    if (r->publish_note)
+        term_printf(stderr, "perfreport: %s", r->publish_note);
     int status = report_exit_status(r);
     if (obf) {
-        char map[PATH_MAX + 32];
-        if (obf_write_map(obf, outdir, map, sizeof map, err, sizeof err) != 0) {
-            fprintf(stderr, "perfreport: obfuscation map: %s\n", err);
-            status = 3;
-        } else {
-            fprintf(stderr, "perfreport: obfuscation map (keep private): %s\n", map);
-        }
+        char map[PATH_MAX + 64];
+        /* The bundle is complete and published: a missing map costs only the
+         * way back from placeholders to names, not the bundle's status. */
+        if (obf_write_map(obf, where, map, sizeof map, err, sizeof err) != 0)
+            term_printf(stderr, "perfreport: the obfuscation map was NOT written (%s); the "
+                        "bundle %s is complete, but its placeholders cannot be mapped back",
+                        err, where);
+        else
+            term_printf(stderr, "perfreport: obfuscation map (keep private): %s", map);
         obf_free(obf);
     }
     if (opt->verbose)
@@ -290,18 +310,25 @@ int pipeline_run(const struct options *opt)
                 mono_ms() - t_window_end);
     if (!opt->quiet) {
         enum severity worst = report_worst_severity(r);
-        printf("%s%s%s\n", worst >= SEV_WARNING ? severity_name(worst) : "",
-               worst >= SEV_WARNING ? ": " : "", r->headline ? r->headline : "");
+        term_printf(stdout, "%s%s%s", worst >= SEV_WARNING ? severity_name(worst) : "",
+                    worst >= SEV_WARNING ? ": " : "", r->headline ? r->headline : "");
         if (r->window.interrupted)
             printf("INCOMPLETE: the window was interrupted after %.1f of %.0f s.\n",
                    r->window.actual_s, r->window.planned_s);
         for (size_t i = 0; i < r->nledger; i++)
             if (r->ledger[i].status == CS_FAILED || r->ledger[i].status == CS_TIMED_OUT)
-                printf("PARTIAL: collector %s %s: %s\n", r->ledger[i].name,
-                       r->ledger[i].status == CS_FAILED ? "failed" : "timed out",
-                       r->ledger[i].reason ? r->ledger[i].reason : "");
-        printf("Bundle: %s/index.html\n", outdir);
+                term_printf(stdout, "PARTIAL: collector %s %s: %s", r->ledger[i].name,
+                            r->ledger[i].status == CS_FAILED ? "failed" : "timed out",
+                            r->ledger[i].reason ? r->ledger[i].reason : "");
+        if (r->publish_note)
+            term_printf(stdout, "PARTIAL: %s", r->publish_note);
+        term_printf(stdout, "Bundle: %s/index.html", where);
+        /* A reader that went away (| head) gets EPIPE, not SIGPIPE: the bundle
+         * is published and the status stands. */
+        (void)fflush(stdout);
     }
     report_free(r);
+    if (lock_fd >= 0)
+        close(lock_fd);
     return status;
 }

@@ -270,6 +270,7 @@ struct snapshot {
     size_t n, cap;
     struct strbuf arena; /* NUL-separated cmdlines, one allocation for all */
     size_t skipped;      /* vanished or unreadable */
+    size_t unreadable;   /* listed, but their fds were denied to us (not root) */
     size_t not_scanned;  /* beyond the scan cap */
     uint64_t threads;
     size_t zombies, dstate;
@@ -316,7 +317,7 @@ static long count_fds(int pid)
     errno = 0;
     DIR *d = hostfs_opendir(path);
     if (!d)
-        return vanished(-errno) ? -2 : -1;
+        return vanished(-errno) ? -2 : errno == EACCES || errno == EPERM ? -3 : -1;
     long n = 0;
     struct dirent *de;
     errno = 0;
@@ -389,6 +390,10 @@ static int read_full(struct procs_state *st, struct snapshot *snap, int pid, str
         pi->fds = count_fds(pid);
         if (pi->fds == -2)
             return -ENOENT;
+        if (pi->fds == -3) { /* another user's process, without root */
+            pi->fds = -1;
+            snap->unreadable++;
+        }
     }
     pi->cmd_off = snap->arena.len;
     sb_addn(&snap->arena, st->cmd, strlen(st->cmd) + 1);
@@ -890,6 +895,11 @@ static int procs_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     report_metric(r, "proc.zombies", "Zombie processes", "", "process", (double)st->end.zombies);
     report_metric(r, "proc.skipped", "Processes skipped (vanished or unreadable)", "", "process",
                   (double)(st->start.skipped + st->end.skipped));
+    /* Said in the report, so a non-root run's fd findings are read as a lower bound. */
+    if (st->end.unreadable)
+        report_metric(r, "proc.unreadable",
+                      "Processes not fully readable (other users'; run as root)", "", "process",
+                      (double)st->end.unreadable);
     size_t ns = st->start.not_scanned > st->end.not_scanned ? st->start.not_scanned
                                                             : st->end.not_scanned;
     if (ns)

@@ -69,6 +69,7 @@ void report_free(struct report *r)
     kvlist_free(&r->host);
     kvlist_free(&r->caps);
     free(r->window.target);
+    free(r->publish_note);
     free(r->ticks);
     free(r->gaps);
     for (size_t i = 0; i < r->nseries; i++) {
@@ -653,7 +654,7 @@ void report_merge(struct report *dst, struct report *src)
 
 bool report_is_partial(const struct report *r)
 {
-    if (r->window.interrupted)
+    if (r->window.interrupted || r->publish_note)
         return true;
     for (size_t i = 0; i < r->nledger; i++)
         if (r->ledger[i].status == CS_FAILED || r->ledger[i].status == CS_TIMED_OUT)

@@ -185,6 +185,10 @@ struct report {
     char *headline; /* one-sentence verdict set by analyze */
     bool failed;    /* the run itself failed (exit 3) */
     char *tool_version;
+    /* Set by the publish step when the bundle could not go where it was asked
+     * to (name taken, directory gone or tampered with): where it went and why.
+     * Makes the bundle partial.  Owned; NULL normally. */
+    char *publish_note;
 };
 
 struct report *report_new(void);
@@ -259,7 +263,8 @@ void report_set_headline(struct report *r, const char *text);
  * the caller still frees it. */
 void report_merge(struct report *dst, struct report *src);
 /* True when the bundle lacks data it should have: the window was
- * interrupted, or a collector failed or timed out. */
+ * interrupted, or a collector failed or timed out; or when it is not where
+ * it was asked to be (publish_note). */
 bool report_is_partial(const struct report *r);
 /* The process exit status this report stands for: 0/1/2 complete bundle with
  * worst finding none/warning/critical; 3 the run failed; 4/5/6 partial

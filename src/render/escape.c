@@ -1,5 +1,8 @@
 #include "escape.h"
 #include "../util/xalloc.h"
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define REPLACEMENT "\xEF\xBF\xBD"
@@ -186,4 +189,62 @@ char *trunc_utf8(const char *s, size_t max_chars)
     memcpy(out, s, off);
     memcpy(out + off, "\xE2\x80\xA6", 4); /* "…" + NUL */
     return out;
+}
+
+/* Code points a terminal acts on instead of showing: C0, DEL, C1, and the
+ * bidi controls that reorder what follows them on the line. */
+static int term_control(unsigned cp)
+{
+    return cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp <= 0x9F) || cp == 0x061C ||
+           cp == 0x200E || cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) ||
+           (cp >= 0x2066 && cp <= 0x2069) || cp == 0x2028 || cp == 0x2029;
+}
+
+void esc_term(struct strbuf *sb, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t len = strlen(s);
+    while (len) {
+        unsigned cp;
+        size_t n = utf8_decode(p, len, &cp);
+        if (n == 0) {
+            sb_addf(sb, "\\x%02x", *p);
+            p++;
+            len--;
+            continue;
+        }
+        if (cp == '\\')
+            sb_add(sb, "\\\\");
+        else if (cp == '\n')
+            sb_add(sb, "\\n");
+        else if (cp == '\r')
+            sb_add(sb, "\\r");
+        else if (cp == '\t')
+            sb_add(sb, "\\t");
+        else if (cp == 0x1B)
+            sb_add(sb, "\\e");
+        else if (cp < 0x80 && term_control(cp))
+            sb_addf(sb, "\\x%02x", cp);
+        else if (term_control(cp))
+            sb_addf(sb, "\\u%04X", cp);
+        else
+            sb_addn(sb, (const char *)p, n);
+        p += n;
+        len -= n;
+    }
+}
+
+int term_printf(FILE *f, const char *fmt, ...)
+{
+    va_list ap;
+    struct strbuf raw = STRBUF_INIT, out = STRBUF_INIT;
+    va_start(ap, fmt);
+    sb_vaddf(&raw, fmt, ap);
+    va_end(ap);
+    esc_term(&out, sb_str(&raw));
+    sb_addc(&out, '\n');
+    int rc = fputs(sb_str(&out), f);
+    sb_free(&raw);
+    sb_free(&out);
+    return rc;
 }

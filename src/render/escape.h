@@ -5,6 +5,7 @@
 #define PERFREPORT_ESCAPE_H
 #include "../util/strbuf.h"
 #include <stddef.h>
+#include <stdio.h>
 
 /* HTML/XML text and attribute values (also SVG): & < > " ' escaped; bytes
  * that are illegal in XML (C0 controls but \t \n \r, DEL, invalid UTF-8)
@@ -19,6 +20,16 @@ void esc_md(struct strbuf *sb, const char *s);
  * \u003c \u003e \u0026 so the text is also safe inside <script> blocks;
  * invalid UTF-8 becomes U+FFFD. */
 void esc_json(struct strbuf *sb, const char *s);
+
+/* Terminal and log text: C0 controls (newline, tab, ESC ...), DEL, C1
+ * controls, bidi overrides and invalid UTF-8 become visible escapes (\n,
+ * \e, \x1b-style \xHH, \u202E), and a backslash is doubled, so host text can
+ * never move the cursor, recolour, or start a line of its own. */
+void esc_term(struct strbuf *sb, const char *s);
+/* Prints one line to f: the formatted text through esc_term, then "\n".
+ * Everything printed to a terminal or log goes through this.  Returns what
+ * fputs returns (EOF when f's reader is gone). */
+int term_printf(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Copies at most max_chars UTF-8 characters of s; if cut, appends "…".
  * Returns a new string the caller frees. */

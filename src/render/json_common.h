@@ -19,4 +19,8 @@ void json_collectors(struct jw *w, const struct report *r); /* "collectors": [..
 int json_report_render(const struct report *r, struct strbuf *out);
 /* manifest.json's text appended to out; same contract. */
 int manifest_render(const struct report *r, struct strbuf *out);
+/* The same with the integrity list (name, size, SHA-256) of `files`. */
+struct sink_file;
+int manifest_render_files(const struct report *r, const struct sink_file *files, size_t nfiles,
+                          struct strbuf *out);
 #endif

@@ -1,13 +1,40 @@
 /* manifest.json: what this bundle is and how complete it is, readable
- * without parsing the (much larger) report.json. */
+ * without parsing the (much larger) report.json.  Written last, so that its
+ * "integrity" list can give the size and SHA-256 of every other file. */
 #include "charts.h"
 #include "hists.h"
 #include "json_common.h"
 #include "renderer.h"
 #include "../model/model.h"
 #include <errno.h>
+#include <stdio.h>
+
+/* Sizes and SHA-256 of the files already written (a reader recomputes them
+ * with sha256sum); manifest.json itself cannot list its own hash. */
+static void integrity(struct jw *w, const struct sink_file *files, size_t nfiles)
+{
+    jw_key(w, "integrity");
+    jw_arr_begin(w);
+    for (size_t i = 0; i < nfiles; i++) {
+        char hex[65];
+        for (size_t k = 0; k < 32; k++)
+            snprintf(hex + 2 * k, 3, "%02x", files[i].sha256[k]);
+        jw_obj_begin(w);
+        jw_kstr(w, "name", files[i].name);
+        jw_knum(w, "size", (double)files[i].size);
+        jw_kstr(w, "sha256", hex);
+        jw_obj_end(w);
+    }
+    jw_arr_end(w);
+}
 
 int manifest_render(const struct report *r, struct strbuf *out)
+{
+    return manifest_render_files(r, NULL, 0, out);
+}
+
+int manifest_render_files(const struct report *r, const struct sink_file *files, size_t nfiles,
+                          struct strbuf *out)
 {
     struct jw w;
     const char *sev = r->failed ? "failed" : severity_name(report_worst_severity(r));
@@ -20,6 +47,8 @@ int manifest_render(const struct report *r, struct strbuf *out)
     jw_kbool(&w, "complete", !report_is_partial(r) && !r->failed);
     jw_kstr(&w, "severity", sev);
     jw_knum(&w, "exit_status", status);
+    if (r->publish_note)
+        jw_kstr(&w, "publish_note", r->publish_note);
     json_collectors(&w, r);
     /* What the run itself cost the host (up to the end of analysis). */
     jw_key(&w, "self");
@@ -53,6 +82,8 @@ int manifest_render(const struct report *r, struct strbuf *out)
         jw_str(&w, name);
     }
     jw_arr_end(&w);
+    if (files)
+        integrity(&w, files, nfiles);
     jw_obj_end(&w);
     return jw_finish(&w);
 }
@@ -60,7 +91,9 @@ int manifest_render(const struct report *r, struct strbuf *out)
 static int render_manifest(const struct report *r, const struct out_sink *out)
 {
     struct strbuf sb = STRBUF_INIT;
-    int rc = manifest_render(r, &sb) == 0 ? 0 : -EINVAL;
+    const struct sink_file *files = NULL;
+    size_t nfiles = out->written ? out->written(out->ctx, &files) : 0;
+    int rc = manifest_render_files(r, files, nfiles, &sb) == 0 ? 0 : -EINVAL;
     if (rc == 0)
         rc = out->write(out->ctx, "manifest.json", sb_str(&sb), sb.len);
     sb_free(&sb);

@@ -78,3 +78,18 @@ TEST(escape_md_keeps_plain_punctuation_readable)
     CHECK_STR(sb_str(&sb), "\\# h \\<b\\>");
     sb_free(&sb);
 }
+
+TEST(escape_term_shows_controls_as_text)
+{
+    struct strbuf sb = STRBUF_INIT;
+    /* ESC sequence, newline + fake line, CR, tab, DEL, C1 CSI, RLO, bad byte, backslash */
+    esc_term(&sb, "a\x1b[2J\nBundle: x\r\t\x7f\xc2\x9b\xe2\x80\xae\xff\\ \xc3\xa9");
+    CHECK_STR(sb_str(&sb), "a\\e[2J\\nBundle: x\\r\\t\\x7f\\u009B\\u202E\\xff\\\\ \xc3\xa9");
+    for (int i = 0; payloads[i]; i++) {
+        sb_reset(&sb);
+        esc_term(&sb, payloads[i]);
+        for (const unsigned char *p = (const unsigned char *)sb_str(&sb); *p; p++)
+            CHECK(*p >= 0x20 && *p != 0x7f);
+    }
+    sb_free(&sb);
+}

@@ -369,7 +369,7 @@ TEST(obfuscate_model_walk_covers_every_string)
 
     /* An independent check: every file every renderer writes, and its name. */
     struct mem_sink m = {0};
-    struct out_sink sink = {mem_sink_write, &m};
+    struct out_sink sink = {mem_sink_write, &m, NULL};
     for (size_t i = 0; renderer_registry[i]; i++)
         CHECK(renderer_registry[i]->render(r, &sink) == 0);
     CHECK(m.n >= 5);
@@ -395,7 +395,7 @@ TEST(obfuscate_unobfuscated_report_leaks_in_every_renderer)
      * renderer's output shows the secrets. */
     struct report *r = secret_report();
     struct mem_sink m = {0};
-    struct out_sink sink = {mem_sink_write, &m};
+    struct out_sink sink = {mem_sink_write, &m, NULL};
     for (size_t i = 0; renderer_registry[i]; i++)
         CHECK(renderer_registry[i]->render(r, &sink) == 0);
     size_t leaking = 0;

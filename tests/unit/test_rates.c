@@ -149,7 +149,7 @@ TEST(rates_gap_shown_in_report_and_chart)
 {
     struct report *r = gap_report();
     struct mem_sink m = {0};
-    struct out_sink sink = {mem_sink_write, &m};
+    struct out_sink sink = {mem_sink_write, &m, NULL};
     for (size_t i = 0; renderer_registry[i]; i++)
         CHECK(renderer_registry[i]->render(r, &sink) == 0);
     const char *md = mem_get(&m, "report.md"), *js = mem_get(&m, "report.json");

@@ -465,7 +465,7 @@ TEST(renderers_registered_and_write_files)
         snprintf(d.dir, sizeof d.dir, "/tmp/perfreport-html-XXXXXX");
         REQUIRE(mkdtemp(d.dir));
     }
-    struct out_sink sink = {dir_write, &d};
+    struct out_sink sink = {dir_write, &d, NULL};
     CHECK(renderer_charts.render(r, &sink) == 0);
     CHECK(d.files == 2);
     CHECK(renderer_html.render(r, &sink) == 0);

@@ -21,7 +21,7 @@
 /* Runs every registered renderer into m; returns how many failed. */
 static int render_all(const struct report *r, struct mem_sink *m)
 {
-    struct out_sink out = {mem_sink_write, m};
+    struct out_sink out = {mem_sink_write, m, NULL};
     int failed = 0;
     for (size_t i = 0; renderer_registry[i]; i++)
         if (renderer_registry[i]->render(r, &out) != 0)
@@ -176,8 +176,11 @@ TEST(render_text_registry_order)
 {
     REQUIRE(renderer_registry[0] && renderer_registry[1] && renderer_registry[2]);
     CHECK_STR(renderer_registry[0]->name, "json");
-    CHECK_STR(renderer_registry[1]->name, "manifest");
-    CHECK_STR(renderer_registry[2]->name, "markdown");
+    CHECK_STR(renderer_registry[1]->name, "markdown");
+    size_t last = 0;
+    while (renderer_registry[last + 1])
+        last++;
+    CHECK_STR(renderer_registry[last]->name, "manifest"); /* it hashes the others */
     struct report *r = synthetic();
     struct mem_sink m = {0};
     CHECK(render_all(r, &m) == 0);
