@@ -516,6 +516,14 @@ TEST(rules_oom_kill_before_the_window_is_critical_with_its_time)
     CHECK(any_evidence(f, "1 of the kills happened outside the window"));
     CHECK(any_evidence(f, "the window's counters show 0"));
     CHECK(any_evidence(f, "in memory cgroup /test/hog, 1.2 s before the window opened"));
+    /* The USE check's memory errors count it too. */
+    const struct use_row *mem = NULL;
+    for (size_t i = 0; i < r->nuse; i++)
+        if (strcmp(r->use[i].resource, "memory") == 0)
+            mem = &r->use[i];
+    REQUIRE(mem);
+    CHECK(mem->err.sev == SEV_CRITICAL);
+    CHECK_CONTAINS(mem->err.text, "1 OOM kill while perfreport ran");
     report_free(r);
 }
 
