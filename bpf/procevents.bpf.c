@@ -9,10 +9,15 @@
 
 const volatile __u32 targ_tgid = 0;
 const volatile __u64 targ_cgid = 0;
+/* CLOCK_MONOTONIC edges of the window, written by user space at begin and
+ * end (0: not yet).  Without mmapable maps user space cannot write them:
+ * start_ns stays at its load-time value 1 and everything counts as window. */
+volatile __u64 win_start_ns;
+volatile __u64 win_end_ns;
 
 struct {
     __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-    __uint(max_entries, PE_CNT_N);
+    __uint(max_entries, PE_PH_N * PE_CNT_N); /* [phase * PE_CNT_N + what] */
     __type(key, __u32);
     __type(value, __u64);
 } counts SEC(".maps");
@@ -21,7 +26,7 @@ struct {
     __uint(type, BPF_MAP_TYPE_HASH);
     __uint(max_entries, PE_MAX_EXEC);
     __type(key, struct pe_exec_key);
-    __type(value, __u64);
+    __type(value, struct pe_exec_val);
 } execs SEC(".maps");
 
 struct {
@@ -38,9 +43,20 @@ struct {
     __type(value, struct pe_hist);
 } lifetime SEC(".maps");
 
-static __always_inline void count(__u32 what)
+static __always_inline __u32 phase_at(__u64 now)
 {
-    __u64 *n = bpf_map_lookup_elem(&counts, &what);
+    __u64 start = win_start_ns, end = win_end_ns;
+    if (!start || now < start)
+        return PE_PH_BEFORE;
+    if (end && now >= end)
+        return PE_PH_AFTER;
+    return PE_PH_WINDOW;
+}
+
+static __always_inline void count(__u32 ph, __u32 what)
+{
+    __u32 k = ph * PE_CNT_N + what;
+    __u64 *n = bpf_map_lookup_elem(&counts, &k);
     if (n)
         (*n)++;
 }
@@ -63,25 +79,26 @@ static __always_inline void on_exec(struct task_struct *task)
 {
     if (!wanted(task))
         return;
-    count(PE_CNT_EXEC);
+    __u32 ph = phase_at(bpf_ktime_get_ns());
+    if (ph >= PE_PH_N) /* bounds the index for the verifier */
+        return;
+    count(ph, PE_CNT_EXEC);
     struct pe_exec_key k = {};
     bpf_probe_read_kernel_str(k.comm, sizeof k.comm, task->comm);
     struct task_struct *parent = BPF_CORE_READ(task, real_parent);
     if (parent)
         bpf_probe_read_kernel_str(k.pcomm, sizeof k.pcomm, parent->comm);
-    __u64 *n = bpf_map_lookup_elem(&execs, &k);
-    if (n) {
-        __sync_fetch_and_add(n, 1);
-    } else {
-        __u64 one = 1;
-        if (bpf_map_update_elem(&execs, &k, &one, BPF_NOEXIST) != 0) {
-            n = bpf_map_lookup_elem(&execs, &k); /* raced with another CPU */
-            if (n)
-                __sync_fetch_and_add(n, 1);
-            else
-                count(PE_CNT_DROP);
+    struct pe_exec_val *v = bpf_map_lookup_elem(&execs, &k);
+    if (!v) {
+        struct pe_exec_val z = {};
+        bpf_map_update_elem(&execs, &k, &z, BPF_NOEXIST); /* may race another CPU: fine */
+        v = bpf_map_lookup_elem(&execs, &k);
+        if (!v) {
+            count(ph, PE_CNT_DROP);
+            return;
         }
     }
+    __sync_fetch_and_add(&v->n[ph], 1);
 }
 
 static __always_inline __u32 log2_u64(__u64 v)
@@ -106,10 +123,16 @@ static __always_inline void on_exit(struct task_struct *task)
     __u64 start = BPF_CORE_READ(task, start_time); /* CLOCK_MONOTONIC ns */
     __u64 now = bpf_ktime_get_ns();
     __u64 life = now > start ? now - start : 0;
-    count(PE_CNT_EXIT);
+    __u32 ph = phase_at(now);
+    if (ph >= PE_PH_N)
+        return;
+    count(ph, PE_CNT_EXIT);
     bool is_short = life < PE_SHORT_NS;
+    if (is_short)
+        count(ph, PE_CNT_SHORT);
+    if (ph != PE_PH_WINDOW) /* lifetimes describe the window only */
+        return;
     if (is_short) {
-        count(PE_CNT_SHORT);
         __u32 zero = 0;
         struct pe_hist *h = bpf_map_lookup_elem(&lifetime, &zero);
         if (h) {
@@ -127,7 +150,7 @@ static __always_inline void on_exit(struct task_struct *task)
         bpf_map_update_elem(&exits, &k, &z, BPF_NOEXIST);
         v = bpf_map_lookup_elem(&exits, &k);
         if (!v) {
-            count(PE_CNT_DROP);
+            count(ph, PE_CNT_DROP);
             return;
         }
     }

@@ -8,12 +8,20 @@
 #define PE_SHORT_NS 1000000000ULL /* "short-lived": under 1 s */
 
 enum { PE_CNT_EXEC = 0, PE_CNT_EXIT, PE_CNT_SHORT, PE_CNT_DROP, PE_CNT_N };
+/* When an event happened: the programs record from their attach to the
+ * drain; rates judge the window only, the rest is listed. */
+enum { PE_PH_BEFORE = 0, PE_PH_WINDOW, PE_PH_AFTER, PE_PH_N };
 
 struct pe_exec_key {
     char comm[16];
     char pcomm[16];
 };
 
+struct pe_exec_val {
+    __u64 n[PE_PH_N]; /* execs by phase */
+};
+
+/* Exits and lifetimes are counted in the window only. */
 struct pe_exit_val {
     __u64 exits;
     __u64 short_exits;

@@ -12,6 +12,22 @@
 #define AF_INET6 10
 #define IPPROTO_TCP 6
 
+/* CLOCK_MONOTONIC edges of the window, written by user space at begin and
+ * end (0: not yet).  Without mmapable maps user space cannot write them:
+ * start_ns stays at its load-time value 1 and everything counts as window. */
+volatile __u64 win_start_ns;
+volatile __u64 win_end_ns;
+
+static __always_inline __u32 phase_at(__u64 now)
+{
+    __u64 start = win_start_ns, end = win_end_ns;
+    if (!start || now < start)
+        return TE_PH_BEFORE;
+    if (end && now >= end)
+        return TE_PH_AFTER;
+    return TE_PH_WINDOW;
+}
+
 struct {
     __uint(type, BPF_MAP_TYPE_HASH);
     __uint(max_entries, TE_MAX_CONNS);
@@ -23,7 +39,7 @@ struct {
     __uint(type, BPF_MAP_TYPE_HASH);
     __uint(max_entries, TE_MAX_RESETS);
     __type(key, struct te_conn);
-    __type(value, __u64);
+    __type(value, struct te_reset);
 } resets SEC(".maps");
 
 /* [old * TE_STATES + new] */
@@ -122,7 +138,10 @@ static __always_inline void on_retransmit(const struct sock *sk)
             return;
         }
     }
-    __sync_fetch_and_add(&v->count, 1);
+    __u32 ph = phase_at(bpf_ktime_get_ns());
+    if (ph >= TE_PH_N) /* bounds the index for the verifier */
+        return;
+    __sync_fetch_and_add(&v->n[ph], 1);
     v->state = state;
 }
 
@@ -137,17 +156,23 @@ static __always_inline void on_reset(const struct sock *sk, const struct sk_buff
     if (!ok)
         return;
     k.dir = dir;
-    __u64 *n = bpf_map_lookup_elem(&resets, &k);
-    if (!n) {
-        __u64 z = 0;
+    __u64 now = bpf_ktime_get_ns();
+    struct te_reset *v = bpf_map_lookup_elem(&resets, &k);
+    if (!v) {
+        struct te_reset z = {.first_ns = now};
         bpf_map_update_elem(&resets, &k, &z, BPF_NOEXIST);
-        n = bpf_map_lookup_elem(&resets, &k);
-        if (!n) {
+        v = bpf_map_lookup_elem(&resets, &k);
+        if (!v) {
             drop(TE_DROP_RESET);
             return;
         }
     }
-    __sync_fetch_and_add(n, 1);
+    __u32 ph = phase_at(now);
+    if (ph >= TE_PH_N)
+        return;
+    __sync_fetch_and_add(&v->n[ph], 1);
+    if (now > v->last_ns) /* racing CPUs may keep a slightly older one: a label */
+        v->last_ns = now;
 }
 
 static __always_inline void on_state(const struct sock *sk, int oldstate, int newstate)
@@ -155,6 +180,8 @@ static __always_inline void on_state(const struct sock *sk, int oldstate, int ne
     if (!sk || BPF_CORE_READ(sk, sk_protocol) != IPPROTO_TCP)
         return;
     if (oldstate < 0 || oldstate >= TE_STATES || newstate < 0 || newstate >= TE_STATES)
+        return;
+    if (phase_at(bpf_ktime_get_ns()) != TE_PH_WINDOW) /* a rate: the window's only */
         return;
     __u32 i = (__u32)oldstate * TE_STATES + (__u32)newstate;
     __u64 *n = bpf_map_lookup_elem(&states, &i);

@@ -8,6 +8,9 @@
 
 enum { TE_DIR_SENT = 0, TE_DIR_RECEIVED = 1 };
 enum { TE_DROP_RETRANS = 0, TE_DROP_RESET, TE_DROP_N };
+/* When an event happened: the programs record from their attach to the
+ * drain; rates judge the window only, the rest is listed. */
+enum { TE_PH_BEFORE = 0, TE_PH_WINDOW, TE_PH_AFTER, TE_PH_N };
 
 /* Addresses in network byte order (IPv4 in the first 4 bytes), ports in
  * host byte order; s = this host's end. */
@@ -21,8 +24,13 @@ struct te_conn {
 };
 
 struct te_retrans {
-    __u64 count;
+    __u64 n[TE_PH_N];
     __u32 state; /* socket state at the last retransmit */
     __u32 pad;
+};
+
+struct te_reset {
+    __u64 n[TE_PH_N];
+    __u64 first_ns, last_ns; /* bpf_ktime_get_ns (CLOCK_MONOTONIC) */
 };
 #endif

@@ -28,6 +28,18 @@ stop_tracked() {
     for p in $_pids; do wait "$p" 2>/dev/null; done
     _pids=""
 }
+# wait_window FILE [SECONDS]: waits (up to SECONDS, default 60) until the
+# stderr of a `perfreport -v` run, written to FILE, says the window is open.
+# Faults and workloads that a test asserts on start after this, never a
+# fixed delay after perfreport: a slow (ASan) build or a loaded host takes
+# seconds to attach its collectors.  Returns 1 on the timeout.
+wait_window() {
+    _ww=0
+    while ! grep -q "perfreport: window open" "$1" 2>/dev/null; do
+        [ $_ww -ge $((${2:-60} * 10)) ] && return 1
+        sleep 0.1; _ww=$((_ww + 1))
+    done
+}
 _cleanup_hooks=""
 on_cleanup() { _cleanup_hooks="$_cleanup_hooks
 $1"; }

@@ -68,6 +68,12 @@ void use_fill(struct report *r);
 long table_argmax(const struct table *t, const char *col);
 /* "comm (pid N)" of a process table row into buf. */
 void proc_label(const struct table *t, size_t row, char *buf, size_t n);
+/* Events that kernel-side collectors record from their attach on carry
+ * at_s, seconds from the window's start (negative: during start-up).
+ * when_text: "1.2 s before the window opened", "0.8 s into the window",
+ * "0.3 s after the window closed"; outside_window: before or after it. */
+void when_text(const struct report *r, double at_s, char *buf, size_t n);
+bool outside_window(const struct report *r, double at_s);
 
 /* ---- rules_sched.c, rules_io.c, rules_disk_bio.c (BPF collectors) ------- */
 void rule_sched_runqueue_latency(struct report *r);

@@ -371,54 +371,92 @@ static void evidence_cgroup_mem(struct finding *f, const struct table *cg, size_
     sb_free(&sb);
 }
 
+/* "1.2 s before the window opened" / "0.8 s into the window" / "0.3 s after
+ * the window closed" for an event at at_s seconds from the window's start. */
+void when_text(const struct report *r, double at_s, char *buf, size_t n)
+{
+    double win = r->window.actual_s > 0 ? r->window.actual_s : r->window.planned_s;
+    if (isnan(at_s))
+        snprintf(buf, n, "at an unknown time");
+    else if (at_s < 0)
+        snprintf(buf, n, "%.1f s before the window opened", -at_s);
+    else if (win > 0 && at_s > win)
+        snprintf(buf, n, "%.1f s after the window closed", at_s - win);
+    else
+        snprintf(buf, n, "%.1f s into the window", at_s);
+}
+
+bool outside_window(const struct report *r, double at_s)
+{
+    double win = r->window.actual_s > 0 ? r->window.actual_s : r->window.planned_s;
+    return !isnan(at_s) && (at_s < 0 || (win > 0 && at_s > win));
+}
+
 static void rule_memory_oom(struct report *r)
 {
     double host = report_metric_value(r, "mem.oom_kill");
     const struct table *cg = report_find_table(r, "cgroup");
     double cg_max = 0;
     long row = worst_oom_cgroup(cg, &cg_max);
-    if (isnan(host) && row < 0)
+    /* Victims seen by the kernel-side collector: it records from its attach
+     * to the end of the run, so it also sees kills during start-up and
+     * finalisation, which the window's counters miss. */
+    const struct table *vt = report_find_table(r, "memory.oom_victims");
+    size_t nvt = vt ? vt->nrows : 0;
+    double nv = report_metric_value(r, "mem.oom_victims"); /* also past the listed ones */
+    if (isnan(nv) || nv < (double)nvt)
+        nv = (double)nvt;
+    if (isnan(host) && row < 0 && nv <= 0)
         return;
     /* vmstat counts memcg OOMs too: the larger of the two avoids double counting. */
-    double total = num0(host) > cg_max ? num0(host) : cg_max;
+    double in_window = num0(host) > cg_max ? num0(host) : cg_max;
+    /* Each kill is one victim, and the victims span covers the window's: the
+     * larger count again, never the sum. */
+    double total = in_window > nv ? in_window : nv;
+    size_t outside = 0, first_out = 0;
+    for (size_t i = 0; i < nvt; i++)
+        if (outside_window(r, table_num(vt, i, "at_s")) && !outside++)
+            first_out = i;
     struct sig s = sig_value(r, "mem.oom_kill", total, NULL);
     if (s.sev < SEV_WARNING)
         return;
     const char *path = row >= 0 ? table_str(cg, (size_t)row, "path") : NULL;
-    /* Victims seen by the kernel-side collector name what was killed; the
-     * victims' cgroup wins over the counters' guess when they differ. */
-    const struct table *vt = report_find_table(r, "memory.oom_victims");
-    if (vt && vt->nrows) {
-        double nv = (double)vt->nrows;
-        if (nv > total)
-            total = nv;
-        if (table_str(vt, 0, "cgroup") && table_str(vt, 0, "cgroup")[0] == '/')
-            path = table_str(vt, 0, "cgroup");
-        s = sig_value(r, "mem.oom_kill", total, NULL);
-    }
+    /* The victims' cgroup wins over the counters' guess when they differ. */
+    if (nvt && table_str(vt, 0, "cgroup") && table_str(vt, 0, "cgroup")[0] == '/')
+        path = table_str(vt, 0, "cgroup");
     struct strbuf t = STRBUF_INIT;
-    if (vt && vt->nrows) {
+    if (nvt) {
         char who[128];
         proc_label(vt, 0, who, sizeof who);
         sb_addf(&t, "OOM killer killed %s", who);
-        if (vt->nrows > 1)
-            sb_addf(&t, " and %zu more process%s", vt->nrows - 1, vt->nrows == 2 ? "" : "es");
+        if (nvt > 1)
+            sb_addf(&t, " and %zu more process%s", nvt - 1, nvt == 2 ? "" : "es");
     } else {
         sb_addf(&t, "OOM killer fired %.0f time%s", total, plural(total));
     }
     if (path) {
         sb_addf(&t, " in cgroup %s", path);
-        double lim = table_num(cg, (size_t)row, "mem_limit_kib");
+        double lim = row >= 0 ? table_num(cg, (size_t)row, "mem_limit_kib") : NAN;
         if (!isnan(lim)) {
             char b[32];
             fmt_kib(b, sizeof b, lim);
             sb_addf(&t, " (memory limit %s)", b);
         }
-    } else {
+    } else if (!outside) {
         sb_add(&t, " in the window");
     }
+    if (nvt && outside == nvt) { /* every kill outside the window: say when */
+        char when[64];
+        when_text(r, table_num(vt, first_out, "at_s"), when, sizeof when);
+        sb_addf(&t, ", %s", when);
+    }
     struct finding *f = add(r, "memory.oom", s.sev, "memory", &t);
-    sig_evidence(f, "OOM kills in the window", &s);
+    sig_evidence(f, total > in_window ? "OOM kills while perfreport ran" : "OOM kills in the window",
+                 &s);
+    if (outside)
+        finding_evidence(f, "%zu of the kills happened outside the window (start-up or "
+                            "finalisation), seen by the mark_victim tracepoint; the window's "
+                            "counters show %.0f", outside, in_window);
     if (cg) {
         size_t shown = 0;
         if (row >= 0) {
@@ -433,19 +471,21 @@ static void rule_memory_oom(struct report *r)
             }
         }
     }
-    for (size_t i = 0; vt && i < vt->nrows && i < 5; i++) {
-        char who[128], vm[32];
+    for (size_t i = 0; i < nvt && i < 5; i++) {
+        char who[128], vm[32], when[64];
         proc_label(vt, i, who, sizeof who);
         fmt_kib(vm, sizeof vm, table_num(vt, i, "total_vm_kib"));
         const char *vcg = table_str(vt, i, "cgroup");
-        finding_evidence(f, "Killed %s (virtual size %s) in memory cgroup %s", who, vm,
-                         vcg ? vcg : "?");
+        double at = table_num(vt, i, "at_s");
+        when_text(r, at, when, sizeof when);
+        finding_evidence(f, "Killed %s (virtual size %s) in memory cgroup %s%s%s", who, vm,
+                         vcg ? vcg : "?", isnan(at) ? "" : ", ", isnan(at) ? "" : when);
     }
     double avail = report_metric_value(r, "mem.available_pct");
     if (!isnan(avail))
         finding_evidence(f, "Host memory available %.1f%%%s", avail,
                          path && avail > 20 ? ": the limit was the cgroup's, not the host's" : "");
-    if (vt && vt->nrows)
+    if (nvt)
         finding_set_recommendation(
             f, path ? "The process was killed for exceeding its cgroup's memory limit. Raise the "
                       "limit (memory.max / memory.limit_in_bytes) if the workload needs it, or "
@@ -915,6 +955,11 @@ static void rule_net_tcp_resets(struct report *r)
         finding_evidence(f, "Resets %s on %s -> %s: %.0f", table_str(wt, i, "direction"),
                          table_str(wt, i, "src"), table_str(wt, i, "dst"),
                          table_num(wt, i, "count"));
+    double outside = report_metric_value(r, "tcp.bpf_resets_outside");
+    if (!isnan(outside) && outside > 0)
+        finding_evidence(f, "%.0f more reset%s while perfreport started or finished (outside the "
+                            "window, not in the rate; listed with their times in the resets "
+                            "table)", outside, plural(outside));
     finding_set_recommendation(
         f, "Many resets mean connections to closed ports, aborted connections or a client "
            "retry storm. The connections above show which ports and peers; fix the client or "

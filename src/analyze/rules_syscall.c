@@ -224,6 +224,15 @@ void rule_process_churn(struct report *r)
     double sl = report_metric_value(r, "proc.short_lived_per_s");
     if (!isnan(sl))
         finding_evidence(f, "Processes living under 1 s: %.0f/s", sl);
+    /* The rate is the window's; execs while perfreport started or finished
+     * are listed, not judged (their span is not the window's). */
+    double eb = report_metric_value(r, "proc.execs_before_window");
+    double ea = report_metric_value(r, "proc.execs_after_window");
+    eb = isnan(eb) ? 0 : eb;
+    ea = isnan(ea) ? 0 : ea;
+    if (eb > 0 || ea > 0)
+        finding_evidence(f, "Outside the window: %.0f execs before it opened, %.0f after it "
+                            "closed (not in the rate)", eb, ea);
     finding_set_recommendation(
         f, "Every fork+exec costs page-table copies, a binary load and dynamic linking: "
            "milliseconds of CPU each. Replace the shell loop or script calling small tools with "

@@ -90,9 +90,16 @@ static void use_memory(struct report *r)
     put(&u->sat, &c);
 
     double kills = report_metric_value(r, "mem.oom_kill");
+    /* The kernel-side victims also cover start-up and finalisation; as in
+     * memory.oom, the larger count, never the sum. */
+    double victims = report_metric_value(r, "mem.oom_victims");
+    bool outside = !isnan(victims) && victims > (isnan(kills) ? 0 : kills);
+    if (outside)
+        kills = victims;
     if (!isnan(kills)) {
         struct sig s = sig_value(r, "mem.oom_kill", kills, NULL);
-        part(&c, s.sev, "%.0f OOM kill%s", kills, kills == 1 ? "" : "s");
+        part(&c, s.sev, "%.0f OOM kill%s%s", kills, kills == 1 ? "" : "s",
+             outside ? " while perfreport ran" : "");
     }
     put(&u->err, &c);
 }

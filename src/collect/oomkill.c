@@ -1,8 +1,11 @@
-/* Collector "oomkill": names the processes the OOM killer chose during the
- * window and the memory cgroup each lived in. */
+/* Collector "oomkill": names the processes the OOM killer chose while
+ * perfreport ran (from the attach to the drain, so a kill during start-up
+ * or finalisation is not lost), the memory cgroup each lived in, and when
+ * each happened relative to the window. */
 #include "../model/model.h"
 #include "../options.h"
 #include "../probe.h"
+#include "../util/clock.h"
 #include "../util/hostfs.h"
 #include "../util/xalloc.h"
 #include "cgroup.h"
@@ -28,6 +31,7 @@
 
 struct oom_state {
     struct oomkill_bpf *skel; /* owned */
+    uint64_t begin_ns;        /* CLOCK_MONOTONIC at the window's start (begin) */
 };
 
 static int oom_start(struct collect_ctx *ctx, void **state, char *err, size_t n)
@@ -46,6 +50,17 @@ static int oom_start(struct collect_ctx *ctx, void **state, char *err, size_t n)
         snprintf(err, n, "attaching to the mark_victim tracepoint failed: %s", strerror(-rc));
         return rc;
     }
+    st->begin_ns = mono_ns(); /* until begin moves it */
+    return 0;
+}
+
+/* The program records from its attach on: begin only notes where the window
+ * starts, in the clock bpf_ktime_get_ns stamps victims with. */
+static int oom_begin(struct collect_ctx *ctx, void *state)
+{
+    (void)ctx;
+    struct oom_state *st = state;
+    st->begin_ns = mono_ns();
     return 0;
 }
 
@@ -137,6 +152,9 @@ static int oom_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     table_add_col(t, "total_vm_kib", "Virtual size", "KiB", 0);
     table_add_col(t, "oom_score_adj", "oom_score_adj", "", 0);
     table_add_col(t, "uid", "UID", "", 0);
+    table_add_col(t, "at_s", "When (s from the window's start)", "s", 1);
+    table_set_note(t, "Seen from the program's attach to the end of the run: a negative time is "
+                      "before the window opened, one past the window's length after it closed.");
     long page_kib = sysconf(_SC_PAGESIZE) / 1024;
     for (__u32 i = 0; i < count && i < OOM_MAX_VICTIMS; i++) {
         struct oom_victim v;
@@ -154,6 +172,8 @@ static int oom_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
         table_set_num(t, row, "total_vm_kib", (double)v.total_vm_pages * (double)page_kib);
         table_set_num(t, row, "oom_score_adj", v.oom_score_adj);
         table_set_num(t, row, "uid", v.uid);
+        /* signed: a kill during start-up precedes begin_ns */
+        table_set_num(t, row, "at_s", (double)(int64_t)(v.ts_ns - st->begin_ns) / 1e9);
     }
     return 0;
 }
@@ -190,6 +210,7 @@ const struct collector collector_oomkill = {
     .needs_bpf = true,
     .can_run = oom_can_run,
     .start = oom_start,
+    .begin = oom_begin,
     .stop = oom_stop,
     .destroy = oom_destroy,
 };

@@ -1,9 +1,13 @@
 /* Process churn collector (BPF, bpf/procevents.bpf.c): exec counts per
- * command and parent command, lifetimes of exiting processes. */
+ * command and parent command, lifetimes of exiting processes.  The programs
+ * record from their attach to the drain; each event is placed before, in or
+ * after the window by its kernel time, so rates judge the window only while
+ * execs during start-up and finalisation are still listed. */
 #include "procevents.h"
 #include "collector.h"
 #include "kbpf.h"
 #include "model/model.h"
+#include "util/clock.h"
 #include "util/xalloc.h"
 #include <linux/types.h>
 #include "../../bpf/procevents.h"
@@ -27,7 +31,7 @@ void pe_data_free(struct pe_data *d)
 
 struct agg {
     const char *comm;
-    uint64_t execs;
+    uint64_t execs, before, after;
     const char *pcomm; /* parent with the most execs of comm */
     uint64_t pbest;
 };
@@ -37,6 +41,15 @@ static int agg_cmp(const void *a, const void *b)
     const struct agg *x = a, *y = b;
     if (x->execs != y->execs)
         return x->execs < y->execs ? 1 : -1;
+    return strcmp(x->comm, y->comm);
+}
+
+static int agg_outside_cmp(const void *a, const void *b)
+{
+    const struct agg *x = a, *y = b;
+    uint64_t xo = x->before + x->after, yo = y->before + y->after;
+    if (xo != yo)
+        return xo < yo ? 1 : -1;
     return strcmp(x->comm, y->comm);
 }
 
@@ -53,6 +66,10 @@ void procevents_fill(struct report *r, const struct pe_data *d, double win)
                   (double)d->shorts);
     report_metric(r, "proc.short_lived_per_s", "Short-lived processes", "/s", "process",
                   (double)d->shorts / win);
+    report_metric(r, "proc.execs_before_window", "Programs executed before the window opened",
+                  "", "process", (double)d->execs_before);
+    report_metric(r, "proc.execs_after_window", "Programs executed after the window closed", "",
+                  "process", (double)d->execs_after);
     if (d->shorts) {
         struct hist *h = report_hist(r, "proc.lifetime", "Lifetime of processes that lived "
                                      "under 1 s", "ms", "process");
@@ -69,8 +86,11 @@ void procevents_fill(struct report *r, const struct pe_data *d, double win)
         if (j == na)
             a[na++] = (struct agg){.comm = e->comm};
         a[j].execs += e->n;
-        if (e->n > a[j].pbest || (e->n == a[j].pbest && strcmp(e->pcomm, a[j].pcomm) < 0)) {
-            a[j].pbest = e->n;
+        a[j].before += e->n_before;
+        a[j].after += e->n_after;
+        uint64_t all = e->n + e->n_before + e->n_after;
+        if (all > a[j].pbest || (all == a[j].pbest && strcmp(e->pcomm, a[j].pcomm) < 0)) {
+            a[j].pbest = all;
             a[j].pcomm = e->pcomm;
         }
     }
@@ -95,6 +115,27 @@ void procevents_fill(struct report *r, const struct pe_data *d, double win)
                               (double)d->xt[k].life_ns / (double)d->xt[k].exits / 1e6);
         table_set_str(t, row, "parent_comm", a[i].pcomm ? a[i].pcomm : "");
     }
+    /* Execs while perfreport started or finished: listed, not in the rates. */
+    if (d->execs_before || d->execs_after) {
+        if (na)
+            qsort(a, na, sizeof *a, agg_outside_cmp);
+        struct table *o = report_table(r, "proc.execs_outside", "Programs executed outside the "
+                                       "window", "process");
+        table_add_col(o, "comm", "Command", "", 0);
+        table_add_col(o, "execs_before", "Before the window", "", 0);
+        table_add_col(o, "execs_after", "After the window", "", 0);
+        table_add_col(o, "parent_comm", "Parent", "", 0);
+        table_set_note(o, "Seen while perfreport started (from the programs' attach to the "
+                          "window's start) and finished (from its end to the drain); not in "
+                          "the window's rates.");
+        for (size_t i = 0; i < na && i < TOP_EXECS && a[i].before + a[i].after; i++) {
+            size_t row = table_add_row(o);
+            table_set_str(o, row, "comm", a[i].comm);
+            table_set_num(o, row, "execs_before", (double)a[i].before);
+            table_set_num(o, row, "execs_after", (double)a[i].after);
+            table_set_str(o, row, "parent_comm", a[i].pcomm ? a[i].pcomm : "");
+        }
+    }
     free(a);
 }
 
@@ -103,6 +144,7 @@ void procevents_fill(struct report *r, const struct pe_data *d, double win)
 struct pe_state {
     struct procevents_bpf *skel;
     bool classic;
+    bool ended; /* end ran: events from here on are after the window */
 };
 
 static bool pe_can_run(const struct collect_ctx *ctx, char *reason, size_t n)
@@ -122,7 +164,18 @@ static struct procevents_bpf *pe_open(bool classic, uint32_t tgid, uint64_t cgid
     bpf_program__set_autoload(skel->progs.pe_exit_btf, !classic);
     bpf_program__set_autoload(skel->progs.pe_exec_tp, classic);
     bpf_program__set_autoload(skel->progs.pe_exit_tp, classic);
-    if (procevents_bpf__load(skel) != 0 || procevents_bpf__attach(skel) != 0) {
+    /* Load-time value: without mmapable maps (bss NULL after load) begin
+     * cannot reach the programs, and everything counts as the window. */
+    skel->bss->win_start_ns = 1;
+    if (procevents_bpf__load(skel) != 0) {
+        int e = errno;
+        procevents_bpf__destroy(skel);
+        errno = e;
+        return NULL;
+    }
+    if (skel->bss)
+        skel->bss->win_start_ns = 0; /* before the window until begin */
+    if (procevents_bpf__attach(skel) != 0) {
         int e = errno;
         procevents_bpf__destroy(skel);
         errno = e;
@@ -164,12 +217,15 @@ static void copy_comm(char dst[17], const char src[16])
 static void drain(struct pe_state *st, struct pe_data *d)
 {
     struct procevents_bpf *sk = st->skel;
-    uint64_t c[PE_CNT_N] = {0};
-    for (uint32_t i = 0; i < PE_CNT_N; i++)
+    uint64_t c[PE_PH_N * PE_CNT_N] = {0};
+    for (uint32_t i = 0; i < PE_PH_N * PE_CNT_N; i++)
         kbpf_percpu_sum_struct(sk->maps.counts, &i, sizeof i, &c[i], sizeof c[i]);
-    d->execs = c[PE_CNT_EXEC];
-    d->exits = c[PE_CNT_EXIT];
-    d->shorts = c[PE_CNT_SHORT];
+    const uint64_t *win = &c[PE_PH_WINDOW * PE_CNT_N];
+    d->execs = win[PE_CNT_EXEC];
+    d->exits = win[PE_CNT_EXIT];
+    d->shorts = win[PE_CNT_SHORT];
+    d->execs_before = c[PE_PH_BEFORE * PE_CNT_N + PE_CNT_EXEC];
+    d->execs_after = c[PE_PH_AFTER * PE_CNT_N + PE_CNT_EXEC];
     uint32_t zero = 0;
     struct pe_hist h;
     if (kbpf_percpu_sum_struct(sk->maps.lifetime, &zero, sizeof zero, &h, sizeof h) == 0)
@@ -181,7 +237,7 @@ static void drain(struct pe_state *st, struct pe_data *d)
     while (bpf_map__get_next_key(sk->maps.execs, prev, &next, sizeof next) == 0) {
         k = next;
         prev = &k;
-        uint64_t v;
+        struct pe_exec_val v;
         if (bpf_map__lookup_elem(sk->maps.execs, &k, sizeof k, &v, sizeof v, 0) != 0)
             continue;
         if (d->nex == cap) {
@@ -191,7 +247,9 @@ static void drain(struct pe_state *st, struct pe_data *d)
         struct ped_exec *e = &d->ex[d->nex++];
         copy_comm(e->comm, k.comm);
         copy_comm(e->pcomm, k.pcomm);
-        e->n = v;
+        e->n = v.n[PE_PH_WINDOW];
+        e->n_before = v.n[PE_PH_BEFORE];
+        e->n_after = v.n[PE_PH_AFTER];
     }
     cap = 0;
     prev = NULL;
@@ -214,11 +272,34 @@ static void drain(struct pe_state *st, struct pe_data *d)
     }
 }
 
+/* The window's edges in the programs' clock (bpf_ktime_get_ns is
+ * CLOCK_MONOTONIC); the programs stay attached from start to stop. */
+static int pe_begin(struct collect_ctx *ctx, void *state)
+{
+    (void)ctx;
+    struct pe_state *st = state;
+    if (st->skel->bss)
+        st->skel->bss->win_start_ns = mono_ns();
+    return 0;
+}
+
+static int pe_end(struct collect_ctx *ctx, void *state)
+{
+    (void)ctx;
+    struct pe_state *st = state;
+    if (st->skel->bss)
+        st->skel->bss->win_end_ns = mono_ns();
+    st->ended = true;
+    return 0;
+}
+
 static int pe_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
 {
     (void)err;
     (void)n;
     struct pe_state *st = state;
+    if (!st->ended) /* end did not run (an injected fault): the window ends here */
+        pe_end(ctx, st);
     procevents_bpf__detach(st->skel);
     struct pe_data d;
     memset(&d, 0, sizeof d);
@@ -228,9 +309,14 @@ static int pe_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     struct ledger_entry *led = report_ledger(ctx->r, "procevents", NULL);
     if (st->classic)
         ledger_note(led, "tp_btf unavailable: classic sched tracepoints");
-    uint32_t i = PE_CNT_DROP;
     uint64_t drops = 0;
-    if (kbpf_percpu_sum_struct(st->skel->maps.counts, &i, sizeof i, &drops, sizeof drops) == 0 && drops)
+    for (uint32_t ph = 0; ph < PE_PH_N; ph++) {
+        uint32_t i = ph * PE_CNT_N + PE_CNT_DROP;
+        uint64_t v = 0;
+        if (kbpf_percpu_sum_struct(st->skel->maps.counts, &i, sizeof i, &v, sizeof v) == 0)
+            drops += v;
+    }
+    if (drops)
         ledger_note(led, "%llu events lost: exec/exit tables full", (unsigned long long)drops);
     return 0;
 }
@@ -250,6 +336,8 @@ const struct collector collector_procevents = {
     .needs_bpf = true,
     .can_run = pe_can_run,
     .start = pe_start,
+    .begin = pe_begin,
+    .end = pe_end,
     .stop = pe_stop,
     .destroy = pe_destroy,
 };

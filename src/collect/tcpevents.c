@@ -1,10 +1,14 @@
 /* TCP events collector (BPF, bpf/tcp.bpf.c).  Unlike /proc/net/snmp, which
  * counts only our own network namespace, the tracepoints see every
- * namespace on the host; the tables say so. */
+ * namespace on the host; the tables say so.  The programs record from their
+ * attach to the drain; each event is placed before, in or after the window
+ * by its kernel time: rates are the window's, resets are listed whenever
+ * they happened, with when. */
 #include "tcpevents.h"
 #include "collector.h"
 #include "kbpf.h"
 #include "model/model.h"
+#include "util/clock.h"
 #include "util/xalloc.h"
 #include <linux/types.h>
 #include "../../bpf/tcpevents.h"
@@ -12,6 +16,7 @@
 #include <arpa/inet.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +64,9 @@ static int conn_cmp(const void *a, const void *b)
     const struct ted_conn *x = a, *y = b;
     if (x->count != y->count)
         return x->count < y->count ? 1 : -1;
+    uint64_t xo = x->before + x->after, yo = y->before + y->after;
+    if (xo != yo)
+        return xo < yo ? 1 : -1;
     if (x->dport != y->dport)
         return x->dport < y->dport ? -1 : 1;
     return (x->sport > y->sport) - (x->sport < y->sport);
@@ -90,6 +98,8 @@ void tcpevents_fill(struct report *r, const struct te_data *d, double win)
     table_add_col(tr, "state", "State", "", 0);
     table_add_col(tr, "retransmits", "Retransmits", "", 0);
     table_add_col(tr, "per_s", "Per s", "/s", 1);
+    table_add_col(tr, "before", "Before the window", "", 0);
+    table_add_col(tr, "after", "After the window", "", 0);
     table_set_note(tr, NS_NOTE);
     for (size_t i = 0; i < d->nrt && i < TOP_CONNS; i++) {
         const struct ted_conn *c = &d->rt[i];
@@ -99,17 +109,23 @@ void tcpevents_fill(struct report *r, const struct te_data *d, double win)
         table_set_str(tr, row, "state", tcp_state_name(c->state, st, sizeof st));
         table_set_num(tr, row, "retransmits", (double)c->count);
         table_set_num(tr, row, "per_s", (double)c->count / win);
+        table_set_num(tr, row, "before", (double)c->before);
+        table_set_num(tr, row, "after", (double)c->after);
     }
 
-    uint64_t sent = 0, recv = 0;
-    for (size_t i = 0; i < d->nrst; i++)
+    uint64_t sent = 0, recv = 0, outside = 0;
+    for (size_t i = 0; i < d->nrst; i++) {
         *(d->rst[i].dir ? &recv : &sent) += d->rst[i].count;
+        outside += d->rst[i].before + d->rst[i].after;
+    }
     report_metric(r, "tcp.bpf_resets_sent", "TCP resets sent (tracepoint)", "", "network",
                   (double)sent);
     report_metric(r, "tcp.bpf_resets_sent_per_s", "TCP resets sent (tracepoint)", "/s",
                   "network", (double)sent / win);
     report_metric(r, "tcp.bpf_resets_received", "TCP resets received (tracepoint)", "",
                   "network", (double)recv);
+    report_metric(r, "tcp.bpf_resets_outside", "TCP resets while perfreport started or finished",
+                  "", "network", (double)outside);
     if (d->nrst)
         qsort(d->rst, d->nrst, sizeof *d->rst, conn_cmp);
     struct table *ts = report_table(r, "tcp.resets", "TCP resets by connection", "network");
@@ -117,7 +133,13 @@ void tcpevents_fill(struct report *r, const struct te_data *d, double win)
     table_add_col(ts, "dst", "Remote", "", 0);
     table_add_col(ts, "direction", "Direction", "", 0);
     table_add_col(ts, "count", "Count", "", 0);
-    table_set_note(ts, NS_NOTE);
+    table_add_col(ts, "before", "Before the window", "", 0);
+    table_add_col(ts, "after", "After the window", "", 0);
+    table_add_col(ts, "first_s", "First (s from the window's start)", "s", 1);
+    table_add_col(ts, "last_s", "Last (s from the window's start)", "s", 1);
+    table_set_note(ts, "Count is the window's; resets seen while perfreport started (before the "
+                       "window opened: a negative time) or finished are counted apart. "
+                       "From kernel tracepoints: every network namespace on the host.");
     for (size_t i = 0; i < d->nrst && i < TOP_CONNS; i++) {
         const struct ted_conn *c = &d->rst[i];
         size_t row = table_add_row(ts);
@@ -125,6 +147,12 @@ void tcpevents_fill(struct report *r, const struct te_data *d, double win)
         table_set_str(ts, row, "dst", tcp_fmt_endpoint(c->family, c->daddr, c->dport, t, sizeof t));
         table_set_str(ts, row, "direction", c->dir ? "received" : "sent");
         table_set_num(ts, row, "count", (double)c->count);
+        table_set_num(ts, row, "before", (double)c->before);
+        table_set_num(ts, row, "after", (double)c->after);
+        if (!isnan(c->first_s))
+            table_set_num(ts, row, "first_s", c->first_s);
+        if (!isnan(c->last_s))
+            table_set_num(ts, row, "last_s", c->last_s);
     }
 
     struct table *tc = report_table(r, "tcp.state_changes", "TCP state transitions", "network");
@@ -150,6 +178,8 @@ void tcpevents_fill(struct report *r, const struct te_data *d, double win)
 struct te_state {
     struct tcp_bpf *skel;
     bool classic;
+    bool ended;        /* end ran: events from here on are after the window */
+    uint64_t begin_ns; /* CLOCK_MONOTONIC at the window's start (begin) */
 };
 
 static bool te_can_run(const struct collect_ctx *ctx, char *reason, size_t n)
@@ -171,7 +201,18 @@ static struct tcp_bpf *te_open(bool classic)
         bpf_program__set_autoload(btf[i], !classic);
         bpf_program__set_autoload(tp[i], classic);
     }
-    if (tcp_bpf__load(skel) != 0 || tcp_bpf__attach(skel) != 0) {
+    /* Load-time value: without mmapable maps (bss NULL after load) begin
+     * cannot reach the programs, and everything counts as the window. */
+    skel->bss->win_start_ns = 1;
+    if (tcp_bpf__load(skel) != 0) {
+        int e = errno;
+        tcp_bpf__destroy(skel);
+        errno = e;
+        return NULL;
+    }
+    if (skel->bss)
+        skel->bss->win_start_ns = 0; /* before the window until begin */
+    if (tcp_bpf__attach(skel) != 0) {
         int e = errno;
         tcp_bpf__destroy(skel);
         errno = e;
@@ -198,11 +239,34 @@ static int te_start(struct collect_ctx *ctx, void **state, char *err, size_t n)
         snprintf(err, n, "loading/attaching TCP tracepoint programs failed: %s", msg);
         return -e;
     }
+    st->begin_ns = mono_ns(); /* until begin moves it */
     return 0;
 }
 
-static void drain_conns(const struct bpf_map *map, bool is_retrans, struct ted_conn **out,
-                        size_t *nout)
+/* The window's edges in the programs' clock (bpf_ktime_get_ns is
+ * CLOCK_MONOTONIC); the programs stay attached from start to stop. */
+static int te_begin(struct collect_ctx *ctx, void *state)
+{
+    (void)ctx;
+    struct te_state *st = state;
+    st->begin_ns = mono_ns();
+    if (st->skel->bss)
+        st->skel->bss->win_start_ns = st->begin_ns;
+    return 0;
+}
+
+static int te_end(struct collect_ctx *ctx, void *state)
+{
+    (void)ctx;
+    struct te_state *st = state;
+    if (st->skel->bss)
+        st->skel->bss->win_end_ns = mono_ns();
+    st->ended = true;
+    return 0;
+}
+
+static void drain_conns(const struct bpf_map *map, bool is_retrans, uint64_t begin_ns,
+                        struct ted_conn **out, size_t *nout)
 {
     size_t cap = 0;
     struct te_conn k, next;
@@ -211,11 +275,12 @@ static void drain_conns(const struct bpf_map *map, bool is_retrans, struct ted_c
         k = next;
         prev = &k;
         struct te_retrans v = {0};
-        uint64_t cnt = 0;
+        struct te_reset rv = {0};
         int rc = is_retrans ? bpf_map__lookup_elem(map, &k, sizeof k, &v, sizeof v, 0)
-                            : bpf_map__lookup_elem(map, &k, sizeof k, &cnt, sizeof cnt, 0);
+                            : bpf_map__lookup_elem(map, &k, sizeof k, &rv, sizeof rv, 0);
         if (rc != 0)
             continue;
+        const __u64 *ph = is_retrans ? v.n : rv.n;
         if (*nout == cap) {
             cap = cap ? cap * 2 : 64;
             *out = xrealloc(*out, cap * sizeof **out);
@@ -229,7 +294,13 @@ static void drain_conns(const struct bpf_map *map, bool is_retrans, struct ted_c
         c->dport = k.dport;
         c->dir = k.dir;
         c->state = v.state;
-        c->count = is_retrans ? v.count : cnt;
+        c->count = ph[TE_PH_WINDOW];
+        c->before = ph[TE_PH_BEFORE];
+        c->after = ph[TE_PH_AFTER];
+        /* signed: resets during start-up precede begin_ns */
+        c->first_s = is_retrans ? NAN : (double)(int64_t)(rv.first_ns - begin_ns) / 1e9;
+        c->last_s = is_retrans || !rv.last_ns ? NAN
+                                              : (double)(int64_t)(rv.last_ns - begin_ns) / 1e9;
     }
 }
 
@@ -238,11 +309,13 @@ static int te_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     (void)err;
     (void)n;
     struct te_state *st = state;
+    if (!st->ended) /* end did not run (an injected fault): the window ends here */
+        te_end(ctx, st);
     tcp_bpf__detach(st->skel);
     struct te_data d;
     memset(&d, 0, sizeof d);
-    drain_conns(st->skel->maps.retrans, true, &d.rt, &d.nrt);
-    drain_conns(st->skel->maps.resets, false, &d.rst, &d.nrst);
+    drain_conns(st->skel->maps.retrans, true, st->begin_ns, &d.rt, &d.nrt);
+    drain_conns(st->skel->maps.resets, false, st->begin_ns, &d.rst, &d.nrst);
     for (uint32_t i = 0; i < TE_STATES * TE_STATES; i++) {
         uint64_t v = 0;
         if (kbpf_percpu_sum_struct(st->skel->maps.states, &i, sizeof i, &v, sizeof v) == 0)
@@ -278,6 +351,8 @@ const struct collector collector_tcpevents = {
     .needs_bpf = true,
     .can_run = te_can_run,
     .start = te_start,
+    .begin = te_begin,
+    .end = te_end,
     .stop = te_stop,
     .destroy = te_destroy,
 };

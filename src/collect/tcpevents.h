@@ -21,7 +21,9 @@ struct ted_conn {
     unsigned sport, dport;
     unsigned state;  /* retransmits: socket state at the last one */
     unsigned dir;    /* resets: 0 sent, 1 received */
-    uint64_t count;
+    uint64_t count;  /* in the window */
+    uint64_t before, after; /* from the attach to the window's start / after its end */
+    double first_s, last_s; /* resets: seconds from the window's start (NAN: unknown) */
 };
 #define TED_STATES 16
 struct te_data {
@@ -33,7 +35,8 @@ struct te_data {
 };
 
 /* Tables tcp.retransmits tcp.resets tcp.state_changes; metrics
- * tcp.bpf_retransmits tcp.bpf_resets_sent tcp.bpf_resets_received. */
+ * tcp.bpf_retransmits tcp.bpf_resets_sent tcp.bpf_resets_received (the
+ * window), tcp.bpf_resets_outside (while perfreport ran, outside it). */
 void tcpevents_fill(struct report *r, const struct te_data *d, double window_s);
 void te_data_free(struct te_data *d);
 #endif

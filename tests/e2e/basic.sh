@@ -100,8 +100,9 @@ esac
 [ -e "$TMPD/thr-out" ] && not_ok e2e_bad_thresholds_no_bundle "bundle written" || ok e2e_bad_thresholds_no_bundle
 
 # 6. Ctrl-C ends the window early and still writes a bundle marked incomplete.
-"$PERFREPORT_BIN" -d 30 -o "$TMPD/int" --quiet & p=$!
-sleep 2.5
+"$PERFREPORT_BIN" -d 30 -o "$TMPD/int" --quiet -v 2> "$TMPD/int.err" & p=$!
+wait_window "$TMPD/int.err"
+sleep 1 # a tick or two inside the window
 kill -INT $p
 t0=$(date +%s)
 wait $p

@@ -23,10 +23,7 @@ coll() { json "$TMPD/c/manifest.json" "next('%s|%s|%s' % (c['status'], c['reason
 # The workloads outlast the run (they are stopped after it): the futex
 # collector reads the contending process's threads when it drains.
 PERFREPORT_FORCE_CLASSIC=1 "$PERFREPORT_BIN" -d 4 -o "$TMPD/c" --quiet -v 2>"$TMPD/c.err" & pr=$!
-i=0
-while ! grep -q "window open" "$TMPD/c.err" 2>/dev/null && [ $i -lt 300 ]; do
-    sleep 0.1; i=$((i + 1))
-done
+wait_window "$TMPD/c.err"
 wl=""
 for i in 1 2 3; do "$WL/burner" 20 1 >/dev/null & wl="$wl $!"; done # run-queue latency
 "$WL/fsyncer" "$DATA/fsync.dat" 20 >/dev/null & wl="$wl $!"

@@ -35,8 +35,8 @@ case "$rc:$st" in [456]:"failed: injected failure"*) ok hardening_failed_collect
     *) not_ok hardening_failed_collector_marked "exit $rc, psi: $st" ;; esac
 
 # Overlapping runs: the second one refuses to start.
-"$PERFREPORT_BIN" -d 4 -o "$TMPD/first" --quiet & p=$!
-sleep 1
+"$PERFREPORT_BIN" -d 4 -o "$TMPD/first" --quiet -v 2> "$TMPD/first.err" & p=$!
+wait_window "$TMPD/first.err" # the lock is taken before the window opens
 out=$("$PERFREPORT_BIN" -d 1 -o "$TMPD/second" --quiet 2>&1); rc=$?
 wait $p
 case "$rc:$out" in 3:*"already running"*) ok hardening_single_instance ;;
@@ -51,8 +51,8 @@ case "$rc:$out" in 3:*"already running"*) ok hardening_single_instance ;;
 prog_ids_of() { cat /proc/$1/fdinfo/* 2>/dev/null | awk '$1 == "prog_id:" {print $2}' | sort -u; }
 alive() { n=0; for id in $1; do bpftool prog show id "$id" >/dev/null 2>&1 && n=$((n + 1)); done; echo $n; }
 if command -v bpftool >/dev/null 2>&1; then
-    "$PERFREPORT_BIN" -d 3 -o "$TMPD/res1" --quiet & p=$!
-    sleep 1.5
+    "$PERFREPORT_BIN" -d 3 -o "$TMPD/res1" --quiet -v 2> "$TMPD/res1.err" & p=$!
+    wait_window "$TMPD/res1.err" # every program is attached by then
     ids=$(prog_ids_of $p)
     during=$(alive "$ids")
     wait $p
@@ -63,8 +63,9 @@ if command -v bpftool >/dev/null 2>&1; then
     else
         not_ok hardening_no_residue_after_run "$during programs during, $after after the run"
     fi
-    "$PERFREPORT_BIN" -d 30 -o "$TMPD/res2" --quiet & p=$!
-    sleep 2.5
+    "$PERFREPORT_BIN" -d 30 -o "$TMPD/res2" --quiet -v 2> "$TMPD/res2.err" & p=$!
+    wait_window "$TMPD/res2.err"
+    sleep 1 # mid-window
     ids=$(prog_ids_of $p)
     during=$(alive "$ids")
     kill -KILL $p; wait $p 2>/dev/null

@@ -31,7 +31,9 @@ if [ "$(stat -f -c %T "$DATA")" = tmpfs ]; then
 fi
 
 # (a) fsync loop: biolat sees the disk, io.fsync names fsyncer.
-"$WL/fsyncer" "$DATA/fsync.dat" 7 >/dev/null &
+# The workloads outlast the run and are stopped after it: a slow (ASan)
+# start must not move the window past their end.
+"$WL/fsyncer" "$DATA/fsync.dat" 60 >/dev/null &
 track $!
 sleep 0.5
 "$PERFREPORT_BIN" -d 4 -o "$TMPD/fsync" --quiet
@@ -53,7 +55,7 @@ else
     if xmllint --noout "$TMPD"/fsync/hist-*.svg 2>/dev/null; then ok kio_hist_svg_valid
     else not_ok kio_hist_svg_valid "$(xmllint --noout "$TMPD"/fsync/hist-*.svg 2>&1 | head -3)"; fi
 fi
-wait 2>/dev/null
+stop_tracked
 
 # (b) cold then warm read of a 200 MB file.  The reader runs in a v2
 # cgroup of its own and perfreport filters on it (-c), so other readers on
@@ -76,10 +78,7 @@ else
     # within the few seconds since the cold run.
     read_in_window() { # DURATION BUNDLE [prime]
         "$PERFREPORT_BIN" -d "$1" -c "/$CGN" -v -o "$2" --quiet 2> "$2.err" & _p=$!
-        _i=0
-        while ! grep -q "window open" "$2.err" 2>/dev/null && [ $_i -lt 150 ]; do
-            sleep 0.1; _i=$((_i + 1))
-        done
+        wait_window "$2.err"
         [ "${3:-}" = prime ] && cat "$DATA/big.dat" >/dev/null
         reader
         wait "$_p"
@@ -117,7 +116,7 @@ stop_tracked
 # perfreport's threads gives up the CPU are counted apart (runqlat.behind_self,
 # sched.runq_behind_self), and the sleeper's ~2,800 wakeups in the window
 # still fill the host's histogram.
-taskset -c 0 "$WL/sleeper" 6 1 >/dev/null &
+taskset -c 0 "$WL/sleeper" 60 1 >/dev/null &
 track $!
 sleep 0.3
 taskset -c 0 "$PERFREPORT_BIN" -d 3 -i 0.2 -o "$TMPD/self" --quiet
@@ -127,3 +126,4 @@ if python3 -c "import sys; m, h, w = $got; sys.exit(0 if m and h and w >= 1000 e
 else
     not_ok kio_runqlat_behind_self_apart "(metric, its histogram's count, host waits): $got"
 fi
+stop_tracked

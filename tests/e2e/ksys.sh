@@ -12,7 +12,9 @@ finding() { # bundle id -> "severity|title|evidence..." or "none"
 ran() { json "$1/manifest.json" "next((c['status'] for c in d['collectors'] if c['name']=='$2'), 'absent')"; }
 
 # (a) a process failing open() (ENOENT) and close() (EBADF) ~20k/s.
-"$WL/failer" 6 20000 >/dev/null & track $!
+# Workloads outlast the run and are stopped after it: a slow (ASan) start
+# must not move the window past their end.
+"$WL/failer" 60 20000 >/dev/null & track $!
 sleep 0.5
 "$PERFREPORT_BIN" -d 3 -o "$TMPD/fail" --quiet
 st=$(ran "$TMPD/fail" syscalls)
@@ -30,11 +32,11 @@ else
         *) not_ok ksys_syscall_errors_table_ebadf "$top" ;;
     esac
 fi
-wait
+stop_tracked
 
-# (b) exec churn: a shell loop running /bin/true (a few hundred per second,
-# counted so that no other program is executed by the loop).
-sh -c 'i=0; while [ $i -lt 3000 ]; do /bin/true; i=$((i + 1)); done' & track $!
+# (b) exec churn: a shell loop running /bin/true (a few hundred per second;
+# no other program is executed by the loop), stopped after the run.
+sh -c 'while :; do /bin/true; done' & track $!
 sleep 0.5
 "$PERFREPORT_BIN" -d 3 -o "$TMPD/churn" --quiet
 f=$(finding "$TMPD/churn" process.churn)
@@ -48,7 +50,7 @@ case "$lt" in
     "["*) ok ksys_proc_lifetime_hist ;;
     *) not_ok ksys_proc_lifetime_hist "report.json unreadable: $lt" ;;
 esac
-wait
+stop_tracked
 
 # (c) TCP retransmits in a private netns: nftables drops ~10 % to port 5001.
 if ! command -v nft >/dev/null || ! command -v ip >/dev/null; then
@@ -60,7 +62,7 @@ else
         ip netns exec "$ns" nft add table inet prt &&
         ip netns exec "$ns" nft add chain inet prt in '{ type filter hook input priority 0; }' &&
         ip netns exec "$ns" nft add rule inet prt in tcp dport 5001 numgen random mod 10 0 drop; then
-        ip netns exec "$ns" python3 tests/workloads/tcpxfer.py 5001 6 & track $!
+        ip netns exec "$ns" python3 tests/workloads/tcpxfer.py 5001 60 & track $!
         sleep 0.5
         "$PERFREPORT_BIN" -d 4 -o "$TMPD/tcp" --quiet
         f=$(finding "$TMPD/tcp" net.tcp_retransmits)
@@ -68,7 +70,7 @@ else
             *'127.0.0.1:5001'*namespace*) ok ksys_tcp_retransmits_names_port_from_netns ;;
             *) not_ok ksys_tcp_retransmits_names_port_from_netns "$f" ;;
         esac
-        wait
+        stop_tracked
     else
         skip ksys_tcp_retransmits "could not set up namespace $ns with an nftables drop rule"
     fi
@@ -82,10 +84,7 @@ fi
 # attached, as it is by itself at a lower rate.
 PERFREPORT_SYSTAP_DUTY=1 "$PERFREPORT_BIN" -d 6 -o "$TMPD/exact" --quiet -v 2>"$TMPD/exact.err" & pr=$!
 track $pr
-i=0 # the workloads start once the window is open
-while ! grep -q "window open" "$TMPD/exact.err" 2>/dev/null && [ $i -lt 300 ]; do
-    sleep 0.1; i=$((i + 1))
-done
+wait_window "$TMPD/exact.err" # the workloads start once the window is open
 # 4 s by time(): 3-4 s of 20 ms sleeps, whole inside the 6 s window
 "$WL/sleeper" 4 & sl=$!
 track $sl

@@ -10,6 +10,43 @@ scen_run() {
     "$PERFREPORT_BIN" -d "${SCEN_SECS:-4}" -i 0.5 -o "$_out" --quiet "$@"
 }
 
+# scen_start BUNDLE [perfreport args...]: the same run in the background,
+# its -v stderr in BUNDLE.err, its pid in $scen_pid; then scen_wait_window
+# BUNDLE before injecting the fault, and scen_finish to wait for the run.
+scen_start() {
+    _out=$1; shift
+    "$PERFREPORT_BIN" -d "${SCEN_SECS:-4}" -i 0.5 -o "$_out" --quiet -v "$@" 2> "$_out.err" &
+    scen_pid=$!
+}
+scen_wait_window() { wait_window "$1.err"; }
+scen_finish() { wait "$scen_pid"; }
+
+# bpf_attached PID ERE: PID holds a BPF link whose program's name matches
+# ERE (bpftool shows names cut to 15 characters).  Tests that inject a
+# fault during start-up hold perfreport (SIGSTOP) once this is true.
+bpf_attached() {
+    _ids=$(grep -l '^link_type:' /proc/$1/fdinfo/* 2>/dev/null | xargs -r grep -sh '^prog_id:' |
+           awk '{printf " %s", $2}')
+    [ -n "$_ids" ] || return 1
+    bpftool prog show 2>/dev/null | awk -v ids="$_ids " -v re="^($2)\$" '
+        $1 ~ /^[0-9]+:$/ && $3 == "name" && index(ids, " " substr($1, 1, length($1) - 1) " ") &&
+        $4 ~ re { found = 1 }
+        END { exit !found }'
+}
+# scen_hold_when_attached ERE...: waits (up to 30 s) until the run started by
+# scen_start holds a link for every ERE, then stops it (SIGSTOP); 1 when the
+# run ended or the wait timed out (it is not stopped then).
+scen_hold_when_attached() {
+    _t=0
+    for _re in "$@"; do
+        while ! bpf_attached "$scen_pid" "$_re"; do
+            kill -0 "$scen_pid" 2>/dev/null && [ $_t -lt 600 ] || return 1
+            sleep 0.05; _t=$((_t + 1))
+        done
+    done
+    kill -STOP "$scen_pid"
+}
+
 # scen_top BUNDLE N: "id:severity:score" of the first N findings.
 scen_top() {
     json "$1/report.json" "' '.join('%s:%s:%.0f' % (f['id'], f['severity'], f['score']) for f in d['findings'][:$2])"

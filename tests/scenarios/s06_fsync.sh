@@ -7,7 +7,8 @@ need_root || { skip scenario_fsync "needs root"; exit 0; }
 DATA=$(mktemp -d /var/tmp/perfreport-scen.XXXXXX)
 on_cleanup "rm -rf $DATA"
 if [ "$(stat -f -c %T "$DATA")" = tmpfs ]; then skip scenario_fsync "/var/tmp is tmpfs"; exit 0; fi
-"$WL/fsyncer" "$DATA/f.dat" 7 >/dev/null & track $!
+# It outlasts the run (a slow start must not move the window past its end).
+"$WL/fsyncer" "$DATA/f.dat" 60 >/dev/null & track $!
 sleep 0.5
 scen_run "$TMPD/b"
 scen_record fsync "$TMPD/b"
@@ -17,4 +18,4 @@ case "$first" in
     *) not_ok scenario_fsync_first "first finding '$first'; top: $(scen_top "$TMPD/b" 3)" ;;
 esac
 expect_text scenario_fsync_names_writer "$TMPD/b" "d['findings'][0]['title']" fsyncer
-wait
+stop_tracked

@@ -16,10 +16,11 @@ if ! { ip netns add "$ns" && ip -n "$ns" link set lo up &&
        ip netns exec "$ns" nft add rule inet prs in tcp dport 5001 numgen random mod 10 0 drop; }; then
     skip scenario_tcp_drops "cannot set up namespace $ns with an nftables drop rule"; exit 0
 fi
-ip netns exec "$ns" python3 tests/workloads/tcpxfer.py 5001 7 & track $!
+# It outlasts the run (a slow start must not move the window past its end).
+ip netns exec "$ns" python3 tests/workloads/tcpxfer.py 5001 60 & track $!
 sleep 0.5
 scen_run "$TMPD/b"
 scen_record tcp-drops "$TMPD/b"
 expect_rank scenario_tcp_drops_first "$TMPD/b" net.tcp_retransmits 1
 expect_text scenario_tcp_drops_names_port "$TMPD/b" "d['findings'][0]['title']" ":5001"
-wait
+stop_tracked

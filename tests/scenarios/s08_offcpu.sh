@@ -6,7 +6,7 @@
 need_root || { skip scenario_offcpu "needs root"; exit 0; }
 for case in "pipewait offcpu.ipc_wait" "sleeper offcpu.sleep" "mutexfight lock.contention"; do
     set -- $case
-    "$WL/$1" 8 >/dev/null & pid=$!; track $pid
+    "$WL/$1" 60 >/dev/null & pid=$!; track $pid # outlasts the run, killed after it
     sleep 0.5
     scen_run "$TMPD/$1" -p "$pid"
     scen_record "offcpu-$1" "$TMPD/$1"

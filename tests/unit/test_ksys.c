@@ -448,6 +448,98 @@ TEST(ksys_procevents_fill_and_churn_rule)
     }
 }
 
+TEST(ksys_procevents_outside_the_window_listed_not_judged)
+{
+    /* 300 execs while perfreport started, 10 in a 2 s window: the rate is
+     * the window's (5/s, no finding); the 300 are listed apart. */
+    struct report *r = report_new();
+    struct pe_data d;
+    memset(&d, 0, sizeof d);
+    d.execs = 10;
+    d.execs_before = 300;
+    d.execs_after = 4;
+    d.nex = 2;
+    d.ex = calloc(2, sizeof *d.ex);
+    strcpy(d.ex[0].comm, "true");
+    strcpy(d.ex[0].pcomm, "sh");
+    d.ex[0].n = 10;
+    d.ex[0].n_after = 4;
+    strcpy(d.ex[1].comm, "startx");
+    strcpy(d.ex[1].pcomm, "init");
+    d.ex[1].n_before = 300;
+    procevents_fill(r, &d, 2);
+    pe_data_free(&d);
+    CHECK_NUM(report_metric_value(r, "proc.exec_per_s"), 5, 1e-9);
+    CHECK_NUM(report_metric_value(r, "proc.execs_before_window"), 300, 1e-9);
+    const struct table *t = report_find_table(r, "proc.execs");
+    REQUIRE(t && t->nrows == 2);
+    CHECK_STR(table_str(t, 0, "comm"), "true");
+    CHECK_NUM(table_num(t, 1, "execs"), 0, 1e-9);
+    const struct table *o = report_find_table(r, "proc.execs_outside");
+    REQUIRE(o && o->nrows == 2);
+    CHECK_STR(table_str(o, 0, "comm"), "startx");
+    CHECK_NUM(table_num(o, 0, "execs_before"), 300, 1e-9);
+    CHECK_NUM(table_num(o, 1, "execs_after"), 4, 1e-9);
+    thr(r);
+    analyze_run(r);
+    CHECK(report_find_finding(r, "process.churn") == NULL);
+    report_free(r);
+
+    /* Churn in the window: the finding says what happened outside it. */
+    r = report_new();
+    memset(&d, 0, sizeof d);
+    d.execs = 100;
+    d.execs_before = 7;
+    procevents_fill(r, &d, 2);
+    pe_data_free(&d);
+    thr(r);
+    analyze_run(r);
+    const struct finding *f = report_find_finding(r, "process.churn");
+    REQUIRE(f);
+    int said = 0;
+    for (size_t i = 0; i < f->nevidence; i++)
+        said |= strstr(f->evidence[i], "7 execs before it opened, 0 after it closed") != NULL;
+    CHECK(said);
+    report_free(r);
+}
+
+TEST(ksys_tcp_resets_outside_the_window_listed_with_time)
+{
+    struct report *r = report_new();
+    struct te_data d;
+    memset(&d, 0, sizeof d);
+    d.nrst = 2;
+    d.rst = calloc(2, sizeof *d.rst);
+    d.rst[0].family = AF_INET;
+    inet_pton(AF_INET, "127.0.0.1", d.rst[0].saddr);
+    inet_pton(AF_INET, "127.0.0.1", d.rst[0].daddr);
+    d.rst[0].sport = 5001;
+    d.rst[0].dport = 40000;
+    d.rst[0].before = 3;
+    d.rst[0].first_s = -1.25;
+    d.rst[0].last_s = -1.0;
+    d.rst[1] = d.rst[0];
+    d.rst[1].dport = 40001;
+    d.rst[1].before = 0;
+    d.rst[1].count = 2;
+    d.rst[1].first_s = 0.5;
+    d.rst[1].last_s = 0.75;
+    tcpevents_fill(r, &d, 10);
+    te_data_free(&d);
+    CHECK_NUM(report_metric_value(r, "tcp.bpf_resets_sent"), 2, 1e-9);
+    CHECK_NUM(report_metric_value(r, "tcp.bpf_resets_sent_per_s"), 0.2, 1e-9);
+    CHECK_NUM(report_metric_value(r, "tcp.bpf_resets_outside"), 3, 1e-9);
+    const struct table *t = report_find_table(r, "tcp.resets");
+    REQUIRE(t && t->nrows == 2);
+    CHECK_STR(table_str(t, 0, "dst"), "127.0.0.1:40001"); /* the window's first */
+    CHECK_STR(table_str(t, 1, "dst"), "127.0.0.1:40000");
+    CHECK_NUM(table_num(t, 1, "count"), 0, 1e-9);
+    CHECK_NUM(table_num(t, 1, "before"), 3, 1e-9);
+    CHECK_NUM(table_num(t, 1, "first_s"), -1.25, 1e-9);
+    CHECK_NUM(table_num(t, 1, "last_s"), -1.0, 1e-9);
+    report_free(r);
+}
+
 static struct report *tcp_model(double retrans_per_s_bpf, double proc_pct)
 {
     struct report *r = report_new();

@@ -476,6 +476,93 @@ TEST(rules_oom_counts_a_cgroup_kill_without_the_vmstat_counter)
     report_free(r);
 }
 
+/* The victims table as the oomkill collector fills it: at_s is seconds from
+ * the window's start, negative during start-up. */
+static void add_victim(struct report *r, int pid, const char *comm, const char *cg, double at_s)
+{
+    struct table *t = report_table(r, "memory.oom_victims", "Killed", "memory");
+    if (!t->ncols) {
+        table_add_col(t, "pid", "PID", "", 0);
+        table_add_col(t, "comm", "Command", "", 0);
+        table_add_col(t, "cgroup", "Memory cgroup", "", 0);
+        table_add_col(t, "total_vm_kib", "Virtual size", "KiB", 0);
+        table_add_col(t, "at_s", "When", "s", 1);
+    }
+    size_t row = table_add_row(t);
+    table_set_num(t, row, "pid", pid);
+    table_set_str(t, row, "comm", comm);
+    table_set_str(t, row, "cgroup", cg);
+    table_set_num(t, row, "total_vm_kib", 68268);
+    table_set_num(t, row, "at_s", at_s);
+    report_metric(r, "mem.oom_victims", "OOM victims", "", "memory", (double)t->nrows);
+}
+
+TEST(rules_oom_kill_before_the_window_is_critical_with_its_time)
+{
+    /* Issue 18: killed during start-up; vmstat and the cgroup counters
+     * cover the window only and show nothing. */
+    struct report *r = idle_host();
+    r->window.actual_s = 4;
+    add_cgroup(r, "/test/hog", 1000, 65536, 0, 0, 0);
+    add_victim(r, 4242, "memhog", "/test/hog", -1.23);
+    analyze_run(r);
+    REQUIRE(r->nfindings >= 1);
+    const struct finding *f = &r->findings[0];
+    CHECK_STR(f->id, "memory.oom");
+    CHECK(f->sev == SEV_CRITICAL);
+    CHECK_STR(f->title, "OOM killer killed memhog (pid 4242) in cgroup /test/hog, 1.2 s before "
+                        "the window opened");
+    CHECK(any_evidence(f, "OOM kills while perfreport ran 1 ≥ 1 (critical)"));
+    CHECK(any_evidence(f, "1 of the kills happened outside the window"));
+    CHECK(any_evidence(f, "the window's counters show 0"));
+    CHECK(any_evidence(f, "in memory cgroup /test/hog, 1.2 s before the window opened"));
+    /* The USE check's memory errors count it too. */
+    const struct use_row *mem = NULL;
+    for (size_t i = 0; i < r->nuse; i++)
+        if (strcmp(r->use[i].resource, "memory") == 0)
+            mem = &r->use[i];
+    REQUIRE(mem);
+    CHECK(mem->err.sev == SEV_CRITICAL);
+    CHECK_CONTAINS(mem->err.text, "1 OOM kill while perfreport ran");
+    report_free(r);
+}
+
+TEST(rules_oom_counts_a_kill_in_both_sources_once)
+{
+    /* A kill in the window is in vmstat, the cgroup counter and the victims
+     * table: one kill.  A second one after the window adds one. */
+    struct report *r = idle_host();
+    r->window.actual_s = 4;
+    m(r, "mem.oom_kill", 1);
+    add_cgroup(r, "/test/hog", 1000, 65536, 1, 0, 0);
+    add_victim(r, 4242, "memhog", "/test/hog", 2.0);
+    analyze_run(r);
+    const struct finding *f = find(r, "memory.oom");
+    REQUIRE(f);
+    CHECK_STR(f->title, "OOM killer killed memhog (pid 4242) in cgroup /test/hog (memory limit "
+                        "64.0 MiB)");
+    CHECK(any_evidence(f, "OOM kills in the window 1 ≥ 1 (critical)"));
+    CHECK(any_evidence(f, "in memory cgroup /test/hog, 2.0 s into the window"));
+    CHECK(!any_evidence(f, "outside the window"));
+    report_free(r);
+
+    r = idle_host();
+    r->window.actual_s = 4;
+    m(r, "mem.oom_kill", 1);
+    add_cgroup(r, "/test/hog", 1000, 65536, 1, 0, 0);
+    add_victim(r, 4242, "memhog", "/test/hog", 2.0);
+    add_victim(r, 4250, "memhog", "/test/hog", 4.5);
+    analyze_run(r);
+    f = find(r, "memory.oom");
+    REQUIRE(f);
+    CHECK_CONTAINS(f->title, "OOM killer killed memhog (pid 4242) and 1 more process");
+    CHECK_NOT_CONTAINS(f->title, "after the window"); /* not all of them were outside */
+    CHECK(any_evidence(f, "OOM kills while perfreport ran 2 ≥ 1 (critical)"));
+    CHECK(any_evidence(f, "memhog (pid 4250) (virtual size 66.7 MiB) in memory cgroup /test/hog, "
+                          "0.5 s after the window closed"));
+    report_free(r);
+}
+
 TEST(rules_disk_latency_uses_the_device_class)
 {
     const struct {
