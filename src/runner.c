@@ -1,4 +1,5 @@
 #include "runner.h"
+#include "util/test_pause.h"
 #include "collect/collector.h"
 #include "collect/kbpf.h"
 #include "collect/procs.h"
@@ -440,6 +441,9 @@ void runner_start(struct runner *rn)
         rn->only = pending;
         run_phase(rn, PH_START, 0, START_DEADLINE_S);
     }
+    /* Tests make events here: the event collectors have attached, the /proc
+     * baselines and the window are still to come (a slow start's gap). */
+    test_pause("PERFREPORT_TEST_PAUSE_BEFORE_WINDOW");
     for (size_t i = 0; i < rn->n; i++) {
         if (!rn->w[i].active || rn->w[i].c->needs_bpf)
             continue;

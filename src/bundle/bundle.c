@@ -2,6 +2,7 @@
 #include "../model/model.h"
 #include "../render/renderer.h"
 #include "../util/sha256.h"
+#include "../util/test_pause.h"
 #include "../util/xalloc.h"
 #include <dirent.h>
 #include <errno.h>
@@ -436,26 +437,6 @@ static void tmp_discard(int pfd, struct tmpdir *t)
     t->fd = -1;
 }
 
-/* Test hook: blocks until the test writes a byte to (or closes) the FIFO. */
-static void pause_hook(void)
-{
-    const char *fifo = getenv("PERFREPORT_TEST_PAUSE_BEFORE_PUBLISH");
-    if (!fifo || !*fifo)
-        return;
-    /* O_RDWR: the open does not wait for a writer, so a test sees the FIFO
-     * among our fds as the sign that we are paused; read waits for a byte. */
-    int fd = open(fifo, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0)
-        return;
-    if (fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode)) {
-        char c;
-        while (read(fd, &c, 1) < 0 && errno == EINTR)
-            ;
-    }
-    close(fd);
-}
-
 /* Renders every renderer into t (emptied first).  Returns 0 or -errno. */
 static int render_into(const struct report *r, struct tmpdir *t, char *err, size_t n)
 {
@@ -544,7 +525,7 @@ static int publish_in(struct report *r, int pfd, const char *pshown, const char 
             }
             planned = k;
             if (pause && attempt == 0) {
-                pause_hook();
+                test_pause("PERFREPORT_TEST_PAUSE_BEFORE_PUBLISH");
                 attempt = -1; /* the names may have changed during the pause */
                 pause = false;
                 continue;

@@ -104,7 +104,8 @@ void procevents_fill(struct report *r, const struct pe_data *d, double win)
     table_add_col(t, "parent_comm", "Parent", "", 0);
     table_set_note(t, "Command after exec; the parent is the one that started most of them. "
                       "Lifetime covers the exits of that command seen in the window.");
-    for (size_t i = 0; i < na && i < TOP_EXECS; i++) {
+    /* sorted by window execs: commands seen only outside it are listed below */
+    for (size_t i = 0; i < na && i < TOP_EXECS && a[i].execs; i++) {
         size_t row = table_add_row(t);
         table_set_str(t, row, "comm", a[i].comm);
         table_set_num(t, row, "execs", (double)a[i].execs);

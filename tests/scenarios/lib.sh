@@ -21,31 +21,23 @@ scen_start() {
 scen_wait_window() { wait_window "$1.err"; }
 scen_finish() { wait "$scen_pid"; }
 
-# bpf_attached PID ERE: PID holds a BPF link whose program's name matches
-# ERE (bpftool shows names cut to 15 characters).  Tests that inject a
-# fault during start-up hold perfreport (SIGSTOP) once this is true.
-bpf_attached() {
-    _ids=$(grep -l '^link_type:' /proc/$1/fdinfo/* 2>/dev/null | xargs -r grep -sh '^prog_id:' |
-           awk '{printf " %s", $2}')
-    [ -n "$_ids" ] || return 1
-    bpftool prog show 2>/dev/null | awk -v ids="$_ids " -v re="^($2)\$" '
-        $1 ~ /^[0-9]+:$/ && $3 == "name" && index(ids, " " substr($1, 1, length($1) - 1) " ") &&
-        $4 ~ re { found = 1 }
-        END { exit !found }'
-}
-# scen_hold_when_attached ERE...: waits (up to 30 s) until the run started by
-# scen_start holds a link for every ERE, then stops it (SIGSTOP); 1 when the
-# run ended or the wait timed out (it is not stopped then).
-scen_hold_when_attached() {
+# scen_start_held BUNDLE [args...]: starts a run (as scen_start) that stops
+# after the BPF collectors attached and before the /proc baselines and the
+# window
+# (PERFREPORT_TEST_PAUSE_BEFORE_WINDOW); 1 when it did not get there within
+# 60 s.  scen_release lets it go on.  Events made in between happen while
+# the event collectors record and before the window.
+scen_start_held() {
+    _fifo=$1.hold
+    rm -f "$_fifo"; mkfifo "$_fifo"
+    PERFREPORT_TEST_PAUSE_BEFORE_WINDOW=$_fifo scen_start "$@"
     _t=0
-    for _re in "$@"; do
-        while ! bpf_attached "$scen_pid" "$_re"; do
-            kill -0 "$scen_pid" 2>/dev/null && [ $_t -lt 600 ] || return 1
-            sleep 0.05; _t=$((_t + 1))
-        done
+    until ls -l /proc/$scen_pid/fd 2>/dev/null | grep -qF -- "$_fifo"; do
+        kill -0 "$scen_pid" 2>/dev/null && [ $_t -lt 1200 ] || return 1
+        sleep 0.05; _t=$((_t + 1))
     done
-    kill -STOP "$scen_pid"
 }
+scen_release() { printf x > "$_fifo"; }
 
 # scen_top BUNDLE N: "id:severity:score" of the first N findings.
 scen_top() {
