@@ -193,6 +193,11 @@ long sym_run_bounded(void (*fn)(void *arg, int fd), void *arg, size_t cap, int m
         int w = p[1];
         if (w != 3 && dup2(w, 3) != 3)
             _exit(1);
+        /* nor the caller's stdio: `perfreport | tee` or a journal would wait
+         * for the pipe's last writer, a child stuck on the mount */
+        int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
+        if (nul < 0 || dup2(nul, 0) != 0 || dup2(nul, 1) != 1 || dup2(nul, 2) != 2)
+            _exit(1);
         if (syscall(SYS_close_range, 4u, ~0u, 0u) != 0)
             for (int fd = 4; fd < 65536; fd++)
                 close(fd);

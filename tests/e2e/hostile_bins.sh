@@ -96,7 +96,9 @@ if ! grep -q ready "$TMPD/fuse.out" 2>/dev/null || [ -z "$stallpid" ]; then
     skip e2e_hostile_fuse_tmp "could not mount the stalled FUSE filesystem"
 else
     t0=$(now)
-    "$PERFREPORT_BIN" -d 3 -q -o "$TMPD/f1" >/dev/null 2>&1 & rp=$!
+    # through a pipe, as cron or a unit's journal reads it: the pipe closes
+    # only when its last writer, perfreport or a child stuck on the mount, is gone
+    { "$PERFREPORT_BIN" -d 3 -q -o "$TMPD/f1" 2>&1; echo $? > "$TMPD/f1.rc"; } | cat >/dev/null & rp=$!
     # a run that hangs is released by ending the FUSE server after 45 s
     waited=0
     while kill -0 $rp 2>/dev/null && [ $waited -lt 450 ]; do sleep 0.1; waited=$((waited + 1)); done
@@ -107,12 +109,12 @@ else
     [ $hung = 0 ] && ! python3 -c "import fcntl,sys; fcntl.flock(open(sys.argv[1]), fcntl.LOCK_EX | fcntl.LOCK_NB)" \
         "$PERFREPORT_LOCK" 2>/dev/null && lockfree=0
     kill "$stallpid" 2>/dev/null
-    wait $rp; rc=$?
+    wait $rp; rc=$(cat "$TMPD/f1.rc" 2>/dev/null)
     stop_tracked
     wall=$(python3 -c "print(round($t1 - $t0, 1))")
     tail_s=-1; [ -f "$TMPD/f1/report.json" ] && tail_s=$(end_to_exit "$TMPD/f1" "$te")
     if [ $hung = 1 ]; then
-        not_ok e2e_hostile_fuse_tmp "still running after 45 s (released by ending the FUSE server; exit $rc)"
+        not_ok e2e_hostile_fuse_tmp "still running, or its output pipe still held, after 45 s (released by ending the FUSE server; exit $rc)"
     elif [ $lockfree = 0 ]; then
         not_ok e2e_hostile_fuse_tmp "the run lock is still held after the run (by a task stuck on the mount)"
     elif [ ! -f "$TMPD/f1/report.json" ]; then
