@@ -34,6 +34,15 @@ now() { python3 -c 'import time; print(time.monotonic())'; }
 # (after the window) cost.  The window start has whole seconds: <= 1 s more.
 end_to_exit() { json "$1/report.json" "round($2 - __import__('datetime').datetime.strptime(d['window']['start'], '%Y-%m-%dT%H:%M:%SZ').replace(tzinfo=__import__('datetime').timezone.utc).timestamp() - d['window']['actual_s'], 1)"; }
 
+# ASan keeps freed blocks in a quarantine (256 MB by default), so there RSS
+# grows with everything ever allocated, not with what is live: each refused
+# perf map is a block of several MiB.  A small quarantine makes the runs here
+# measure what a run holds, as in the plain build.
+asan=0
+if ldd "$PERFREPORT_BIN" 2>/dev/null | grep -q 'libasan'; then
+    asan=1
+    export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=4"
+fi
 "$PERFREPORT_BIN" -d 1 -q -o "$TMPD/probe" >/dev/null 2>&1
 if [ "$(status "$TMPD/probe" profile)" != ran ]; then
     skip e2e_hostile_bins "the profile collector does not run here"
@@ -43,7 +52,7 @@ fi
 # and quarantine are far above that, so there a run may add at most 64 MiB
 # to what the same build needs with no hostile file at all.
 rss_limit=65536
-if ldd "$PERFREPORT_BIN" 2>/dev/null | grep -q 'libasan'; then
+if [ $asan = 1 ]; then
     rss_limit=$(( $(rss_kib "$TMPD/probe") + 65536 ))
 fi
 
@@ -87,7 +96,12 @@ else
 fi
 
 # ---- 2. a /tmp on a FUSE mount that never answers --------------------------
-unshare -m --propagation private sh -c "$WLA/fusestall /tmp >$TMPD/fuse.out & sleep 0.5; exec $WLA/jitspin 40" &
+# The JIT process runs from outside /tmp: the test tree itself may live under
+# /tmp (a CI clone), and under the stalled mount its exec would never return.
+JITD=$(mktemp -d /var/tmp/perfreport-jit.XXXXXX)
+on_cleanup 'rm -rf "$JITD"'
+cp "$WLA/jitspin" "$JITD/jitspin"
+unshare -m --propagation private sh -c "$WLA/fusestall /tmp >$TMPD/fuse.out & sleep 0.5; exec $JITD/jitspin 40" &
 fusepid=$!; track $fusepid
 "$WL/burner" 40 1 & track $!
 sleep 1
@@ -125,6 +139,8 @@ else
         not_ok e2e_hostile_fuse_tmp "the run ended $tail_s s after its window (budget 10 s)"
     elif ! grep -q '^burner;.*burn_leaf' "$TMPD/f1/cpu.folded"; then
         not_ok e2e_hostile_fuse_tmp "the other process's frames are missing: $(head -3 "$TMPD/f1/cpu.folded")"
+    elif ! grep -q '^jitspin;' "$TMPD/f1/cpu.folded"; then
+        not_ok e2e_hostile_fuse_tmp "the process under the stalled /tmp was not sampled (not running?)"
     elif ! notes "$TMPD/f1" profile | grep -q 'did not answer within 1000 ms'; then
         not_ok e2e_hostile_fuse_tmp "no note on the unresponsive /tmp: $(notes "$TMPD/f1" profile)"
     else
