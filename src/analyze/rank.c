@@ -23,7 +23,8 @@
  * folded into the cause's evidence (table `folds` below); the cause takes the
  * worse of the two severities and the better of the two scores plus 5 (one
  * more corroborating signal), still inside its severity band.  E.g. memory pressure while
- * the OOM killer fired is part of the OOM story, so memory.oom stays first.
+ * the OOM killer fired is part of the OOM story, so memory.oom stays first, and
+ * page-cache misses while memory ran out are the cache being reclaimed.
  *
  * A drill-down finding (cpu.hotspot: where the CPU time goes) ranks just
  * below the resource findings it details (cpu.saturation, run-queue
@@ -67,6 +68,9 @@ static const struct fold {
     bool same_culprit;
 } folds[] = {
     {"memory.swap", "memory.pressure", false},   /* swapping is how pressure shows */
+    /* reclaim evicts the page cache: misses are how memory pressure shows in I/O */
+    {"io.cache_misses", "memory.pressure", false},
+    {"io.cache_misses", "memory.oom", false},
     {"memory.pressure", "memory.oom", false},    /* the OOM is where pressure ended */
     {"cgroup.memory_limit", "memory.oom", true}, /* the OOM-killed cgroup was at its limit */
     {"disk.latency", "disk.saturation", true},   /* a full queue makes each I/O wait */

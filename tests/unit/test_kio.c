@@ -486,6 +486,28 @@ TEST(rule_cache_misses_boundaries)
     report_free(r);
 }
 
+TEST(rule_cache_misses_fold_into_memory_exhaustion)
+{
+    /* An OOM kill in the window: memory ran out, reclaim emptied the page
+     * cache, and the misses (critical at 38 %) are part of that story, never
+     * ranked above it (scenario s05 saw them outrank the kill). */
+    struct report *r = quiet_host();
+    report_metric(r, "io.page_lookups", "", "", "io", 100000);
+    report_metric(r, "io.pages_added", "", "", "io", 62000);
+    report_metric(r, "io.cache_hit_pct", "", "%", "io", 38);
+    report_metric(r, "mem.oom_kill", "", "", "memory", 1);
+    analyze_run(r);
+    REQUIRE(r->nfindings >= 1);
+    CHECK_STR(r->findings[0].id, "memory.oom");
+    CHECK(sev_of(r, "io.cache_misses") == SEV_NONE); /* folded, not a finding of its own */
+    CHECK(evidence_has(r, "memory.oom", "(io.cache_misses)"));
+    report_free(r);
+    /* Without memory trouble the misses stand on their own. */
+    r = cache_case(100000, 38);
+    CHECK(sev_of(r, "io.cache_misses") == SEV_CRITICAL);
+    report_free(r);
+}
+
 static struct report *fsync_case(double per_s, double window_pct)
 {
     struct report *r = quiet_host();
