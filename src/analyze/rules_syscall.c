@@ -151,20 +151,35 @@ void rule_syscall_errors(struct report *r)
     bool only_benign = all > 0 && benign >= all;
     if (only_benign)
         sev = SEV_INFO;
+    /* The severity is that of the real failures' rate (the listed rows'
+     * share of them applied to the total): 1,400 ENOENT probes a second from
+     * a build beside 2 real failures a second are not a critical fault. */
+    double real_share = all > 0 ? (all - benign) / all : 1;
+    struct sig real = sig_value(r, "syscall.errors_per_s", s.v * real_share, NULL);
+    if (!only_benign && real.sev < sev)
+        sev = real.sev > SEV_INFO ? real.sev : SEV_INFO;
+    /* Mostly normal failures: the title says so before naming a real one. */
+    bool mostly_benign = !only_benign && benign > 0 && benign * 2 >= all;
     struct finding *f = report_add_finding(r, "syscall.errors", sev, "syscall", "");
     if (best >= 0) {
         size_t i = (size_t)best;
-        char lab[160];
+        char lab[160], lead[160];
         proc_label(t, i, lab, sizeof lab);
+        if (mostly_benign)
+            snprintf(lead, sizeof lead,
+                     "Failing syscalls: %.0f/s, %.0f%% of them normal (probing, flow "
+                     "control); of the others most",
+                     s.v, floor(100.0 * benign / all)); /* never "100 %" beside others */
+        else
+            snprintf(lead, sizeof lead, "Failing syscalls: %.0f/s; most", s.v);
         double row_rate = table_num(t, i, "per_s"), top_rate = top_proc_rate(t, i);
         if (isnan(row_rate) || isnan(top_rate) || top_rate >= row_rate * 0.995)
-            finding_set_title(f, "Failing syscalls: %.0f/s; most %s() -> %s from %s (%.0f/s)",
-                              s.v, table_str(t, i, "syscall"), table_str(t, i, "errno"), lab,
+            finding_set_title(f, "%s %s() -> %s from %s (%.0f/s)", lead,
+                              table_str(t, i, "syscall"), table_str(t, i, "errno"), lab,
                               row_rate);
         else /* several processes: the row's rate is not the named one's */
-            finding_set_title(f, "Failing syscalls: %.0f/s; most %s() -> %s (%.0f/s), of "
-                                 "them the most from %s (%.0f/s)",
-                              s.v, table_str(t, i, "syscall"), table_str(t, i, "errno"),
+            finding_set_title(f, "%s %s() -> %s (%.0f/s), of them the most from %s (%.0f/s)",
+                              lead, table_str(t, i, "syscall"), table_str(t, i, "errno"),
                               row_rate, lab, top_rate);
         finding_set_culprit(f, lab);
     } else {
@@ -196,7 +211,7 @@ void rule_syscall_errors(struct report *r)
            "file (ENOENT), a closed descriptor (EBADF), a permission problem (EACCES). "
            "strace -f -e trace=SYSCALL -p PID shows the arguments; fix the path, the "
            "descriptor handling or the retry loop.");
-    f->score = rank_score(sev, only_benign ? 0 : s.excess, NAN, 0);
+    f->score = rank_score(sev, only_benign ? 0 : real.excess, NAN, 0);
 }
 
 void rule_process_churn(struct report *r)

@@ -290,6 +290,46 @@ TEST(ksys_rule_syscall_errors_benign_is_info)
     report_free(r);
 }
 
+TEST(ksys_rule_syscall_errors_judged_on_real_failures)
+{
+    /* A build probing for headers (openat -> ENOENT 1400/s over many
+     * processes, each well below the loop rate) beside 2/s of real failures:
+     * the total passes the critical line, the real failures not even the
+     * warning one.  The title must say the failures are mostly normal. */
+    struct report *r = report_new();
+    report_metric(r, "syscall.errors_per_s", "", "/s", "syscall", 1402);
+    struct table *t = report_table(r, "syscall.errors", "", "syscall");
+    const char *c[] = {"syscall", "errno", "comm"};
+    for (int i = 0; i < 3; i++)
+        table_add_col(t, c[i], c[i], "", 0);
+    const char *n[] = {"count", "per_s", "pid", "proc_count"};
+    for (int i = 0; i < 4; i++)
+        table_add_col(t, n[i], n[i], "", 0);
+    const struct {
+        const char *sc, *err, *comm;
+        double count, per_s, pid, proc_count;
+    } rows[] = {{"openat", "ENOENT", "cc1", 14000, 1400, 40, 900},
+                {"mkdir", "EEXIST", "mkdir", 20, 2, 41, 10}};
+    for (size_t i = 0; i < 2; i++) {
+        size_t row = table_add_row(t);
+        table_set_str(t, row, "syscall", rows[i].sc);
+        table_set_str(t, row, "errno", rows[i].err);
+        table_set_str(t, row, "comm", rows[i].comm);
+        table_set_num(t, row, "count", rows[i].count);
+        table_set_num(t, row, "per_s", rows[i].per_s);
+        table_set_num(t, row, "pid", rows[i].pid);
+        table_set_num(t, row, "proc_count", rows[i].proc_count);
+    }
+    thr(r);
+    analyze_run(r);
+    const struct finding *f = report_find_finding(r, "syscall.errors");
+    REQUIRE(f);
+    CHECK(f->sev == SEV_INFO);
+    CHECK_CONTAINS(f->title, "Failing syscalls: 1402/s, 99% of them normal");
+    CHECK_CONTAINS(f->title, "of the others most mkdir() -> EEXIST");
+    report_free(r);
+}
+
 /* Probing failures (isatty's ENOTTY, readlink's EINVAL on a non-link, a
  * reaping loop's ECHILD...) below 1000/s in one process are normal; the same
  * failure above it in one process is a loop.  share: the top process's part
