@@ -16,6 +16,7 @@
 #include <string.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 int kbpf_target(const struct collect_ctx *ctx, uint32_t *tgid, uint64_t *cgid, char *err, size_t n)
@@ -229,6 +230,30 @@ bool kbpf_force_classic(void)
 bool kbpf_has_tp_btf(const char *tp)
 {
     return kbpf_missing_tp_btf(&tp, 1) == NULL;
+}
+
+/* Whether the running kernel is 6.1 or later (bpf_mem_alloc); false when
+ * the release cannot be read.  Collectors start on several threads. */
+static pthread_once_t g_memalloc_once = PTHREAD_ONCE_INIT;
+static bool g_memalloc;
+static void read_kernel_release(void)
+{
+    struct utsname u;
+    unsigned major = 0, minor = 0;
+    g_memalloc = uname(&u) == 0 && sscanf(u.release, "%u.%u", &major, &minor) == 2 &&
+                 (major > 6 || (major == 6 && minor >= 1));
+}
+
+static bool kernel_has_bpf_mem_alloc(void)
+{
+    pthread_once(&g_memalloc_once, read_kernel_release);
+    return g_memalloc;
+}
+
+void kbpf_alloc_on_insert(struct bpf_map *map)
+{
+    if (map && kernel_has_bpf_mem_alloc())
+        bpf_map__set_map_flags(map, bpf_map__map_flags(map) | BPF_F_NO_PREALLOC);
 }
 
 bool kbpf_has_tracepoint(const char *cat, const char *name)

@@ -29,6 +29,16 @@ void kbpf_release_vmlinux_btf(void);
  * whose BTF lacks the tp_btf hooks (without BTF at all no CO-RE object
  * loads: the probe skips every BPF collector) (tests/e2e/classic.sh). */
 bool kbpf_force_classic(void);
+/* Marks a hash map that gains a key rarely (an aggregate per process,
+ * syscall or connection) to allocate its elements on insert instead of all
+ * at creation: a preallocated 64k-entry hash costs ~11 ms of CPU to create
+ * here, every run, for entries a quiet host never uses.  Only on kernels
+ * from 6.1, whose BPF memory allocator makes that safe in every program
+ * type (NMI included); older ones keep the preallocation.  Call between
+ * open and load.  Maps written on every event (a start time per blocked
+ * thread) stay preallocated. */
+struct bpf_map;
+void kbpf_alloc_on_insert(struct bpf_map *map);
 /* True when tracefs lists events/<cat>/<name>. */
 bool kbpf_has_tracepoint(const char *cat, const char *name);
 /* Adds log2 slots (slot i = [2^i, 2^(i+1)), slot 0 also 0) into h, and the

@@ -159,6 +159,8 @@ static struct procevents_bpf *pe_open(bool classic, uint32_t tgid, uint64_t cgid
     struct procevents_bpf *skel = procevents_bpf__open();
     if (!skel)
         return NULL;
+    kbpf_alloc_on_insert(skel->maps.execs); /* a key per (command, parent) pair */
+    kbpf_alloc_on_insert(skel->maps.exits);
     skel->rodata->targ_tgid = tgid;
     skel->rodata->targ_cgid = cgid;
     bpf_program__set_autoload(skel->progs.pe_exec_btf, !classic);

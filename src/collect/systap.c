@@ -135,6 +135,12 @@ static struct systap_bpf *tap_open(enum tap_mode mode, uint32_t tgid, uint64_t c
     bpf_program__set_autoload(skel->progs.io_get_pages, io);
     bpf_program__set_autoload(skel->progs.io_add_page, io);
     bpf_program__set_autoload(skel->progs.io_blk_issue, io);
+    /* aggregates gain a key per new (process, syscall), error or waiter */
+    kbpf_alloc_on_insert(skel->maps.per_proc);
+    kbpf_alloc_on_insert(skel->maps.errs);
+    kbpf_alloc_on_insert(skel->maps.comms);
+    kbpf_alloc_on_insert(skel->maps.sync_procs);
+    kbpf_alloc_on_insert(skel->maps.fwaits);
     if (!classic)
         bpf_map__set_max_entries(skel->maps.calls_tid, 1);
     else /* kernels without tp_btf may lack task storage too */

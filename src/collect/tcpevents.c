@@ -193,6 +193,8 @@ static struct tcp_bpf *te_open(bool classic)
     struct tcp_bpf *skel = tcp_bpf__open();
     if (!skel)
         return NULL;
+    kbpf_alloc_on_insert(skel->maps.retrans); /* a key per connection that retransmits */
+    kbpf_alloc_on_insert(skel->maps.resets);
     struct bpf_program *btf[] = {skel->progs.te_retrans_btf, skel->progs.te_send_reset_btf,
                                  skel->progs.te_recv_reset_btf, skel->progs.te_state_btf};
     struct bpf_program *tp[] = {skel->progs.te_retrans_tp, skel->progs.te_send_reset_tp,
