@@ -42,6 +42,7 @@ struct frow {
 struct futex_state {
     struct systap_bpf *tap; /* borrowed from systap.c between acquire and release */
     bool classic;           /* raw_syscalls tracepoints instead of tp_btf */
+    bool sym_ref;           /* holds a stacks_sym_acquire() reference */
 };
 
 static bool futex_can_run(const struct collect_ctx *ctx, char *reason, size_t n)
@@ -54,6 +55,8 @@ static int futex_start(struct collect_ctx *ctx, void **state, char *err, size_t 
 {
     struct futex_state *st = xcalloc(1, sizeof *st);
     *state = st;
+    stacks_sym_acquire(); /* the run's symbolizer */
+    st->sym_ref = true;
     st->tap = systap_acquire(ctx, SYSTAP_FUTEX, &st->classic, err, n);
     if (!st->tap)
         return -EIO;
@@ -143,7 +146,7 @@ static int futex_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     if (nrows)
         qsort(rows, nrows, sizeof *rows, total_cmp_desc);
 
-    struct symbolizer *sym = symbolizer_new();
+    struct symbolizer *sym = stacks_sym_get();
     struct stack_resolver *res =
         stack_resolver_new(sym, bpf_map__fd(st->tap->maps.fstacks), true);
     size_t nres = nrows < TOP_ROWS * 4 ? nrows : TOP_ROWS * 4;
@@ -220,7 +223,8 @@ static int futex_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
                     (unsigned long long)f1, (unsigned long long)f2);
     stacks_note_symbolizer(le, sym);
     stack_resolver_free(res);
-    symbolizer_free(sym);
+    stacks_sym_release(); /* the model copied every name it kept */
+    st->sym_ref = false;
     for (size_t i = 0; i < nrows; i++)
         free(rows[i].stack);
     free(rows);
@@ -237,6 +241,8 @@ static void futex_destroy(void *state)
         return;
     if (st->tap)
         systap_release(SYSTAP_FUTEX);
+    if (st->sym_ref)
+        stacks_sym_release();
     free(st);
 }
 

@@ -53,6 +53,7 @@ struct offcpu_state {
     uint64_t begin_ns;       /* CLOCK_MONOTONIC when recording began (begin) */
     uint64_t end_ns;         /* when recording stopped (end), 0 before */
     uint64_t observed_ns;    /* begin -> end: the span the shares are of */
+    bool sym_ref;            /* holds a stacks_sym_acquire() reference */
 };
 
 static bool offcpu_can_run(const struct collect_ctx *ctx, char *reason, size_t n)
@@ -97,6 +98,8 @@ static int offcpu_start(struct collect_ctx *ctx, void **state, char *err, size_t
     int rc = kbpf_target(ctx, &tgid_unused, &cgid, err, n);
     if (rc)
         return rc;
+    stacks_sym_acquire(); /* the run's symbolizer: kallsyms loads during the window */
+    st->sym_ref = true;
     st->skel = offcpu_bpf__open();
     if (!st->skel) {
         rc = errno ? -errno : -EINVAL;
@@ -231,12 +234,14 @@ static void add_seeded(struct offcpu_state *st, struct symbolizer *sym, struct p
     kinds[d++] = FRAME_PROCESS;
     names[d] = "[user stack not captured: blocked since before the window]";
     kinds[d++] = FRAME_UNKNOWN;
+    stacks_sym_lock(); /* shared with the other collectors' threads */
     for (size_t i = 0; i < nk; i++) {
         struct sym_frame f;
         uint64_t a = ss.ip[i] - (i ? 1 : 0);
         sym_kernel(sym, a, &f);
         kleaf[i] = f.name;
     }
+    stacks_sym_unlock();
     for (size_t i = nk; i-- > 0;) {
         names[d] = kleaf[i];
         kinds[d++] = FRAME_KERNEL;
@@ -447,7 +452,7 @@ static int offcpu_stop(struct collect_ctx *ctx, void *state, char *err, size_t n
     if (nrows)
         qsort(rows, nrows, sizeof *rows, total_cmp_desc);
 
-    struct symbolizer *sym = symbolizer_new();
+    struct symbolizer *sym = stacks_sym_get();
     struct stack_resolver *res =
         stack_resolver_new(sym, bpf_map__fd(st->skel->maps.stacks), true);
     struct profile *prof = profile_new("offcpu", "Off-CPU time", "us");
@@ -504,7 +509,8 @@ static int offcpu_stop(struct collect_ctx *ctx, void *state, char *err, size_t n
                     miss_k_ms, miss_u_ms);
     stacks_note_symbolizer(le, sym);
     stack_resolver_free(res);
-    symbolizer_free(sym);
+    stacks_sym_release(); /* the profile copied every name it kept */
+    st->sym_ref = false;
     for (size_t i = 0; i < nrows; i++)
         free(rows[i].stack);
     free(rows);
@@ -518,6 +524,8 @@ static void offcpu_destroy(void *state)
     if (!st)
         return;
     offcpu_bpf__destroy(st->skel);
+    if (st->sym_ref)
+        stacks_sym_release();
     free(st);
 }
 

@@ -478,7 +478,9 @@ static int prof_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
         ledger_note(led, "%llu stacks deeper than the stack map's depth were truncated",
                     (unsigned long long)ss.truncated);
     struct sym_stats sy;
+    stacks_sym_lock(); /* other collectors may be resolving with it */
     sym_stats(sym, &sy);
+    stacks_sym_unlock();
     ledger_note(led,
                 "%zu keys, %llu stacks read; frames resolved %llu, unresolved %llu; %llu binaries "
                 "read (%llu failed), %llu processes' maps read (%llu gone)",

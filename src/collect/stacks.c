@@ -230,6 +230,7 @@ static void resolve(struct stack_resolver *sr, struct sentry *e, uint32_t tgid, 
     e->first = (uint32_t)sr->npool;
     /* Resolve leaf-first (the order addresses come in), reverse afterwards. */
     struct sym_frame f, inl[MAX_INLINE];
+    stacks_sym_lock(); /* the symbolizer may be the run's shared one */
     for (uint32_t i = 0; i < n; i++) {
         uint64_t a = i ? sr->ips[i] - 1 : sr->ips[i]; /* return address -> call site */
         size_t ninl = 0;
@@ -250,6 +251,7 @@ static void resolve(struct stack_resolver *sr, struct sentry *e, uint32_t tgid, 
         pool_push(sr, f.name, f.kind);
         mod_note(sr, f.name, f.module, f.kind);
     }
+    stacks_sym_unlock();
     if (e->truncated)
         pool_push(sr, TRUNCATED, FRAME_UNKNOWN);
     e->n = (uint32_t)(sr->npool - e->first);
@@ -335,6 +337,13 @@ int stack_resolver_add(struct stack_resolver *sr, struct profile *p, uint32_t tg
 
 /* ---- shared symbolizer -------------------------------------------------- */
 
+/* The run's one symbolizer, its references and the kallsyms prewarm thread,
+ * under g_shared_mu.  The symbolizer itself is not thread-safe: every call
+ * into it from this file, and from collectors between stacks_sym_lock() and
+ * stacks_sym_unlock(), holds g_sym_mu (collectors drain on worker threads,
+ * profile.c resolves on a prefetch thread during the window). */
+static pthread_mutex_t g_shared_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t g_sym_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct {
     struct symbolizer *sym;
     int refs;
@@ -342,36 +351,62 @@ static struct {
     pthread_t thread;
 } g_shared;
 
+void stacks_sym_lock(void)
+{
+    pthread_mutex_lock(&g_sym_mu);
+}
+
+void stacks_sym_unlock(void)
+{
+    pthread_mutex_unlock(&g_sym_mu);
+}
+
 static void *prewarm(void *arg)
 {
     struct sym_frame f;
+    stacks_sym_lock();
     sym_kernel(arg, 0, &f); /* loads kallsyms */
+    stacks_sym_unlock();
     return NULL;
+}
+
+/* The run's symbolizer, made on first use; with g_shared_mu held. */
+static struct symbolizer *shared_sym(void)
+{
+    if (!g_shared.sym)
+        g_shared.sym = symbolizer_new();
+    return g_shared.sym;
 }
 
 void stacks_sym_acquire(void)
 {
-    if (g_shared.refs++ > 0)
-        return;
-    g_shared.sym = symbolizer_new();
-    g_shared.thread_running = pthread_create(&g_shared.thread, NULL, prewarm, g_shared.sym) == 0;
+    pthread_mutex_lock(&g_shared_mu);
+    if (g_shared.refs++ == 0)
+        g_shared.thread_running =
+            pthread_create(&g_shared.thread, NULL, prewarm, shared_sym()) == 0;
+    pthread_mutex_unlock(&g_shared_mu);
 }
 
 struct symbolizer *stacks_sym_get(void)
 {
-    if (!g_shared.sym)
-        g_shared.sym = symbolizer_new();
+    pthread_mutex_lock(&g_shared_mu);
+    shared_sym();
     if (g_shared.thread_running) {
         pthread_join(g_shared.thread, NULL);
         g_shared.thread_running = false;
     }
-    return g_shared.sym;
+    struct symbolizer *sym = g_shared.sym;
+    pthread_mutex_unlock(&g_shared_mu);
+    return sym;
 }
 
 void stacks_sym_release(void)
 {
-    if (g_shared.refs > 0 && --g_shared.refs > 0)
+    pthread_mutex_lock(&g_shared_mu);
+    if (g_shared.refs > 0 && --g_shared.refs > 0) {
+        pthread_mutex_unlock(&g_shared_mu);
         return;
+    }
     if (g_shared.thread_running) {
         pthread_join(g_shared.thread, NULL);
         g_shared.thread_running = false;
@@ -379,6 +414,7 @@ void stacks_sym_release(void)
     symbolizer_free(g_shared.sym);
     g_shared.sym = NULL;
     g_shared.refs = 0;
+    pthread_mutex_unlock(&g_shared_mu);
 }
 
 /* Rows go into a scratch profile under root frames "#<row>", so that stack
@@ -443,10 +479,12 @@ int stack_resolver_rows(struct stack_resolver *sr, const struct stack_row *rows,
 void stacks_note_symbolizer(struct ledger_entry *led, const struct symbolizer *sym)
 {
     struct sym_stats st;
+    stacks_sym_lock(); /* the notes are the symbolizer's, which others may be growing */
     sym_stats(sym, &st);
     for (size_t i = 0; i < st.nnotes; i++)
         ledger_note(led, "%s", st.notes[i]);
     if (st.notes_dropped)
         ledger_note(led, "%llu more symbolizer refusals not listed",
                     (unsigned long long)st.notes_dropped);
+    stacks_sym_unlock();
 }

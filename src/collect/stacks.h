@@ -8,7 +8,9 @@
  *
  * Ownership: the resolver owns only its caches.  The symbolizer and the map
  * fd stay the caller's and must outlive the resolver (frame names point into
- * the symbolizer).  Not thread-safe. */
+ * the symbolizer).  One resolver is used by one thread at a time; resolvers
+ * on different threads may share a symbolizer (every call into it holds
+ * stacks_sym_lock()). */
 #ifndef PERFREPORT_STACKS_H
 #define PERFREPORT_STACKS_H
 #include <stdbool.h>
@@ -94,13 +96,16 @@ int stack_resolver_prefetch(struct stack_resolver *sr, uint32_t tgid, int64_t ks
  * `name` with that kind, or NULL.  Valid until the symbolizer is freed. */
 const char *stack_resolver_module(const struct stack_resolver *sr, const char *name, int kind);
 
-/* One symbolizer shared by the collectors of a run (kallsyms and per-binary
- * caches are read once, not once per profiler).  stacks_sym_acquire() takes
- * a reference and, the first time, starts loading kallsyms on a background
- * thread so that the work happens during the window instead of after it;
- * stacks_sym_get() waits for that and returns the symbolizer;
- * stacks_sym_release() drops a reference and frees it at zero.  Call from
- * the pipeline thread only. */
+/* One symbolizer shared by the collectors of a run that have stacks
+ * (profile, offcpu, futex): kallsyms and per-binary caches are read once,
+ * not once per collector.  stacks_sym_acquire() takes a reference (at a
+ * collector's start) and, the first time, starts loading kallsyms on a
+ * background thread so that the work happens during the window instead of
+ * after it; stacks_sym_get() waits for that and returns the symbolizer;
+ * stacks_sym_release() drops a reference and frees it at zero (names it
+ * gave are then gone: models copy them).  All three are thread-safe.  The
+ * symbolizer itself is not: a collector calling into it directly (not
+ * through a resolver) holds stacks_sym_lock() around the calls. */
 /* Copies the symbolizer's refusal notes (binaries without DWARF, perf maps
  * refused, files that did not answer) into a collector's ledger entry. */
 struct ledger_entry;
@@ -109,4 +114,6 @@ void stacks_note_symbolizer(struct ledger_entry *led, const struct symbolizer *s
 void stacks_sym_acquire(void);
 struct symbolizer *stacks_sym_get(void);
 void stacks_sym_release(void);
+void stacks_sym_lock(void);
+void stacks_sym_unlock(void);
 #endif

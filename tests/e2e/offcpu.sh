@@ -95,3 +95,20 @@ kill $mf 2>/dev/null
 pr -d 2 -o "$TMPD/sys" --quiet
 got=$(json "$TMPD/sys/report.json" "[f['id'] for f in d['findings'] if f['id'].startswith('offcpu.')]")
 [ "$got" = "[]" ] && ok e2e_offcpu_system_wide_informative || not_ok e2e_offcpu_system_wide_informative "$got"
+
+# 5. One symbolizer per run: the collectors with stacks (profile, offcpu,
+#    futex) share it, so kallsyms is read once however many resolve kernel
+#    frames (each used to load its own copy).  A sleeper gives the off-CPU
+#    profile kernel frames to name.
+"$WL/sleeper" 30 >/dev/null 2>&1 & sl=$!; track $sl
+strace -f -qq -e trace=openat -o "$TMPD/strace.log" "$PERFREPORT_BIN" -d 2 -o "$TMPD/onesym" --quiet
+nk=$(grep -c '"/proc/kallsyms"' "$TMPD/strace.log")
+kf=$(grep -c '\[kernel\]\|;schedule' "$TMPD/onesym/offcpu.folded" 2>/dev/null)
+if [ "$(ran "$TMPD/onesym" offcpu)" != "['ran']" ]; then
+    skip e2e_offcpu_one_kallsyms_read "offcpu did not run: $(ran "$TMPD/onesym" offcpu)"
+elif [ "$nk" = 1 ] && [ "${kf:-0}" -ge 1 ]; then
+    ok e2e_offcpu_one_kallsyms_read
+else
+    not_ok e2e_offcpu_one_kallsyms_read "/proc/kallsyms opened $nk times; $kf off-CPU stacks with named kernel frames"
+fi
+kill $sl 2>/dev/null
