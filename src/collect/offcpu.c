@@ -106,6 +106,9 @@ static int offcpu_start(struct collect_ctx *ctx, void **state, char *err, size_t
         snprintf(err, n, "opening the off-CPU BPF object failed: %s", strerror(-rc));
         return rc;
     }
+    /* a key per new (process, stacks), a seed per thread blocked at the start */
+    kbpf_alloc_on_insert(st->skel->maps.agg);
+    kbpf_alloc_on_insert(st->skel->maps.seed_stacks);
     st->classic = kbpf_force_classic() || !kbpf_has_tp_btf("sched_switch");
     bpf_program__set_autoload(st->skel->progs.offcpu_switch_btf, !st->classic);
     bpf_program__set_autoload(st->skel->progs.offcpu_switch_tp, st->classic);

@@ -14,6 +14,7 @@
 #include "../util/xalloc.h"
 #include "collector.h"
 #include "profile_summary.h"
+#include "kbpf.h"
 #include "stacks.h"
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -237,6 +238,7 @@ static int prof_start(struct collect_ctx *ctx, void **state, char *err, size_t n
         snprintf(err, n, "opening the profile BPF object failed: %s", strerror(e));
         return -e;
     }
+    kbpf_alloc_on_insert(st->skel->maps.counts); /* a key per new (process, stacks) */
     if (ctx->opt && ctx->opt->pid > 0) {
         st->skel->rodata->targ_tgid = (__u32)ctx->opt->pid;
         st->scope = xasprintf("pid %d", (int)ctx->opt->pid);

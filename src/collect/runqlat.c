@@ -160,6 +160,7 @@ static int rq_start(struct collect_ctx *ctx, void **state, char *err, size_t n)
         return -errno;
     }
     struct runqlat_bpf *s = st->skel;
+    kbpf_alloc_on_insert(s->maps.procs); /* a histogram per process that waited */
     s->rodata->targ_tgid = tgid;
     s->rodata->self_tgid = (uint32_t)getpid();
     s->rodata->targ_cgid = cgid;
