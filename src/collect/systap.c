@@ -29,7 +29,6 @@ static bool tap_classic;
 static bool tap_io_attached;
 static int tap_io_errno; /* why the I/O programs did not load, 0 if they did or were not tried */
 static double tap_cost_ns; /* calibrated when the pair was attached */
-static double tap_link_s;  /* one attach and detach of the pair (calibration's median) */
 
 static const char *const io_hooks[] = {"mm_filemap_get_pages", "mm_filemap_add_to_page_cache",
                                        "block_rq_issue"};
@@ -95,40 +94,26 @@ static double burst_ns(void)
  * more than the tap costs.  The floor covers a host so loaded that the
  * tap looks free. */
 #define CALIB_PAIRS 4
-_Static_assert(CALIB_PAIRS == 4, "calibrate() takes the middle of three link timings");
-static void sort4(double *d) /* insertion sort: CALIB_PAIRS values */
+static int calibrate(struct systap_bpf *skel, bool classic)
 {
-    for (int i = 1; i < CALIB_PAIRS; i++)
+    double d[CALIB_PAIRS];
+    for (int i = 0; i < CALIB_PAIRS; i++) {
+        double off = burst_ns();
+        int rc = tap_links(skel, classic, true);
+        if (rc)
+            return rc;
+        d[i] = burst_ns() - off;
+        if (i + 1 < CALIB_PAIRS)
+            tap_links(skel, classic, false);
+    }
+    for (int i = 1; i < CALIB_PAIRS; i++) /* insertion sort: four values */
         for (int j = i; j > 0 && d[j] < d[j - 1]; j--) {
             double t = d[j];
             d[j] = d[j - 1];
             d[j - 1] = t;
         }
-}
-
-static int calibrate(struct systap_bpf *skel, bool classic)
-{
-    double d[CALIB_PAIRS], link[CALIB_PAIRS - 1];
-    for (int i = 0; i < CALIB_PAIRS; i++) {
-        double off = burst_ns();
-        uint64_t t0 = mono_ns();
-        int rc = tap_links(skel, classic, true);
-        if (rc)
-            return rc;
-        uint64_t t1 = mono_ns();
-        d[i] = burst_ns() - off;
-        if (i + 1 < CALIB_PAIRS) {
-            uint64_t t2 = mono_ns();
-            tap_links(skel, classic, false);
-            link[i] = (double)(t1 - t0 + mono_ns() - t2) / 1e9;
-        }
-    }
-    sort4(d);
     double median = (d[CALIB_PAIRS / 2 - 1] + d[CALIB_PAIRS / 2]) / 2;
     tap_cost_ns = fmax(40.0, 1.3 * median);
-    /* wall time, which a loaded host stretches: periods only get longer */
-    double l0 = fmin(link[0], link[1]), l1 = fmax(link[0], link[1]);
-    tap_link_s = fmax(l0, fmin(l1, link[2])); /* the middle of three */
     return 0;
 }
 
@@ -294,9 +279,8 @@ static void set_acquired_parts(bool on)
  * only bound is to be attached part of the time.  The slicer thread
  * measures the busiest CPU's syscall rate while attached; when rate x cost
  * exceeds TAPSLICE_BUDGET of a CPU it records in periods of
- * tapslice_period_len() (longer when attaching is slow), attached for a
- * duty that keeps the share within the budget, at a random offset in each
- * period, and the counts are scaled by
+ * TAPSLICE_PERIOD_S, attached for a duty that keeps the share within the
+ * budget, at a random offset in each period, and the counts are scaled by
  * the estimate of src/collect/tapslice.c.  Detached, a syscall pays
  * nothing; programs left attached but returning at once would still pay
  * the dispatch (~2/3 of the cost).  All fields under sl_mu, except those
@@ -376,8 +360,7 @@ static void *sl_main(void *arg)
 {
     (void)arg;
     struct tapslice ts;
-    double period = tapslice_period_len(tap_link_s);
-    tapslice_init(&ts, period);
+    tapslice_init(&ts);
     uint64_t rng = mono_ns() | 1;
     double duty = sl_forced > 0 ? sl_forced : 1, peak = 0, p = sl_t0;
     bool stop = false;
@@ -408,8 +391,8 @@ static void *sl_main(void *arg)
         /* Sliced: detached, attached `duty` of the period at a random
          * offset, detached. */
         rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
-        double on_len = duty * period;
-        double before = (double)(rng >> 11) / 9007199254740992.0 * (period - on_len);
+        double on_len = duty * TAPSLICE_PERIOD_S;
+        double before = (double)(rng >> 11) / 9007199254740992.0 * (TAPSLICE_PERIOD_S - on_len);
         double t_on = 0, t_off = 0;
         stop = sl_wait(p + before);
         if (!stop) {
@@ -431,7 +414,7 @@ static void *sl_main(void *arg)
                 next = tapslice_duty(share, duty);
         }
         if (!stop)
-            stop = sl_wait(p + period);
+            stop = sl_wait(p + TAPSLICE_PERIOD_S);
         if (!stop && next >= 1)
             err = sl_link(1);
         double e = now_s();
@@ -453,7 +436,7 @@ static void *sl_main(void *arg)
     /* otherwise the window as the periods saw it: a late wake-up of this
      * thread after the last one is not time the tap missed */
     tapslice_result(&ts, window, &res);
-    res.period_s = period;
+    res.period_s = TAPSLICE_PERIOD_S;
     res.cost_ns = tap_cost_ns;
     res.peak_share = peak;
     res.forced = sl_forced > 0;

@@ -4,17 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 
-double tapslice_period_len(double link_s)
-{
-    if (!(link_s > 0))
-        return TAPSLICE_PERIOD_S;
-    return fmin(TAPSLICE_PERIOD_MAX_S, fmax(TAPSLICE_PERIOD_S, link_s / TAPSLICE_LINK_BUDGET));
-}
-
-void tapslice_init(struct tapslice *s, double period_s)
+void tapslice_init(struct tapslice *s)
 {
     memset(s, 0, sizeof *s);
-    s->period_s = period_s > 0 ? period_s : TAPSLICE_PERIOD_S;
     s->duty_min = 1;
 }
 
@@ -52,7 +44,7 @@ void tapslice_period(struct tapslice *s, double span, double on, uint64_t calls,
 void tapslice_result(const struct tapslice *s, double window_s, struct tapslice_result *out)
 {
     /* the caller fills cost_ns, peak_share, forced; nothing is left undefined */
-    *out = (struct tapslice_result){.period_s = s->period_s};
+    *out = (struct tapslice_result){.period_s = TAPSLICE_PERIOD_S};
     out->sampled = s->slices > 0;
     out->slices = s->slices;
     out->duty_min = s->slices ? s->duty_min : 1;
@@ -66,7 +58,7 @@ void tapslice_result(const struct tapslice *s, double window_s, struct tapslice_
         est += s->recorded / s->on_s * unseen;
     out->sampled |= unseen > 1e-3;
     /* a long stretch extrapolated: no error can be stated */
-    bool extrapolated = unseen > s->period_s;
+    bool extrapolated = unseen > TAPSLICE_PERIOD_S;
     est += s->slowed / 2; /* the middle: see tapslice_period */
     out->recorded = s->recorded;
     out->estimate = out->sampled ? est : s->recorded;

@@ -13,13 +13,7 @@
  * the slicing's own cost and the error of the calibration. */
 #define TAPSLICE_BUDGET 0.03
 #define TAPSLICE_DUTY_MIN 0.05 /* below that the estimate rests on too little */
-#define TAPSLICE_PERIOD_S 0.25 /* sliced: the shortest period, one attached phase each */
-#define TAPSLICE_PERIOD_MAX_S 1.0 /* longer ones leave a short window too few periods */
-/* Attaching and detaching the pair patches the kernel's text on every CPU:
- * ~2 ms of CPU per slice on the test VM, most of it perfreport's, the rest
- * interrupts on the workload's CPUs.  Periods are long enough that this
- * stays within 0.25 % of a CPU. */
-#define TAPSLICE_LINK_BUDGET 0.0025
+#define TAPSLICE_PERIOD_S 0.25 /* sliced: one attached phase per period */
 #define TAPSLICE_CHECK_S 0.1   /* attached: the rate is measured this often */
 
 /* How the tap recorded the window. */
@@ -37,14 +31,8 @@ struct tapslice_result {
     bool forced;          /* duty set by PERFREPORT_SYSTAP_DUTY */
 };
 
-/* Period length for a slice whose attach and detach take link_s seconds:
- * link_s / TAPSLICE_LINK_BUDGET, within [TAPSLICE_PERIOD_S,
- * TAPSLICE_PERIOD_MAX_S]; TAPSLICE_PERIOD_S when link_s is unknown (<= 0). */
-double tapslice_period_len(double link_s);
-
 /* Running sums over the periods of one window. */
 struct tapslice {
-    double period_s;       /* the sliced periods' length */
     double span_s, on_s;   /* periods' length, attached time */
     double unseen_s;       /* of span_s: periods never attached */
     double recorded, est;  /* calls recorded; their estimate for the spans */
@@ -57,7 +45,7 @@ struct tapslice {
     double slowed;         /* calls the tap's own cost may have hidden (see tapslice_period) */
 };
 
-void tapslice_init(struct tapslice *s, double period_s);
+void tapslice_init(struct tapslice *s);
 /* One period of `span` seconds of which the tap was attached `on` (0 <
  * on <= span; on == span: attached throughout, its calls exact), during which
  * it recorded `calls`.  Where the attached phase sits in the period is
