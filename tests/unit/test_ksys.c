@@ -264,26 +264,46 @@ TEST(ksys_rule_enoent_probing_is_info_but_a_loop_is_not)
     report_free(r);
 }
 
-TEST(ksys_rule_syscall_errors_benign_is_info)
+/* One row of a syscall.errors table made by errors_model(). */
+struct err_row {
+    const char *sc, *err, *comm;
+    double count, per_s, pid, proc_count; /* proc_count NAN: column absent */
+};
+
+/* A model with syscall.errors_per_s = per_s and a syscall.errors table of
+ * the rows. */
+static struct report *errors_model(double per_s, const struct err_row *rows, size_t nrows)
 {
     struct report *r = report_new();
-    report_metric(r, "syscall.errors_per_s", "", "/s", "syscall", 5000);
+    report_metric(r, "syscall.errors_per_s", "", "/s", "syscall", per_s);
     struct table *t = report_table(r, "syscall.errors", "", "syscall");
     const char *c[] = {"syscall", "errno", "comm"};
     for (int i = 0; i < 3; i++)
         table_add_col(t, c[i], c[i], "", 0);
-    const char *n[] = {"count", "per_s", "pid"};
-    for (int i = 0; i < 3; i++)
+    const char *n[] = {"count", "per_s", "pid", "proc_count"};
+    bool with_top = nrows && !isnan(rows[0].proc_count);
+    for (int i = 0; i < (with_top ? 4 : 3); i++)
         table_add_col(t, n[i], n[i], "", 0);
-    size_t row = table_add_row(t);
-    table_set_str(t, row, "syscall", "read");
-    table_set_str(t, row, "errno", "EAGAIN");
-    table_set_str(t, row, "comm", "server");
-    table_set_num(t, row, "count", 50000);
-    table_set_num(t, row, "per_s", 5000);
-    table_set_num(t, row, "pid", 9);
+    for (size_t i = 0; i < nrows; i++) {
+        size_t row = table_add_row(t);
+        table_set_str(t, row, "syscall", rows[i].sc);
+        table_set_str(t, row, "errno", rows[i].err);
+        table_set_str(t, row, "comm", rows[i].comm);
+        table_set_num(t, row, "count", rows[i].count);
+        table_set_num(t, row, "per_s", rows[i].per_s);
+        table_set_num(t, row, "pid", rows[i].pid);
+        if (with_top)
+            table_set_num(t, row, "proc_count", rows[i].proc_count);
+    }
     thr(r);
     analyze_run(r);
+    return r;
+}
+
+TEST(ksys_rule_syscall_errors_benign_is_info)
+{
+    const struct err_row rows[] = {{"read", "EAGAIN", "server", 50000, 5000, 9, NAN}};
+    struct report *r = errors_model(5000, rows, 1);
     const struct finding *f = report_find_finding(r, "syscall.errors");
     REQUIRE(f);
     CHECK(f->sev == SEV_INFO);
@@ -296,32 +316,9 @@ TEST(ksys_rule_syscall_errors_judged_on_real_failures)
      * processes, each well below the loop rate) beside 2/s of real failures:
      * the total passes the critical line, the real failures not even the
      * warning one.  The title must say the failures are mostly normal. */
-    struct report *r = report_new();
-    report_metric(r, "syscall.errors_per_s", "", "/s", "syscall", 1402);
-    struct table *t = report_table(r, "syscall.errors", "", "syscall");
-    const char *c[] = {"syscall", "errno", "comm"};
-    for (int i = 0; i < 3; i++)
-        table_add_col(t, c[i], c[i], "", 0);
-    const char *n[] = {"count", "per_s", "pid", "proc_count"};
-    for (int i = 0; i < 4; i++)
-        table_add_col(t, n[i], n[i], "", 0);
-    const struct {
-        const char *sc, *err, *comm;
-        double count, per_s, pid, proc_count;
-    } rows[] = {{"openat", "ENOENT", "cc1", 14000, 1400, 40, 900},
-                {"mkdir", "EEXIST", "mkdir", 20, 2, 41, 10}};
-    for (size_t i = 0; i < 2; i++) {
-        size_t row = table_add_row(t);
-        table_set_str(t, row, "syscall", rows[i].sc);
-        table_set_str(t, row, "errno", rows[i].err);
-        table_set_str(t, row, "comm", rows[i].comm);
-        table_set_num(t, row, "count", rows[i].count);
-        table_set_num(t, row, "per_s", rows[i].per_s);
-        table_set_num(t, row, "pid", rows[i].pid);
-        table_set_num(t, row, "proc_count", rows[i].proc_count);
-    }
-    thr(r);
-    analyze_run(r);
+    const struct err_row rows[] = {{"openat", "ENOENT", "cc1", 14000, 1400, 40, 900},
+                                   {"mkdir", "EEXIST", "mkdir", 20, 2, 41, 10}};
+    struct report *r = errors_model(1402, rows, 2);
     const struct finding *f = report_find_finding(r, "syscall.errors");
     REQUIRE(f);
     CHECK(f->sev == SEV_INFO);
