@@ -18,7 +18,7 @@
 /* Filled in by user space before load. */
 const volatile __u32 targ_tgid = 0;
 const volatile __u64 targ_cgid = 0;
-const volatile __u32 self_tgid = 0; /* perfreport's own waits (it runs niced) are left out */
+const volatile __u32 self_tgid = 0; /* perfreport's own waits (it runs niced) and its children's are left out */
 
 /* Set by user space for the window only: the maps hold exactly the window
  * even while other collectors still drain theirs. */
@@ -72,7 +72,10 @@ struct {
 
 static __always_inline bool task_wanted(struct task_struct *p)
 {
-    if (self_tgid && BPF_CORE_READ(p, tgid) == (pid_t)self_tgid)
+    /* perfreport and the children it forks (bounded reads of other users'
+     * files): niced or short-lived, their waits are its own footprint */
+    if (self_tgid && (BPF_CORE_READ(p, tgid) == (pid_t)self_tgid ||
+                      BPF_CORE_READ(p, real_parent, tgid) == (pid_t)self_tgid))
         return false;
     if (targ_tgid && BPF_CORE_READ(p, tgid) != (pid_t)targ_tgid)
         return false;
