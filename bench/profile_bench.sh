@@ -4,7 +4,10 @@
 #     timed with and without `perfreport` running (default -F), PAIRS
 #     pairs in alternating order; prints the median slowdown.  Only the profile
 #     collector's BPF program adds per-sample work; /proc collectors run too.
-#  2. window end -> bundle published with the profile on, on a busy 2-CPU
+#  2. overhead over the work's whole run: a default run (start, 30 s window,
+#     finalisation) inside ~WHOLE_S s of the same work, WPAIRS pairs
+#     (PAIRS=0 skips part 1);
+#  3. window end -> bundle published with the profile on, on a busy 2-CPU
 #     host (two burners), -d SECS (default 30).
 set -eu
 cd "$(dirname "$0")/.."
@@ -58,6 +61,47 @@ while [ $i -le "$PAIRS" ]; do
     i=$((i + 1))
 done
 python3 -c "import statistics,sys; v=[float(x) for x in open('$tmp/slow')]; print('median slowdown: %.2f %% (budget 2 %%)' % statistics.median(v) if v else 'no pairs run')"
+
+echo
+# The same work over a whole default run (design section 9 and issue 11):
+# perfreport's start, its 30 s window and its finalisation all fall inside
+# the work, which is sized to last ~WHOLE_S seconds untraced.  WPAIRS pairs
+# (default 7), alternating order.
+WHOLE_S=${WHOLE_S:-40}
+WPAIRS=${WPAIRS:-7}
+t1=$(work)
+WORK=$(python3 -c "print(int($WORK * $WHOLE_S / $t1))")
+echo "## Overhead over the work's whole run: a default run (30 s window) inside ~${WHOLE_S} s of 2-thread CPU-bound work, $WPAIRS pairs"
+printf '%-5s %10s %10s %10s\n' pair "off s" "on s" "slowdown%"
+: > "$tmp/wslow"
+whole() { # seconds of the work with a whole default run inside it
+    python3 - "$WORK" "$BIN" "$tmp/w" <<'PY'
+import subprocess, sys, time, shutil
+n, binary, out = sys.argv[1], sys.argv[2], sys.argv[3]
+t0 = time.monotonic()
+ps = [subprocess.Popen(["awk", "BEGIN{for(i=0;i<%s;i++)s+=i*i%%7}" % n]) for _ in range(2)]
+time.sleep(0.5)
+rc = subprocess.call([binary, "-o", out, "--quiet"], stdout=subprocess.DEVNULL,
+                     stderr=subprocess.DEVNULL)
+for p in ps: p.wait()
+print("%.3f" % (time.monotonic() - t0))
+shutil.rmtree(out, ignore_errors=True)
+sys.exit(1 if rc == 3 else 0)
+PY
+}
+i=1
+while [ $i -le "$WPAIRS" ]; do
+    if [ $((i % 2)) = 1 ]; then
+        off=$(work); on=$(whole)
+    else
+        on=$(whole); off=$(work)
+    fi
+    s=$(python3 -c "print('%.2f' % (100*($on/$off-1)))")
+    echo "$s" >> "$tmp/wslow"
+    printf '%-5s %10s %10s %10s\n' $i "$off" "$on" "$s"
+    i=$((i + 1))
+done
+python3 -c "import statistics,sys; v=[float(x) for x in open('$tmp/wslow')]; print('median slowdown over the whole run: %.2f %% (budget 2 %%)' % statistics.median(v) if v else 'no pairs run')"
 
 echo
 echo "## Window end -> bundle published, profile on, 2 burners, -d $SECS"
