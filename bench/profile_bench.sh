@@ -21,23 +21,48 @@ bg=""
 # traced() runs in a subshell: its perfreport's pid is kept in a file
 trap 'for p in $bg $(cat "$tmp/pr" 2>/dev/null); do kill $p 2>/dev/null || true; done; rm -rf "$tmp"' EXIT
 
-work() { # seconds taken by two parallel fixed CPU loops
-    python3 - "$WORK" <<'PY'
+# work [CMD...]: seconds taken by two parallel fixed CPU loops; with CMD,
+# CMD runs to its end 0.5 s after they start (exit 3 from it fails the bench).
+work() {
+    python3 - "$WORK" "$@" <<'PY'
 import subprocess, sys, time
-n = sys.argv[1]
+n, cmd = sys.argv[1], sys.argv[2:]
 t0 = time.monotonic()
 ps = [subprocess.Popen(["awk", "BEGIN{for(i=0;i<%s;i++)s+=i*i%%7}" % n]) for _ in range(2)]
+rc = 0
+if cmd:
+    time.sleep(0.5)
+    rc = subprocess.call(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 for p in ps: p.wait()
 print("%.3f" % (time.monotonic() - t0))
+sys.exit(1 if rc == 3 else 0)
 PY
 }
 
-echo "## Overhead of a default run (every collector, both profiles) on 2-thread CPU-bound work, $PAIRS pairs"
-printf '%-5s %10s %10s %10s\n' pair "off s" "on s" "slowdown%"
-: > "$tmp/slow"
-i=1
-traced() { # seconds of the same work with perfreport running
-    "$BIN" -d 120 -o "$tmp/o$i" --quiet >/dev/null 2>&1 & pr=$!
+# pairs N ON OUT: N pairs of `work` and the command ON (a function printing
+# seconds), in alternating order: the VM's CPU speed drifts by a few percent
+# over a minute, and a fixed order would count the drift as overhead.
+# Prints each pair and the median slowdown; OUT collects the slowdowns.
+pairs() {
+    printf '%-5s %10s %10s %10s\n' pair "off s" "on s" "slowdown%"
+    : > "$3"
+    i=1
+    while [ $i -le "$1" ]; do
+        if [ $((i % 2)) = 1 ]; then
+            off=$(work); on=$($2)
+        else
+            on=$($2); off=$(work)
+        fi
+        s=$(python3 -c "print('%.2f' % (100*($on/$off-1)))")
+        echo "$s" >> "$3"
+        printf '%-5s %10s %10s %10s\n' $i "$off" "$on" "$s"
+        i=$((i + 1))
+    done
+    python3 -c "import statistics,sys; v=[float(x) for x in open('$3')]; print('median slowdown: %.2f %% (budget 2 %%)' % statistics.median(v) if v else 'no pairs run')"
+}
+
+traced() { # seconds of the work with perfreport running (attached before it)
+    "$BIN" -d 120 -o "$tmp/o" --quiet >/dev/null 2>&1 & pr=$!
     echo "$pr" > "$tmp/pr"
     sleep 1.5 # attached
     work
@@ -45,63 +70,25 @@ traced() { # seconds of the same work with perfreport running
     rc=0; wait $pr || rc=$?
     rm -f "$tmp/pr"
     [ "$rc" != 3 ] || { echo "perfreport failed (exit 3): no traced run" >&2; exit 1; }
-    rm -rf "$tmp/o$i"
+    rm -rf "$tmp/o"
 }
-while [ $i -le "$PAIRS" ]; do
-    # Alternate the order: the VM's CPU speed drifts by a few percent over
-    # a minute, and a fixed order would count the drift as overhead.
-    if [ $((i % 2)) = 1 ]; then
-        off=$(work); on=$(traced)
-    else
-        on=$(traced); off=$(work)
-    fi
-    s=$(python3 -c "print('%.2f' % (100*($on/$off-1)))")
-    echo "$s" >> "$tmp/slow"
-    printf '%-5s %10s %10s %10s\n' $i "$off" "$on" "$s"
-    i=$((i + 1))
-done
-python3 -c "import statistics,sys; v=[float(x) for x in open('$tmp/slow')]; print('median slowdown: %.2f %% (budget 2 %%)' % statistics.median(v) if v else 'no pairs run')"
+echo "## Overhead of a default run (every collector, both profiles) on 2-thread CPU-bound work, $PAIRS pairs"
+pairs "$PAIRS" traced "$tmp/slow"
 
 echo
-# The same work over a whole default run (design section 9 and issue 11):
-# perfreport's start, its 30 s window and its finalisation all fall inside
-# the work, which is sized to last ~WHOLE_S seconds untraced.  WPAIRS pairs
-# (default 7), alternating order.
+# The same work over a whole default run (design section 9): perfreport's
+# start, its 30 s window and its finalisation all fall inside the work,
+# which is sized to last ~WHOLE_S seconds untraced.
 WHOLE_S=${WHOLE_S:-40}
 WPAIRS=${WPAIRS:-7}
 t1=$(work)
 WORK=$(python3 -c "print(int($WORK * $WHOLE_S / $t1))")
-echo "## Overhead over the work's whole run: a default run (30 s window) inside ~${WHOLE_S} s of 2-thread CPU-bound work, $WPAIRS pairs"
-printf '%-5s %10s %10s %10s\n' pair "off s" "on s" "slowdown%"
-: > "$tmp/wslow"
 whole() { # seconds of the work with a whole default run inside it
-    python3 - "$WORK" "$BIN" "$tmp/w" <<'PY'
-import subprocess, sys, time, shutil
-n, binary, out = sys.argv[1], sys.argv[2], sys.argv[3]
-t0 = time.monotonic()
-ps = [subprocess.Popen(["awk", "BEGIN{for(i=0;i<%s;i++)s+=i*i%%7}" % n]) for _ in range(2)]
-time.sleep(0.5)
-rc = subprocess.call([binary, "-o", out, "--quiet"], stdout=subprocess.DEVNULL,
-                     stderr=subprocess.DEVNULL)
-for p in ps: p.wait()
-print("%.3f" % (time.monotonic() - t0))
-shutil.rmtree(out, ignore_errors=True)
-sys.exit(1 if rc == 3 else 0)
-PY
+    work "$BIN" -o "$tmp/w" --quiet
+    rm -rf "$tmp/w"
 }
-i=1
-while [ $i -le "$WPAIRS" ]; do
-    if [ $((i % 2)) = 1 ]; then
-        off=$(work); on=$(whole)
-    else
-        on=$(whole); off=$(work)
-    fi
-    s=$(python3 -c "print('%.2f' % (100*($on/$off-1)))")
-    echo "$s" >> "$tmp/wslow"
-    printf '%-5s %10s %10s %10s\n' $i "$off" "$on" "$s"
-    i=$((i + 1))
-done
-python3 -c "import statistics,sys; v=[float(x) for x in open('$tmp/wslow')]; print('median slowdown over the whole run: %.2f %% (budget 2 %%)' % statistics.median(v) if v else 'no pairs run')"
+echo "## Overhead over the work's whole run: a default run (30 s window) inside ~${WHOLE_S} s of 2-thread CPU-bound work, $WPAIRS pairs"
+pairs "$WPAIRS" whole "$tmp/wslow"
 
 echo
 echo "## Window end -> bundle published, profile on, 2 burners, -d $SECS"

@@ -65,10 +65,10 @@ int kbpf_target(const struct collect_ctx *ctx, uint32_t *tgid, uint64_t *cgid, c
 #define KBPF_VMLINUX_BTF "/sys/kernel/btf/vmlinux"
 #define KBPF_BTF_STR_MAX (64u << 20) /* bound on the string section read */
 #define KBPF_HOOK_PREFIX "btf_trace_"
+#define KBPF_HOOK_PREFIX_LEN (sizeof KBPF_HOOK_PREFIX - 1)
 static pthread_mutex_t g_btf_mu = PTHREAD_MUTEX_INITIALIZER;
 static char **g_hooks;   /* owned: sorted hook names (prefix dropped), each malloc'd */
-static size_t g_nhooks;
-static bool g_hooks_read;  /* g_hooks answers (read since the last release) */
+static size_t g_nhooks;  /* > 0 once read (a kernel BTF without hooks uses the fallback) */
 static struct btf *g_btf;  /* owned: the libbpf fallback; freed by kbpf_release_vmlinux_btf */
 static bool g_btf_tried;   /* fallback parsed (or failed) since the last release */
 static struct {
@@ -80,6 +80,15 @@ static size_t g_nmemo;
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static void hooks_free(void)
+{
+    for (size_t i = 0; i < g_nhooks; i++)
+        free(g_hooks[i]);
+    free(g_hooks);
+    g_hooks = NULL;
+    g_nhooks = 0;
 }
 
 static void hooks_add(const char *name, size_t len, size_t *cap)
@@ -134,15 +143,15 @@ static int hooks_read(void)
                 memcpy(cur + curlen, buf + i, n);
                 curlen += n;
                 /* most strings fail the prefix early: stop copying them */
-                size_t cmp = curlen < strlen(KBPF_HOOK_PREFIX) ? curlen : strlen(KBPF_HOOK_PREFIX);
+                size_t cmp = curlen < KBPF_HOOK_PREFIX_LEN ? curlen : KBPF_HOOK_PREFIX_LEN;
                 cur_dead = memcmp(cur, KBPF_HOOK_PREFIX, cmp) != 0;
             } else {
                 cur_dead = true;
             }
             if (!nul)
                 break;
-            if (!cur_dead && curlen > strlen(KBPF_HOOK_PREFIX))
-                hooks_add(cur + strlen(KBPF_HOOK_PREFIX), curlen - strlen(KBPF_HOOK_PREFIX), &cap);
+            if (!cur_dead && curlen > KBPF_HOOK_PREFIX_LEN)
+                hooks_add(cur + KBPF_HOOK_PREFIX_LEN, curlen - KBPF_HOOK_PREFIX_LEN, &cap);
             curlen = 0;
             cur_dead = false;
             i = end + 1;
@@ -155,11 +164,7 @@ static int hooks_read(void)
     if (rc == 0 && g_nhooks == 0)
         rc = -ENOENT; /* a kernel BTF without one hook: ask libbpf instead */
     if (rc != 0) {
-        for (size_t i = 0; i < g_nhooks; i++)
-            free(g_hooks[i]);
-        free(g_hooks);
-        g_hooks = NULL;
-        g_nhooks = 0;
+        hooks_free();
         return rc;
     }
     qsort(g_hooks, g_nhooks, sizeof *g_hooks, cmp_str);
@@ -172,15 +177,12 @@ static bool tp_btf_present(const char *tp)
     for (size_t i = 0; i < g_nmemo; i++)
         if (strcmp(g_memo[i].tp, tp) == 0)
             return g_memo[i].present;
-    if (!g_hooks_read && !g_btf_tried) {
-        g_hooks_read = hooks_read() == 0;
-        if (!g_hooks_read) {
-            g_btf = btf__load_vmlinux_btf();
-            g_btf_tried = true;
-        }
+    if (!g_nhooks && !g_btf_tried && hooks_read() != 0) {
+        g_btf = btf__load_vmlinux_btf();
+        g_btf_tried = true;
     }
     bool present, known = true;
-    if (g_hooks_read) {
+    if (g_nhooks) {
         present = bsearch(&tp, g_hooks, g_nhooks, sizeof *g_hooks, cmp_str) != NULL;
     } else {
         char name[160];
@@ -212,12 +214,7 @@ void kbpf_release_vmlinux_btf(void)
     btf__free(g_btf);
     g_btf = NULL;
     g_btf_tried = false;
-    for (size_t i = 0; i < g_nhooks; i++)
-        free(g_hooks[i]);
-    free(g_hooks);
-    g_hooks = NULL;
-    g_nhooks = 0;
-    g_hooks_read = false;
+    hooks_free();
     pthread_mutex_unlock(&g_btf_mu);
 }
 

@@ -106,14 +106,15 @@ const char *stack_resolver_module(const struct stack_resolver *sr, const char *n
  * gave are then gone: models copy them).  All three are thread-safe.  The
  * symbolizer itself is not: a collector calling into it directly (not
  * through a resolver) holds stacks_sym_lock() around the calls. */
-/* Copies the symbolizer's refusal notes (binaries without DWARF, perf maps
- * refused, files that did not answer) into a collector's ledger entry. */
-struct ledger_entry;
-void stacks_note_symbolizer(struct ledger_entry *led, const struct symbolizer *sym);
-
 void stacks_sym_acquire(void);
 struct symbolizer *stacks_sym_get(void);
 void stacks_sym_release(void);
 void stacks_sym_lock(void);
 void stacks_sym_unlock(void);
+
+/* Copies the symbolizer's refusal notes (binaries without DWARF, perf maps
+ * refused, files that did not answer) into a collector's ledger entry
+ * (takes stacks_sym_lock()). */
+struct ledger_entry;
+void stacks_note_symbolizer(struct ledger_entry *led, const struct symbolizer *sym);
 #endif

@@ -23,9 +23,8 @@ scen_finish() { wait "$scen_pid"; }
 
 # scen_start_held BUNDLE [args...]: starts a run (as scen_start) that stops
 # after the BPF collectors attached and before the /proc baselines and the
-# window
-# (PERFREPORT_TEST_PAUSE_BEFORE_WINDOW); 1 when it did not get there within
-# 60 s.  scen_release lets it go on.  Events made in between happen while
+# window (PERFREPORT_TEST_PAUSE_BEFORE_WINDOW); 1 when it did not get there
+# within 60 s.  scen_release lets it go on.  Events made in between happen while
 # the event collectors record and before the window.
 scen_start_held() {
     _fifo=$1.hold
