@@ -13,6 +13,7 @@
 #include "../util/xalloc.h"
 #include "kbpf.h"
 #include "collector.h"
+#include "stack_prefetch.h"
 #include "stacks.h"
 #include "waitclass.h"
 #include <bpf/bpf.h>
@@ -43,6 +44,7 @@ struct futex_state {
     struct systap_bpf *tap; /* borrowed from systap.c between acquire and release */
     bool classic;           /* raw_syscalls tracepoints instead of tp_btf */
     bool sym_ref;           /* holds a stacks_sym_acquire() reference */
+    struct stack_prefetch *pf; /* owned: stacks resolved during the window */
 };
 
 static bool futex_can_run(const struct collect_ctx *ctx, char *reason, size_t n)
@@ -60,6 +62,27 @@ static int futex_start(struct collect_ctx *ctx, void **state, char *err, size_t 
     st->tap = systap_acquire(ctx, SYSTAP_FUTEX, &st->classic, err, n);
     if (!st->tap)
         return -EIO;
+    st->pf = stack_prefetch_new(bpf_map__fd(st->tap->maps.fstacks), true);
+    return 0;
+}
+
+/* Hands the waiting stacks seen so far to the prefetcher, so that a
+ * process that exits during the window keeps its frame names. */
+static int futex_tick(struct collect_ctx *ctx, void *state)
+{
+    (void)ctx;
+    struct futex_state *st = state;
+    if (!st->tap || !stack_prefetch_ready(st->pf))
+        return 0; /* still on the last batch: this tick's keys wait */
+    int fd = bpf_map__fd(st->tap->maps.fwaits);
+    struct fwait_key k, next;
+    void *prev = NULL;
+    while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+        stack_prefetch_add(st->pf, next.tgid, STACK_ID_NONE, next.ustack);
+        k = next;
+        prev = &k;
+    }
+    stack_prefetch_run(st->pf);
     return 0;
 }
 
@@ -146,9 +169,12 @@ static int futex_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     if (nrows)
         qsort(rows, nrows, sizeof *rows, total_cmp_desc);
 
+    double prefetch_ms;
+    uint64_t prefetched;
+    struct stack_resolver *res = stack_prefetch_take(st->pf, &prefetch_ms, &prefetched);
     struct symbolizer *sym = stacks_sym_get();
-    struct stack_resolver *res =
-        stack_resolver_new(sym, bpf_map__fd(st->tap->maps.fstacks), true);
+    if (!res)
+        res = stack_resolver_new(sym, bpf_map__fd(st->tap->maps.fstacks), true);
     size_t nres = nrows < TOP_ROWS * 4 ? nrows : TOP_ROWS * 4;
     struct stack_row *srows = xcalloc(nres ? nres : 1, sizeof *srows);
     for (size_t i = 0; i < nres; i++)
@@ -230,7 +256,8 @@ static int futex_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     free(rows);
     systap_release(SYSTAP_FUTEX);
     st->tap = NULL;
-    ledger_note(le, "drain %.1f ms", mono_ms() - t0);
+    ledger_note(le, "%llu stacks resolved during the window (%.0f ms); drain %.1f ms",
+                (unsigned long long)prefetched, prefetch_ms, mono_ms() - t0);
     return rc;
 }
 
@@ -239,6 +266,7 @@ static void futex_destroy(void *state)
     struct futex_state *st = state;
     if (!st)
         return;
+    stack_prefetch_free(st->pf); /* before the tap's maps it reads */
     if (st->tap)
         systap_release(SYSTAP_FUTEX);
     if (st->sym_ref)
@@ -252,6 +280,7 @@ const struct collector collector_futex = {
     .needs_bpf = true,
     .can_run = futex_can_run,
     .start = futex_start,
+    .tick = futex_tick,
     .begin = systap_begin,
     .end = systap_end,
     .stop = futex_stop,

@@ -17,6 +17,7 @@
 #include "../util/xalloc.h"
 #include "kbpf.h"
 #include "collector.h"
+#include "stack_prefetch.h"
 #include "stacks.h"
 #include "waitclass.h"
 #include <bpf/bpf.h>
@@ -54,6 +55,7 @@ struct offcpu_state {
     uint64_t end_ns;         /* when recording stopped (end), 0 before */
     uint64_t observed_ns;    /* begin -> end: the span the shares are of */
     bool sym_ref;            /* holds a stacks_sym_acquire() reference */
+    struct stack_prefetch *pf; /* owned: stacks resolved during the window */
 };
 
 static bool offcpu_can_run(const struct collect_ctx *ctx, char *reason, size_t n)
@@ -126,6 +128,7 @@ static int offcpu_start(struct collect_ctx *ctx, void **state, char *err, size_t
     }
     if (st->skel->bss)
         st->skel->bss->begin_ns = 0;
+    st->pf = stack_prefetch_new(bpf_map__fd(st->skel->maps.stacks), true);
     struct bpf_program *prog =
         st->classic ? st->skel->progs.offcpu_switch_tp : st->skel->progs.offcpu_switch_btf;
     struct bpf_link *l = bpf_program__attach(prog);
@@ -372,6 +375,29 @@ static void write_model(struct collect_ctx *ctx, const struct offcpu_state *st, 
     }
 }
 
+/* Hands the stacks of the waits aggregated so far to the prefetcher, so
+ * that a process that exits during the window keeps its frame names.
+ * Seeded rows (threads blocked before the window) carry kernel stacks of
+ * their own map and are resolved at the drain. */
+static int offcpu_tick(struct collect_ctx *ctx, void *state)
+{
+    (void)ctx;
+    struct offcpu_state *st = state;
+    if (!stack_prefetch_ready(st->pf))
+        return 0; /* still on the last batch: this tick's keys wait */
+    int afd = bpf_map__fd(st->skel->maps.agg);
+    struct offcpu_key k, next;
+    void *prev = NULL;
+    while (bpf_map_get_next_key(afd, prev, &next) == 0) {
+        if (!next.seed_tid)
+            stack_prefetch_add(st->pf, next.tgid, next.kstack, next.ustack);
+        k = next;
+        prev = &k;
+    }
+    stack_prefetch_run(st->pf);
+    return 0;
+}
+
 static int offcpu_begin(struct collect_ctx *ctx, void *state)
 {
     (void)ctx;
@@ -455,9 +481,12 @@ static int offcpu_stop(struct collect_ctx *ctx, void *state, char *err, size_t n
     if (nrows)
         qsort(rows, nrows, sizeof *rows, total_cmp_desc);
 
+    double prefetch_ms;
+    uint64_t prefetched;
+    struct stack_resolver *res = stack_prefetch_take(st->pf, &prefetch_ms, &prefetched);
     struct symbolizer *sym = stacks_sym_get();
-    struct stack_resolver *res =
-        stack_resolver_new(sym, bpf_map__fd(st->skel->maps.stacks), true);
+    if (!res)
+        res = stack_resolver_new(sym, bpf_map__fd(st->skel->maps.stacks), true);
     struct profile *prof = profile_new("offcpu", "Off-CPU time", "us");
     struct stack_row *srows = xcalloc(nrows ? nrows : 1, sizeof *srows);
     int rc = 0;
@@ -517,7 +546,8 @@ static int offcpu_stop(struct collect_ctx *ctx, void *state, char *err, size_t n
     for (size_t i = 0; i < nrows; i++)
         free(rows[i].stack);
     free(rows);
-    ledger_note(le, "drain %.1f ms", (double)(mono_ns() - t0) / 1e6);
+    ledger_note(le, "%llu stacks resolved during the window (%.0f ms); drain %.1f ms",
+                (unsigned long long)prefetched, prefetch_ms, (double)(mono_ns() - t0) / 1e6);
     return rc;
 }
 
@@ -526,6 +556,7 @@ static void offcpu_destroy(void *state)
     struct offcpu_state *st = state;
     if (!st)
         return;
+    stack_prefetch_free(st->pf); /* before the maps it reads */
     offcpu_bpf__destroy(st->skel);
     if (st->sym_ref)
         stacks_sym_release();
@@ -538,6 +569,7 @@ const struct collector collector_offcpu = {
     .needs_bpf = true,
     .can_run = offcpu_can_run,
     .start = offcpu_start,
+    .tick = offcpu_tick,
     .begin = offcpu_begin,
     .end = offcpu_end,
     .stop = offcpu_stop,

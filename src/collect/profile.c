@@ -15,6 +15,7 @@
 #include "collector.h"
 #include "profile_summary.h"
 #include "kbpf.h"
+#include "stack_prefetch.h"
 #include "stacks.h"
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -26,10 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <sys/ioctl.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -49,17 +47,7 @@ struct prof_state {
     int attached;             /* CPUs sampled */
     int hz;
     bool sym_ref;             /* holds a stacks_sym_acquire() reference */
-    struct stack_resolver *sr; /* owned; made by the first prefetch */
-    double prefetch_ms;       /* spent resolving stacks during the window */
-    uint64_t prefetched;
-    /* The prefetch thread owns sr, pf_keys, prefetch_ms and prefetched
-     * while pf_running; everyone else touches them only after a join. */
-    pthread_t pf_thread;
-    bool pf_running;
-    atomic_bool pf_quit;      /* asks the thread to stop after its current stack */
-    atomic_int pf_tid;        /* its thread id, to renice it at the window end */
-    struct prof_key *pf_keys; /* owned: the batch handed to the thread */
-    size_t pf_nkeys, pf_cap;
+    struct stack_prefetch *pf; /* owned: stacks resolved during the window */
     char *scope_note;         /* why the target filter is not applied, or NULL */
     char *scope;              /* "pid 12", "cgroup /x", "system-wide" */
 };
@@ -252,6 +240,7 @@ static int prof_start(struct collect_ctx *ctx, void **state, char *err, size_t n
         snprintf(err, n, "loading the profile BPF program failed: %s", strerror(-rc));
         return rc;
     }
+    st->pf = stack_prefetch_new(bpf_map__fd(st->skel->maps.stackmap), true);
     return open_events(st, err, n);
 }
 
@@ -283,78 +272,24 @@ static int read_stats(struct prof_state *st, uint64_t out[PROF_NSTATS])
     return rc;
 }
 
-/* Resolving the stacks seen so far while their processes live (a process
- * that exits before the drain could not be named) leaves the drain after
- * the window little to do.  It runs on a thread of its own, handed a batch
- * of keys per tick, because one stack can take seconds: the first one in a
- * binary reads its symbols and DWARF, and on a saturated host a niced
- * thread gets a few percent of a CPU.  A tick that waited for that would
- * miss its deadline, and the runner would drop the whole profile. */
-static void *prefetch_main(void *arg)
-{
-    struct prof_state *st = arg;
-    atomic_store(&st->pf_tid, (int)gettid());
-    if (!st->sr)
-        st->sr = stack_resolver_new(stacks_sym_get(), bpf_map__fd(st->skel->maps.stackmap), true);
-    double t0 = mono_ms();
-    for (size_t i = 0; i < st->pf_nkeys && !atomic_load(&st->pf_quit); i++)
-        st->prefetched += (uint64_t)stack_resolver_prefetch(st->sr, st->pf_keys[i].tgid,
-                                                            st->pf_keys[i].kstack,
-                                                            st->pf_keys[i].ustack);
-    st->prefetch_ms += mono_ms() - t0;
-    return NULL;
-}
-
-/* Ends the prefetch after its current stack, at the caller's priority. */
-static void prefetch_join(struct prof_state *st)
-{
-    if (!st->pf_running)
-        return;
-    atomic_store(&st->pf_quit, true);
-    int tid = atomic_load(&st->pf_tid);
-    errno = 0;
-    int nice_now = getpriority(PRIO_PROCESS, 0);
-    if (tid > 0 && errno == 0 && setpriority(PRIO_PROCESS, (id_t)tid, nice_now) != 0) {
-        /* it finishes niced: slower, still correct */
-    }
-    pthread_join(st->pf_thread, NULL);
-    st->pf_running = false;
-}
-
+/* Hands the stacks seen so far to the prefetcher, so that they are
+ * resolved while their processes live (see stack_prefetch.h). */
 static int prof_tick(struct collect_ctx *ctx, void *state)
 {
     (void)ctx;
     struct prof_state *st = state;
-    if (st->pf_running) {
-        if (pthread_tryjoin_np(st->pf_thread, NULL) != 0) {
-            /* still on the last batch: this tick's keys wait, and the
-             * thread takes this tick's priority (the window's last tick
-             * runs at the finalisation's) */
-            int tid = atomic_load(&st->pf_tid);
-            errno = 0;
-            int nice_now = getpriority(PRIO_PROCESS, 0);
-            if (tid > 0 && errno == 0)
-                (void)setpriority(PRIO_PROCESS, (id_t)tid, nice_now);
-            return 0;
-        }
-        st->pf_running = false;
-    }
-    st->pf_nkeys = 0;
+    if (!stack_prefetch_ready(st->pf))
+        return 0; /* still on the last batch: this tick's keys wait */
     int cfd = bpf_map__fd(st->skel->maps.counts);
     struct prof_key key, next;
     void *prev = NULL;
     while (bpf_map_get_next_key(cfd, prev, &next) == 0) {
-        xgrow(&st->pf_keys, &st->pf_cap, st->pf_nkeys + 1, sizeof *st->pf_keys);
-        st->pf_keys[st->pf_nkeys++] = next;
+        stack_prefetch_add(st->pf, next.tgid, next.kstack, next.ustack);
         key = next;
         prev = &key;
     }
-    if (!st->pf_nkeys)
-        return 0;
-    atomic_store(&st->pf_quit, false);
-    atomic_store(&st->pf_tid, 0);
-    st->pf_running = pthread_create(&st->pf_thread, NULL, prefetch_main, st) == 0;
-    return 0; /* no thread: the drain resolves everything, as without ticks */
+    stack_prefetch_run(st->pf);
+    return 0;
 }
 
 static const char *module_cb(void *ctx, const char *name, int kind)
@@ -394,18 +329,20 @@ static int prof_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     struct report *r = ctx->r;
     double t0 = mono_ms();
     detach(st); /* a no-op after end; stops sampling when end did not run */
-    prefetch_join(st);
+    double prefetch_ms;
+    uint64_t prefetched;
+    struct stack_resolver *sr = stack_prefetch_take(st->pf, &prefetch_ms, &prefetched);
     uint64_t stats[PROF_NSTATS];
     int rc = read_stats(st, stats);
     if (rc) {
+        stack_resolver_free(sr);
         snprintf(err, n, "reading the profile counters failed: %s", strerror(-rc));
         return rc;
     }
     struct ledger_entry *led = report_ledger(r, "profile", NULL);
     struct symbolizer *sym = stacks_sym_get();
-    struct stack_resolver *sr =
-        st->sr ? st->sr : stack_resolver_new(sym, bpf_map__fd(st->skel->maps.stackmap), true);
-    st->sr = NULL;
+    if (!sr)
+        sr = stack_resolver_new(sym, bpf_map__fd(st->skel->maps.stackmap), true);
     struct profile *p = profile_new("cpu", "On-CPU profile", "samples");
     int cfd = bpf_map__fd(st->skel->maps.counts);
     struct prof_key key, next;
@@ -495,7 +432,7 @@ static int prof_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     stacks_note_symbolizer(led, sym);
     ledger_note(led, "%llu stacks resolved during the window (%.0f ms); drain and symbolization "
                 "after it took %.0f ms (summary %.0f ms)",
-                (unsigned long long)st->prefetched, st->prefetch_ms, t_resolved - t0,
+                (unsigned long long)prefetched, prefetch_ms, t_resolved - t0,
                 mono_ms() - t_resolved);
     stack_resolver_free(sr);
     stacks_sym_release();
@@ -509,9 +446,7 @@ static void prof_destroy(void *state)
     if (!st)
         return;
     detach(st);
-    prefetch_join(st);
-    stack_resolver_free(st->sr);
-    free(st->pf_keys);
+    stack_prefetch_free(st->pf); /* before the BPF maps it reads */
     if (st->sym_ref)
         stacks_sym_release();
     profile_bpf__destroy(st->skel);

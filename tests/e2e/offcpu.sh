@@ -112,3 +112,37 @@ else
     not_ok e2e_offcpu_one_kallsyms_read "/proc/kallsyms opened $nk times; $kf off-CPU stacks with named kernel frames"
 fi
 kill $sl 2>/dev/null
+
+# 6. Stacks are resolved during the window: processes that block and exit
+#    before the window ends keep their frame names in the off-CPU profile
+#    (main in sleeper) and the futex table (contend_on_lock in mutexfight);
+#    resolved only at the drain, they read "[pid N exited]".
+# The profile collector is failed at its start (an injected fault): its own
+# prefetch would otherwise read their maps while they burn CPU.
+PERFREPORT_FAULT=profile:start:fail PERFREPORT_LOCK="$TMPD/lock6" "$PERFREPORT_BIN" -d 8 -v -o "$TMPD/exited" --quiet 2>"$TMPD/exited.err" & prp=$!
+track $prp
+if ! wait_window "$TMPD/exited.err"; then
+    not_ok e2e_offcpu_exited_named "the window did not open: $(tail -3 "$TMPD/exited.err")"
+else
+    "$WL/sleeper" 3 100 >/dev/null 2>&1 & s6=$!
+    "$WL/mutexfight" 3 >/dev/null 2>&1 & m6=$!
+    wait $s6 $m6
+    wait $prp
+    if [ "$(ran "$TMPD/exited" offcpu)" != "['ran']" ]; then
+        skip e2e_offcpu_exited_named "offcpu did not run: $(ran "$TMPD/exited" offcpu)"
+    else
+        named=$(grep -c '^sleeper;.*;main;' "$TMPD/exited/offcpu.folded")
+        gone=$(grep -c '^sleeper;.*exited\]' "$TMPD/exited/offcpu.folded")
+        if [ "${named:-0}" -ge 1 ] && [ "${gone:-0}" = 0 ]; then ok e2e_offcpu_exited_named
+        else not_ok e2e_offcpu_exited_named "sleeper stacks through main: $named, with exited frames: $gone; $(grep '^sleeper' "$TMPD/exited/offcpu.folded" | head -3)"; fi
+    fi
+    if [ "$(ran "$TMPD/exited" futex)" != "['ran']" ]; then
+        skip e2e_futex_exited_named "futex did not run: $(ran "$TMPD/exited" futex)"
+    else
+        st=$(json "$TMPD/exited/report.json" "[r['stack'] for t in d['tables'] if t['name']=='lock.futex_waits' for r in t['rows'] if r['process']=='mutexfight'][:1]")
+        case "$st" in
+            *contend_on_lock*) ok e2e_futex_exited_named ;;
+            *) not_ok e2e_futex_exited_named "mutexfight's waiting stack: $st" ;;
+        esac
+    fi
+fi
