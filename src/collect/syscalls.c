@@ -514,7 +514,7 @@ static int sc_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
         char e[32] = "unknown";
         if (!isnan(samp.err_pct))
             snprintf(e, sizeof e, "+-%.1f %%", samp.err_pct);
-        ledger_note(led, "sampled: attached %.1f %% of the window in %u slices (duty %.0f-%.0f %%), "
+        ledger_note(led, "sampled: attached %.1f %% of the window in %u slices (duty %.1f-%.1f %%), "
                     "counts scaled by %.2f, error %s",
                     100.0 * samp.attached_frac, samp.slices, 100.0 * samp.duty_min,
                     100.0 * samp.duty_max, samp.scale, e);

@@ -27,13 +27,20 @@ open_window() {
 # (a) A fixed duty of 25 % (PERFREPORT_SYSTAP_DUTY): a storm of a known
 # number of getppid() calls, ~3 s long, and a failer making a known number
 # of failing calls (3 ENOENT opens to 1 EBADF close), inside a 9 s window.
-rate=$("$WL/sysstorm" 1 2 0 | awk '{print $2}')
-per_thread=$(python3 -c "print(max(100000, int($rate * 1.5)))") # ~3 s for 2 threads
+# The storm spins 4 us after each call, so that the tap slows it by a few
+# percent wherever it runs: a tight loop on a host where the tap costs more
+# than the call (seen: 230 ns per getppid(), 340 ns for the tap) makes 2.5
+# times fewer calls attached, and whether a process is such a loop cannot
+# be told from its calls, so its honest error is a blanket (tight loops
+# are (b)'s case).
+SPIN=4000
+rate=$("$WL/sysstorm" 1 2 $SPIN | awk '{print $2}')
+per_thread=$(python3 -c "print(max(20000, int($rate * 1.5)))") # ~3 s for 2 threads
 PERFREPORT_SYSTAP_DUTY=0.25 open_window "$TMPD/duty" -d 9
 "$WL/failer" 5 20000 >"$TMPD/failer.out" & fl=$!
 track $fl
 t0=$(date +%s.%N)
-"$WL/sysstorm" --calls "$per_thread" 2 >/dev/null & ss=$!
+"$WL/sysstorm" --calls "$per_thread" 2 $SPIN >/dev/null & ss=$!
 track $ss
 wait $ss
 t1=$(date +%s.%N)
@@ -104,27 +111,34 @@ else
     led=$(ledger "$TMPD/auto")
     att=$(metric "$TMPD/auto" syscall.attached_pct)
     err=$(metric "$TMPD/auto" syscall.estimate_err_pct)
-    # The storm's own rate per CPU x the tap's calibrated cost: the share
-    # the tap would take attached.  Past 4.5 % the tap must have sliced,
-    # at a duty that brings it back to about the 3 % budget.  A host so
-    # loaded by others that the storm gets little CPU leaves it below:
-    # then there is nothing to decide, and the test says so.
+    # The share of a CPU the tap takes attached, from the storm's own rate
+    # (x calls/s per CPU, mostly detached) and the tap's calibrated cost c:
+    # attached, a call takes 1/x + c, of which c is the tap's, so the share
+    # is x c / (1 + x c).  Past 1.5 times the budget the ledger states the
+    # tap must have sliced, at a duty that brings it back to within that.
+    # A host so loaded by others that the storm gets little CPU leaves it
+    # below: then there is nothing to decide, and the test says so.
     storm=$(awk '{print $2}' "$TMPD/storm.out")
     res=$(LED="$led" ATT="$att" STORM="${storm:-0}" python3 -c "
 import os, re
 led = os.environ['LED']
 cost = re.search(r'tap cost ~([0-9.]+) ns', led)
-share = float(os.environ['STORM']) / 2 * float(cost.group(1)) * 1e-9 if cost else 0
-m = re.search(r'sampled: attached [0-9.]+ % of the window in ([0-9]+) slices \(duty ([0-9]+)-([0-9]+) %\)', led)
-if share < 0.045:
+budget = re.search(r'\(budget ([0-9.]+) %\)', led)
+xc = float(os.environ['STORM']) / 2 * float(cost.group(1)) * 1e-9 if cost else 0
+share = xc / (1 + xc)
+limit = 1.5 * float(budget.group(1)) / 100 if budget else 0
+m = re.search(r'sampled: attached [0-9.]+ % of the window in ([0-9]+) slices \(duty ([0-9.]+)-([0-9.]+) %\)', led)
+if not budget:
+    print('bad: no budget in the ledger')
+elif share < limit:
     print('low %.1f' % (100 * share))
-elif m and int(m.group(1)) >= 5 and int(m.group(2)) / 100 * share <= 0.045 and float(os.environ['ATT']) < 100:
+elif m and int(m.group(1)) >= 5 and float(m.group(2)) / 100 * share <= limit and float(os.environ['ATT']) < 100:
     print('ok')
 else:
     print('bad %.1f' % (100 * share))")
     case "$res" in
         ok) ok systap_slices_a_storm_by_itself ;;
-        low*) skip systap_slices_a_storm_by_itself "the host's load left the storm ${storm:-?} calls/s: the tap's share would be ${res#low } %, not clearly past the 3 % budget (4.5 % is required)" ;;
+        low*) skip systap_slices_a_storm_by_itself "the host's load left the storm ${storm:-?} calls/s: the tap's share would be ${res#low } %, not clearly past the budget (1.5 times it is required); ledger: $led" ;;
         *) not_ok systap_slices_a_storm_by_itself "storm ${storm:-?} calls/s; attached $att % of the window; ledger: $led" ;;
     esac
     got=$(json "$TMPD/auto/report.json" "[r['calls'] for t in d['tables'] if t['name']=='syscall.by_process' for r in t['rows'] if r['pid']==$st]")

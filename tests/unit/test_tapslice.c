@@ -11,19 +11,23 @@
 
 TEST(tapslice_duty_holds_the_budget)
 {
-    /* 500k calls/s on a CPU at 200 ns: 10 % attached -> 30 % duty = 3 %. */
-    CHECK_NUM(tapslice_duty(0.10, 1), 0.30, 1e-12);
-    CHECK_NUM(tapslice_duty(0.10, 0.5), 0.30, 1e-12);
+    const double B = TAPSLICE_BUDGET;
+    /* 500k calls/s on a CPU at 200 ns: 10 % attached -> duty 10 x budget */
+    CHECK_NUM(tapslice_duty(0.10, 1), B / 0.10, 1e-12);
+    CHECK_NUM(tapslice_duty(0.10, 0.5), B / 0.10, 1e-12);
+    CHECK_NUM(tapslice_duty(0.10, 1) * 0.10, B, 1e-12);
     /* within the budget: attached */
-    CHECK_NUM(tapslice_duty(0.03, 1), 1, 0);
+    CHECK_NUM(tapslice_duty(B, 1), 1, 0);
     CHECK_NUM(tapslice_duty(0, 1), 1, 0);
+    /* a tap that takes all of a CPU attached still keeps to the budget */
+    CHECK(tapslice_duty(1.0, 1) * 1.0 <= B + 1e-12);
     /* a storm beyond reach: the floor, the budget given up for an estimate */
     CHECK_NUM(tapslice_duty(10.0, 1), TAPSLICE_DUTY_MIN, 0);
     /* sliced, the rate falls just under the budget: stay sliced (no
      * flapping); well under: attached again */
-    double d = tapslice_duty(0.029, 0.3);
+    double d = tapslice_duty(B * 0.97, 0.3);
     CHECK(d < 1 && d >= TAPSLICE_DUTY_MIN);
-    CHECK_NUM(tapslice_duty(0.02, 0.3), 1, 0);
+    CHECK_NUM(tapslice_duty(B * 0.67, 0.3), 1, 0);
 }
 
 TEST(tapslice_attached_throughout_is_exact)

@@ -6,8 +6,11 @@
  *                                counted in loop iterations, so the rate does
  *                                not follow the VM's changing CPU speed; time
  *                                added per syscall still shows as fewer calls.
- *   sysstorm --calls N THREADS   each thread makes exactly N getppid() calls
- *                                (exact-count checks); prints "calls TOTAL"
+ *   sysstorm --calls N THREADS [SPIN_NS]
+ *                                each thread makes exactly N getppid() calls
+ *                                (exact-count checks), spinning SPIN_NS
+ *                                after each (0: a tight loop); prints
+ *                                "calls TOTAL"
  *   sysstorm --calibrate RATE THREADS
  *                                prints the SPIN_NS that gives about RATE
  *                                calls/s in total. */
@@ -55,8 +58,10 @@ static long exact_calls;
 static void *run_exact(void *arg)
 {
     (void)arg;
-    for (long i = 0; i < exact_calls; i++)
+    for (long i = 0; i < exact_calls; i++) {
         syscall(SYS_getppid);
+        spin(work);
+    }
     return NULL;
 }
 
@@ -113,9 +118,10 @@ int main(int argc, char **argv)
         printf("%ld\n", lo);
         return 0;
     }
-    if (argc == 4 && strcmp(argv[1], "--calls") == 0) {
+    if ((argc == 4 || argc == 5) && strcmp(argv[1], "--calls") == 0) {
         exact_calls = atol(argv[2]);
         int nt = atoi(argv[3]);
+        work = argc == 5 ? atol(argv[4]) : 0;
         pthread_t th[64];
         if (nt < 1 || nt > 64 || exact_calls < 0)
             return 2;
@@ -128,7 +134,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (argc != 4) {
-        fprintf(stderr, "usage: sysstorm SECS THREADS WORK | --calls N THREADS | "
+        fprintf(stderr, "usage: sysstorm SECS THREADS WORK | --calls N THREADS [WORK] | "
                         "--calibrate RATE THREADS\n");
         return 2;
     }
