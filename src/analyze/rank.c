@@ -85,18 +85,6 @@ static struct finding *find_mut(struct report *r, const char *id)
     return NULL;
 }
 
-static void finding_free_fields(struct finding *f)
-{
-    free(f->id);
-    free(f->resource);
-    free(f->title);
-    for (size_t j = 0; j < f->nevidence; j++)
-        free(f->evidence[j]);
-    free(f->evidence);
-    free(f->recommendation);
-    free(f->culprit);
-}
-
 static void fold_one(struct report *r, struct finding *cause, struct finding *sym)
 {
     finding_evidence(cause, "Also seen, explained by this (%s): %s", sym->id, sym->title);
@@ -113,11 +101,7 @@ static void fold_one(struct report *r, struct finding *cause, struct finding *sy
     if (s > base + 99)
         s = base + 99;
     cause->score = s;
-    size_t idx = (size_t)(sym - r->findings);
-    finding_free_fields(sym);
-    memmove(&r->findings[idx], &r->findings[idx + 1],
-            (r->nfindings - idx - 1) * sizeof *r->findings);
-    r->nfindings--;
+    report_remove_finding(r, sym);
 }
 
 static int cmp_finding(const void *a, const void *b)

@@ -40,6 +40,7 @@ static void kvlist_free(struct kvlist *l)
         free(l->v[i].key);
         free(l->v[i].title);
         free(l->v[i].value);
+        free(l->v[i].unit);
     }
     free(l->v);
 }
@@ -60,6 +61,19 @@ static void table_free(struct table *t)
     free(t->resource);
     free(t->note);
     free(t);
+}
+
+/* Frees what a finding owns; the finding itself lives in the report's array. */
+static void finding_free_fields(struct finding *f)
+{
+    free(f->id);
+    free(f->resource);
+    free(f->title);
+    for (size_t j = 0; j < f->nevidence; j++)
+        free(f->evidence[j]);
+    free(f->evidence);
+    free(f->recommendation);
+    free(f->culprit);
 }
 
 void report_free(struct report *r)
@@ -92,17 +106,8 @@ void report_free(struct report *r)
         free(r->metrics[i].resource);
     }
     free(r->metrics);
-    for (size_t i = 0; i < r->nfindings; i++) {
-        struct finding *f = &r->findings[i];
-        free(f->id);
-        free(f->resource);
-        free(f->title);
-        for (size_t j = 0; j < f->nevidence; j++)
-            free(f->evidence[j]);
-        free(f->evidence);
-        free(f->recommendation);
-        free(f->culprit);
-    }
+    for (size_t i = 0; i < r->nfindings; i++)
+        finding_free_fields(&r->findings[i]);
     free(r->findings);
     for (size_t i = 0; i < r->nthresholds; i++) {
         free(r->thresholds[i].id);
@@ -140,20 +145,34 @@ void report_free(struct report *r)
     free(r);
 }
 
-void kv_add(struct kvlist *l, const char *key, const char *title, const char *value)
+/* The entry of `key`, emptied for a new value, or a new one. */
+static struct kv *kv_slot(struct kvlist *l, const char *key, const char *title)
 {
     for (size_t i = 0; i < l->n; i++) {
         if (strcmp(l->v[i].key, key) == 0) {
             free(l->v[i].value);
-            l->v[i].value = xstrdup(value ? value : "");
-            return;
+            free(l->v[i].unit);
+            l->v[i].value = l->v[i].unit = NULL;
+            return &l->v[i];
         }
     }
     xgrow(&l->v, &l->cap, l->n + 1, sizeof *l->v);
     struct kv *e = &l->v[l->n++];
-    e->key = xstrdup(key);
-    e->title = xstrdup(title ? title : key);
-    e->value = xstrdup(value ? value : "");
+    *e = (struct kv){.key = xstrdup(key), .title = xstrdup(title ? title : key)};
+    return e;
+}
+
+void kv_add(struct kvlist *l, const char *key, const char *title, const char *value)
+{
+    kv_slot(l, key, title)->value = xstrdup(value ? value : "");
+}
+
+void kv_add_num(struct kvlist *l, const char *key, const char *title, double num,
+                const char *unit)
+{
+    struct kv *e = kv_slot(l, key, title);
+    e->num = num;
+    e->unit = xstrdup(unit ? unit : "");
 }
 
 void kv_addf(struct kvlist *l, const char *key, const char *title, const char *fmt, ...)
@@ -172,6 +191,14 @@ const char *kv_get(const struct kvlist *l, const char *key)
         if (strcmp(l->v[i].key, key) == 0)
             return l->v[i].value;
     return NULL;
+}
+
+double kv_num(const struct kvlist *l, const char *key)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (strcmp(l->v[i].key, key) == 0)
+            return l->v[i].unit ? l->v[i].num : NAN;
+    return NAN;
 }
 
 size_t report_add_tick(struct report *r, double t)
@@ -415,6 +442,17 @@ void finding_set_title(struct finding *f, const char *fmt, ...)
     f->title = s;
 }
 
+void report_remove_finding(struct report *r, struct finding *f)
+{
+    size_t idx = (size_t)(f - r->findings);
+    if (idx >= r->nfindings)
+        return;
+    finding_free_fields(f);
+    memmove(&r->findings[idx], &r->findings[idx + 1],
+            (r->nfindings - idx - 1) * sizeof *r->findings);
+    r->nfindings--;
+}
+
 const struct finding *report_find_finding(const struct report *r, const char *id)
 {
     for (size_t i = 0; i < r->nfindings; i++)
@@ -618,8 +656,13 @@ struct profile *report_find_profile(const struct report *r, const char *name)
 
 static void kv_move(struct kvlist *dst, struct kvlist *src)
 {
-    for (size_t i = 0; i < src->n; i++)
-        kv_add(dst, src->v[i].key, src->v[i].title, src->v[i].value);
+    for (size_t i = 0; i < src->n; i++) {
+        const struct kv *e = &src->v[i];
+        if (e->unit)
+            kv_add_num(dst, e->key, e->title, e->num, e->unit);
+        else
+            kv_add(dst, e->key, e->title, e->value);
+    }
     kvlist_free(src);
     memset(src, 0, sizeof *src);
 }

@@ -24,10 +24,14 @@ const char *coll_status_name(enum coll_status s); /* "ran" "skipped" ... */
 
 struct profile;
 
+/* A fact: text, or a number with its unit that the renderers format
+ * (report.json keeps the number). */
 struct kv {
     char *key;   /* stable machine key, e.g. "kernel" */
     char *title; /* human label, e.g. "Kernel" */
-    char *value;
+    char *value; /* the text; NULL for a number */
+    double num;  /* the number, when unit is set */
+    char *unit;  /* a number's unit: "KiB", "s", "" (a count); NULL for text */
 };
 
 struct kvlist {
@@ -197,7 +201,11 @@ void report_free(struct report *r);
 void kv_add(struct kvlist *l, const char *key, const char *title, const char *value);
 void kv_addf(struct kvlist *l, const char *key, const char *title, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-const char *kv_get(const struct kvlist *l, const char *key);
+/* A number with its unit (see struct kv); replaces a fact of the same key. */
+void kv_add_num(struct kvlist *l, const char *key, const char *title, double num,
+                const char *unit);
+const char *kv_get(const struct kvlist *l, const char *key); /* NULL: absent or a number */
+double kv_num(const struct kvlist *l, const char *key);      /* NAN: absent or text */
 
 /* Ticks: the pipeline appends one per sample; series values align to it.
  * With window.interval_s set, a tick more than TICK_GAP_FACTOR intervals
@@ -239,6 +247,9 @@ void finding_evidence(struct finding *f, const char *fmt, ...) __attribute__((fo
 void finding_set_recommendation(struct finding *f, const char *text);
 void finding_set_culprit(struct finding *f, const char *culprit);
 void finding_set_title(struct finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Frees f's fields and closes the gap: pointers to findings after it then
+ * point one further; re-find them. */
+void report_remove_finding(struct report *r, struct finding *f);
 const struct finding *report_find_finding(const struct report *r, const char *id);
 enum severity report_worst_severity(const struct report *r);
 

@@ -48,6 +48,27 @@ TEST(model_worst_severity_and_metrics)
     report_free(r);
 }
 
+TEST(model_remove_finding_keeps_the_others)
+{
+    struct report *r = report_new();
+    report_add_finding(r, "a", SEV_INFO, "cpu", "A");
+    struct finding *b = report_add_finding(r, "b", SEV_CRITICAL, "mem", "B");
+    finding_evidence(b, "owned %s", "text"); /* freed with it (ASan, valgrind) */
+    finding_set_culprit(b, "x");
+    report_add_finding(r, "c", SEV_WARNING, "disk", "C");
+    report_remove_finding(r, (struct finding *)report_find_finding(r, "b"));
+    CHECK(r->nfindings == 2);
+    CHECK(report_find_finding(r, "b") == NULL);
+    CHECK_STR(r->findings[0].id, "a");
+    CHECK_STR(r->findings[1].id, "c");
+    CHECK_STR(r->findings[1].title, "C");
+    CHECK(report_worst_severity(r) == SEV_WARNING);
+    report_remove_finding(r, &r->findings[1]); /* the last one */
+    CHECK(r->nfindings == 1);
+    CHECK_STR(r->findings[0].id, "a");
+    report_free(r);
+}
+
 TEST(model_hist_percentiles_interpolate_in_log2_buckets)
 {
     struct report *r = report_new();
