@@ -213,42 +213,41 @@ static int take_lock(char *err, size_t n)
     return instance_lock(lock_path, err, n);
 }
 
+/* One way out: everything the run holds is released at `out`, whatever
+ * step failed (status 3 until the bundle is published). */
 int pipeline_run(const struct options *opt)
 {
     bool tty = isatty(STDERR_FILENO);
     double t_begin = mono_ms();
+    int status = 3, lock_fd = -1;
+    struct obf *obf = NULL;
+    struct bundle_target target = {.parent_fd = -1};
+    char err[PATH_MAX + 1024] = "";
     struct report *r = report_new();
     r->tool_version = xstrdup(PERFREPORT_VERSION);
     r->window.planned_s = opt->duration_s;
     r->window.interval_s = opt->interval_s;
     describe_target(r, opt);
 
-    char err[PATH_MAX + 1024] = "";
     if (thresholds_load(r, opt->thresholds_file, err, sizeof err) != 0) {
         term_printf(stderr, "perfreport: %s", err);
-        report_free(r);
-        return 3;
+        goto out;
     }
 
-    int lock_fd = take_lock(err, sizeof err);
-    if (lock_fd == INSTANCE_LOCK_NONE) {
+    lock_fd = take_lock(err, sizeof err);
+    if (lock_fd == INSTANCE_LOCK_NONE)
         term_printf(stderr, "perfreport: %s", err);
-    } else if (lock_fd < 0) {
+    else if (lock_fd < 0) {
         term_printf(stderr, "perfreport: %s", err);
-        report_free(r);
-        return 3;
+        goto out;
     }
 
     /* The target is checked and its directory opened now, before the window,
      * so a bad -o loses nothing and a later swap of the path changes nothing.
      * The default name needs the host name, known only after the window. */
-    struct bundle_target target;
     if (bundle_target_open(&target, opt->outdir, err, sizeof err) != 0) {
         term_printf(stderr, "perfreport: %s", err);
-        report_free(r);
-        if (lock_fd >= 0)
-            close(lock_fd);
-        return 3;
+        goto out;
     }
 
     struct host_caps caps;
@@ -263,7 +262,6 @@ int pipeline_run(const struct options *opt)
     analyze_run(r);
     record_self_usage(r, mono_ms() - t_begin);
     /* After analysis (rules see real names), before anything is named or written. */
-    struct obf *obf = NULL;
     if (opt->obfuscate) {
         obf = obf_new();
         obf_load_host(obf, r);
@@ -279,20 +277,15 @@ int pipeline_run(const struct options *opt)
     progress(opt, tty, "writing bundle", 0, 0);
     char where[PATH_MAX + 32];
     int rc = bundle_publish(r, &target, where, sizeof where, err, sizeof err);
-    bundle_target_close(&target);
     if (tty && !opt->quiet)
         fputs("\r\033[K", stderr); /* the progress line goes away */
     if (rc != 0) {
         term_printf(stderr, "perfreport: %s", err);
-        obf_free(obf);
-        report_free(r);
-        if (lock_fd >= 0)
-            close(lock_fd);
-        return 3;
+        goto out;
     }
     if (r->publish_note)
         term_printf(stderr, "perfreport: %s", r->publish_note);
-    int status = report_exit_status(r);
+    status = report_exit_status(r);
     if (obf) {
         char map[PATH_MAX + 64];
         /* The bundle is complete and published: a missing map costs only the
@@ -303,7 +296,6 @@ int pipeline_run(const struct options *opt)
                         err, where);
         else
             term_printf(stderr, "perfreport: obfuscation map (keep private): %s", map);
-        obf_free(obf);
     }
     if (opt->verbose)
         fprintf(stderr, "perfreport: window end to bundle published: %.1f ms\n",
@@ -327,6 +319,9 @@ int pipeline_run(const struct options *opt)
          * is published and the status stands. */
         (void)fflush(stdout);
     }
+out:
+    bundle_target_close(&target);
+    obf_free(obf);
     report_free(r);
     if (lock_fd >= 0)
         close(lock_fd);
