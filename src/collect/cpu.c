@@ -376,13 +376,12 @@ static int cpu_start(struct collect_ctx *ctx, void **state, char *err, size_t n)
     return 0;
 }
 
+/* A series drawn as a chart; its threshold lines come from analysis. */
 static struct series *chart_series(struct report *r, const char *name, const char *title,
-                                   const char *unit, double warn, double crit)
+                                   const char *unit)
 {
     struct series *s = report_series(r, name, title, unit, "cpu");
     s->chart = true;
-    s->warn = warn;
-    s->crit = crit;
     return s;
 }
 
@@ -399,7 +398,7 @@ static int cpu_tick(struct collect_ctx *ctx, void *state)
 
     struct cpu_split sp;
     cpu_split(&s->prev.total, &cur.total, &sp);
-    series_set(r, chart_series(r, "cpu.util_pct", "CPU utilisation", "%", 70, 90), sp.util);
+    series_set(r, chart_series(r, "cpu.util_pct", "CPU utilisation", "%"), sp.util);
     series_set(r, report_series(r, "cpu.user_pct", "CPU user", "%", "cpu"), sp.user);
     series_set(r, report_series(r, "cpu.system_pct", "CPU system", "%", "cpu"), sp.system);
     series_set(r, report_series(r, "cpu.iowait_pct", "CPU iowait", "%", "cpu"), sp.iowait);
@@ -407,7 +406,7 @@ static int cpu_tick(struct collect_ctx *ctx, void *state)
     series_set(r, report_series(r, "cpu.softirq_pct", "CPU softirq", "%", "cpu"), sp.softirq);
 
     double rq = runq_per_cpu(&cur, self_running);
-    series_set(r, chart_series(r, "cpu.runq_per_cpu", "Run queue per CPU", "", 1, 2), rq);
+    series_set(r, chart_series(r, "cpu.runq_per_cpu", "Run queue per CPU", ""), rq);
     if (!isnan(rq)) {
         s->runq_sum += rq;
         s->runq_max = s->runq_n ? fmax(s->runq_max, rq) : rq;

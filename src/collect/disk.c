@@ -350,14 +350,6 @@ static struct disk_dev *dev_get(struct disk_state *st, const char *name)
     return d;
 }
 
-static double util_line(const struct report *r, bool crit)
-{
-    const struct threshold *t = report_find_threshold(r, "disk.util_pct");
-    if (t)
-        return crit ? t->crit : t->warn;
-    return crit ? 80.0 : 60.0;
-}
-
 static void set_series(struct report *r, const struct disk_dev *d, const char *what,
                        const char *title, const char *unit, double v)
 {
@@ -365,11 +357,8 @@ static void set_series(struct report *r, const struct disk_dev *d, const char *w
     snprintf(name, sizeof name, "disk.%s.%s", d->name, what);
     snprintf(t, sizeof t, "%s %s", d->name, title);
     struct series *s = report_series(r, name, t, unit, "disk");
-    if (strcmp(what, "util_pct") == 0) {
-        s->chart = true;
-        s->warn = util_line(r, false);
-        s->crit = util_line(r, true);
-    }
+    if (strcmp(what, "util_pct") == 0)
+        s->chart = true; /* threshold lines: analysis */
     series_set(r, s, v);
 }
 

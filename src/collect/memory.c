@@ -281,9 +281,7 @@ static void sample_meminfo(struct report *r, struct mem_state *s, const struct m
     if (!set_series)
         return;
     struct series *se = report_series(r, "mem.available_pct", "Memory available", "%", "memory");
-    se->chart = true;
-    se->warn = 20;
-    se->crit = 10;
+    se->chart = true; /* threshold lines: analysis */
     series_set(r, se, pct);
     if (!isnan(sp))
         series_set(r, report_series(r, "swap.used_pct", "Swap used", "%", "memory"), sp);

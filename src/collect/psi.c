@@ -191,11 +191,8 @@ static int psi_tick(struct collect_ctx *ctx, void *state)
             snprintf(name, sizeof name, "psi.%s.%s.pct", resources[i], kind);
             snprintf(title, sizeof title, "%s pressure (%s)", resources[i], kind);
             struct series *se = report_series(r, name, title, "%", "psi");
-            if (k == 0) {
-                se->chart = true;
-                se->warn = 10;
-                se->crit = 25;
-            }
+            if (k == 0)
+                se->chart = true; /* threshold lines: analysis */
             series_set(r, se, psi_stall_pct(a[k]->total, b[k]->total, t_now - pr->t_prev));
         }
         note_avg10(pr, &f);

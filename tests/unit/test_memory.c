@@ -104,8 +104,7 @@ TEST(memory_lifecycle_captured_no_swap)
     const struct series *s = report_find_series(r, "mem.available_pct");
     REQUIRE(s != NULL);
     CHECK(s->chart);
-    CHECK_NUM(s->warn, 20, 0);
-    CHECK_NUM(s->crit, 10, 0);
+    CHECK(isnan(s->warn) && isnan(s->crit)); /* lines are analysis's */
     CHECK_STR(s->resource, "memory");
     CHECK_NUM(series_at(r, "mem.available_pct", 0), pct, 1e-9);
     CHECK_NUM(series_at(r, "mem.dirty_kib", 0), 400, 0);

@@ -74,8 +74,7 @@ TEST(psi_lifecycle_captured)
         const struct series *s = report_find_series(r, charted[i]);
         REQUIRE(s != NULL);
         CHECK(s->chart);
-        CHECK_NUM(s->warn, 10, 0);
-        CHECK_NUM(s->crit, 25, 0);
+        CHECK(isnan(s->warn) && isnan(s->crit)); /* lines are analysis's */
         CHECK_STR(s->resource, "psi");
     }
     const struct series *full = report_find_series(r, "psi.memory.full.pct");

@@ -102,9 +102,24 @@ TEST(thresholds_good_override_applied)
     CHECK_NUM(warn_of(r, "disk.await_ms.virtio"), 5, 0);
     CHECK_NUM(warn_of(r, "cpu.runq_per_cpu"), 1, 0); /* untouched */
 
-    /* The override drives the rules. */
+    /* The override drives the rules, and the charts' threshold lines: the
+     * collectors leave them unset, analysis draws them from the table. */
     report_metric(r, "cpu.util_pct", "CPU", "%", "cpu", 55);
+    struct series *cpu = report_series(r, "cpu.util_pct", "CPU", "%", "cpu");
+    struct series *mem = report_series(r, "mem.available_pct", "Mem", "%", "memory");
+    struct series *psi = report_series(r, "psi.io.some.pct", "IO", "%", "psi");
+    struct series *dsk = report_series(r, "disk.vda.util_pct", "vda", "%", "disk");
+    struct table *dt = report_table(r, "disk", "Disks", "disk");
+    table_add_col(dt, "device", "Device", "", 0);
+    table_set_str(dt, table_add_row(dt), "device", "vda");
     analyze_run(r);
+    CHECK_NUM(cpu->warn, 50, 0);
+    CHECK_NUM(cpu->crit, 60, 0);
+    CHECK_NUM(mem->warn, 30, 0);
+    CHECK_NUM(mem->crit, 15, 0);
+    CHECK_NUM(psi->warn, warn_of(r, "psi.some_pct"), 0);
+    CHECK_NUM(dsk->warn, warn_of(r, "disk.util_pct"), 0);
+    CHECK_NUM(dsk->crit, crit_of(r, "disk.util_pct"), 0);
     const struct finding *f = report_find_finding(r, "cpu.saturation");
     REQUIRE(f);
     CHECK(f->sev == SEV_WARNING);
