@@ -5,7 +5,6 @@
 #include "collector.h"
 #include "kbpf.h"
 #include "../model/model.h"
-#include "../options.h"
 #include "../util/clock.h"
 #include "../util/xalloc.h"
 #include <linux/types.h>
@@ -38,13 +37,6 @@ double io_coalesce_pct(uint64_t vfs_writes, uint64_t blk_writes)
     if (blk_writes >= vfs_writes)
         return 0;
     return 100.0 * (1.0 - (double)blk_writes / (double)vfs_writes);
-}
-
-const char *io_verdict(double pct)
-{
-    if (!isfinite(pct))
-        return "-";
-    return pct >= 99 ? "excellent" : pct >= 95 ? "good" : pct >= 80 ? "fair" : "poor";
 }
 
 static int by_sync_total(const void *a, const void *b)
@@ -117,12 +109,13 @@ void iolayers_fill(struct report *r, const uint64_t *cnt, const struct io_khist 
         snprintf(hs, sizeof hs, "%.1f %%", hit);
     if (isfinite(coal))
         snprintf(cs, sizeof cs, "%.1f %%", coal);
+    /* what the two ratios measure; whether they are good is analysis's */
     snprintf(text, sizeof text,
-             "Read hit rate %s (%s): 1 - pages added to the page cache while a read() ran / "
-             "pages those reads looked up; readahead pages count as misses when added and as "
-             "hits when read.  Write coalescing %s (%s): 1 - block write requests / VFS "
-             "writes; block writes include other processes' writeback.%s%s",
-             hs, io_verdict(hit), cs, io_verdict(coal), note ? " " : "", note ? note : "");
+             "Read hit rate %s: 1 - pages added to the cache while a read() ran / pages those "
+             "reads looked up (readahead counts as a miss when added).  Write coalescing %s: "
+             "1 - block write requests / VFS writes (block writes include others' "
+             "writeback).%s%s",
+             hs, cs, note ? " " : "", note ? note : "");
     table_set_note(t, text);
 
     /* fsync family */
@@ -215,7 +208,7 @@ static int io_start(struct collect_ctx *ctx, void **state, char *err, size_t n)
 {
     struct io_state *st = xcalloc(1, sizeof *st);
     *state = st;
-    st->filtered = ctx->opt && (ctx->opt->pid > 0 || ctx->opt->cgroup);
+    st->filtered = ctx->cfg && (ctx->cfg->pid > 0 || ctx->cfg->cgroup);
     bool classic;
     st->tap = systap_acquire(ctx, SYSTAP_IOLAYERS, &classic, err, n);
     if (!st->tap)
@@ -289,7 +282,7 @@ static int io_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
         snprintf(note, sizeof note,
                  "Only the target's syscalls (%s) are counted; block requests are "
                  "device-wide.%s%s",
-                 ctx->r->window.target ? ctx->r->window.target : "-p/-c", *sampled ? "  " : "",
+                 ctx->cfg->target ? ctx->cfg->target : "-p/-c", *sampled ? "  " : "",
                  sampled);
         nt = note;
     } else if (*sampled) {

@@ -34,8 +34,6 @@ double io_hit_pct(uint64_t lookups, uint64_t added);
 /* Write coalescing: 100 * (1 - block writes / VFS writes), clamped to
  * 0..100; NAN when no VFS writes. */
 double io_coalesce_pct(uint64_t vfs_writes, uint64_t blk_writes);
-/* "excellent" (>= 99) "good" (>= 95) "fair" (>= 80) "poor"; "-" for NAN. */
-const char *io_verdict(double pct);
 /* Metrics io.*, table "io.layers", histogram "fsync" and table "io.fsync"
  * (sorts procs in place).  window_s > 0. */
 void iolayers_fill(struct report *r, const uint64_t *cnt, const struct io_khist *fsync_all,
