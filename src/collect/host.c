@@ -8,8 +8,9 @@
 #include "util/strbuf.h"
 #include <ctype.h>
 #include <errno.h>
-#include <limits.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -207,34 +208,6 @@ int host_parse_btime(const char *stat, time_t *btime)
     return -ENOENT;
 }
 
-void host_format_uptime(double seconds, char *out, size_t n)
-{
-    if (!(seconds >= 0))
-        seconds = 0;
-    /* A hostile/garbled uptime may not fit: converting it would be undefined. */
-    unsigned long long s = seconds < 18446744073709551616.0 ? (unsigned long long)seconds
-                                                            : ULLONG_MAX; /* 2^64 */
-    unsigned long long d = s / 86400, h = s % 86400 / 3600, m = s % 3600 / 60;
-    if (d)
-        snprintf(out, n, "%llu d %llu h %llu min", d, h, m);
-    else if (h)
-        snprintf(out, n, "%llu h %llu min", h, m);
-    else if (m)
-        snprintf(out, n, "%llu min", m);
-    else
-        snprintf(out, n, "%llu s", s);
-}
-
-void host_format_kib(uint64_t kib, char *out, size_t n)
-{
-    if (kib >= 1024u * 1024u)
-        snprintf(out, n, "%.1f GiB", (double)kib / (1024.0 * 1024.0));
-    else if (kib >= 1024u)
-        snprintf(out, n, "%.0f MiB", (double)kib / 1024.0);
-    else
-        snprintf(out, n, "%" PRIu64 " KiB", kib);
-}
-
 /* Reads a whole file; on failure the buffer is empty. */
 static bool slurp(const char *path, struct strbuf *sb)
 {
@@ -290,17 +263,12 @@ static void add_counts(struct report *r, struct strbuf *sb)
 
     long cpus = slurp("/sys/devices/system/cpu/online", sb) ? host_parse_range_count(sb_str(sb))
                                                             : -1;
-    if (cpus > 0)
-        kv_addf(&r->host, "cpus", "Online CPUs", "%ld", cpus);
-    else
-        kv_add(&r->host, "cpus", "Online CPUs", "n/a");
+    kv_add_num(&r->host, "cpus", "Online CPUs", cpus > 0 ? (double)cpus : NAN, "");
 
     long nodes = slurp("/sys/devices/system/node/online", sb) ? host_parse_range_count(sb_str(sb))
                                                               : -1;
-    if (nodes > 0)
-        kv_addf(&r->host, "numa_nodes", "NUMA nodes", "%ld", nodes);
-    else
-        kv_add(&r->host, "numa_nodes", "NUMA nodes", "n/a (kernel without NUMA)");
+    /* no node directory: a kernel without NUMA, shown as n/a */
+    kv_add_num(&r->host, "numa_nodes", "NUMA nodes", nodes > 0 ? (double)nodes : NAN, "");
 
     char gov[64];
     if (hostfs_read_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", gov,
@@ -311,13 +279,9 @@ static void add_counts(struct report *r, struct strbuf *sb)
         kv_add(&r->host, "governor", "CPU frequency governor", "n/a");
 
     uint64_t kib;
-    char mem[64];
-    if (slurp("/proc/meminfo", sb) && host_parse_meminfo_kib(sb_str(sb), "MemTotal", &kib) == 0) {
-        host_format_kib(kib, mem, sizeof mem);
-        kv_add(&r->host, "mem_total", "Memory", mem);
-    } else {
-        kv_add(&r->host, "mem_total", "Memory", "n/a");
-    }
+    bool have_mem =
+        slurp("/proc/meminfo", sb) && host_parse_meminfo_kib(sb_str(sb), "MemTotal", &kib) == 0;
+    kv_add_num(&r->host, "mem_total_kib", "Memory", have_mem ? (double)kib : NAN, "KiB");
 }
 
 static void add_times(struct report *r, const struct host_caps *caps, struct strbuf *sb)
@@ -325,12 +289,7 @@ static void add_times(struct report *r, const struct host_caps *caps, struct str
     double up = 0;
     bool have_up = slurp("/proc/uptime", sb) && host_parse_uptime(sb_str(sb), &up) == 0;
     char buf[64];
-    if (have_up) {
-        host_format_uptime(up, buf, sizeof buf);
-        kv_add(&r->host, "uptime", "Uptime", buf);
-    } else {
-        kv_add(&r->host, "uptime", "Uptime", "n/a");
-    }
+    kv_add_num(&r->host, "uptime_s", "Uptime", have_up ? up : NAN, "s");
     kv_add(&r->host, "virt", "Virtualisation", caps && caps->virt[0] ? caps->virt : "n/a");
     kv_add(&r->host, "container", "Container",
            caps && caps->container[0] ? caps->container : "n/a");

@@ -28,9 +28,5 @@ int host_parse_uptime(const char *text, double *seconds);
 /* "btime N" of /proc/stat.  0 or -ENOENT. */
 int host_parse_btime(const char *stat, time_t *btime);
 
-/* "3 d 4 h 5 min", "4 h 0 min", "5 min", "42 s". */
-void host_format_uptime(double seconds, char *out, size_t n);
 
-/* "7.8 GiB", "512 MiB" from KiB. */
-void host_format_kib(uint64_t kib, char *out, size_t n);
 #endif

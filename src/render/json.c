@@ -74,8 +74,12 @@ static void kv_object(struct jw *w, const char *key, const struct kvlist *l)
 {
     jw_key(w, key);
     jw_obj_begin(w);
-    for (size_t i = 0; i < l->n; i++)
-        jw_kstr(w, l->v[i].key, l->v[i].value);
+    for (size_t i = 0; i < l->n; i++) {
+        if (l->v[i].unit) /* the unit is in the key (NAMES.md) */
+            jw_knum(w, l->v[i].key, l->v[i].num);
+        else
+            jw_kstr(w, l->v[i].key, l->v[i].value);
+    }
     jw_obj_end(w);
 }
 

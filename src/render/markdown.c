@@ -107,17 +107,15 @@ static void title_and_verdict(const struct report *r, struct strbuf *sb)
 
     /* One line of context: where, what and when. */
     const char *kernel = kv_get(&r->host, "kernel");
-    const char *cpus = kv_get(&r->host, "cpus");
+    double cpus = kv_num(&r->host, "cpus");
     sb_add(sb, "Host ");
     md_text(sb, kv_get(&r->host, "hostname"), MD_MAX_TEXT);
     if (kernel) {
         sb_add(sb, " · kernel ");
         md_text(sb, kernel, MD_MAX_TEXT);
     }
-    if (cpus) {
-        sb_add(sb, " · ");
-        md_text(sb, cpus, MD_MAX_TEXT);
-        sb_add(sb, " CPUs");
+    if (isfinite(cpus)) {
+        sb_addf(sb, " · %.0f CPUs", cpus);
     } else if (isfinite(report_metric_value(r, "cpu.count"))) {
         sb_addf(sb, " · %.0f CPUs", report_metric_value(r, "cpu.count"));
     }
@@ -584,14 +582,40 @@ static void resource_sections(const struct report *r, struct strbuf *sb)
     free(other.v);
 }
 
+/* "3 d 2 h 5 min", "2 h 0 min", "11 min", "42 s": an uptime, read at a glance. */
+static void md_duration(struct strbuf *sb, double seconds)
+{
+    if (!(seconds >= 0) || !(seconds < 1e15)) { /* garbled: not converted */
+        sb_addc(sb, '-');
+        return;
+    }
+    unsigned long long s = (unsigned long long)seconds;
+    unsigned long long d = s / 86400, h = s % 86400 / 3600, m = s % 3600 / 60;
+    if (d)
+        sb_addf(sb, "%llu d %llu h %llu min", d, h, m);
+    else if (h)
+        sb_addf(sb, "%llu h %llu min", h, m);
+    else if (m)
+        sb_addf(sb, "%llu min", m);
+    else
+        sb_addf(sb, "%llu s", s);
+}
+
 static void kv_bullets(const struct kvlist *l, struct strbuf *sb)
 {
     for (size_t i = 0; i < l->n; i++) {
+        const struct kv *e = &l->v[i];
         sb_add(sb, "- **");
-        md_text(sb, l->v[i].title && *l->v[i].title ? l->v[i].title : l->v[i].key,
-                MD_MAX_TEXT);
+        md_text(sb, e->title && *e->title ? e->title : e->key, MD_MAX_TEXT);
         sb_add(sb, ":** ");
-        md_text(sb, l->v[i].value, MD_MAX_CMDLINE);
+        if (!e->unit)
+            md_text(sb, e->value, MD_MAX_CMDLINE);
+        else if (!isfinite(e->num))
+            sb_add(sb, "n/a");
+        else if (strcmp(e->unit, "s") == 0)
+            md_duration(sb, e->num);
+        else
+            md_value(sb, e->num, e->unit);
         sb_add(sb, "\n");
     }
     sb_add(sb, "\n");

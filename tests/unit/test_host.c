@@ -6,6 +6,7 @@
 #include "../../src/probe.h"
 #include "../../src/util/hostfs.h"
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -27,21 +28,8 @@ TEST(host_range_list_counts)
     CHECK(host_parse_range_count("0-99999999999999999999") == -1);
 }
 
-TEST(host_uptime_formatting)
+TEST(host_uptime_parsing)
 {
-    char b[64];
-    host_format_uptime(273906.12, b, sizeof b);
-    CHECK_STR(b, "3 d 4 h 5 min");
-    host_format_uptime(86400, b, sizeof b);
-    CHECK_STR(b, "1 d 0 h 0 min");
-    host_format_uptime(3600, b, sizeof b);
-    CHECK_STR(b, "1 h 0 min");
-    host_format_uptime(125.5, b, sizeof b);
-    CHECK_STR(b, "2 min");
-    host_format_uptime(59.99, b, sizeof b);
-    CHECK_STR(b, "59 s");
-    host_format_uptime(-3, b, sizeof b);
-    CHECK_STR(b, "0 s");
     double s = 0;
     CHECK(host_parse_uptime("520.81 984.48\n", &s) == 0);
     CHECK_NUM(s, 520.81, 1e-9);
@@ -73,12 +61,6 @@ TEST(host_meminfo_cpuinfo_btime)
     CHECK(kib == 24668924);
     CHECK(host_parse_meminfo_kib("MemTotalX: 5 kB\n", "MemTotal", &kib) == -ENOENT);
     char b[64];
-    host_format_kib(24668924, b, sizeof b);
-    CHECK_STR(b, "23.5 GiB");
-    host_format_kib(524288, b, sizeof b);
-    CHECK_STR(b, "512 MiB");
-    host_format_kib(100, b, sizeof b);
-    CHECK_STR(b, "100 KiB");
     CHECK(host_parse_cpu_model("processor\t: 0\nmodel name\t: Some CPU  \n", b, sizeof b));
     CHECK_STR(b, "Some CPU");
     CHECK(host_parse_cpu_model("Processor\t: ARMv7 Processor rev 4 (v7l)\n", b, sizeof b));
@@ -101,7 +83,7 @@ static struct report *collect_tree(const char *tree)
     struct host_caps caps;
     struct report *r = report_new();
     probe_host(&caps, &o, r);
-    struct collect_ctx ctx = {.r = r, .opt = &o, .caps = &caps};
+    struct collect_ctx ctx = {.r = r, .cfg = &(struct collect_config){0}, .caps = &caps};
     void *state = (void *)1;
     char err[128] = "";
     if (collector_host.start(&ctx, &state, err, sizeof err) != 0 ||
@@ -122,18 +104,20 @@ TEST(host_collector_debian12_hybrid)
     CHECK_STR(kv_get(&r->host, "os"), "Debian GNU/Linux 12 (bookworm)");
     CHECK_STR(kv_get(&r->host, "arch"), "x86_64");
     CHECK_STR(kv_get(&r->host, "cpu_model"), "Intel(R) Xeon(R) Processor");
-    CHECK_STR(kv_get(&r->host, "cpus"), "2");
-    CHECK_STR(kv_get(&r->host, "numa_nodes"), "1");
+    /* numbers stay numbers (report.json); the renderers format them */
+    CHECK_NUM(kv_num(&r->host, "cpus"), 2, 0);
+    CHECK(kv_get(&r->host, "cpus") == NULL);
+    CHECK_NUM(kv_num(&r->host, "numa_nodes"), 1, 0);
     CHECK_STR(kv_get(&r->host, "governor"), "n/a");
-    CHECK_STR(kv_get(&r->host, "mem_total"), "23.5 GiB");
-    CHECK_STR(kv_get(&r->host, "uptime"), "11 min"); /* 669.23 s */
+    CHECK_NUM(kv_num(&r->host, "mem_total_kib"), 24684084, 0);
+    CHECK_NUM(kv_num(&r->host, "uptime_s"), 669.23, 1e-9);
     CHECK_STR(kv_get(&r->host, "boot_time"), "2026-11-21 11:00:30 UTC");
     CHECK_STR(kv_get(&r->host, "virt"), "vm (unknown hypervisor)");
     CHECK_STR(kv_get(&r->host, "container"), "possibly docker (/.dockerenv; root is ext4)");
     /* Display order is the NAMES.md order. */
     static const char *const order[] = {"hostname", "kernel", "kernel_build", "os", "arch", "cpu_model",
-                                        "cpus", "numa_nodes", "governor", "mem_total",
-                                        "uptime", "virt", "container", "boot_time"};
+                                        "cpus", "numa_nodes", "governor", "mem_total_kib",
+                                        "uptime_s", "virt", "container", "boot_time"};
     REQUIRE(r->host.n == sizeof order / sizeof order[0]);
     for (size_t i = 0; i < r->host.n; i++)
         CHECK_STR(r->host.v[i].key, order[i]);
@@ -147,11 +131,11 @@ TEST(host_collector_v2_only)
     CHECK_STR(kv_get(&r->host, "hostname"), "ci-runner-7");
     CHECK_STR(kv_get(&r->host, "os"), "Example \"Linux\" 24.04 \\ LTS");
     CHECK_STR(kv_get(&r->host, "cpu_model"), "Intel(R) Xeon(R) Gold 6230 CPU @ 2.10GHz");
-    CHECK_STR(kv_get(&r->host, "cpus"), "7");
-    CHECK_STR(kv_get(&r->host, "numa_nodes"), "2");
+    CHECK_NUM(kv_num(&r->host, "cpus"), 7, 0);
+    CHECK_NUM(kv_num(&r->host, "numa_nodes"), 2, 0);
     CHECK_STR(kv_get(&r->host, "governor"), "performance");
-    CHECK_STR(kv_get(&r->host, "mem_total"), "251.6 GiB");
-    CHECK_STR(kv_get(&r->host, "uptime"), "3 d 4 h 5 min");
+    CHECK_NUM(kv_num(&r->host, "mem_total_kib"), 263839744, 0);
+    CHECK_NUM(kv_num(&r->host, "uptime_s"), 273906.12, 1e-6);
     CHECK_STR(kv_get(&r->host, "boot_time"), "2023-11-14 22:13:20 UTC");
     CHECK_STR(kv_get(&r->host, "virt"), "none");
     CHECK_STR(kv_get(&r->host, "container"), "docker");
@@ -166,11 +150,11 @@ TEST(host_collector_v1_only)
     CHECK_STR(kv_get(&r->host, "kernel_build"), "#1 SMP Mon Oct 19 16:18:59 UTC 2020");
     CHECK_STR(kv_get(&r->host, "os"), "CentOS Linux 7 (Core)"); /* /usr/lib fallback */
     CHECK_STR(kv_get(&r->host, "arch"), "n/a");                 /* no kernel.arch on 3.10 */
-    CHECK_STR(kv_get(&r->host, "cpus"), "1");
-    CHECK_STR(kv_get(&r->host, "numa_nodes"), "n/a (kernel without NUMA)");
+    CHECK_NUM(kv_num(&r->host, "cpus"), 1, 0);
+    CHECK(isnan(kv_num(&r->host, "numa_nodes"))); /* kernel without NUMA */
     CHECK_STR(kv_get(&r->host, "governor"), "powersave");
-    CHECK_STR(kv_get(&r->host, "mem_total"), "512 MiB");
-    CHECK_STR(kv_get(&r->host, "uptime"), "59 s");
+    CHECK_NUM(kv_num(&r->host, "mem_total_kib"), 524288, 0);
+    CHECK_NUM(kv_num(&r->host, "uptime_s"), 59.99, 1e-9);
     CHECK_STR(kv_get(&r->host, "boot_time"), "n/a"); /* no btime, and no "now" in a fixture */
     CHECK_STR(kv_get(&r->host, "virt"), "xen");
     CHECK_STR(kv_get(&r->host, "container"), "lxc");
@@ -184,9 +168,9 @@ TEST(host_collector_minimal_tree_never_fails)
     CHECK(r->host.n == 14);
     CHECK_STR(kv_get(&r->host, "hostname"), "n/a");
     CHECK_STR(kv_get(&r->host, "os"), "n/a");
-    CHECK_STR(kv_get(&r->host, "cpus"), "n/a");
-    CHECK_STR(kv_get(&r->host, "mem_total"), "n/a");
-    CHECK_STR(kv_get(&r->host, "uptime"), "1 h 0 min");
+    CHECK(isnan(kv_num(&r->host, "cpus")));
+    CHECK(isnan(kv_num(&r->host, "mem_total_kib")));
+    CHECK_NUM(kv_num(&r->host, "uptime_s"), 3600, 0);
     CHECK_STR(kv_get(&r->host, "container"), "none");
     report_free(r);
 }
@@ -199,7 +183,7 @@ TEST(host_collector_real_host)
     struct host_caps caps;
     struct report *r = report_new();
     probe_host(&caps, &o, r);
-    struct collect_ctx ctx = {.r = r, .opt = &o, .caps = &caps};
+    struct collect_ctx ctx = {.r = r, .cfg = &(struct collect_config){0}, .caps = &caps};
     void *state = NULL;
     char err[128] = "";
     CHECK(collector_host.start(&ctx, &state, err, sizeof err) == 0);
@@ -208,7 +192,7 @@ TEST(host_collector_real_host)
     char hn[256];
     REQUIRE(gethostname(hn, sizeof hn) == 0);
     CHECK_STR(kv_get(&r->host, "hostname"), hn);
-    CHECK(strcmp(kv_get(&r->host, "cpus"), "n/a") != 0);
+    CHECK_NUM(kv_num(&r->host, "cpus"), (double)sysconf(_SC_NPROCESSORS_ONLN), 0);
     CHECK(strcmp(kv_get(&r->host, "boot_time"), "n/a") != 0);
     CHECK(r->host.n == 14);
     report_free(r);

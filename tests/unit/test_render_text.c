@@ -48,7 +48,7 @@ static struct report *synthetic(void)
     kv_add(&r->host, "hostname", "Host name", "web-1");
     kv_add(&r->host, "kernel", "Kernel", "6.18.0-test");
     kv_add(&r->host, "os", "OS", "Debian GNU/Linux 12 (bookworm)");
-    kv_add(&r->host, "cpus", "CPUs", "2");
+    kv_add_num(&r->host, "cpus", "CPUs", 2, "");
     kv_add(&r->caps, "psi", "PSI", "yes");
     kv_add(&r->caps, "pmu", "Hardware PMU", "no (cpu-clock used)");
 
@@ -441,6 +441,46 @@ static char *md_of(const struct report *r)
     struct strbuf sb = STRBUF_INIT;
     markdown_render(r, &sb);
     return sb_detach(&sb);
+}
+
+/* Host facts that are numbers are formatted by the renderer: sizes in
+ * binary units, an uptime in days, hours and minutes, an unknown as n/a;
+ * report.json keeps the numbers. */
+TEST(render_host_numbers_formatted_here_kept_in_json)
+{
+    static const struct {
+        double up;
+        const char *shown;
+    } ups[] = {{273906.12, "3 d 4 h 5 min"}, {86400, "1 d 0 h 0 min"}, {3600, "1 h 0 min"},
+               {125.5, "2 min"}, {59.99, "59 s"}, {-3, "-"}, {NAN, "n/a"}};
+    for (size_t i = 0; i < sizeof ups / sizeof ups[0]; i++) {
+        struct report *r = report_new();
+        kv_add_num(&r->host, "uptime_s", "Uptime", ups[i].up, "s");
+        kv_add_num(&r->host, "mem_total_kib", "Memory", 24668924, "KiB");
+        kv_add_num(&r->host, "cpus", "Online CPUs", 2, "");
+        char *md = md_of(r);
+        char want[96];
+        snprintf(want, sizeof want, "- **Uptime:** %s\n", ups[i].shown);
+        CHECK_CONTAINS(md, want);
+        CHECK_CONTAINS(md, "- **Memory:** 23.5 GiB\n");
+        CHECK_CONTAINS(md, "- **Online CPUs:** 2\n");
+        CHECK_CONTAINS(md, " · 2 CPUs");
+        free(md);
+        report_free(r);
+    }
+    struct report *r = report_new();
+    kv_add_num(&r->host, "mem_total_kib", "Memory", 524288, "KiB");
+    kv_add_num(&r->host, "uptime_s", "Uptime", NAN, "s");
+    kv_add(&r->host, "kernel", "Kernel", "6.18");
+    struct mem_sink m = {0};
+    REQUIRE(render_all(r, &m) == 0);
+    const char *js = mem_get(&m, "report.json");
+    REQUIRE(js);
+    CHECK_CONTAINS(js, "\"mem_total_kib\": 524288");
+    CHECK_CONTAINS(js, "\"uptime_s\": null");
+    CHECK_CONTAINS(js, "\"kernel\": \"6.18\"");
+    mem_free(&m);
+    report_free(r);
 }
 
 /* The n-th block (blocks separated by a blank line), copied. */
