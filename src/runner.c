@@ -70,7 +70,7 @@ struct worker {
 
 struct runner {
     struct report *r;
-    const struct options *opt;
+    struct collect_config cfg; /* what the collectors are told; strings borrowed */
     const struct host_caps *caps;
     struct worker *w;
     size_t n;
@@ -196,14 +196,21 @@ struct runner *runner_new_with(struct report *r, const struct options *opt,
     atomic_init(&rn->want_nice, nice_now);
     atomic_init(&rn->want_io_window, false);
     rn->r = r;
-    rn->opt = opt;
+    rn->cfg = (struct collect_config){
+        .pid = opt->pid,
+        .cgroup = opt->cgroup,
+        .target = opt->pid > 0 || opt->cgroup ? r->window.target : NULL,
+        .hz = opt->hz,
+        .min_block_us = opt->min_block_us,
+        .keep_secrets = opt->no_redact,
+    };
     rn->caps = caps;
     rn->interval_s = opt->interval_s;
     while (registry[rn->n])
         rn->n++;
     rn->w = xcalloc(rn->n, sizeof *rn->w);
 
-    struct collect_ctx plan_ctx = {.r = r, .opt = opt, .caps = caps};
+    struct collect_ctx plan_ctx = {.r = r, .cfg = &rn->cfg, .caps = caps};
     for (size_t i = 0; i < rn->n; i++) {
         struct worker *w = &rn->w[i];
         const struct collector *c = registry[i];
@@ -224,7 +231,7 @@ struct runner *runner_new_with(struct report *r, const struct options *opt,
             continue;
         parse_fault(w);
         w->staging = report_new();
-        w->ctx = (struct collect_ctx){.r = w->staging, .opt = opt, .caps = caps};
+        w->ctx = (struct collect_ctx){.r = w->staging, .cfg = &rn->cfg, .caps = caps};
         pthread_mutex_init(&w->mu, NULL);
         /* Deadlines are monotonic: a clock step must not fire or hide them. */
         pthread_condattr_t ca;

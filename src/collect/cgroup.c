@@ -8,7 +8,6 @@
  * field coming from the hierarchy whose controller provides it. */
 #include "cgroup.h"
 #include "model/model.h"
-#include "options.h"
 #include "util/hostfs.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
@@ -845,8 +844,8 @@ static int cg_start(struct collect_ctx *ctx, void **state, char *err, size_t n)
     int rc = load_mounts(&st->mounts, err, n);
     if (rc)
         return rc;
-    if (ctx->opt && ctx->opt->cgroup) {
-        char *path = normalize_cgroup_arg(&st->mounts, ctx->opt->cgroup);
+    if (ctx->cfg && ctx->cfg->cgroup) {
+        char *path = normalize_cgroup_arg(&st->mounts, ctx->cfg->cgroup);
         if (strstr(path, "/..")) {
             snprintf(err, n, "cgroup %s: \"..\" is not allowed", path);
             free(path);
@@ -864,8 +863,8 @@ static int cg_start(struct collect_ctx *ctx, void **state, char *err, size_t n)
         }
         add_target(st, path);
         st->primary = path;
-    } else if (ctx->opt && ctx->opt->pid > 0) {
-        targets_from_pid(st, ctx->opt->pid);
+    } else if (ctx->cfg && ctx->cfg->pid > 0) {
+        targets_from_pid(st, ctx->cfg->pid);
     }
     st->t0_s = collect_clock_s(ctx);
     snapshot(ctx, &st->t0, &st->mounts, st->targets, st->ntargets);

@@ -21,14 +21,29 @@
 #include "util/clock.h"
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 struct report;
-struct options;
 struct host_caps;
 
+/* What the run tells its collectors: the scope and the few settings that
+ * change what they record.  The runner fills it from the command line;
+ * collectors never see the options.  Zero is a whole-host run that redacts
+ * and counts every off-CPU wait. */
+struct collect_config {
+    pid_t pid;              /* -p: only this process; 0 = the whole host */
+    const char *cgroup;     /* -c: only this cgroup (under the v2 root); NULL = the whole host */
+    const char *target;     /* the scope in words for notes ("pid 42"); NULL = not filtered */
+    int hz;                 /* -F: on-CPU samples per second; <= 0: 49 */
+    unsigned min_block_us;  /* --min-block-us: shortest off-CPU wait counted */
+    bool keep_secrets;      /* --no-redact: command lines as they are */
+};
+
 struct collect_ctx {
+    /* The collector's own staging report: it writes there and reads back
+     * only what it wrote (the runner merges it into the run's report). */
     struct report *r;
-    const struct options *opt;
+    const struct collect_config *cfg; /* never NULL while the runner drives */
     const struct host_caps *caps;
     double now_s; /* seconds since window start of the current tick/stop */
     /* The clock a collector reads when it takes its counters: rates divide

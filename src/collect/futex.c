@@ -6,7 +6,6 @@
  * timed sleeps and are not counted (see the BPF side). */
 #include "../model/model.h"
 #include "../model/profile.h"
-#include "../options.h"
 #include "../symbolize/symbolize.h"
 #include "../util/clock.h"
 #include "../util/strbuf.h"

@@ -1,7 +1,6 @@
 #include "kbpf.h"
 #include "collector.h"
 #include "../model/model.h"
-#include "../options.h"
 #include "../probe.h"
 #include "../util/hostfs.h"
 #include "../util/xalloc.h"
@@ -23,14 +22,14 @@ int kbpf_target(const struct collect_ctx *ctx, uint32_t *tgid, uint64_t *cgid, c
 {
     *tgid = 0;
     *cgid = 0;
-    if (ctx->opt && ctx->opt->pid > 0)
-        *tgid = (uint32_t)ctx->opt->pid;
-    if (ctx->opt && ctx->opt->cgroup) {
+    if (ctx->cfg && ctx->cfg->pid > 0)
+        *tgid = (uint32_t)ctx->cfg->pid;
+    if (ctx->cfg && ctx->cfg->cgroup) {
         if (!ctx->caps || !ctx->caps->cgroup_v2_root[0]) {
             snprintf(err, n, "-c needs a cgroup v2 hierarchy for in-kernel filtering");
             return -ENOENT;
         }
-        const char *cg = ctx->opt->cgroup;
+        const char *cg = ctx->cfg->cgroup;
         while (*cg == '/')
             cg++;
         char rel[4096], path[4096];
@@ -42,7 +41,7 @@ int kbpf_target(const struct collect_ctx *ctx, uint32_t *tgid, uint64_t *cgid, c
         struct stat st;
         if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
             int e = errno ? errno : ENOTDIR;
-            snprintf(err, n, "cgroup %s not found in the v2 hierarchy: %s", ctx->opt->cgroup,
+            snprintf(err, n, "cgroup %s not found in the v2 hierarchy: %s", ctx->cfg->cgroup,
                      strerror(e));
             return -e;
         }

@@ -9,7 +9,6 @@
  * answer, not a blind spot. */
 #include "../model/model.h"
 #include "../model/profile.h"
-#include "../options.h"
 #include "../probe.h"
 #include "../symbolize/symbolize.h"
 #include "../util/clock.h"
@@ -115,9 +114,9 @@ static int offcpu_start(struct collect_ctx *ctx, void **state, char *err, size_t
     bpf_program__set_autoload(st->skel->progs.offcpu_switch_btf, !st->classic);
     bpf_program__set_autoload(st->skel->progs.offcpu_switch_tp, st->classic);
     st->skel->rodata->self_tgid = (__u32)getpid();
-    st->skel->rodata->target_tgid = (__u32)ctx->opt->pid;
+    st->skel->rodata->target_tgid = (__u32)ctx->cfg->pid;
     st->skel->rodata->target_cgid = cgid;
-    st->skel->rodata->min_block_ns = (__u64)ctx->opt->min_block_us * 1000ull;
+    st->skel->rodata->min_block_ns = (__u64)ctx->cfg->min_block_us * 1000ull;
     /* Initial value: without mmapable maps (bss NULL after load) begin
      * cannot reach the programs, and they count from the attach. */
     st->skel->bss->begin_ns = 1;
@@ -351,8 +350,8 @@ static void write_model(struct collect_ctx *ctx, const struct offcpu_state *st, 
         table_set_str(ts, row, "stack", rows[i].stack ? rows[i].stack : "");
     }
 
-    if (ctx->opt->pid) {
-        unsigned th = kbpf_proc_threads(ctx->opt->pid);
+    if (ctx->cfg->pid) {
+        unsigned th = kbpf_proc_threads(ctx->cfg->pid);
         /* the span this collector saw (it may start after the window opens
          * and stop before it is drained): blocked time is measured over it */
         double window_ms = (double)st->observed_ns / 1e6;
@@ -360,7 +359,7 @@ static void write_model(struct collect_ctx *ctx, const struct offcpu_state *st, 
             report_metric(r, "offcpu.target.threads", "Threads of the target", "", "offcpu", th);
             double tms[WC_COUNT] = {0};
             for (size_t i = 0; i < nrows; i++)
-                if (rows[i].k.tgid == (__u32)ctx->opt->pid)
+                if (rows[i].k.tgid == (__u32)ctx->cfg->pid)
                     tms[rows[i].cls] += (double)rows[i].v.total_ns / 1e6;
             for (int c = 0; c < WC_COUNT; c++) {
                 char name[64], title[128];
@@ -426,7 +425,7 @@ static int offcpu_stop(struct collect_ctx *ctx, void *state, char *err, size_t n
         offcpu_end(ctx, st);
     uint64_t t0 = mono_ns();
     st->observed_ns = st->end_ns > st->begin_ns ? st->end_ns - st->begin_ns : 0;
-    uint64_t end = st->end_ns, min_ns = (uint64_t)ctx->opt->min_block_us * 1000ull;
+    uint64_t end = st->end_ns, min_ns = (uint64_t)ctx->cfg->min_block_us * 1000ull;
 
     struct row *rows = NULL;
     size_t nrows = 0, cap = 0;
@@ -521,7 +520,7 @@ static int offcpu_stop(struct collect_ctx *ctx, void *state, char *err, size_t n
                 st->classic ? "classic sched_switch tracepoint" : "tp_btf sched_switch",
                 (unsigned long long)kbpf_percpu_sum(stfd, OFFCPU_ST_BLOCKS), nrows,
                 (unsigned long long)kbpf_percpu_sum(stfd, OFFCPU_ST_SEEDED), pending,
-                (unsigned long long)kbpf_percpu_sum(stfd, OFFCPU_ST_SHORT), ctx->opt->min_block_us);
+                (unsigned long long)kbpf_percpu_sum(stfd, OFFCPU_ST_SHORT), ctx->cfg->min_block_us);
     if (full_s || full_a)
         ledger_note(le, "maps full: %llu waits not timed, %llu not aggregated",
                     (unsigned long long)full_s, (unsigned long long)full_a);

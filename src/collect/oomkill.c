@@ -3,7 +3,6 @@
  * or finalisation is not lost), the memory cgroup each lived in, and when
  * each happened relative to the window. */
 #include "../model/model.h"
-#include "../options.h"
 #include "../probe.h"
 #include "../util/clock.h"
 #include "../util/hostfs.h"

@@ -10,7 +10,6 @@
  * and counted in proc.skipped) and every string is stored as raw bytes. */
 #include "procs.h"
 #include "model/model.h"
-#include "options.h"
 #include "util/hostfs.h"
 #include "util/redact.h"
 #include "util/strbuf.h"
@@ -491,11 +490,11 @@ static int procs_start(struct collect_ctx *ctx, void **statep, char *err, size_t
         st->clk_tck = 100;
     if (st->page_size <= 0)
         st->page_size = 4096;
-    st->redact = !(ctx->opt && ctx->opt->no_redact);
+    st->redact = !(ctx->cfg && ctx->cfg->keep_secrets);
     /* CPU shares divide by the time between our two reads of each process,
      * not by the window: start runs before the window opens. */
     st->t_start = collect_clock_s(ctx);
-    int rc = full_scan(ctx, st, &st->start, ctx->opt ? ctx->opt->pid : 0);
+    int rc = full_scan(ctx, st, &st->start, ctx->cfg ? ctx->cfg->pid : 0);
     if (rc) {
         snprintf(err, n, "cannot list /proc: %s", strerror(-rc));
         return rc;
@@ -822,7 +821,7 @@ static int procs_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
 {
     struct procs_state *st = state;
     struct report *r = ctx->r;
-    int target = ctx->opt ? ctx->opt->pid : 0;
+    int target = ctx->cfg ? ctx->cfg->pid : 0;
     int rc = full_scan(ctx, st, &st->end, target);
     if (rc) {
         snprintf(err, n, "cannot list /proc: %s", strerror(-rc));

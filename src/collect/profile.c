@@ -5,7 +5,6 @@
 #include "profile.h"
 #include "../model/model.h"
 #include "../model/profile.h"
-#include "../options.h"
 #include "../probe.h"
 #include "../symbolize/symbolize.h"
 #include "../util/clock.h"
@@ -127,7 +126,7 @@ static bool in_v1(const char *rel, const char *v2root)
 static void setup_cgroup(struct prof_state *st, const struct collect_ctx *ctx)
 {
     const char *v2 = ctx->caps ? ctx->caps->cgroup_v2_root : "";
-    char *rel = cgroup_rel(ctx->opt->cgroup, v2);
+    char *rel = cgroup_rel(ctx->cfg->cgroup, v2);
     if (strstr(rel, "/..")) {
         st->scope_note = xasprintf("cgroup %s: \"..\" is not allowed; the CPU profile is system-wide", rel);
         free(rel);
@@ -208,7 +207,7 @@ static int prof_start(struct collect_ctx *ctx, void **state, char *err, size_t n
 {
     struct prof_state *st = xcalloc(1, sizeof *st);
     *state = st;
-    st->hz = ctx->opt && ctx->opt->hz > 0 ? ctx->opt->hz : 49;
+    st->hz = ctx->cfg && ctx->cfg->hz > 0 ? ctx->cfg->hz : 49;
     st->ncpu = libbpf_num_possible_cpus();
     if (st->ncpu <= 0 || st->ncpu > MAX_CPUS) {
         snprintf(err, n, "cannot count possible CPUs");
@@ -227,10 +226,10 @@ static int prof_start(struct collect_ctx *ctx, void **state, char *err, size_t n
         return -e;
     }
     kbpf_alloc_on_insert(st->skel->maps.counts); /* a key per new (process, stacks) */
-    if (ctx->opt && ctx->opt->pid > 0) {
-        st->skel->rodata->targ_tgid = (__u32)ctx->opt->pid;
-        st->scope = xasprintf("pid %d", (int)ctx->opt->pid);
-    } else if (ctx->opt && ctx->opt->cgroup) {
+    if (ctx->cfg && ctx->cfg->pid > 0) {
+        st->skel->rodata->targ_tgid = (__u32)ctx->cfg->pid;
+        st->scope = xasprintf("pid %d", (int)ctx->cfg->pid);
+    } else if (ctx->cfg && ctx->cfg->cgroup) {
         setup_cgroup(st, ctx);
     }
     if (!st->scope)

@@ -3,7 +3,6 @@
 #include "runqlat.h"
 #include "collector.h"
 #include "kbpf.h"
-#include "../options.h"
 #include "../model/model.h"
 #include "../util/clock.h"
 #include "../util/xalloc.h"
@@ -117,7 +116,7 @@ static bool btf_hooks(void)
 static bool rq_can_run(const struct collect_ctx *ctx, char *reason, size_t n)
 {
     bool btf = !kbpf_force_classic() && btf_hooks();
-    bool filtered = ctx->opt && (ctx->opt->pid > 0 || ctx->opt->cgroup);
+    bool filtered = ctx->cfg && (ctx->cfg->pid > 0 || ctx->cfg->cgroup);
     if (!btf && filtered) {
         snprintf(reason, n, "-p/-c filtering needs the tp_btf sched hooks (kernel BTF)");
         return false;
@@ -260,7 +259,7 @@ static int rq_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     const char *nt = NULL;
     if (st->filtered) {
         snprintf(note, sizeof note, "Only the target's tasks (%s) are measured.",
-                 ctx->r->window.target ? ctx->r->window.target : "-p/-c");
+                 ctx->cfg->target ? ctx->cfg->target : "-p/-c");
         nt = note;
     } else if (st->classic) {
         nt = "Classic tracepoints: rows are threads, not processes.";

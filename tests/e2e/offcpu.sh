@@ -53,6 +53,15 @@ else
         && ok e2e_offcpu_folded_has_target \
         || skip e2e_offcpu_folded_has_target "offcpu.folded not written (profile wiring not merged?)"
 fi
+# The notes of the filtered tables name the target the run was given (they
+# read "-p/-c" when collectors looked for it in their empty staging report).
+notes=$(json "$TMPD/pipe/report.json" "' | '.join(t.get('note') or '' for t in d['tables'] if t['name'] in ('sched.runq_wait', 'io.layers'))")
+case "$notes" in
+    *"Only the target's tasks (pid $pw)"*"Only the target's syscalls (pid $pw)"* | \
+    *"Only the target's syscalls (pid $pw)"*"Only the target's tasks (pid $pw)"*)
+        ok e2e_filtered_notes_name_the_target ;;
+    *) not_ok e2e_filtered_notes_name_the_target "notes: $notes" ;;
+esac
 kill $pw 2>/dev/null
 
 # 2. A nanosleep loop: offcpu.sleep, at most a warning.

@@ -6,7 +6,6 @@
 #include "harness.h"
 #include "../../src/collect/collector.h"
 #include "../../src/model/model.h"
-#include "../../src/options.h"
 #include "../../src/probe.h"
 #include "../../src/util/hostfs.h"
 #include <string.h>
@@ -14,7 +13,7 @@
 struct life {
     const struct collector *c;
     struct report *r;
-    struct options opt;
+    struct collect_config cfg;
     struct host_caps caps;
     struct collect_ctx ctx;
     void *state;
@@ -27,7 +26,7 @@ static inline void life_init(struct life *l, const struct collector *c)
     l->c = c;
     l->r = report_new();
     l->ctx.r = l->r;
-    l->ctx.opt = &l->opt;
+    l->ctx.cfg = &l->cfg;
     l->ctx.caps = &l->caps;
     l->ctx.clock_s = collect_tick_clock; /* fixtures are read at the given times */
 }

@@ -167,14 +167,14 @@ struct run {
 };
 
 /* start() on fixture <dir>/t0 at 0 s, [tick on t1 at 5 s], stop() on t1 at 10 s. */
-static void run_fixture(struct run *x, const char *dir, struct options *o, bool tick)
+static void run_fixture(struct run *x, const char *dir, struct collect_config *o, bool tick)
 {
     char t0[1024], t1[1024];
     snprintf(t0, sizeof t0, "%s/t0", fixture(dir));
     snprintf(t1, sizeof t1, "%s/t1", fixture(dir));
     memset(x, 0, sizeof *x);
     x->r = report_new();
-    struct collect_ctx ctx = {.r = x->r, .opt = o, .clock_s = collect_tick_clock};
+    struct collect_ctx ctx = {.r = x->r, .cfg = o, .clock_s = collect_tick_clock};
     void *st = NULL;
     hostfs_set_root(t0);
     ctx.now_s = 0;
@@ -205,8 +205,7 @@ static long find_row(const struct table *t, const char *path)
 
 TEST(cgroup_hybrid_merges_v1_and_v2)
 {
-    struct options o;
-    options_defaults(&o);
+    struct collect_config o = {0};
     o.pid = 4242;
     struct run x;
     run_fixture(&x, "cgroup/hybrid", &o, false);
@@ -270,8 +269,7 @@ TEST(cgroup_hybrid_merges_v1_and_v2)
 
 TEST(cgroup_v2_window_deltas_odd_names_removed)
 {
-    struct options o;
-    options_defaults(&o);
+    struct collect_config o = {0};
     o.pid = 777;
     struct run x;
     run_fixture(&x, "cgroup/v2", &o, false);
@@ -332,8 +330,7 @@ TEST(cgroup_v2_window_deltas_odd_names_removed)
 
 TEST(cgroup_v1_comounted_escaped_mount_target)
 {
-    struct options o;
-    options_defaults(&o);
+    struct collect_config o = {0};
     o.pid = 4242;
     struct run x;
     run_fixture(&x, "cgroup/v1", &o, false);
@@ -378,8 +375,7 @@ TEST(cgroup_v1_comounted_escaped_mount_target)
 
 TEST(cgroup_target_by_path_and_tick_series)
 {
-    struct options o;
-    options_defaults(&o);
+    struct collect_config o = {0};
     o.cgroup = "system.slice//web.service/";
     struct run x;
     run_fixture(&x, "cgroup/v2", &o, true);
@@ -400,8 +396,7 @@ TEST(cgroup_target_by_path_and_tick_series)
 
 TEST(cgroup_target_not_found_fails_clearly)
 {
-    struct options o;
-    options_defaults(&o);
+    struct collect_config o = {0};
     o.cgroup = "/nope";
     struct run x;
     run_fixture(&x, "cgroup/hybrid", &o, false);
@@ -472,10 +467,9 @@ TEST(cgroup_walk_depth_bound)
         mkdir(p, 0700);
     }
     hostfs_set_root(dir);
-    struct options o;
-    options_defaults(&o);
+    struct collect_config o = {0};
     struct report *r = report_new();
-    struct collect_ctx ctx = {.r = r, .opt = &o, .clock_s = collect_tick_clock};
+    struct collect_ctx ctx = {.r = r, .cfg = &o, .clock_s = collect_tick_clock};
     void *st = NULL;
     char err[256] = "";
     CHECK(collector_cgroup.start(&ctx, &st, err, sizeof err) == 0);
@@ -527,11 +521,10 @@ TEST(cgroup_walk_count_bound)
         mkdir(p, 0700);
     }
     hostfs_set_root(dir);
-    struct options o;
-    options_defaults(&o);
+    struct collect_config o = {0};
     o.cgroup = "/c4009"; /* the target is read even past the cap */
     struct report *r = report_new();
-    struct collect_ctx ctx = {.r = r, .opt = &o, .clock_s = collect_tick_clock};
+    struct collect_ctx ctx = {.r = r, .cfg = &o, .clock_s = collect_tick_clock};
     void *st = NULL;
     char err[256] = "";
     CHECK(collector_cgroup.start(&ctx, &st, err, sizeof err) == 0);
@@ -614,10 +607,9 @@ TEST(cgroup_live_v1_quota_throttles_burner)
         test_fail(__FILE__, __LINE__, "cannot move %d into %s", (int)child, cg);
         goto out;
     }
-    struct options o;
-    options_defaults(&o);
+    struct collect_config o = {0};
     r = report_new();
-    struct collect_ctx ctx = {.r = r, .opt = &o};
+    struct collect_ctx ctx = {.r = r, .cfg = &o};
     char err[512] = "";
     double t0 = now_mono();
     if (collector_cgroup.start(&ctx, &st, err, sizeof err) != 0) {

@@ -2,7 +2,6 @@
 #include "../../src/collect/collector.h"
 #include "../../src/collect/net.h"
 #include "../../src/model/model.h"
-#include "../../src/options.h"
 #include "../../src/probe.h"
 #include "../../src/util/hostfs.h"
 #include <math.h>
@@ -12,10 +11,10 @@
 static struct report *life(const char *const *dirs, const double *times, size_t n)
 {
     const struct collector *c = &collector_net;
-    struct options opt = {0};
+    struct collect_config cfg = {0};
     struct host_caps caps = {0};
     struct report *r = report_new();
-    struct collect_ctx ctx = {.r = r, .opt = &opt, .caps = &caps, .now_s = times[0],
+    struct collect_ctx ctx = {.r = r, .cfg = &cfg, .caps = &caps, .now_s = times[0],
                               .clock_s = collect_tick_clock};
     char root[4096], err[512] = "";
     void *st = NULL;
@@ -264,10 +263,10 @@ TEST(net_retrans_pct_absent_without_sends)
 
 TEST(net_missing_files)
 {
-    struct options opt = {0};
+    struct collect_config cfg = {0};
     struct host_caps caps = {0};
     struct report *r = report_new();
-    struct collect_ctx ctx = {.r = r, .opt = &opt, .caps = &caps, .now_s = 0,
+    struct collect_ctx ctx = {.r = r, .cfg = &cfg, .caps = &caps, .now_s = 0,
                               .clock_s = collect_tick_clock};
     char root[4096], err[256] = "";
     snprintf(root, sizeof root, "%s/disk/odd/t0", fixtures_dir()); /* no /proc/net */

@@ -179,10 +179,9 @@ TEST(procs_format_cmdline)
 static struct report *run_window(pid_t target)
 {
     struct report *r = report_new();
-    struct options opt;
-    options_defaults(&opt);
+    struct collect_config opt = {0};
     opt.pid = target;
-    struct collect_ctx ctx = {.r = r, .opt = &opt, .clock_s = collect_tick_clock};
+    struct collect_ctx ctx = {.r = r, .cfg = &opt, .clock_s = collect_tick_clock};
     void *st = NULL;
     char err[256] = "";
     char root[1024];
@@ -413,9 +412,8 @@ TEST(procs_window_scan_cap)
 TEST(procs_no_proc_is_reported_not_fatal)
 {
     struct report *r = report_new();
-    struct options opt;
-    options_defaults(&opt);
-    struct collect_ctx ctx = {.r = r, .opt = &opt, .clock_s = collect_tick_clock};
+    struct collect_config opt = {0};
+    struct collect_ctx ctx = {.r = r, .cfg = &opt, .clock_s = collect_tick_clock};
     char reason[128] = "", err[128] = "";
     hostfs_set_root(fixture("procs/does-not-exist"));
     CHECK(!collector_procs.can_run(&ctx, reason, sizeof reason));
@@ -479,9 +477,8 @@ TEST(procs_live_burner_in_top_cpu)
     close(done[1]);
 
     struct report *r = report_new();
-    struct options opt;
-    options_defaults(&opt);
-    struct collect_ctx ctx = {.r = r, .opt = &opt, .clock_s = recording_clock};
+    struct collect_config opt = {0};
+    struct collect_ctx ctx = {.r = r, .cfg = &opt, .clock_s = recording_clock};
     g_scan = 0;
     g_first[0] = g_first[1] = 0;
     void *st = NULL;

@@ -38,11 +38,10 @@ static long row_of(const struct table *t, const char *path)
  * 7 s, because the start read came 3 s before the window opened. */
 TEST(rates_cgroup_divide_by_own_read_interval)
 {
-    struct options o;
-    options_defaults(&o);
+    struct collect_config o = {0};
     o.pid = 777;
     struct report *r = report_new();
-    struct collect_ctx ctx = {.r = r, .opt = &o, .clock_s = fake_clock};
+    struct collect_ctx ctx = {.r = r, .cfg = &o, .clock_s = fake_clock};
     void *st = NULL;
     char err[256] = "";
     char dir[1024];

@@ -255,10 +255,8 @@ static struct report *procs_window(bool no_redact)
     fake_proc(root, 4243, 0, 0, idle, sizeof idle - 1);
 
     struct report *r = report_new();
-    struct options opt;
-    options_defaults(&opt);
-    opt.no_redact = no_redact;
-    struct collect_ctx ctx = {.r = r, .opt = &opt, .clock_s = collect_tick_clock};
+    struct collect_config cfg = {.keep_secrets = no_redact};
+    struct collect_ctx ctx = {.r = r, .cfg = &cfg, .clock_s = collect_tick_clock};
     void *st = NULL;
     char err[256] = "";
     hostfs_set_root(root);
