@@ -1,0 +1,131 @@
+/* Collectors measure: what they write must not depend on anything else in
+ * the report they are given.  Each /proc collector runs twice over the same
+ * captured readings, once into an empty staging report and once into one
+ * that holds what the rest of the run owns (thresholds, the window and its
+ * target, host facts), set to values no collector could mistake for its
+ * own; the two outputs must be identical.  A collector that took a chart
+ * line from the thresholds or named the target from the window (disk and
+ * runqlat once did) fails here. */
+#include "harness.h"
+#include "../../src/collect/collector.h"
+#include "../../src/collect/cpu.h"
+#include "../../src/collect/disk.h"
+#include "../../src/collect/memory.h"
+#include "../../src/collect/net.h"
+#include "../../src/collect/psi.h"
+#include "../../src/model/model.h"
+#include "../../src/probe.h"
+#include "../../src/util/hostfs.h"
+#include "../../src/util/strbuf.h"
+#include "../../src/util/xalloc.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* What the run, not the collector, puts in a report, at odd values. */
+static void poison(struct report *r)
+{
+    static const char *const ids[] = {"cpu.util_pct",      "cpu.runq_per_cpu", "mem.available_pct",
+                                      "psi.some_pct",      "psi.full_pct",     "disk.util_pct",
+                                      "disk.aqu_sz",       "net.drops_per_s",  "disk.await_ms.virtio"};
+    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
+        report_add_threshold(r, ids[i], "poison", "", 1.5, 2.5, false);
+    r->window.target = xstrdup("POISON target");
+    r->window.planned_s = 12345;
+    r->window.interval_s = 7;
+    kv_add(&r->host, "hostname", "Host name", "POISON");
+    kv_add_num(&r->host, "cpus", "Online CPUs", 97, "");
+}
+
+/* Everything a collector can write, as text: series (values and lines),
+ * metrics, tables (cells and notes), histograms and the ledger notes. */
+static char *digest(const struct report *r)
+{
+    struct strbuf sb = STRBUF_INIT;
+    for (size_t i = 0; i < r->nseries; i++) {
+        const struct series *s = r->series[i];
+        sb_addf(&sb, "S %s %s %s %d %g %g:", s->name, s->title, s->unit, s->chart, s->warn,
+                s->crit);
+        for (size_t k = 0; k < s->n; k++)
+            sb_addf(&sb, " %.9g", s->v[k]);
+        sb_addc(&sb, '\n');
+    }
+    for (size_t i = 0; i < r->nmetrics; i++)
+        sb_addf(&sb, "M %s %.9g %s\n", r->metrics[i].name, r->metrics[i].value,
+                r->metrics[i].unit ? r->metrics[i].unit : "");
+    for (size_t i = 0; i < r->ntables; i++) {
+        const struct table *t = r->tables[i];
+        sb_addf(&sb, "T %s rows %zu note %s\n", t->name, t->nrows, t->note ? t->note : "");
+        for (size_t row = 0; row < t->nrows; row++)
+            for (size_t c = 0; c < t->ncols; c++) {
+                const char *s = table_str(t, row, t->cols[c].name);
+                sb_addf(&sb, " %s=%s/%.9g", t->cols[c].name, s ? s : "",
+                        table_num(t, row, t->cols[c].name));
+            }
+        sb_addc(&sb, '\n');
+    }
+    for (size_t i = 0; i < r->nhists; i++)
+        sb_addf(&sb, "H %s %llu\n", r->hists[i]->name, (unsigned long long)r->hists[i]->count);
+    for (size_t i = 0; i < r->nledger; i++)
+        sb_addf(&sb, "L %s %s\n", r->ledger[i].name, r->ledger[i].notes ? r->ledger[i].notes : "");
+    return sb_detach(&sb);
+}
+
+/* Start on dirs[0] at t = 0, a tick per later dir (1 s apart), stop at the
+ * last; into r.  Returns the digest of r. */
+static char *run(const struct collector *c, const char *topic, const char *const *dirs, size_t n,
+                 struct report *r)
+{
+    struct collect_config cfg = {0};
+    struct host_caps caps = {0};
+    struct collect_ctx ctx = {.r = r, .cfg = &cfg, .caps = &caps, .clock_s = collect_tick_clock};
+    char root[4096], err[512] = "";
+    void *st = NULL;
+    snprintf(root, sizeof root, "%s/%s/%s", fixtures_dir(), topic, dirs[0]);
+    hostfs_set_root(root);
+    int rc = c->start(&ctx, &st, err, sizeof err);
+    CHECK(rc == 0);
+    if (rc == 0) {
+        for (size_t i = 1; i < n; i++) {
+            snprintf(root, sizeof root, "%s/%s/%s", fixtures_dir(), topic, dirs[i]);
+            hostfs_set_root(root);
+            ctx.now_s = (double)i;
+            report_add_tick(r, ctx.now_s);
+            CHECK(!c->tick || c->tick(&ctx, st) == 0);
+        }
+        CHECK(c->stop(&ctx, st, err, sizeof err) == 0);
+    }
+    if (c->destroy)
+        c->destroy(st);
+    hostfs_set_root(NULL);
+    return digest(r);
+}
+
+TEST(collectors_write_the_same_whatever_the_report_holds)
+{
+    static const char *const t01[] = {"t0", "t1"};
+    static const char *const real[] = {"real/t0", "real/t1"};
+    static const struct {
+        const struct collector *c;
+        const char *topic;
+        const char *const *dirs;
+    } cases[] = {{&collector_cpu, "cpu", t01},   {&collector_memory, "memory", t01},
+                 {&collector_psi, "psi", t01},   {&collector_disk, "disk", real},
+                 {&collector_net, "net", real}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct report *clean = report_new(), *dirty = report_new();
+        poison(dirty);
+        char *a = run(cases[i].c, cases[i].topic, cases[i].dirs, 2, clean);
+        char *b = run(cases[i].c, cases[i].topic, cases[i].dirs, 2, dirty);
+        CHECK(strlen(a) > 40); /* it did write something */
+        if (strcmp(a, b) != 0)
+            test_fail(__FILE__, __LINE__, "collector %s wrote differently into a report that "
+                      "holds the run's thresholds and window:\n--- empty\n%s--- poisoned\n%s",
+                      cases[i].c->name, a, b);
+        free(a);
+        free(b);
+        report_free(clean);
+        report_free(dirty);
+    }
+}
