@@ -67,6 +67,42 @@ static inline void life_end(struct life *l)
     hostfs_set_root(NULL);
 }
 
+/* A whole life over captured readings under fixtures/TOPIC: can_run and
+ * start on dirs[0] at t = 0 (times[0] must be 0), a tick per later dir at
+ * its time, stop on the last dir (no time passes between the last tick and
+ * the stop).  Into `into` when given (the caller's report, for example one
+ * that already holds data), else a new report; the state is destroyed and
+ * the report returned, the caller's to free. */
+static inline struct report *life_play(const struct collector *c, const char *topic,
+                                       const char *const *dirs, const double *times, size_t n,
+                                       struct report *into)
+{
+    struct life l;
+    life_init(&l, c);
+    if (into) {
+        report_free(l.r);
+        l.r = l.ctx.r = into;
+    }
+    char root[1024];
+    CHECK(n > 0 && times[0] == 0);
+    snprintf(root, sizeof root, "%s/%s", topic, dirs[0]);
+    life_root(root);
+    CHECK(c->can_run == NULL || c->can_run(&l.ctx, l.err, sizeof l.err));
+    int rc = life_start(&l, root);
+    CHECK(rc == 0);
+    if (rc == 0) {
+        for (size_t i = 1; i < n; i++) {
+            snprintf(root, sizeof root, "%s/%s", topic, dirs[i]);
+            CHECK(life_tick(&l, root, times[i]) == 0);
+        }
+        CHECK(life_stop(&l, root, times[n - 1]) == 0);
+    }
+    if (c->destroy)
+        c->destroy(l.state);
+    hostfs_set_root(NULL);
+    return l.r;
+}
+
 /* Value of series `name` at tick i; NAN when absent. */
 static inline double series_at(const struct report *r, const char *name, size_t i)
 {

@@ -7,6 +7,7 @@
  * line from the thresholds or named the target from the window (disk and
  * runqlat once did) fails here. */
 #include "harness.h"
+#include "collect_life.h"
 #include "../../src/collect/collector.h"
 #include "../../src/collect/cpu.h"
 #include "../../src/collect/disk.h"
@@ -72,36 +73,6 @@ static char *digest(const struct report *r)
     return sb_detach(&sb);
 }
 
-/* Start on dirs[0] at t = 0, a tick per later dir (1 s apart), stop at the
- * last; into r.  Returns the digest of r. */
-static char *run(const struct collector *c, const char *topic, const char *const *dirs, size_t n,
-                 struct report *r)
-{
-    struct collect_config cfg = {0};
-    struct host_caps caps = {0};
-    struct collect_ctx ctx = {.r = r, .cfg = &cfg, .caps = &caps, .clock_s = collect_tick_clock};
-    char root[4096], err[512] = "";
-    void *st = NULL;
-    snprintf(root, sizeof root, "%s/%s/%s", fixtures_dir(), topic, dirs[0]);
-    hostfs_set_root(root);
-    int rc = c->start(&ctx, &st, err, sizeof err);
-    CHECK(rc == 0);
-    if (rc == 0) {
-        for (size_t i = 1; i < n; i++) {
-            snprintf(root, sizeof root, "%s/%s/%s", fixtures_dir(), topic, dirs[i]);
-            hostfs_set_root(root);
-            ctx.now_s = (double)i;
-            report_add_tick(r, ctx.now_s);
-            CHECK(!c->tick || c->tick(&ctx, st) == 0);
-        }
-        CHECK(c->stop(&ctx, st, err, sizeof err) == 0);
-    }
-    if (c->destroy)
-        c->destroy(st);
-    hostfs_set_root(NULL);
-    return digest(r);
-}
-
 TEST(collectors_write_the_same_whatever_the_report_holds)
 {
     static const char *const t01[] = {"t0", "t1"};
@@ -116,8 +87,9 @@ TEST(collectors_write_the_same_whatever_the_report_holds)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         struct report *clean = report_new(), *dirty = report_new();
         poison(dirty);
-        char *a = run(cases[i].c, cases[i].topic, cases[i].dirs, 2, clean);
-        char *b = run(cases[i].c, cases[i].topic, cases[i].dirs, 2, dirty);
+        static const double times[] = {0, 1};
+        char *a = digest(life_play(cases[i].c, cases[i].topic, cases[i].dirs, times, 2, clean));
+        char *b = digest(life_play(cases[i].c, cases[i].topic, cases[i].dirs, times, 2, dirty));
         CHECK(strlen(a) > 40); /* it did write something */
         if (strcmp(a, b) != 0)
             test_fail(__FILE__, __LINE__, "collector %s wrote differently into a report that "

@@ -1,4 +1,5 @@
 #include "harness.h"
+#include "collect_life.h"
 #include "../../src/collect/collector.h"
 #include "../../src/collect/disk.h"
 #include "../../src/model/model.h"
@@ -6,38 +7,6 @@
 #include "../../src/util/hostfs.h"
 #include <math.h>
 #include <stdlib.h>
-
-/* Drives a collector's whole life: start on roots[0] at times[0], one tick per
- * later root, stop at the last time (no extra reading: no time has passed). */
-static struct report *life(const struct collector *c, const char *topic, const char *const *dirs,
-                           const double *times, size_t n)
-{
-    struct collect_config cfg = {0};
-    struct host_caps caps = {0};
-    struct report *r = report_new();
-    struct collect_ctx ctx = {.r = r, .cfg = &cfg, .caps = &caps, .now_s = times[0],
-                              .clock_s = collect_tick_clock};
-    char root[4096], err[512] = "";
-    void *st = NULL;
-    snprintf(root, sizeof root, "%s/%s/%s", fixtures_dir(), topic, dirs[0]);
-    hostfs_set_root(root);
-    CHECK(c->can_run == NULL || c->can_run(&ctx, err, sizeof err));
-    int rc = c->start(&ctx, &st, err, sizeof err);
-    CHECK(rc == 0);
-    if (rc == 0) {
-        for (size_t i = 1; i < n; i++) {
-            snprintf(root, sizeof root, "%s/%s/%s", fixtures_dir(), topic, dirs[i]);
-            hostfs_set_root(root);
-            ctx.now_s = times[i];
-            report_add_tick(r, times[i]);
-            CHECK(c->tick(&ctx, st) == 0);
-        }
-        CHECK(c->stop(&ctx, st, err, sizeof err) == 0);
-    }
-    c->destroy(st);
-    hostfs_set_root(NULL);
-    return r;
-}
 
 static long row_of(const struct table *t, const char *dev)
 {
@@ -142,7 +111,7 @@ TEST(disk_life_real_fixture)
 {
     const char *dirs[] = {"real/t0", "real/t1"};
     const double times[] = {0.0, 1.0};
-    struct report *r = life(&collector_disk, "disk", dirs, times, 2);
+    struct report *r = life_play(&collector_disk, "disk", dirs, times, 2, NULL);
     const struct table *t = report_find_table(r, "disk");
     REQUIRE(t);
     CHECK(t->nrows == 1); /* idle loop0-7 and zram0 are left out */
@@ -186,7 +155,7 @@ TEST(disk_life_odd_fixture)
 {
     const char *dirs[] = {"odd/t0", "odd/t1"};
     const double times[] = {0.0, 2.0};
-    struct report *r = life(&collector_disk, "disk", dirs, times, 2);
+    struct report *r = life_play(&collector_disk, "disk", dirs, times, 2, NULL);
     const struct table *t = report_find_table(r, "disk");
     REQUIRE(t);
     CHECK(t->nrows == 6);

@@ -1,4 +1,5 @@
 #include "harness.h"
+#include "collect_life.h"
 #include "../../src/collect/collector.h"
 #include "../../src/collect/net.h"
 #include "../../src/model/model.h"
@@ -6,37 +7,6 @@
 #include "../../src/util/hostfs.h"
 #include <math.h>
 #include <stdlib.h>
-
-/* start on dirs[0] at times[0], one tick per later dir, stop at the last time. */
-static struct report *life(const char *const *dirs, const double *times, size_t n)
-{
-    const struct collector *c = &collector_net;
-    struct collect_config cfg = {0};
-    struct host_caps caps = {0};
-    struct report *r = report_new();
-    struct collect_ctx ctx = {.r = r, .cfg = &cfg, .caps = &caps, .now_s = times[0],
-                              .clock_s = collect_tick_clock};
-    char root[4096], err[512] = "";
-    void *st = NULL;
-    snprintf(root, sizeof root, "%s/net/%s", fixtures_dir(), dirs[0]);
-    hostfs_set_root(root);
-    CHECK(c->can_run(&ctx, err, sizeof err));
-    int rc = c->start(&ctx, &st, err, sizeof err);
-    CHECK(rc == 0);
-    if (rc == 0) {
-        for (size_t i = 1; i < n; i++) {
-            snprintf(root, sizeof root, "%s/net/%s", fixtures_dir(), dirs[i]);
-            hostfs_set_root(root);
-            ctx.now_s = times[i];
-            report_add_tick(r, times[i]);
-            CHECK(c->tick(&ctx, st) == 0);
-        }
-        CHECK(c->stop(&ctx, st, err, sizeof err) == 0);
-    }
-    c->destroy(st);
-    hostfs_set_root(NULL);
-    return r;
-}
 
 static long row_of(const struct table *t, const char *name)
 {
@@ -134,7 +104,7 @@ TEST(net_life_real_fixture)
 {
     const char *dirs[] = {"real/t0", "real/t1"};
     const double times[] = {0.0, 1.0};
-    struct report *r = life(dirs, times, 2);
+    struct report *r = life_play(&collector_net, "net", dirs, times, 2, NULL);
     const struct table *t = report_find_table(r, "net.iface");
     REQUIRE(t);
     CHECK(t->nrows == 4);
@@ -183,7 +153,7 @@ TEST(net_life_odd_fixture)
 {
     const char *dirs[] = {"odd/t0", "odd/t1"};
     const double times[] = {0.0, 2.0};
-    struct report *r = life(dirs, times, 2);
+    struct report *r = life_play(&collector_net, "net", dirs, times, 2, NULL);
     const struct table *t = report_find_table(r, "net.iface");
     REQUIRE(t);
     CHECK(t->nrows == 6);
@@ -253,7 +223,7 @@ TEST(net_retrans_pct_absent_without_sends)
 {
     const char *dirs[] = {"real/t1", "real/t1"};
     const double times[] = {0.0, 1.0};
-    struct report *r = life(dirs, times, 2);
+    struct report *r = life_play(&collector_net, "net", dirs, times, 2, NULL);
     CHECK(isnan(M("tcp.retrans_pct")));
     CHECK_NUM(M("tcp.out_segs_per_s"), 0, 0);
     CHECK_NUM(M("tcp.retrans_segs"), 0, 0);
