@@ -8,13 +8,12 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "khist.bpf.h"
+#include "biolat.h"
 
 #define MAX_INFLIGHT 16384
 #define REQ_OP_MASK_ 0xff
 #define MINORBITS 20
 
-/* kinds of histogram per device, must match src/collect/biolat.h */
-enum { BK_READ = 0, BK_WRITE, BK_FLUSH, BK_DISCARD, BK_OTHER, BK_QUEUE, BK_SIZE, BK_NKINDS };
 
 /* Completions count only inside the window (set by user space at begin and
  * end); requests are tracked from the attach so one issued just before the
@@ -39,15 +38,10 @@ struct {
     __type(value, struct rq_val);
 } inflight SEC(".maps");
 
-struct hist_key {
-    __u32 dev; /* major << 20 | minor */
-    __u32 kind;
-};
-
 struct {
     __uint(type, BPF_MAP_TYPE_HASH);
     __uint(max_entries, 1024);
-    __type(key, struct hist_key);
+    __type(key, struct bio_hist_key);
     __type(value, struct khist);
 } hists SEC(".maps");
 
@@ -61,7 +55,7 @@ struct {
 
 static __always_inline void hist_add(__u32 dev, __u32 kind, __u64 v)
 {
-    struct hist_key k = {.dev = dev, .kind = kind};
+    struct bio_hist_key k = {.dev = dev, .kind = kind};
     struct khist *h = bpf_map_lookup_elem(&hists, &k);
     if (!h) {
         static const struct khist zero;
@@ -110,19 +104,19 @@ static __always_inline void on_complete(struct rq_key *k, __u32 dev, __u32 kind,
         return;
     hist_add(dev, kind, (now - iss) / 1000);
     if (ins && iss >= ins)
-        hist_add(dev, BK_QUEUE, (iss - ins) / 1000);
+        hist_add(dev, BIO_QUEUE, (iss - ins) / 1000);
     if (bytes)
-        hist_add(dev, BK_SIZE, bytes / 1024);
+        hist_add(dev, BIO_SIZE, bytes / 1024);
 }
 
 static __always_inline __u32 op_kind(__u32 op)
 {
     switch (op) {
-    case 0: return BK_READ;   /* REQ_OP_READ */
-    case 1: return BK_WRITE;  /* REQ_OP_WRITE */
-    case 2: return BK_FLUSH;  /* REQ_OP_FLUSH */
-    case 3: return BK_DISCARD; /* REQ_OP_DISCARD */
-    default: return BK_OTHER;
+    case 0: return BIO_READ;   /* REQ_OP_READ */
+    case 1: return BIO_WRITE;  /* REQ_OP_WRITE */
+    case 2: return BIO_FLUSH;  /* REQ_OP_FLUSH */
+    case 3: return BIO_DISCARD; /* REQ_OP_DISCARD */
+    default: return BIO_OTHER;
     }
 }
 
@@ -168,14 +162,14 @@ static __always_inline __u32 rwbs_kind(const char *rwbs)
     bpf_probe_read_kernel(c, sizeof c, rwbs);
     char op = c[0] == 'F' ? c[1] : c[0];
     if (op == 'R')
-        return BK_READ;
+        return BIO_READ;
     if (op == 'W')
-        return BK_WRITE;
+        return BIO_WRITE;
     if (op == 'D')
-        return BK_DISCARD;
+        return BIO_DISCARD;
     if (c[0] == 'F')
-        return BK_FLUSH;
-    return BK_OTHER;
+        return BIO_FLUSH;
+    return BIO_OTHER;
 }
 
 SEC("tp/block/block_rq_insert")

@@ -3,14 +3,7 @@
 #ifndef PERFREPORT_KHIST_BPF_H
 #define PERFREPORT_KHIST_BPF_H
 
-/* 2^31 us is ~36 min: every latency we can see in one window fits. */
-#define KHIST_SLOTS 32
-
-struct khist {
-    __u64 slots[KHIST_SLOTS];
-    __u64 sum;
-    __u64 max;
-};
+#include "khist.h"
 
 /* floor(log2(v)), 0 for v <= 1. */
 static __always_inline __u32 klog2(__u64 v)

@@ -11,9 +11,10 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "khist.bpf.h"
+#include "runqlat.h"
 
 #define TASK_RUNNING_STATE 0
-#define MAX_PROCS 10240
+#define MAX_STARTS 10240 /* threads runnable at the same time */
 
 /* Filled in by user space before load. */
 const volatile __u32 targ_tgid = 0;
@@ -26,7 +27,7 @@ volatile bool recording = false;
 
 struct {
     __uint(type, BPF_MAP_TYPE_HASH);
-    __uint(max_entries, MAX_PROCS);
+    __uint(max_entries, MAX_STARTS);
     __type(key, __u32); /* tid */
     __type(value, __u64); /* ns when it became runnable */
 } start SEC(".maps");
@@ -40,18 +41,11 @@ struct {
     __type(value, struct khist);
 } cpu_hist SEC(".maps");
 
-struct proc_val {
-    __u64 total_ns;
-    __u64 count;
-    __u64 max_ns;
-    char comm[16];
-};
-
 struct {
     __uint(type, BPF_MAP_TYPE_HASH);
-    __uint(max_entries, MAX_PROCS);
+    __uint(max_entries, RUNQ_MAX_PROCS);
     __type(key, __u32); /* tgid (tid in classic mode) */
-    __type(value, struct proc_val);
+    __type(value, struct runq_proc_val);
 } procs SEC(".maps");
 
 /* Waits that ended when a perfreport thread was switched out. */
@@ -117,9 +111,9 @@ static __always_inline void switched_in(__u32 tid, __u32 key, const char *comm)
     if (h)
         khist_add(h, delta / 1000);
 
-    struct proc_val *pv = bpf_map_lookup_elem(&procs, &key);
+    struct runq_proc_val *pv = bpf_map_lookup_elem(&procs, &key);
     if (!pv) {
-        struct proc_val zero = {};
+        struct runq_proc_val zero = {};
         bpf_probe_read_kernel_str(zero.comm, sizeof zero.comm, comm);
         if (bpf_map_update_elem(&procs, &key, &zero, BPF_NOEXIST) != 0 &&
             !bpf_map_lookup_elem(&procs, &key)) {

@@ -114,11 +114,10 @@ void biolat_fill(struct report *r, const struct bio_dev *devs, size_t n)
                          kind_names[k]);
             }
             struct hist *h = report_hist(r, name, title, unit, "disk");
-            kbpf_hist_add(h, d->h[k].slots, BIO_SLOTS, (double)d->h[k].sum, (double)d->h[k].max);
+            kbpf_khist_add(h, &d->h[k]);
             dir[k] = h;
             if (k <= BIO_OTHER)
-                kbpf_hist_add(&all, d->h[k].slots, BIO_SLOTS, (double)d->h[k].sum,
-                              (double)d->h[k].max);
+                kbpf_khist_add(&all, &d->h[k]);
         }
         if (!all.count)
             continue;
@@ -264,10 +263,8 @@ static int bio_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     struct bio_dev *devs = NULL;
     size_t nd = 0, cap = 0;
     int fd = bpf_map__fd(s->maps.hists);
-    struct {
-        uint32_t dev, kind;
-    } key, next;
-    struct bio_khist val;
+    struct bio_hist_key key, next;
+    struct khist val;
     void *prev = NULL;
     while (bpf_map_get_next_key(fd, prev, &next) == 0) {
         key = next;

@@ -1,30 +1,24 @@
 /* Block I/O latency collector (BPF) and its pure helpers. */
 #ifndef PERFREPORT_BIOLAT_H
 #define PERFREPORT_BIOLAT_H
+#include <linux/types.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "../../bpf/biolat.h"
+#include "../../bpf/khist.h"
 
 struct collector;
 struct report;
 extern const struct collector collector_biolat;
 
-#define BIO_SLOTS 32 /* = KHIST_SLOTS */
-/* Histogram kinds per device; the order matches bpf/biolat.bpf.c. */
-enum bio_kind { BIO_READ = 0, BIO_WRITE, BIO_FLUSH, BIO_DISCARD, BIO_OTHER, BIO_QUEUE,
-                BIO_SIZE, BIO_NKINDS };
-/* "read" "write" "flush" "discard" "other" "queue" "size" */
+/* enum bio_kind (bpf/biolat.h): "read" "write" "flush" "discard" "other" "queue" "size" */
 const char *bio_kind_name(enum bio_kind k);
-
-struct bio_khist {
-    uint64_t slots[BIO_SLOTS];
-    uint64_t sum, max;
-};
 
 struct bio_dev {
     uint32_t major, minor;
     char name[64];        /* device name; host text */
     const char *cls;      /* disk_class() word (static) */
-    struct bio_khist h[BIO_NKINDS];
+    struct khist h[BIO_NKINDS]; /* latency us; size KiB */
     unsigned seen;        /* bit k set when h[k] has data */
 };
 

@@ -58,31 +58,31 @@ static void layer_row(struct table *t, const char *layer, double reads, double w
     table_set_num(t, row, "write_kib", wkib);
 }
 
-void iolayers_fill(struct report *r, const uint64_t *cnt, const struct io_khist *fsync_all,
+void iolayers_fill(struct report *r, const uint64_t *cnt, const struct khist *fsync_all,
                    struct io_sync_proc *procs, size_t n, double window_s, const char *note)
 {
     if (!(window_s > 0))
         window_s = 1;
     const char *res = "io";
-    report_metric(r, "io.vfs_reads", "VFS reads", "", res, (double)cnt[IOC_VFS_READS]);
-    report_metric(r, "io.vfs_writes", "VFS writes", "", res, (double)cnt[IOC_VFS_WRITES]);
+    report_metric(r, "io.vfs_reads", "VFS reads", "", res, (double)cnt[IO_C_VFS_READS]);
+    report_metric(r, "io.vfs_writes", "VFS writes", "", res, (double)cnt[IO_C_VFS_WRITES]);
     report_metric(r, "io.vfs_reads_per_s", "VFS reads", "/s", res,
-                  (double)cnt[IOC_VFS_READS] / window_s);
+                  (double)cnt[IO_C_VFS_READS] / window_s);
     report_metric(r, "io.vfs_writes_per_s", "VFS writes", "/s", res,
-                  (double)cnt[IOC_VFS_WRITES] / window_s);
+                  (double)cnt[IO_C_VFS_WRITES] / window_s);
     report_metric(r, "io.vfs_read_kib", "VFS bytes read", "KiB", res,
-                  (double)cnt[IOC_READ_BYTES] / 1024.0);
+                  (double)cnt[IO_C_READ_BYTES] / 1024.0);
     report_metric(r, "io.vfs_write_kib", "VFS bytes written", "KiB", res,
-                  (double)cnt[IOC_WRITE_BYTES] / 1024.0);
+                  (double)cnt[IO_C_WRITE_BYTES] / 1024.0);
     report_metric(r, "io.page_lookups", "Page-cache lookups by reads", "", res,
-                  (double)cnt[IOC_PAGE_LOOKUPS]);
+                  (double)cnt[IO_C_PAGE_LOOKUPS]);
     report_metric(r, "io.pages_added", "Pages added to the cache by reads", "", res,
-                  (double)cnt[IOC_PAGES_ADDED]);
-    report_metric(r, "io.block_reads", "Block read requests", "", res, (double)cnt[IOC_BLK_READS]);
+                  (double)cnt[IO_C_PAGES_ADDED]);
+    report_metric(r, "io.block_reads", "Block read requests", "", res, (double)cnt[IO_C_BLK_READS]);
     report_metric(r, "io.block_writes", "Block write requests", "", res,
-                  (double)cnt[IOC_BLK_WRITES]);
-    double hit = io_hit_pct(cnt[IOC_PAGE_LOOKUPS], cnt[IOC_PAGES_ADDED]);
-    double coal = io_coalesce_pct(cnt[IOC_VFS_WRITES], cnt[IOC_BLK_WRITES]);
+                  (double)cnt[IO_C_BLK_WRITES]);
+    double hit = io_hit_pct(cnt[IO_C_PAGE_LOOKUPS], cnt[IO_C_PAGES_ADDED]);
+    double coal = io_coalesce_pct(cnt[IO_C_VFS_WRITES], cnt[IO_C_BLK_WRITES]);
     if (isfinite(hit))
         report_metric(r, "io.cache_hit_pct", "Read cache hit rate", "%", res, hit);
     if (isfinite(coal))
@@ -94,15 +94,15 @@ void iolayers_fill(struct report *r, const uint64_t *cnt, const struct io_khist 
     table_add_col(t, "writes", "Writes", "", 0);
     table_add_col(t, "read_kib", "Read", "KiB", 0);
     table_add_col(t, "write_kib", "Written", "KiB", 0);
-    layer_row(t, "VFS (read/write syscalls)", (double)cnt[IOC_VFS_READS],
-              (double)cnt[IOC_VFS_WRITES], (double)cnt[IOC_READ_BYTES] / 1024.0,
-              (double)cnt[IOC_WRITE_BYTES] / 1024.0);
+    layer_row(t, "VFS (read/write syscalls)", (double)cnt[IO_C_VFS_READS],
+              (double)cnt[IO_C_VFS_WRITES], (double)cnt[IO_C_READ_BYTES] / 1024.0,
+              (double)cnt[IO_C_WRITE_BYTES] / 1024.0);
     layer_row(t, "page cache (pages looked up / added by reads)",
-              (double)cnt[IOC_PAGE_LOOKUPS], NAN, NAN, NAN);
+              (double)cnt[IO_C_PAGE_LOOKUPS], NAN, NAN, NAN);
     size_t row = t->nrows - 1;
     table_set_num(t, row, "writes", NAN);
-    layer_row(t, "block (requests issued)", (double)cnt[IOC_BLK_READS],
-              (double)cnt[IOC_BLK_WRITES], NAN, NAN);
+    layer_row(t, "block (requests issued)", (double)cnt[IO_C_BLK_READS],
+              (double)cnt[IO_C_BLK_WRITES], NAN, NAN);
     char text[1600];
     char hs[32] = "n/a", cs[32] = "n/a";
     if (isfinite(hit))
@@ -120,7 +120,7 @@ void iolayers_fill(struct report *r, const uint64_t *cnt, const struct io_khist 
 
     /* fsync family */
     uint64_t calls = 0;
-    for (size_t i = 0; i < IO_SLOTS; i++)
+    for (size_t i = 0; i < KHIST_SLOTS; i++)
         calls += fsync_all->slots[i];
     report_metric(r, "io.fsync_calls", "fsync-family calls", "", res, (double)calls);
     report_metric(r, "io.fsync_per_s", "fsync-family calls", "/s", res, (double)calls / window_s);
@@ -129,8 +129,7 @@ void iolayers_fill(struct report *r, const uint64_t *cnt, const struct io_khist 
     if (calls) {
         struct hist *h = report_hist(r, "fsync", "fsync/fdatasync/sync_file_range/msync latency",
                                      "us", res);
-        kbpf_hist_add(h, fsync_all->slots, IO_SLOTS, (double)fsync_all->sum,
-                      (double)fsync_all->max);
+        kbpf_khist_add(h, fsync_all);
     }
 
     struct table *f = report_table(r, "io.fsync", "fsync-family calls by process", res);
@@ -146,8 +145,7 @@ void iolayers_fill(struct report *r, const uint64_t *cnt, const struct io_khist 
         qsort(procs, n, sizeof *procs, by_sync_total);
     for (size_t i = 0; i < n && i < IO_FSYNC_TOP; i++) {
         struct hist ph = {.sum = NAN, .max = NAN};
-        kbpf_hist_add(&ph, procs[i].h.slots, IO_SLOTS, (double)procs[i].h.sum,
-                      (double)procs[i].h.max);
+        kbpf_khist_add(&ph, &procs[i].h);
         if (!ph.count)
             continue;
         char comm[17];
@@ -166,10 +164,6 @@ void iolayers_fill(struct report *r, const uint64_t *cnt, const struct io_khist 
     if (note)
         table_set_note(f, note);
 }
-
-_Static_assert((int)IOC_N == (int)IO_C_N && (int)IOC_PAGES_ADDED == (int)IO_C_PAGES_ADDED &&
-                   (int)IOC_DROP_PROCS == (int)IO_C_DROP_PROCS,
-               "counter slots agree with bpf/systap.h");
 
 struct io_state {
     struct systap_bpf *tap; /* borrowed from systap.c between acquire and release */
@@ -219,9 +213,9 @@ static int io_start(struct collect_ctx *ctx, void **state, char *err, size_t n)
 
 /* A latency histogram recorded in time slices -> its estimate for the
  * window (the longest stays as seen). */
-static void scale_khist(const struct tapslice_result *samp, struct io_khist *h)
+static void scale_khist(const struct tapslice_result *samp, struct khist *h)
 {
-    for (size_t i = 0; i < IO_SLOTS; i++)
+    for (size_t i = 0; i < KHIST_SLOTS; i++)
         h->slots[i] = tapslice_scaled(samp, h->slots[i]);
     h->sum = tapslice_scaled(samp, h->sum);
 }
@@ -234,11 +228,11 @@ static int io_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     struct systap_bpf *s = st->tap;
     double t0 = mono_ms();
 
-    uint64_t cnt[IOC_N];
+    uint64_t cnt[IO_C_N];
     int cfd = bpf_map__fd(s->maps.io_counters);
-    for (uint32_t i = 0; i < IOC_N; i++)
+    for (uint32_t i = 0; i < IO_C_N; i++)
         cnt[i] = kbpf_percpu_sum(cfd, i);
-    struct io_khist all;
+    struct khist all;
     uint32_t zero = 0;
     if (bpf_map_lookup_elem(bpf_map__fd(s->maps.sync_hist), &zero, &all) != 0)
         memset(&all, 0, sizeof all);
@@ -248,7 +242,7 @@ static int io_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     int fd = bpf_map__fd(s->maps.sync_procs);
     uint32_t key, next;
     struct {
-        struct io_khist h;
+        struct khist h;
         char comm[16];
     } val;
     void *prev = NULL;
@@ -270,7 +264,7 @@ static int io_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     int attach_errno;
     if (!systap_sampling(&samp, &attach_errno))
         memset(&samp, 0, sizeof samp);
-    for (int i = IOC_VFS_READS; i <= IOC_PAGES_ADDED; i++)
+    for (int i = IO_C_VFS_READS; i <= IO_C_PAGES_ADDED; i++)
         cnt[i] = tapslice_scaled(&samp, cnt[i]);
     scale_khist(&samp, &all);
     for (size_t i = 0; i < np; i++)
@@ -295,12 +289,12 @@ static int io_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     free(procs);
 
     struct ledger_entry *e = report_ledger(ctx->r, "iolayers", NULL);
-    if (cnt[IOC_DROP_THREADS])
+    if (cnt[IO_C_DROP_THREADS])
         ledger_note(e, "%llu syscalls not tracked (no task storage)",
-                    (unsigned long long)cnt[IOC_DROP_THREADS]);
-    if (cnt[IOC_DROP_PROCS])
+                    (unsigned long long)cnt[IO_C_DROP_THREADS]);
+    if (cnt[IO_C_DROP_PROCS])
         ledger_note(e, "%llu fsync calls not attributed (process map full)",
-                    (unsigned long long)cnt[IOC_DROP_PROCS]);
+                    (unsigned long long)cnt[IO_C_DROP_PROCS]);
     if (samp.sampled)
         ledger_note(e, "sampled with the syscall tap: syscall-side counts scaled by %.2f",
                     samp.scale);

@@ -1,4 +1,6 @@
 #include "kbpf.h"
+#include <linux/types.h>
+#include "../../bpf/khist.h"
 #include "collector.h"
 #include "../model/model.h"
 #include "../probe.h"
@@ -271,6 +273,16 @@ void kbpf_hist_add(struct hist *h, const uint64_t *slots, size_t nslots, double 
         h->sum = isnan(h->sum) ? sum : h->sum + sum;
     if (max >= 0 && (isnan(h->max) || max > h->max))
         h->max = max;
+}
+
+void kbpf_khist_add(struct hist *h, const struct khist *k)
+{
+    for (size_t i = 0; i < KHIST_SLOTS; i++)
+        if (k->slots[i])
+            hist_add_bucket(h, (unsigned)i, (uint64_t)k->slots[i]);
+    h->sum = isnan(h->sum) ? (double)k->sum : h->sum + (double)k->sum;
+    if (isnan(h->max) || (double)k->max > h->max)
+        h->max = (double)k->max;
 }
 
 uint64_t kbpf_percpu_sum(int map_fd, uint32_t key)

@@ -44,6 +44,9 @@ bool kbpf_has_tracepoint(const char *cat, const char *name);
 /* Adds log2 slots (slot i = [2^i, 2^(i+1)), slot 0 also 0) into h, and the
  * sum/max when known (sum/max < 0 = unknown). */
 void kbpf_hist_add(struct hist *h, const uint64_t *slots, size_t nslots, double sum, double max);
+struct khist;
+/* A histogram as the programs aggregate it (bpf/khist.h), sum and max known. */
+void kbpf_khist_add(struct hist *h, const struct khist *k);
 /* Sum of one per-CPU counter slot; 0 on a read error. */
 uint64_t kbpf_percpu_sum(int map_fd, uint32_t key);
 

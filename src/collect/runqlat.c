@@ -7,6 +7,7 @@
 #include "../util/clock.h"
 #include "../util/xalloc.h"
 #include "runqlat.skel.h"
+#include "../../bpf/runqlat.h"
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
@@ -16,16 +17,14 @@
 #include <string.h>
 #include <unistd.h>
 
-_Static_assert(sizeof(struct runq_cpu) == (RUNQ_SLOTS + 2) * 8, "matches struct khist");
-
-void runqlat_fill_hists(struct report *r, const struct runq_cpu *cpus, size_t ncpu,
-                        const struct runq_cpu *behind_self)
+void runqlat_fill_hists(struct report *r, const struct khist *cpus, size_t ncpu,
+                        const struct khist *behind_self)
 {
     struct hist *all = report_hist(r, "runqlat", "Run-queue latency (all CPUs)", "us", "cpu");
     for (size_t c = 0; c < ncpu; c++) {
-        const struct runq_cpu *k = &cpus[c];
+        const struct khist *k = &cpus[c];
         uint64_t n = 0;
-        for (size_t i = 0; i < RUNQ_SLOTS; i++)
+        for (size_t i = 0; i < KHIST_SLOTS; i++)
             n += k->slots[i];
         if (!n)
             continue;
@@ -33,8 +32,8 @@ void runqlat_fill_hists(struct report *r, const struct runq_cpu *cpus, size_t nc
         snprintf(name, sizeof name, "runqlat.cpu%zu", c);
         snprintf(title, sizeof title, "Run-queue latency on CPU %zu", c);
         struct hist *h = report_hist(r, name, title, "us", "cpu");
-        kbpf_hist_add(h, k->slots, RUNQ_SLOTS, (double)k->sum_us, (double)k->max_us);
-        kbpf_hist_add(all, k->slots, RUNQ_SLOTS, (double)k->sum_us, (double)k->max_us);
+        kbpf_khist_add(h, k);
+        kbpf_khist_add(all, k);
     }
     report_metric(r, "sched.runq_waits", "Run-queue waits", "", "cpu", (double)all->count);
     if (all->count) {
@@ -49,7 +48,7 @@ void runqlat_fill_hists(struct report *r, const struct runq_cpu *cpus, size_t nc
     if (!behind_self)
         return;
     uint64_t n = 0;
-    for (size_t i = 0; i < RUNQ_SLOTS; i++)
+    for (size_t i = 0; i < KHIST_SLOTS; i++)
         n += behind_self->slots[i];
     report_metric(r, "sched.runq_behind_self", "Run-queue waits behind perfreport", "", "cpu",
                   (double)n);
@@ -58,8 +57,7 @@ void runqlat_fill_hists(struct report *r, const struct runq_cpu *cpus, size_t nc
     struct hist *self = report_hist(r, "runqlat.behind_self",
                                     "Run-queue waits behind perfreport itself (not counted above)",
                                     "us", "cpu");
-    kbpf_hist_add(self, behind_self->slots, RUNQ_SLOTS, (double)behind_self->sum_us,
-                  (double)behind_self->max_us);
+    kbpf_khist_add(self, behind_self);
 }
 
 static int by_total_desc(const void *a, const void *b)
@@ -218,14 +216,14 @@ static int rq_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     double t0 = mono_ms();
     runqlat_bpf__detach(s);
 
-    struct runq_cpu *cpus = xcalloc((size_t)st->ncpu, sizeof *cpus);
+    struct khist *cpus = xcalloc((size_t)st->ncpu, sizeof *cpus);
     int fd = bpf_map__fd(s->maps.cpu_hist);
     for (int c = 0; c < st->ncpu; c++) {
         uint32_t key = (uint32_t)c;
         if (bpf_map_lookup_elem(fd, &key, &cpus[c]) != 0)
             memset(&cpus[c], 0, sizeof cpus[c]);
     }
-    struct runq_cpu self;
+    struct khist self;
     uint32_t zero = 0;
     if (bpf_map_lookup_elem(bpf_map__fd(s->maps.behind_self), &zero, &self) != 0)
         memset(&self, 0, sizeof self);
@@ -236,11 +234,7 @@ static int rq_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     size_t np = 0, cap = 0;
     fd = bpf_map__fd(s->maps.procs);
     uint32_t key, next;
-    struct {
-        uint64_t total_ns, count, max_ns;
-        char comm[16];
-    } val;
-    _Static_assert(sizeof val == 40, "matches struct proc_val");
+    struct runq_proc_val val;
     void *prev = NULL;
     while (bpf_map_get_next_key(fd, prev, &next) == 0) {
         key = next;

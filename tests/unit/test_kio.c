@@ -232,12 +232,12 @@ TEST(biolat_fill_table_and_hists)
 TEST(runqlat_fill_ranks_processes_and_sums_cpus)
 {
     struct report *r = report_new();
-    struct runq_cpu cpus[3];
+    struct khist cpus[3];
     memset(cpus, 0, sizeof cpus);
     cpus[0].slots[3] = 10;
-    cpus[0].max_us = 12;
+    cpus[0].max = 12;
     cpus[2].slots[12] = 5;
-    cpus[2].max_us = 6000;
+    cpus[2].max = 6000;
     runqlat_fill_hists(r, cpus, 3, NULL);
     const struct hist *all = report_find_hist(r, "runqlat");
     REQUIRE(all);
@@ -276,14 +276,14 @@ TEST(runqlat_fill_ranks_processes_and_sums_cpus)
 TEST(runqlat_behind_self_kept_apart)
 {
     struct report *r = report_new();
-    struct runq_cpu cpus[1], self;
+    struct khist cpus[1], self;
     memset(cpus, 0, sizeof cpus);
     memset(&self, 0, sizeof self);
     cpus[0].slots[4] = 100;
-    cpus[0].max_us = 30;
+    cpus[0].max = 30;
     self.slots[12] = 3;
-    self.sum_us = 15000;
-    self.max_us = 7000;
+    self.sum = 15000;
+    self.max = 7000;
     runqlat_fill_hists(r, cpus, 1, &self);
     const struct hist *all = report_find_hist(r, "runqlat");
     const struct hist *me = report_find_hist(r, "runqlat.behind_self");
@@ -315,13 +315,13 @@ TEST(iolayers_ratios_and_fill)
     CHECK_NUM(io_coalesce_pct(10, 50), 0, 0);
 
     struct report *r = report_new();
-    uint64_t cnt[IOC_N] = {0};
-    cnt[IOC_VFS_READS] = 45230;
-    cnt[IOC_VFS_WRITES] = 8934;
-    cnt[IOC_PAGE_LOOKUPS] = 4000;
-    cnt[IOC_PAGES_ADDED] = 1100;
-    cnt[IOC_BLK_WRITES] = 2145;
-    struct io_khist all;
+    uint64_t cnt[IO_C_N] = {0};
+    cnt[IO_C_VFS_READS] = 45230;
+    cnt[IO_C_VFS_WRITES] = 8934;
+    cnt[IO_C_PAGE_LOOKUPS] = 4000;
+    cnt[IO_C_PAGES_ADDED] = 1100;
+    cnt[IO_C_BLK_WRITES] = 2145;
+    struct khist all;
     memset(&all, 0, sizeof all);
     all.slots[10] = 30;
     all.sum = 30 * 1500;
