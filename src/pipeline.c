@@ -3,7 +3,7 @@
 #include "bundle/bundle.h"
 #include "runner.h"
 #include "util/instance_lock.h"
-#include "util/obfuscate.h"
+#include "privacy/obfuscate.h"
 #include "model/model.h"
 #include "options.h"
 #include "probe.h"

@@ -4,7 +4,7 @@
 #include "model/profile.h"
 #include "render/renderer.h"
 #include "util/hostfs.h"
-#include "util/obfuscate.h"
+#include "privacy/obfuscate.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 #include <errno.h>

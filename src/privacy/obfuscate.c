@@ -1,6 +1,6 @@
 #include "obfuscate.h"
-#include "hostfs.h"
-#include "xalloc.h"
+#include "../util/hostfs.h"
+#include "../util/xalloc.h"
 #include "../model/model.h"
 #include "../model/profile.h"
 #include <arpa/inet.h>

@@ -55,7 +55,7 @@
  * "at 96.4." or "version 1.2.3" elsewhere stay. */
 #ifndef PERFREPORT_OBFUSCATE_H
 #define PERFREPORT_OBFUSCATE_H
-#include "strbuf.h"
+#include "../util/strbuf.h"
 #include <stddef.h>
 
 struct report;
