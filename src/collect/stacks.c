@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MAX_DEPTH_FALLBACK 127 /* PERF_MAX_STACK_DEPTH */
 #define MAX_DEPTH_LIMIT 1024   /* refuse absurd value sizes */
@@ -230,11 +231,15 @@ static void resolve(struct stack_resolver *sr, struct sentry *e, uint32_t tgid, 
     e->first = (uint32_t)sr->npool;
     /* Resolve leaf-first (the order addresses come in), reverse afterwards. */
     struct sym_frame f, inl[MAX_INLINE];
+    /* perfreport's own stacks by name only: their inline frames would cost
+     * reading its libraries' DWARF (libc's alone ~0.1 CPU-s to inflate) */
+    bool self = tgid == (uint32_t)getpid();
     stacks_sym_lock(); /* the symbolizer may be the run's shared one */
     for (uint32_t i = 0; i < n; i++) {
         uint64_t a = i ? sr->ips[i] - 1 : sr->ips[i]; /* return address -> call site */
         size_t ninl = 0;
         int rc = kernel ? sym_kernel(sr->sym, a, &f)
+                 : self ? sym_user_name(sr->sym, (int)tgid, a, &f)
                         : sym_user(sr->sym, (int)tgid, a, &f, inl, MAX_INLINE, &ninl);
         if (rc < 0) {
             f = (struct sym_frame){.name = "[unknown]", .kind = FRAME_UNKNOWN};

@@ -135,6 +135,11 @@ struct bin {
     uint64_t charged_syms, charged_debug; /* taken from SYM_POOL_SYMS / _DEBUG */
     int fd, dbg_fd; /* kept open only while dw needs them */
     Elf *elf, *dbg_elf;
+    /* DWARF begins on first need (dwarf_begin_elf inflates every compressed
+     * debug section of the file at once: ~0.1 CPU-s for libc's): dw_src is
+     * the admitted file it will come from, dw the descriptor once begun. */
+    Elf *dw_src;
+    bool dw_tried;
     Dwarf *dw;
 };
 
@@ -167,6 +172,7 @@ struct addr_res {
     const char *file;
     int line;
     size_t inl_first, n_inl;
+    bool dwarf_done; /* file, line and inlines looked up (or none to look up) */
 };
 
 struct symbolizer {
@@ -286,6 +292,7 @@ static void bin_close_files(struct bin *b)
     if (b->fd >= 0)
         close(b->fd);
     b->dw = NULL;
+    b->dw_src = NULL;
     b->elf = b->dbg_elf = NULL;
     b->fd = b->dbg_fd = -1;
 }
@@ -860,10 +867,8 @@ static void open_debug_file(struct symbolizer *s, struct bin *b, const char *wha
     s->st.debug_files_read++;
     if (!b->has_symtab)
         read_symbols(s, e, b, false, what);
-    if (debug_admit(s, e, fd, b, what))
-        b->dw = dwarf_begin_elf(e, DWARF_C_READ, NULL);
-    if (b->dw) {
-        b->dbg_elf = e;
+    if (debug_admit(s, e, fd, b, what)) {
+        b->dw_src = b->dbg_elf = e;
         b->dbg_fd = fd;
     } else {
         elf_end(e);
@@ -950,16 +955,14 @@ static struct bin *map_bin(struct symbolizer *s, struct proc *p, size_t mi)
         bool refused = false;
         if (has_debug_info(elf)) {
             refused = !debug_admit(s, elf, fd, b, m->path);
-            if (!refused)
-                b->dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
-            if (b->dw) {
-                b->elf = elf;
+            if (!refused) {
+                b->dw_src = b->elf = elf;
                 b->fd = fd;
             }
         }
-        if (!b->dw && !refused)
+        if (!b->dw_src && !refused)
             open_debug_file(s, b, m->path);
-        if (b->dw)
+        if (b->dw_src)
             s->open_dwarf++;
     }
     if (b->elf != elf) {
@@ -1173,12 +1176,31 @@ static void dwarf_resolve(struct symbolizer *s, struct bin *b, uint64_t vaddr, s
     r->line = cur_line;
 }
 
-static const struct addr_res *resolve_vaddr(struct symbolizer *s, struct bin *b, uint64_t vaddr)
+/* The binary's DWARF, begun on first need; NULL when it has none. */
+static Dwarf *bin_dwarf(struct bin *b)
+{
+    if (!b->dw && b->dw_src && !b->dw_tried) {
+        b->dw_tried = true;
+        b->dw = dwarf_begin_elf(b->dw_src, DWARF_C_READ, NULL);
+    }
+    return b->dw;
+}
+
+/* vaddr in b -> its symbol, and with want_dwarf its file, line and inline
+ * frames (looked up on a cached entry that lacks them). */
+static const struct addr_res *resolve_vaddr(struct symbolizer *s, struct bin *b, uint64_t vaddr,
+                                            bool want_dwarf)
 {
     size_t *ix = pmap_get(&s->res_idx, b->id, vaddr);
     if (ix) {
         s->st.addr_cache_hits++;
-        return &s->res[*ix];
+        struct addr_res *c = &s->res[*ix];
+        if (want_dwarf && !c->dwarf_done) {
+            c->dwarf_done = true;
+            if (bin_dwarf(b))
+                dwarf_resolve(s, b, vaddr, c);
+        }
+        return c;
     }
     struct addr_res r;
     memset(&r, 0, sizeof r);
@@ -1187,8 +1209,11 @@ static const struct addr_res *resolve_vaddr(struct symbolizer *s, struct bin *b,
         r.name = b->strs + b->syms[si].name;
         r.sym_addr = b->syms[si].addr;
     }
-    if (b->dw)
-        dwarf_resolve(s, b, vaddr, &r);
+    if (want_dwarf) {
+        r.dwarf_done = true;
+        if (bin_dwarf(b))
+            dwarf_resolve(s, b, vaddr, &r);
+    }
     if (s->nres >= MAX_ADDR_CACHE) {
         /* Past the cap the last slot is reused: correct, just not cached. */
         s->res[s->nres - 1] = r;
@@ -1498,8 +1523,8 @@ static void load_jit(struct symbolizer *s, struct proc *p)
 
 /* ---- user frames -------------------------------------------------------- */
 
-int sym_user(struct symbolizer *s, int pid, uint64_t addr, struct sym_frame *out,
-             struct sym_frame *inl, size_t max_inline, size_t *n_inline)
+static int user_frame(struct symbolizer *s, int pid, uint64_t addr, struct sym_frame *out,
+                      struct sym_frame *inl, size_t max_inline, size_t *n_inline, bool want_dwarf)
 {
     if (n_inline)
         *n_inline = 0;
@@ -1523,7 +1548,7 @@ int sym_user(struct symbolizer *s, int pid, uint64_t addr, struct sym_frame *out
         out->kind = FRAME_USER;
         out->module = module;
         if (b && file_to_vaddr(b, off, &vaddr)) {
-            const struct addr_res *r = resolve_vaddr(s, b, vaddr);
+            const struct addr_res *r = resolve_vaddr(s, b, vaddr, want_dwarf);
             if (r->name) {
                 out->name = r->name;
                 out->offset = vaddr - r->sym_addr;
@@ -1568,4 +1593,15 @@ int sym_user(struct symbolizer *s, int pid, uint64_t addr, struct sym_frame *out
     out->name = "[unknown]";
     out->kind = FRAME_UNKNOWN;
     return 1;
+}
+
+int sym_user(struct symbolizer *s, int pid, uint64_t addr, struct sym_frame *out,
+             struct sym_frame *inl, size_t max_inline, size_t *n_inline)
+{
+    return user_frame(s, pid, addr, out, inl, max_inline, n_inline, true);
+}
+
+int sym_user_name(struct symbolizer *s, int pid, uint64_t addr, struct sym_frame *out)
+{
+    return user_frame(s, pid, addr, out, NULL, 0, NULL, false);
 }

@@ -92,5 +92,10 @@ int sym_kernel(struct symbolizer *s, uint64_t addr, struct sym_frame *out);
 int sym_user(struct symbolizer *s, int pid, uint64_t addr, struct sym_frame *out,
              struct sym_frame *inl, size_t max_inline, size_t *n_inline);
 
+/* As sym_user for the name only: the binary's DWARF is not read for it
+ * (file and line are filled only when an earlier lookup found them; no
+ * inline frames).  For perfreport's own stacks. */
+int sym_user_name(struct symbolizer *s, int pid, uint64_t addr, struct sym_frame *out);
+
 void sym_stats(const struct symbolizer *s, struct sym_stats *out);
 #endif

@@ -261,6 +261,33 @@ TEST(sym_user_self_function)
     symbolizer_free(s);
 }
 
+/* By name only: the same symbol, no DWARF read for it (no file, line or
+ * inline frames); the full lookup of the same address afterwards still gets
+ * them from the cached entry. */
+TEST(sym_user_name_skips_dwarf_then_full_lookup_adds_it)
+{
+    char *ret = symtest_self_outer(1);
+    uint64_t a = (uint64_t)(uintptr_t)(ret - 1);
+    struct symbolizer *s = symbolizer_new();
+    struct sym_frame f, inl[4];
+    size_t ni = 0;
+    CHECK_NUM(sym_user_name(s, getpid(), a, &f), 0, 0);
+    CHECK_STR(f.name, "symtest_self_outer");
+    CHECK(f.file == NULL && f.line == 0);
+    CHECK_NUM(sym_user(s, getpid(), a, &f, inl, 4, &ni), 0, 0);
+    CHECK_STR(f.name, "symtest_self_outer");
+    CHECK_NUM(f.line, g_call_line, 0);
+    REQUIRE(ni == 1);
+    CHECK_STR(inl[0].name, "self_inlined");
+    struct sym_stats st;
+    sym_stats(s, &st);
+    CHECK_NUM(st.addr_cache_hits, 1, 0);
+    /* and by name again: the looked-up entry serves it as it is */
+    CHECK_NUM(sym_user_name(s, getpid(), a, &f), 0, 0);
+    CHECK_STR(f.name, "symtest_self_outer");
+    symbolizer_free(s);
+}
+
 TEST(sym_user_self_inline)
 {
     char *ret = symtest_self_outer(1);
