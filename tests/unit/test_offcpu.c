@@ -1,6 +1,7 @@
 /* Wait classification on synthetic stacks, off-CPU and lock rules at their
  * thresholds' boundaries on synthetic models, --min-block-us parsing. */
 #include "harness.h"
+#include "rule_util.h"
 #include "../../src/analyze/analyze.h"
 #include "../../src/collect/waitclass.h"
 #include "../../src/model/model.h"
@@ -122,12 +123,6 @@ TEST(options_min_block_us)
 static const struct finding *find(const struct report *r, const char *id)
 {
     return report_find_finding(r, id);
-}
-
-static enum severity sev_of(const struct report *r, const char *id)
-{
-    const struct finding *f = find(r, id);
-    return f ? f->sev : SEV_NONE;
 }
 
 static struct report *offcpu_model(const char *cls, double pct, bool with_target)

@@ -1,6 +1,7 @@
 /* Rules, USE table, ranking and headline on synthetic models built with the
  * contract names of src/model/NAMES.md. */
 #include "harness.h"
+#include "rule_util.h"
 #include "../../src/analyze/analyze.h"
 #include "../../src/model/model.h"
 #include <math.h>
@@ -177,12 +178,6 @@ static struct report *idle_host(void)
 static const struct finding *find(const struct report *r, const char *id)
 {
     return report_find_finding(r, id);
-}
-
-static enum severity sev_of(const struct report *r, const char *id)
-{
-    const struct finding *f = find(r, id);
-    return f ? f->sev : SEV_NONE;
 }
 
 static bool any_evidence(const struct finding *f, const char *needle)

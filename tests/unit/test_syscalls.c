@@ -1,11 +1,10 @@
-/* Kernel-event collectors (syscalls, procevents, tcpevents): the syscall
- * name table and its generator, address formatting, the model fill steps
- * on made-up drained data, and their rules at the threshold boundaries. */
+/* The syscall collector (src/collect/syscalls.c): the syscall name table and
+ * its generator, the model fill on made-up drained data (exact and
+ * sampled), and the syscall rules at their boundaries. */
 #include "harness.h"
+#include "rule_util.h"
 #include "../../src/analyze/analyze.h"
-#include "../../src/collect/procevents.h"
 #include "../../src/collect/syscalls.h"
-#include "../../src/collect/tcpevents.h"
 #include "../../src/model/model.h"
 #include "../../src/util/strbuf.h"
 #include <arpa/inet.h>
@@ -17,7 +16,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-TEST(ksys_syscall_names_from_this_arch)
+TEST(syscall_names_from_this_arch)
 {
     char buf[32];
     CHECK_STR(syscall_name(0, buf, sizeof buf), "read");
@@ -28,7 +27,7 @@ TEST(ksys_syscall_names_from_this_arch)
     CHECK(syscall_names_count() > 300);
 }
 
-TEST(ksys_gen_syscalls_script_odd_header)
+TEST(gen_syscalls_script_odd_header)
 {
     char out[] = "/tmp/perfreport-gensc.XXXXXX";
     int fd = mkstemp(out);
@@ -59,23 +58,6 @@ TEST(ksys_gen_syscalls_script_odd_header)
     CHECK(!strstr(s, "99999"));        /* absurd numbers skipped */
     CHECK_CONTAINS(s, "#define SYSCALL_NAMES_GEN_COUNT 4");
     sb_free(&sb);
-}
-
-TEST(ksys_tcp_endpoint_format)
-{
-    char buf[80];
-    uint8_t a[16] = {0};
-    inet_pton(AF_INET, "10.0.0.1", a);
-    CHECK_STR(tcp_fmt_endpoint(AF_INET, a, 45678, buf, sizeof buf), "10.0.0.1:45678");
-    uint8_t b[16];
-    inet_pton(AF_INET6, "fe80::1", b);
-    CHECK_STR(tcp_fmt_endpoint(AF_INET6, b, 5001, buf, sizeof buf), "[fe80::1]:5001");
-    inet_pton(AF_INET6, "::ffff:127.0.0.1", b);
-    CHECK_STR(tcp_fmt_endpoint(AF_INET6, b, 80, buf, sizeof buf), "[::ffff:127.0.0.1]:80");
-    CHECK_STR(tcp_fmt_endpoint(99, b, 7, buf, sizeof buf), "?:7");
-    char st[24];
-    CHECK_STR(tcp_state_name(1, st, sizeof st), "ESTABLISHED");
-    CHECK_STR(tcp_state_name(15, st, sizeof st), "STATE_15");
 }
 
 /* errno of the failing open() rows sc_model builds (ENOENT by default). */
@@ -126,7 +108,7 @@ static struct report *sc_model(double err_count, const char *errname_nr_comm, do
     return r;
 }
 
-TEST(ksys_syscalls_fill_tables)
+TEST(syscalls_fill_tables)
 {
     struct report *r = sc_model(300, NULL, 2);
     const struct table *t = report_find_table(r, "syscall.top");
@@ -167,7 +149,7 @@ TEST(ksys_syscalls_fill_tables)
 /* Recorded in time slices, a quarter of the window: every count, error
  * and time is the recorded one x 4 and each table says it is sampled; the
  * number of measured calls stays what it was. */
-TEST(ksys_syscalls_fill_sampled_estimates)
+TEST(syscalls_fill_sampled_estimates)
 {
     g_sc_samp = (struct tapslice_result){.sampled = true, .attached_frac = 0.25, .scale = 4,
                                          .recorded = 1307, .estimate = 5228, .err_pct = 3.5,
@@ -213,18 +195,12 @@ TEST(ksys_syscalls_fill_sampled_estimates)
     report_free(r);
 }
 
-static void thr(struct report *r)
-{
-    char err[256];
-    CHECK(thresholds_load(r, NULL, err, sizeof err) == 0);
-}
-
-TEST(ksys_rule_syscall_errors_boundary)
+TEST(rule_syscall_errors_boundary)
 {
     /* 200 EACCES failures over 2 s = 100/s: exactly the warning threshold. */
     g_sc_errno = 13;
     struct report *r = sc_model(200, NULL, 2);
-    thr(r);
+    load_default_thresholds(r);
     analyze_run(r);
     const struct finding *f = report_find_finding(r, "syscall.errors");
     REQUIRE(f);
@@ -234,19 +210,19 @@ TEST(ksys_rule_syscall_errors_boundary)
     CHECK_CONTAINS(f->title, "failer");
     report_free(r);
     r = sc_model(198, NULL, 2); /* 99/s */
-    thr(r);
+    load_default_thresholds(r);
     analyze_run(r);
     CHECK(report_find_finding(r, "syscall.errors") == NULL);
     report_free(r);
     g_sc_errno = 2;
 }
 
-TEST(ksys_rule_enoent_probing_is_info_but_a_loop_is_not)
+TEST(rule_enoent_probing_is_info_but_a_loop_is_not)
 {
     /* open() -> ENOENT at 100/s: programs probing for files (PATH search,
      * imports): informational. */
     struct report *r = sc_model(200, NULL, 2);
-    thr(r);
+    load_default_thresholds(r);
     analyze_run(r);
     const struct finding *f = report_find_finding(r, "syscall.errors");
     REQUIRE(f);
@@ -255,7 +231,7 @@ TEST(ksys_rule_enoent_probing_is_info_but_a_loop_is_not)
     /* 1100/s of the same failure, all but one from one process, is a retry
      * loop: judged like any fault. */
     r = sc_model(2200, NULL, 2);
-    thr(r);
+    load_default_thresholds(r);
     analyze_run(r);
     f = report_find_finding(r, "syscall.errors");
     REQUIRE(f);
@@ -295,12 +271,12 @@ static struct report *errors_model(double per_s, const struct err_row *rows, siz
         if (with_top)
             table_set_num(t, row, "proc_count", rows[i].proc_count);
     }
-    thr(r);
+    load_default_thresholds(r);
     analyze_run(r);
     return r;
 }
 
-TEST(ksys_rule_syscall_errors_benign_is_info)
+TEST(rule_syscall_errors_benign_is_info)
 {
     const struct err_row rows[] = {{"read", "EAGAIN", "server", 50000, 5000, 9, NAN}};
     struct report *r = errors_model(5000, rows, 1);
@@ -310,7 +286,7 @@ TEST(ksys_rule_syscall_errors_benign_is_info)
     report_free(r);
 }
 
-TEST(ksys_rule_syscall_errors_judged_on_real_failures)
+TEST(rule_syscall_errors_judged_on_real_failures)
 {
     /* A build probing for headers (openat -> ENOENT 1400/s over many
      * processes, each well below the loop rate) beside 2/s of real failures:
@@ -331,7 +307,7 @@ TEST(ksys_rule_syscall_errors_judged_on_real_failures)
  * reaping loop's ECHILD...) below 1000/s in one process are normal; the same
  * failure above it in one process is a loop.  share: the top process's part
  * of the row (proc_count / count), 0 when the column is absent. */
-TEST(ksys_rule_probing_errnos_boundary)
+TEST(rule_probing_errnos_boundary)
 {
     static const struct {
         const char *sc, *err;
@@ -365,7 +341,7 @@ TEST(ksys_rule_probing_errnos_boundary)
         table_set_num(t, row, "pid", 9);
         if (cases[k].share > 0)
             table_set_num(t, row, "proc_count", cases[k].per_s * 10 * cases[k].share);
-        thr(r);
+        load_default_thresholds(r);
         analyze_run(r);
         const struct finding *f = report_find_finding(r, "syscall.errors");
         REQUIRE(f);
@@ -377,7 +353,7 @@ TEST(ksys_rule_probing_errnos_boundary)
     }
 }
 
-TEST(ksys_rule_syscall_rate_boundary)
+TEST(rule_syscall_rate_boundary)
 {
     for (int k = 0; k < 3; k++) {
         double v[] = {49999, 50000, 200000};
@@ -393,7 +369,7 @@ TEST(ksys_rule_syscall_rate_boundary)
         table_set_str(t, row, "comm", "storm");
         table_set_num(t, row, "calls_per_s", v[k]);
         table_set_str(t, row, "top_syscalls", "getppid 99%");
-        thr(r);
+        load_default_thresholds(r);
         analyze_run(r);
         const struct finding *f = report_find_finding(r, "syscall.rate");
         CHECK((f ? f->sev : SEV_NONE) == want[k]);
@@ -405,7 +381,7 @@ TEST(ksys_rule_syscall_rate_boundary)
     }
 }
 
-static bool evidence_has(const struct finding *f, const char *needle)
+static bool finding_says(const struct finding *f, const char *needle)
 {
     for (size_t i = 0; f && i < f->nevidence; i++)
         if (strstr(f->evidence[i], needle))
@@ -414,7 +390,7 @@ static bool evidence_has(const struct finding *f, const char *needle)
 }
 
 /* Rate and error findings on sampled counts say they are estimates. */
-TEST(ksys_rules_say_when_syscall_counts_are_sampled)
+TEST(rules_say_when_syscall_counts_are_sampled)
 {
     for (int sampled = 0; sampled < 2; sampled++) {
         g_sc_samp = (struct tapslice_result){.sampled = sampled, .attached_frac = 0.3,
@@ -425,222 +401,17 @@ TEST(ksys_rules_say_when_syscall_counts_are_sampled)
         struct table *t = (struct table *)report_find_table(r, "syscall.by_process");
         REQUIRE(t && t->nrows >= 1);
         table_set_num(t, 0, "calls_per_s", 200000); /* a storm */
-        thr(r);
+        load_default_thresholds(r);
         analyze_run(r);
         const struct finding *fr = report_find_finding(r, "syscall.rate");
         const struct finding *fe = report_find_finding(r, "syscall.errors");
         REQUIRE(fr && fe);
-        CHECK(evidence_has(fr, "sampled") == (sampled == 1));
-        CHECK(evidence_has(fe, "sampled") == (sampled == 1));
+        CHECK(finding_says(fr, "sampled") == (sampled == 1));
+        CHECK(finding_says(fe, "sampled") == (sampled == 1));
         if (sampled) {
-            CHECK(evidence_has(fe, "recorded 30% of the window"));
-            CHECK(evidence_has(fe, "within +-4.2%"));
+            CHECK(finding_says(fe, "recorded 30% of the window"));
+            CHECK(finding_says(fe, "within +-4.2%"));
         }
         report_free(r);
     }
-}
-
-TEST(ksys_procevents_fill_and_churn_rule)
-{
-    for (int k = 0; k < 2; k++) {
-        struct report *r = report_new();
-        struct pe_data d;
-        memset(&d, 0, sizeof d);
-        d.execs = k ? 40 : 39; /* over 2 s: 20/s is the warning line */
-        d.exits = d.execs;
-        d.shorts = d.execs;
-        d.hist[0] = d.execs;
-        d.nex = 2;
-        d.ex = calloc(2, sizeof *d.ex);
-        strcpy(d.ex[0].comm, "true");
-        strcpy(d.ex[0].pcomm, "sh");
-        d.ex[0].n = d.execs - 2;
-        strcpy(d.ex[1].comm, "true");
-        strcpy(d.ex[1].pcomm, "cron");
-        d.ex[1].n = 2;
-        d.nxt = 1;
-        d.xt = calloc(1, sizeof *d.xt);
-        strcpy(d.xt[0].comm, "true");
-        d.xt[0].exits = 10;
-        d.xt[0].life_ns = 10 * 1500000ull;
-        procevents_fill(r, &d, 2);
-        pe_data_free(&d);
-        const struct table *t = report_find_table(r, "proc.execs");
-        REQUIRE(t && t->nrows == 1);
-        CHECK_STR(table_str(t, 0, "parent_comm"), "sh");
-        CHECK_NUM(table_num(t, 0, "avg_lifetime_ms"), 1.5, 1e-9);
-        CHECK(report_find_hist(r, "proc.lifetime") != NULL);
-        thr(r);
-        analyze_run(r);
-        const struct finding *f = report_find_finding(r, "process.churn");
-        if (k) {
-            REQUIRE(f);
-            CHECK(f->sev == SEV_WARNING);
-            CHECK_CONTAINS(f->title, "\"true\"");
-            CHECK_CONTAINS(f->title, "\"sh\"");
-        } else {
-            CHECK(f == NULL);
-        }
-        report_free(r);
-    }
-}
-
-TEST(ksys_procevents_outside_the_window_listed_not_judged)
-{
-    /* 300 execs while perfreport started, 10 in a 2 s window: the rate is
-     * the window's (5/s, no finding); the 300 are listed apart. */
-    struct report *r = report_new();
-    struct pe_data d;
-    memset(&d, 0, sizeof d);
-    d.execs = 10;
-    d.execs_before = 300;
-    d.execs_after = 4;
-    d.nex = 2;
-    d.ex = calloc(2, sizeof *d.ex);
-    strcpy(d.ex[0].comm, "true");
-    strcpy(d.ex[0].pcomm, "sh");
-    d.ex[0].n = 10;
-    d.ex[0].n_after = 4;
-    strcpy(d.ex[1].comm, "startx");
-    strcpy(d.ex[1].pcomm, "init");
-    d.ex[1].n_before = 300;
-    procevents_fill(r, &d, 2);
-    pe_data_free(&d);
-    CHECK_NUM(report_metric_value(r, "proc.exec_per_s"), 5, 1e-9);
-    CHECK_NUM(report_metric_value(r, "proc.execs_before_window"), 300, 1e-9);
-    const struct table *t = report_find_table(r, "proc.execs");
-    /* "startx" ran only before the window: it is not a window row. */
-    REQUIRE(t && t->nrows == 1);
-    CHECK_STR(table_str(t, 0, "comm"), "true");
-    CHECK_NUM(table_num(t, 0, "execs"), 10, 1e-9);
-    const struct table *o = report_find_table(r, "proc.execs_outside");
-    REQUIRE(o && o->nrows == 2);
-    CHECK_STR(table_str(o, 0, "comm"), "startx");
-    CHECK_NUM(table_num(o, 0, "execs_before"), 300, 1e-9);
-    CHECK_NUM(table_num(o, 1, "execs_after"), 4, 1e-9);
-    thr(r);
-    analyze_run(r);
-    CHECK(report_find_finding(r, "process.churn") == NULL);
-    report_free(r);
-
-    /* Churn in the window: the finding says what happened outside it. */
-    r = report_new();
-    memset(&d, 0, sizeof d);
-    d.execs = 100;
-    d.execs_before = 7;
-    procevents_fill(r, &d, 2);
-    pe_data_free(&d);
-    thr(r);
-    analyze_run(r);
-    const struct finding *f = report_find_finding(r, "process.churn");
-    REQUIRE(f);
-    int said = 0;
-    for (size_t i = 0; i < f->nevidence; i++)
-        said |= strstr(f->evidence[i], "7 execs before it opened, 0 after it closed") != NULL;
-    CHECK(said);
-    report_free(r);
-}
-
-TEST(ksys_tcp_resets_outside_the_window_listed_with_time)
-{
-    struct report *r = report_new();
-    struct te_data d;
-    memset(&d, 0, sizeof d);
-    d.nrst = 2;
-    d.rst = calloc(2, sizeof *d.rst);
-    d.rst[0].family = AF_INET;
-    inet_pton(AF_INET, "127.0.0.1", d.rst[0].saddr);
-    inet_pton(AF_INET, "127.0.0.1", d.rst[0].daddr);
-    d.rst[0].sport = 5001;
-    d.rst[0].dport = 40000;
-    d.rst[0].before = 3;
-    d.rst[0].first_s = -1.25;
-    d.rst[0].last_s = -1.0;
-    d.rst[1] = d.rst[0];
-    d.rst[1].dport = 40001;
-    d.rst[1].before = 0;
-    d.rst[1].count = 2;
-    d.rst[1].first_s = 0.5;
-    d.rst[1].last_s = 0.75;
-    tcpevents_fill(r, &d, 10);
-    te_data_free(&d);
-    CHECK_NUM(report_metric_value(r, "tcp.bpf_resets_sent"), 2, 1e-9);
-    CHECK_NUM(report_metric_value(r, "tcp.bpf_resets_sent_per_s"), 0.2, 1e-9);
-    CHECK_NUM(report_metric_value(r, "tcp.bpf_resets_outside"), 3, 1e-9);
-    const struct table *t = report_find_table(r, "tcp.resets");
-    REQUIRE(t && t->nrows == 2);
-    CHECK_STR(table_str(t, 0, "dst"), "127.0.0.1:40001"); /* the window's first */
-    CHECK_STR(table_str(t, 1, "dst"), "127.0.0.1:40000");
-    CHECK_NUM(table_num(t, 1, "count"), 0, 1e-9);
-    CHECK_NUM(table_num(t, 1, "before"), 3, 1e-9);
-    CHECK_NUM(table_num(t, 1, "first_s"), -1.25, 1e-9);
-    CHECK_NUM(table_num(t, 1, "last_s"), -1.0, 1e-9);
-    report_free(r);
-}
-
-static struct report *tcp_model(double retrans_per_s_bpf, double proc_pct)
-{
-    struct report *r = report_new();
-    struct te_data d;
-    memset(&d, 0, sizeof d);
-    d.nrt = 2;
-    d.rt = calloc(2, sizeof *d.rt);
-    d.rt[0].family = AF_INET;
-    inet_pton(AF_INET, "10.0.0.1", d.rt[0].saddr);
-    inet_pton(AF_INET, "10.0.0.2", d.rt[0].daddr);
-    d.rt[0].sport = 45678;
-    d.rt[0].dport = 5001;
-    d.rt[0].state = 1;
-    d.rt[0].count = (uint64_t)(retrans_per_s_bpf * 10) - 1;
-    d.rt[1] = d.rt[0];
-    d.rt[1].dport = 80;
-    d.rt[1].count = 1;
-    d.states[1][4] = 3;
-    tcpevents_fill(r, &d, 10);
-    te_data_free(&d);
-    if (!isnan(proc_pct)) {
-        report_metric(r, "tcp.retrans_pct", "", "%", "network", proc_pct);
-        report_metric(r, "tcp.retrans_segs", "", "", "network", 100);
-    }
-    char err[256];
-    thresholds_load(r, NULL, err, sizeof err);
-    analyze_run(r);
-    return r;
-}
-
-TEST(ksys_tcp_retransmits_name_worst_connection)
-{
-    struct report *r = tcp_model(50, 7.5);
-    const struct table *t = report_find_table(r, "tcp.retransmits");
-    REQUIRE(t && t->nrows == 2);
-    CHECK_STR(table_str(t, 0, "src"), "10.0.0.1:45678");
-    CHECK_STR(table_str(t, 0, "dst"), "10.0.0.2:5001");
-    CHECK_STR(table_str(t, 0, "state"), "ESTABLISHED");
-    const struct table *sc = report_find_table(r, "tcp.state_changes");
-    REQUIRE(sc && sc->nrows == 1);
-    CHECK_STR(table_str(sc, 0, "to"), "FIN_WAIT1");
-    const struct finding *f = report_find_finding(r, "net.tcp_retransmits");
-    REQUIRE(f);
-    CHECK(f->sev == SEV_CRITICAL);
-    CHECK_CONTAINS(f->title, "7.5% of segments");
-    CHECK_CONTAINS(f->title, "worst 10.0.0.1:45678 -> 10.0.0.2:5001 (499 retransmits)");
-    report_free(r);
-}
-
-TEST(ksys_tcp_retransmits_other_namespace_boundary)
-{
-    /* No /proc signal at all: the tracepoint rate decides, 5/s warns. */
-    struct report *r = tcp_model(5, NAN);
-    const struct finding *f = report_find_finding(r, "net.tcp_retransmits");
-    REQUIRE(f);
-    CHECK(f->sev == SEV_WARNING);
-    CHECK_CONTAINS(f->title, ":5001");
-    int ns = 0;
-    for (size_t i = 0; i < f->nevidence; i++)
-        ns |= strstr(f->evidence[i], "another network namespace") != NULL;
-    CHECK(ns);
-    report_free(r);
-    r = tcp_model(4.9, 0.0);
-    CHECK(report_find_finding(r, "net.tcp_retransmits") == NULL);
-    report_free(r);
 }
