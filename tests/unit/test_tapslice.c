@@ -108,7 +108,7 @@ TEST(tapslice_steady_rate_estimate)
 }
 
 /* A burst that starts and ends inside periods (the known-calls workload of
- * tests/e2e/ksys.sh, sysstorm --calls): the stated 95 % error covers the
+ * tests/e2e/syscalls.sh, sysstorm --calls): the stated 95 % error covers the
  * true count in at least 90 of 100 draws of the offsets, and it is not a
  * blanket: it stays under 25 % (the actual error reaches ~11 %: each edge period counts 4 times). */
 TEST(tapslice_stated_error_covers_a_burst)
