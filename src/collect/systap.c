@@ -309,12 +309,16 @@ static int sl_link(double duty)
 {
     struct systap_bpf__bss *b = sl_skel->bss;
     if (duty <= 0) {
+        __atomic_store_n(&b->slice_open, false, __ATOMIC_SEQ_CST);
         b->tap_down = true;
         return tap_links(sl_skel, sl_classic, false);
     }
-    if (duty < 1) {
+    if (duty < 1) { /* the caller opens the slice once attached */
+        __atomic_store_n(&b->slice_open, false, __ATOMIC_SEQ_CST);
         b->slice_mult = (uint32_t)lround(256.0 / duty);
         b->slice_gen = (uint8_t)(b->slice_gen == 255 ? 1 : b->slice_gen + 1);
+    } else {
+        __atomic_store_n(&b->slice_open, true, __ATOMIC_SEQ_CST);
     }
     int rc = tap_links(sl_skel, sl_classic, true);
     b->tap_down = rc != 0;
@@ -401,8 +405,11 @@ static void *sl_main(void *arg)
                 tapslice_period(&ts, now_s() - p, 0, 0, 0);
                 break;
             }
+            /* the recorded span is the open gate's (see slice_open) */
+            __atomic_store_n(&sl_skel->bss->slice_open, true, __ATOMIC_SEQ_CST);
             t_on = now_s();
             stop = sl_wait(t_on + on_len);
+            __atomic_store_n(&sl_skel->bss->slice_open, false, __ATOMIC_SEQ_CST);
             t_off = now_s();
             sl_link(0);
         }
