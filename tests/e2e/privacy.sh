@@ -90,7 +90,12 @@ if [ -n "$bundle" ] && [ -f "$bundle/report.json" ]; then
     found=$(identifying_in "$bundle")
     case "$(basename "$bundle")" in perfreport-host1-*) name_ok=1 ;; *) name_ok=0 ;; esac
     if [ -z "$found" ] && [ "$name_ok" = 1 ]; then ok e2e_privacy_obfuscate_bundle_clean
-    else not_ok e2e_privacy_obfuscate_bundle_clean "found: $found; bundle $(basename "$bundle")"; fi
+    else
+        # where: file, line and the text around it (a short host name such as
+        # "vm" can also stand in text no process of ours put there)
+        where=$(grep -rnoiP -- ".{0,60}$host_re.{0,30}" "$bundle" 2>/dev/null | head -3 | tr '\n' ' ')
+        not_ok e2e_privacy_obfuscate_bundle_clean "found: $found; bundle $(basename "$bundle"); at: $where"
+    fi
     map="$bundle.obfuscation-map"
     mode=$(stat -c %a "$map" 2>/dev/null)
     missing=""
