@@ -277,12 +277,10 @@ void kbpf_hist_add(struct hist *h, const uint64_t *slots, size_t nslots, double 
 
 void kbpf_khist_add(struct hist *h, const struct khist *k)
 {
+    uint64_t slots[KHIST_SLOTS]; /* __u64 is unsigned long long, uint64_t unsigned long */
     for (size_t i = 0; i < KHIST_SLOTS; i++)
-        if (k->slots[i])
-            hist_add_bucket(h, (unsigned)i, (uint64_t)k->slots[i]);
-    h->sum = isnan(h->sum) ? (double)k->sum : h->sum + (double)k->sum;
-    if (isnan(h->max) || (double)k->max > h->max)
-        h->max = (double)k->max;
+        slots[i] = k->slots[i];
+    kbpf_hist_add(h, slots, KHIST_SLOTS, (double)k->sum, (double)k->max);
 }
 
 uint64_t kbpf_percpu_sum(int map_fd, uint32_t key)

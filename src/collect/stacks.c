@@ -232,7 +232,8 @@ static void resolve(struct stack_resolver *sr, struct sentry *e, uint32_t tgid, 
     /* Resolve leaf-first (the order addresses come in), reverse afterwards. */
     struct sym_frame f, inl[MAX_INLINE];
     /* perfreport's own stacks by name only: their inline frames would cost
-     * reading its libraries' DWARF (libc's alone ~0.1 CPU-s to inflate) */
+     * inflating its libraries' DWARF (libc's debug file: 8 inflate calls in an
+     * idle -d 5 run, 56fa60a) */
     bool self = tgid == (uint32_t)getpid();
     stacks_sym_lock(); /* the symbolizer may be the run's shared one */
     for (uint32_t i = 0; i < n; i++) {

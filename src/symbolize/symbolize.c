@@ -136,7 +136,7 @@ struct bin {
     int fd, dbg_fd; /* kept open only while dw needs them */
     Elf *elf, *dbg_elf;
     /* DWARF begins on first need (dwarf_begin_elf inflates every compressed
-     * debug section of the file at once: ~0.1 CPU-s for libc's): dw_src is
+     * debug section of the file at once, libc6-dbg's included): dw_src is
      * the admitted file it will come from, dw the descriptor once begun. */
     Elf *dw_src;
     bool dw_tried;
