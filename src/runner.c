@@ -2,6 +2,7 @@
 #include "util/test_pause.h"
 #include "collect/collector.h"
 #include "collect/kbpf.h"
+#include "collect/kbtf.h"
 #include "collect/procs.h"
 #include "model/model.h"
 #include "options.h"
@@ -401,9 +402,10 @@ static void run_phase(struct runner *rn, enum phase p, double now_s, double limi
     }
 }
 
-/* Each BPF object's load parses the kernel's BTF into fresh buffers (libbpf
- * 1.1 cannot share one parse between objects), and on this kind of VM most
- * of a parse's cost is the page faults on that fresh memory.  While the
+/* Each BPF object's load parses the kernel's BTF into fresh buffers (from
+ * the bytes src/collect/kbtf.c reads once; libbpf 1.1 cannot share one
+ * parse between objects), and on this kind of VM much of a parse's cost is
+ * the page faults on that fresh memory.  While the
  * collectors start, big blocks come from the heap and freed ones are kept,
  * so each load reuses the pages the last one faulted in (the start's CPU
  * fell from ~0.8 to ~0.35 s); afterwards the defaults are back and the
@@ -459,6 +461,14 @@ void runner_start(struct runner *rn)
     }
     rn->only = NULL;
     kbpf_release_vmlinux_btf(); /* only starts and plans ask it */
+    kbtf_release();
+    struct kbtf_stats bs;
+    kbtf_get_stats(&bs);
+    if (bs.reads || bs.passed)
+        kv_addf(&rn->r->caps, "kernel_btf", "Kernel BTF for the BPF loads",
+                "read %u time(s), %.1f MiB; %u load(s) parsed it from memory, %u read it "
+                "themselves",
+                bs.reads, (double)bs.bytes / (1 << 20), bs.served, bs.passed);
     malloc_for_loads(false);
     /* Kernel-side recording opens together, after every load: the
      * verifier and BTF work of later starts is not the host's latency. */

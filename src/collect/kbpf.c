@@ -1,4 +1,5 @@
 #include "kbpf.h"
+#include "kbtf.h"
 #include <linux/types.h>
 #include "../../bpf/khist.h"
 #include "collector.h"
@@ -54,8 +55,8 @@ int kbpf_target(const struct collect_ctx *ctx, uint32_t *tgid, uint64_t *cgid, c
 
 /* The collectors ask about a dozen tp_btf hooks (at plan, and again at
  * start).  A hook is a "btf_trace_<tp>" typedef in the kernel's BTF, so the
- * answer is in the BTF's string section: one pass over that section (a few
- * MB read through a 64 KiB buffer) collects every hook name.  Parsing the
+ * answer is in the BTF's string section: one pass over that section (of
+ * the bytes the BPF loads use too, see kbtf.h) collects every hook name.  Parsing the
  * whole BTF with libbpf instead cost ~100 ms of CPU per run on a small VM
  * (a 5 MB copy into fresh pages, then a linear scan of every type per
  * question); it remains the fallback when the sysfs file cannot be read
@@ -63,8 +64,6 @@ int kbpf_target(const struct collect_ctx *ctx, uint32_t *tgid, uint64_t *cgid, c
  * start with "btf_trace_" in the kernel's sources, so a string is taken
  * as the typedef's name. */
 #define KBPF_MEMO_MAX 32
-#define KBPF_VMLINUX_BTF "/sys/kernel/btf/vmlinux"
-#define KBPF_BTF_STR_MAX (64u << 20) /* bound on the string section read */
 #define KBPF_HOOK_PREFIX "btf_trace_"
 #define KBPF_HOOK_PREFIX_LEN (sizeof KBPF_HOOK_PREFIX - 1)
 static pthread_mutex_t g_btf_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -101,73 +100,35 @@ static void hooks_add(const char *name, size_t len, size_t *cap)
     g_hooks[g_nhooks++] = xstrndup(name, len);
 }
 
-/* Reads every hook name from the raw BTF's string section.  Returns 0, or
- * -errno (nothing kept) when the file is missing or not raw little/native
- * BTF. */
+/* Collects every hook name from the raw kernel BTF's string section (the
+ * bytes kbtf.c reads once for the run).  Returns 0, or -errno (nothing
+ * kept) when the file is missing or not raw native-endian BTF. */
 static int hooks_read(void)
 {
-    int fd = open(KBPF_VMLINUX_BTF, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    size_t len;
+    const uint8_t *raw = kbtf_raw_get(&len);
+    if (!raw)
         return -errno;
     struct {
         uint16_t magic;
         uint8_t version, flags;
         uint32_t hdr_len, type_off, type_len, str_off, str_len;
     } h;
-    struct stat st;
-    int rc = 0;
-    if (pread(fd, &h, sizeof h, 0) != (ssize_t)sizeof h || fstat(fd, &st) != 0 ||
-        h.magic != 0xeB9F || h.hdr_len < sizeof h || h.str_len > KBPF_BTF_STR_MAX ||
-        (uint64_t)h.hdr_len + h.str_off + h.str_len > (uint64_t)st.st_size) {
-        close(fd);
-        return -EPROTO;
-    }
-    enum { CHUNK = 64 << 10 };
-    char *buf = xmalloc(CHUNK);
-    char cur[128];       /* the string being read, while it can still be a hook */
-    size_t curlen = 0;
-    bool cur_dead = false; /* the current string cannot be a hook */
+    memcpy(&h, raw, sizeof h); /* kbtf checked the header against len */
+    const char *str = (const char *)raw + h.hdr_len + h.str_off;
     size_t cap = 0;
-    off_t off = (off_t)h.hdr_len + h.str_off;
-    for (uint32_t left = h.str_len; left > 0;) {
-        size_t want = left < CHUNK ? left : CHUNK;
-        ssize_t got = pread(fd, buf, want, off);
-        if (got <= 0) {
-            rc = got < 0 ? -errno : -EIO;
-            break;
-        }
-        for (size_t i = 0; i < (size_t)got;) {
-            const char *nul = memchr(buf + i, 0, (size_t)got - i);
-            size_t end = nul ? (size_t)(nul - buf) : (size_t)got;
-            size_t n = end - i;
-            if (!cur_dead && curlen + n < sizeof cur) {
-                memcpy(cur + curlen, buf + i, n);
-                curlen += n;
-                /* most strings fail the prefix early: stop copying them */
-                size_t cmp = curlen < KBPF_HOOK_PREFIX_LEN ? curlen : KBPF_HOOK_PREFIX_LEN;
-                cur_dead = memcmp(cur, KBPF_HOOK_PREFIX, cmp) != 0;
-            } else {
-                cur_dead = true;
-            }
-            if (!nul)
-                break;
-            if (!cur_dead && curlen > KBPF_HOOK_PREFIX_LEN)
-                hooks_add(cur + KBPF_HOOK_PREFIX_LEN, curlen - KBPF_HOOK_PREFIX_LEN, &cap);
-            curlen = 0;
-            cur_dead = false;
-            i = end + 1;
-        }
-        off += got;
-        left -= (uint32_t)got;
+    for (size_t i = 0; i < h.str_len;) {
+        const char *nul = memchr(str + i, 0, h.str_len - i);
+        size_t end = nul ? (size_t)(nul - str) : h.str_len;
+        size_t n = end - i;
+        if (n > KBPF_HOOK_PREFIX_LEN && n < 128 &&
+            memcmp(str + i, KBPF_HOOK_PREFIX, KBPF_HOOK_PREFIX_LEN) == 0)
+            hooks_add(str + i + KBPF_HOOK_PREFIX_LEN, n - KBPF_HOOK_PREFIX_LEN, &cap);
+        i = end + 1;
     }
-    free(buf);
-    close(fd);
-    if (rc == 0 && g_nhooks == 0)
-        rc = -ENOENT; /* a kernel BTF without one hook: ask libbpf instead */
-    if (rc != 0) {
-        hooks_free();
-        return rc;
-    }
+    kbtf_raw_put();
+    if (g_nhooks == 0)
+        return -ENOENT; /* a kernel BTF without one hook: ask libbpf instead */
     qsort(g_hooks, g_nhooks, sizeof *g_hooks, cmp_str);
     return 0;
 }
