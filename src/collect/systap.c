@@ -66,13 +66,14 @@ static int tap_links(struct systap_bpf *s, bool classic, bool on)
     return rc;
 }
 
-/* CPU nanoseconds per getppid() of this thread: the least of a few rounds.
+/* CPU nanoseconds per getppid() of this thread: the least of 16 rounds.
  * CPU time, not wall time: on a loaded host a burst is preempted, and the
- * time others run is not the tap's. */
+ * time others run is not the tap's; the least, because whatever else
+ * happens during a round (an interrupt, a cold cache) only adds. */
 static double burst_ns(void)
 {
     double best = INFINITY;
-    for (int r = 0; r < 8; r++) { /* 4,000 calls: ~1 ms on the test VM */
+    for (int r = 0; r < 16; r++) { /* 8,000 calls: ~2 ms on the test VM */
         struct timespec a, b;
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
         for (int i = 0; i < 500; i++)
@@ -84,36 +85,25 @@ static double burst_ns(void)
     return best;
 }
 
-/* Measures the tap's cost per syscall of another process and leaves the
- * pair attached (0) or detached (-errno).  Our own calls stop at the self
- * check; a recorded call also counts itself in a cache slot and now and
- * then times itself (bench/RESULTS.md: 57 ns against 44-51 for an empty
- * pair), hence the 1.3.  Bursts with the pair detached and attached
- * alternate, CALIB_PAIRS times (an attach or detach takes ~1 ms here), and
- * the median difference counts: the host's load moves single bursts by
- * more than the tap costs.  The floor covers a host so loaded that the
- * tap looks free. */
-#define CALIB_PAIRS 4
-static int calibrate(struct systap_bpf *skel, bool classic)
+/* Attaches the pair and measures the tap's cost per syscall of another
+ * process on the way: bursts of getppid() before and after the attach the
+ * tap needs anyway.  Returns 0 (attached) or -errno (detached).  Our own
+ * calls stop at the self check; a recorded call also counts itself in a
+ * cache slot and now and then times itself (bench/RESULTS.md: 57 ns
+ * against 44-51 for an empty pair), hence the 1.3.  Four detach/attach
+ * pairs and their median (until 2026-11-25) cost six more patches of
+ * kernel text on every CPU, ~6 % of an idle run's own CPU, for an estimate
+ * within 20 % of the one pair's in 9 of 10 runs here (idle and with 10
+ * spinners); the run-to-run spread (120-290 ns) is the VM's, which the
+ * estimate should follow.  The floor covers a host so loaded that the tap
+ * looks free. */
+static int attach_calibrated(struct systap_bpf *skel, bool classic)
 {
-    double d[CALIB_PAIRS];
-    for (int i = 0; i < CALIB_PAIRS; i++) {
-        double off = burst_ns();
-        int rc = tap_links(skel, classic, true);
-        if (rc)
-            return rc;
-        d[i] = burst_ns() - off;
-        if (i + 1 < CALIB_PAIRS)
-            tap_links(skel, classic, false);
-    }
-    for (int i = 1; i < CALIB_PAIRS; i++) /* insertion sort: four values */
-        for (int j = i; j > 0 && d[j] < d[j - 1]; j--) {
-            double t = d[j];
-            d[j] = d[j - 1];
-            d[j - 1] = t;
-        }
-    double median = (d[CALIB_PAIRS / 2 - 1] + d[CALIB_PAIRS / 2]) / 2;
-    tap_cost_ns = fmax(40.0, 1.3 * median);
+    double off = burst_ns();
+    int rc = tap_links(skel, classic, true);
+    if (rc)
+        return rc;
+    tap_cost_ns = fmax(40.0, 1.3 * (burst_ns() - off));
     return 0;
 }
 
@@ -149,7 +139,7 @@ static struct systap_bpf *tap_open(enum tap_mode mode, uint32_t tgid, uint64_t c
     if (rc == 0 && !skel->bss)
         rc = -EOPNOTSUPP; /* no mmapable maps: the part switches need them */
     if (rc == 0)
-        rc = calibrate(skel, classic);
+        rc = attach_calibrated(skel, classic);
     if (rc) {
         systap_bpf__destroy(skel);
         errno = rc < 0 ? -rc : EINVAL;

@@ -18,7 +18,7 @@ enum systap_part { SYSTAP_SYSCALLS = 1u, SYSTAP_IOLAYERS = 2u, SYSTAP_FUTEX = 4u
 /* Loads and attaches the tap if it is not yet (tp_btf first, classic
  * raw_syscalls tracepoints as the fallback; the I/O part needs tp_btf),
  * with `part` still off (systap_begin switches it on), and calibrates its
- * cost per syscall (a few ms).  Returns the shared
+ * cost per syscall on the way (a few ms).  Returns the shared
  * skeleton, which stays owned by this module, or NULL with err filled.
  * *classic tells which hooks run. */
 struct systap_bpf *systap_acquire(const struct collect_ctx *ctx, enum systap_part part,
