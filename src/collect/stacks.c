@@ -29,6 +29,7 @@ struct sentry {
     int miss;     /* -1 when resolved, else enum stack_miss */
     bool used;
     bool truncated;
+    bool names_only; /* resolved in the window without inline frames (prefetch_one) */
 };
 
 struct modent {
@@ -211,9 +212,10 @@ static void pool_push(struct stack_resolver *sr, const char *name, enum frame_ki
     sr->pool[sr->npool++] = (struct pframe){name, strlen(name), (uint8_t)kind};
 }
 
-/* Reads and symbolizes stack `id` into the pool (root-first). */
+/* Reads and symbolizes stack `id` into the pool (root-first); user frames
+ * with their inline frames unless names_only. */
 static void resolve(struct stack_resolver *sr, struct sentry *e, uint32_t tgid, bool kernel,
-                    uint32_t id)
+                    uint32_t id, bool names_only)
 {
     sr->st.stacks_read++;
     memset(sr->ips, 0, sr->depth * sizeof *sr->ips);
@@ -235,12 +237,13 @@ static void resolve(struct stack_resolver *sr, struct sentry *e, uint32_t tgid, 
      * inflating its libraries' DWARF (libc's debug file: 8 inflate calls in an
      * idle -d 5 run, 56fa60a) */
     bool self = tgid == (uint32_t)getpid();
+    e->names_only = names_only && !kernel && !self;
     stacks_sym_lock(); /* the symbolizer may be the run's shared one */
     for (uint32_t i = 0; i < n; i++) {
         uint64_t a = i ? sr->ips[i] - 1 : sr->ips[i]; /* return address -> call site */
         size_t ninl = 0;
         int rc = kernel ? sym_kernel(sr->sym, a, &f)
-                 : self ? sym_user_name(sr->sym, (int)tgid, a, &f)
+                 : self || names_only ? sym_user_name(sr->sym, (int)tgid, a, &f)
                         : sym_user(sr->sym, (int)tgid, a, &f, inl, MAX_INLINE, &ninl);
         if (rc < 0) {
             f = (struct sym_frame){.name = "[unknown]", .kind = FRAME_UNKNOWN};
@@ -285,10 +288,22 @@ static void append(struct stack_resolver *sr, struct pframe *out, size_t *k, uin
             key |= (uint64_t)tgid << 33;
         bool found;
         struct sentry *e = tab_find(sr, key, &found);
-        if (found)
+        if (found && e->names_only) {
+            /* named in the window: now its inline frames too (the binary
+             * stays open, the maps are the symbolizer's), or the names */
+            struct sentry named = *e;
+            struct stack_stats counted = sr->st; /* distinct stacks: counted once */
+            resolve(sr, e, tgid, kernel, (uint32_t)id, false);
+            if (e->miss >= 0)
+                *e = named;
+            e->names_only = false;
+            sr->st = counted;
             sr->st.stacks_cached++;
-        else
-            resolve(sr, e, tgid, kernel, (uint32_t)id);
+        } else if (found) {
+            sr->st.stacks_cached++;
+        } else {
+            resolve(sr, e, tgid, kernel, (uint32_t)id, false);
+        }
         miss = e->miss;
         if (miss < 0) {
             memcpy(out + *k, sr->pool + e->first, e->n * sizeof *out);
@@ -313,7 +328,12 @@ static int prefetch_one(struct stack_resolver *sr, uint32_t tgid, bool kernel, i
     struct sentry *e = tab_find(sr, key, &found);
     if (found)
         return 0;
-    resolve(sr, e, tgid, kernel, (uint32_t)id);
+    /* Names only: what cannot wait is a process's maps while it lives.
+     * Inline frames need the binary's DWARF, which for a library with a
+     * separate debug file means inflating all of it (libc6-dbg: 10 MB,
+     * 30 % of perfreport's CPU in a 3 s syscall storm, 2026-11-25); the
+     * drain adds them after the window, from the same open binary. */
+    resolve(sr, e, tgid, kernel, (uint32_t)id, true);
     return 1;
 }
 

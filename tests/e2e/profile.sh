@@ -102,3 +102,23 @@ PY
 else
     skip e2e_profile_matches_perf "perf record failed"
 fi
+
+# 5. Inline frames of a process that exited inside the window: its stacks
+# are named while it runs (the prefetch), and the inline frame, which needs
+# the binary's DWARF, is added after the window from the binary the
+# symbolizer still holds (src/collect/stacks.c, prefetch_one).
+"$PERFREPORT_BIN" -d 5 -F 99 -o "$TMPD/inl" --quiet -v 2>"$TMPD/inl.err" & pr=$!; track $pr
+i=0
+while ! grep -q "window open" "$TMPD/inl.err" 2>/dev/null && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
+"$WL/inliner" 2 >/dev/null
+gone=$(grep -c "window closed" "$TMPD/inl.err" 2>/dev/null)
+wait $pr
+chain=$(awk '$1 ~ /^inliner;/ && /spin_outer;spin_inlined_\[i\]/ {s += $NF} END {print s + 0}' "$TMPD/inl/cpu.folded" 2>/dev/null)
+all=$(awk '$1 ~ /^inliner;/ {s += $NF} END {print s + 0}' "$TMPD/inl/cpu.folded" 2>/dev/null)
+if [ "${gone:-0}" != 0 ]; then
+    skip e2e_profile_inline_frames_of_exited_process "the window closed before the workload ended"
+elif [ "${all:-0}" -gt 20 ] && [ $((chain * 10)) -ge $((all * 8)) ]; then
+    ok e2e_profile_inline_frames_of_exited_process
+else
+    not_ok e2e_profile_inline_frames_of_exited_process "inliner: $chain of $all samples under spin_outer;spin_inlined_[i]: $(grep '^inliner' "$TMPD/inl/cpu.folded" | head -3)"
+fi
