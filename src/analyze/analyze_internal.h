@@ -60,14 +60,50 @@ void rank_headline(struct report *r);
 
 /* ---- rules.c / use.c ------------------------------------------------------ */
 
+/* One row of rules[] (rules.c): the finding id the rule adds (a family such
+ * as "offcpu.*" names the one it found), the resource it is filed under,
+ * what to do (NULL: the rule's advice depends on the case and it sets its
+ * own), and the function in rules_<resource>.c that judges the model. */
+struct rule {
+    const char *id, *resource, *recommendation;
+    void (*judge)(struct report *r, const struct rule *self);
+};
 void rules_run(struct report *r);
 void use_fill(struct report *r);
 
-/* Small helpers over model tables used by rules and the USE table. */
+/* Small helpers over model tables used by rules and the USE table (sig.c). */
 /* Row with the largest numeric `col`, or -1 (rows with no value ignored). */
 long table_argmax(const struct table *t, const char *col);
 /* "comm (pid N)" of a process table row into buf. */
 void proc_label(const struct table *t, size_t row, char *buf, size_t n);
+
+/* ---- rule_util.c: what the rules share ----------------------------------- */
+struct strbuf;
+/* Adds the rule's finding (id: a family's member, NULL for the row's id)
+ * with its row's resource and recommendation. */
+struct finding *rule_finding(struct report *r, const struct rule *self, const char *id,
+                             enum severity sev, const char *title);
+/* rule_finding with the row's id and a title it frees. */
+struct finding *rule_add(struct report *r, const struct rule *self, enum severity sev,
+                         struct strbuf *title);
+enum severity sev_max(enum severity a, enum severity b);
+double num0(double v); /* 0 for NAN */
+const char *plural(double n); /* "" or "s" */
+/* Indices of up to k rows with the largest `col`, largest first; rows
+ * without a value are skipped. */
+size_t top_rows(const struct table *t, const char *col, size_t *idx, size_t k);
+/* In a loop over rows: makes s (of row i) the worst so far when it is
+ * (*row < 0: none yet). */
+void sig_keep_worst(struct sig *best, long *row, const struct sig *s, size_t i);
+/* Row of process table t with the largest `col` (-1: none) and its
+ * "comm (pid N)" in label ("" when none). */
+long top_proc(const struct table *t, const char *col, char *label, size_t n);
+/* Signals at warning or above among s[0..n). */
+int count_past(int n, const struct sig *const *s);
+/* "Top processes by WHAT: a (pid 1) 99%, b (pid 2) 40%" from column col
+ * (KiB values when kib). */
+void evidence_top_procs(struct finding *f, const struct table *t, const char *what,
+                        const char *col, bool kib);
 /* Events that kernel-side collectors record from their attach on carry
  * at_s, seconds from the window's start (negative: during start-up).
  * when_text: "1.2 s before the window opened", "0.8 s into the window",
@@ -75,34 +111,33 @@ void proc_label(const struct table *t, size_t row, char *buf, size_t n);
 void when_text(const struct report *r, double at_s, char *buf, size_t n);
 bool outside_window(const struct report *r, double at_s);
 
-/* ---- rules_sched.c, rules_io.c, rules_disk_bio.c (BPF collectors) ------- */
-void rule_sched_runqueue_latency(struct report *r);
-void rule_io_cache_misses(struct report *r);
-void rule_io_fsync(struct report *r);
-/* disk.latency from the biolat p99 table; false when that table is absent
- * (the caller then judges iostat's await). */
-bool rule_disk_latency_bio(struct report *r);
+/* ---- the rules, one file per resource (rows in rules.c) ------------------ */
+#define RULE(fn) void fn(struct report *r, const struct rule *self)
+RULE(rule_cpu_saturation);
+RULE(rule_cpu_steal);
+RULE(rule_cpu_softirq);
+RULE(rule_cpu_hotspot);
+RULE(rule_memory_pressure);
+RULE(rule_memory_swap);
+RULE(rule_memory_oom);
+RULE(rule_cgroup_memory_limit);
+RULE(rule_cgroup_cpu_throttled);
+RULE(rule_disk_saturation);
+RULE(rule_disk_latency);
+RULE(rule_net_drops);
+RULE(rule_net_tcp_retransmits);
+RULE(rule_net_listen_overflow);
+RULE(rule_net_tcp_resets);
+RULE(rule_fd_exhaustion);
+RULE(rule_fd_growth);
+RULE(rule_sched_runqueue_latency);
+RULE(rule_io_cache_misses);
+RULE(rule_io_fsync);
+RULE(rule_syscall_rate);
+RULE(rule_syscall_errors);
+RULE(rule_process_churn);
+RULE(rule_offcpu_wait);
+RULE(rule_lock_contention);
+#undef RULE
 
-/* ---- rules_syscall.c ------------------------------------------------------- */
-void rule_syscall_rate(struct report *r);
-void rule_syscall_errors(struct report *r);
-void rule_process_churn(struct report *r);
-
-/* ---- rules.c: TCP tables from the tcpevents collector ------------------------ */
-/* Row of `table` with the largest numeric `col` plus its "src -> dst" into
- * buf; -1 when the table is absent or empty. */
-long tcp_worst_conn(const struct report *r, const char *table, const char *col, char *buf,
-                    size_t n);
-
-/* ---- rules_profile.c ----------------------------------------------------- */
-#define HOTSPOT_MIN_SAMPLES 50 /* fewer samples say nothing about a share */
-#define HOTSPOT_MIN_CPU 0.1    /* and the function must use >= 10 % of one CPU */
-void rule_cpu_hotspot(struct report *r);
-/* "burn_leaf in burner (62% of 1200 on-CPU samples)" from profile.top_self
- * into buf; false when there is no profile or too few samples. */
-bool profile_top_function(const struct report *r, char *buf, size_t n);
-
-/* ---- rules_offcpu.c / rules_lock.c ------------------------------------- */
-void rule_offcpu_wait(struct report *r);
-void rule_lock_contention(struct report *r);
 #endif

@@ -9,7 +9,7 @@
 /* 1 MiB/s of cache fills: below it misses cost the disk little. */
 #define IO_MIN_MISS_KIB_PER_S 1024.0
 
-void rule_io_cache_misses(struct report *r)
+void rule_io_cache_misses(struct report *r, const struct rule *self)
 {
     double lookups = report_metric_value(r, "io.page_lookups");
     double hit = report_metric_value(r, "io.cache_hit_pct");
@@ -29,7 +29,7 @@ void rule_io_cache_misses(struct report *r)
         s.sev = SEV_INFO;
     struct strbuf t = STRBUF_INIT;
     sb_addf(&t, "Page-cache misses: only %.1f%% of pages read were already cached", hit);
-    struct finding *f = report_add_finding(r, "io.cache_misses", s.sev, "io", sb_str(&t));
+    struct finding *f = rule_finding(r, self, NULL, s.sev, sb_str(&t));
     sb_free(&t);
     sig_evidence(f, "Read page-cache hit rate", &s);
     finding_evidence(f, "%.0f pages looked up by read() calls, %.0f added to the cache while "
@@ -44,15 +44,10 @@ void rule_io_cache_misses(struct report *r)
     struct sig psi = sig_metric(r, "psi.some_pct", "psi.io.some.pct", "psi.io.some.pct");
     if (!isnan(psi.v))
         sig_evidence(f, "I/O pressure (PSI io some)", &psi);
-    finding_set_recommendation(
-        f, "Reads are going to the disk instead of memory. Check whether the working set fits "
-           "in RAM (memory section: cached vs available), whether something evicts the cache "
-           "(large streaming reads, drop_caches, memory pressure), or use O_DIRECT/fadvise "
-           "for one-off scans so they do not push hot data out.");
     f->score = rank_score(s.sev, s.excess, NAN, psi.sev >= SEV_WARNING);
 }
 
-void rule_io_fsync(struct report *r)
+void rule_io_fsync(struct report *r, const struct rule *self)
 {
     struct sig rate = sig_metric(r, "io.fsync_per_s", "io.fsync_per_s", NULL);
     const struct table *t = report_find_table(r, "io.fsync");
@@ -78,7 +73,7 @@ void rule_io_fsync(struct report *r)
         sb_addf(&tt, "; %s made %.0f, blocked %.1f%% of the window (p99 %.1f ms)", lab,
                 table_num(t, (size_t)row, "calls"), table_num(t, (size_t)row, "window_pct"),
                 table_num(t, (size_t)row, "p99_us") / 1000.0);
-    struct finding *f = report_add_finding(r, "io.fsync", lead->sev, "io", sb_str(&tt));
+    struct finding *f = rule_finding(r, self, NULL, lead->sev, sb_str(&tt));
     sb_free(&tt);
     sig_evidence(f, "fsync-family calls (all processes)", &rate);
     if (row >= 0) {
@@ -90,11 +85,6 @@ void rule_io_fsync(struct report *r)
     double ms = report_metric_value(r, "io.fsync_ms");
     if (!isnan(ms))
         finding_evidence(f, "%.0f ms spent in fsync/fdatasync/sync_file_range/msync in total", ms);
-    finding_set_recommendation(
-        f, "Every fsync waits for the device to make data durable. Batch commits (group "
-           "commit), sync once per batch instead of per write, use fdatasync where metadata "
-           "need not be synced, or move the log to a device with a fast (power-safe) write "
-           "cache.");
     f->score = rank_score(lead->sev, lead->excess, NAN, rate.sev >= SEV_WARNING &&
                                                           share.sev >= SEV_WARNING);
 }

@@ -32,7 +32,7 @@ static bool row_counts(const struct table *t, size_t i)
     return !isnan(n) && !isnan(mean) && n >= LOCK_MIN_WAITS && mean <= LOCK_MAX_MEAN_MS;
 }
 
-void rule_lock_contention(struct report *r)
+void rule_lock_contention(struct report *r, const struct rule *self)
 {
     const struct table *t = report_find_table(r, "lock.futex_waits");
     if (!t || !t->nrows)
@@ -76,7 +76,7 @@ void rule_lock_contention(struct report *r)
             comm ? comm : "?", table_num(t, i, "pid"), best.v);
     if (stack && *stack)
         sb_addf(&title, " in %s", stack);
-    struct finding *f = report_add_finding(r, "lock.contention", best.sev, "lock", sb_str(&title));
+    struct finding *f = rule_finding(r, self, NULL, best.sev, sb_str(&title));
     sb_free(&title);
     sig_evidence(f, "Futex wait time / (window x threads)", &best);
     finding_evidence(f, "%.0f contended waits; top stack %.0f waits, mean %.2f ms, longest %.1f ms "
@@ -85,10 +85,6 @@ void rule_lock_contention(struct report *r)
                      best_count, table_num(t, i, "count"), table_num(t, i, "mean_ms"),
                      table_num(t, i, "max_ms"), LOCK_MIN_WAITS, LOCK_MAX_MEAN_MS);
     finding_evidence(f, "Waiting user stack: %s", stack && *stack ? stack : "(not resolved)");
-    finding_set_recommendation(
-        f, "Threads take turns on one lock. Shorten the critical section (move work out of "
-           "it), split the lock (per-bucket/per-thread data), use a reader-writer lock for "
-           "read-mostly data, or reduce the number of threads contending.");
     if (comm)
         finding_set_culprit(f, comm);
     f->score = rank_score(best.sev, best.excess, NAN, 0);

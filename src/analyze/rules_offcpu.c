@@ -34,7 +34,7 @@ static const struct offcpu_rule classes[] = {
      "back-off and rate limits in the blocking stack.", true},
 };
 
-void rule_offcpu_wait(struct report *r)
+void rule_offcpu_wait(struct report *r, const struct rule *self)
 {
     double th = report_metric_value(r, "offcpu.target.threads");
     if (isnan(th))
@@ -67,7 +67,7 @@ void rule_offcpu_wait(struct report *r)
         sb_addf(&t, "spent %.0f%% of the window blocked on %s", s.v, cr->what);
         if (stack && *stack)
             sb_addf(&t, " in %s", stack);
-        struct finding *f = report_add_finding(r, cr->id, s.sev, "offcpu", sb_str(&t));
+        struct finding *f = rule_finding(r, self, cr->id, s.sev, sb_str(&t));
         sb_free(&t);
         char lab[160];
         snprintf(lab, sizeof lab, "Blocked on %s (average over its %.0f thread%s)", cr->what, th,

@@ -11,7 +11,7 @@
  * few hundred waits in a quiet window, p99 is the second-longest one. */
 #define RUNQ_MIN_SLOW 5
 
-void rule_sched_runqueue_latency(struct report *r)
+void rule_sched_runqueue_latency(struct report *r, const struct rule *self)
 {
     const struct hist *h = report_find_hist(r, "runqlat");
     if (!h || h->count == 0)
@@ -34,7 +34,7 @@ void rule_sched_runqueue_latency(struct report *r)
     struct strbuf tt = STRBUF_INIT;
     sb_addf(&tt, "Run-queue latency high: p99 %.1f ms from wakeup to running%s", p99 / 1000.0,
             who);
-    struct finding *f = report_add_finding(r, "sched.runqueue_latency", sev, "cpu", sb_str(&tt));
+    struct finding *f = rule_finding(r, self, NULL, sev, sb_str(&tt));
     sb_free(&tt);
     sig_evidence(f, "Run-queue latency p99", &s);
     finding_evidence(f, "p50 %.0f us, p90 %.0f us, max %.1f ms over %llu waits",
@@ -47,10 +47,10 @@ void rule_sched_runqueue_latency(struct report *r)
                          lab, table_num(t, i, "total_ms"), table_num(t, i, "waits"),
                          table_num(t, i, "avg_us"), table_num(t, i, "max_us") / 1000.0);
     }
-    double self = report_metric_value(r, "sched.runq_behind_self");
-    if (!isnan(self) && self > 0) /* the reader may wonder whether we caused it */
+    double behind_self = report_metric_value(r, "sched.runq_behind_self");
+    if (!isnan(behind_self) && behind_self > 0) /* the reader may wonder whether we caused it */
         finding_evidence(f, "Not counted: %.0f waits that ended behind perfreport's own threads",
-                         self);
+                         behind_self);
     int corr = 0;
     struct sig rq = sig_metric(r, "cpu.runq_per_cpu", "cpu.runq_per_cpu", "cpu.runq_per_cpu");
     if (!isnan(rq.v)) {
@@ -69,10 +69,5 @@ void rule_sched_runqueue_latency(struct report *r)
         proc_label(t, 0, lab, sizeof lab);
         finding_set_culprit(f, lab);
     }
-    finding_set_recommendation(
-        f, "Runnable tasks queue for a CPU. If the CPUs are busy, more work is runnable than "
-           "there are CPUs: reduce or spread the load, cap batch work with a cgroup CPU quota "
-           "or nice level, or add CPUs. If the CPUs are not busy, look for tasks pinned to few "
-           "CPUs (taskset, cpusets) or long non-preemptible kernel sections.");
     f->score = rank_score(sev, s.excess, NAN, corr);
 }

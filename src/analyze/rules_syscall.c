@@ -92,7 +92,7 @@ static void sampled_evidence(const struct report *r, struct finding *f)
                             "within +-%.1f%%)", at, e);
 }
 
-void rule_syscall_rate(struct report *r)
+void rule_syscall_rate(struct report *r, const struct rule *self)
 {
     const struct table *t = report_find_table(r, "syscall.by_process");
     long row = table_argmax(t, "calls_per_s");
@@ -105,7 +105,7 @@ void rule_syscall_rate(struct report *r)
     char lab[160];
     proc_label(t, i, lab, sizeof lab);
     const char *top = table_str(t, i, "top_syscalls");
-    struct finding *f = report_add_finding(r, "syscall.rate", s.sev, "syscall", "");
+    struct finding *f = rule_finding(r, self, NULL, s.sev, "");
     finding_set_title(f, "%s makes %.0f syscalls/s%s%s%s", lab, s.v, top ? " (" : "",
                       top ? top : "", top ? ")" : "");
     sig_evidence(f, "Syscalls per second of one process", &s);
@@ -114,15 +114,11 @@ void rule_syscall_rate(struct report *r)
         finding_evidence(f, "All processes together: %.0f syscalls/s; this one makes %.0f%% of them",
                          tot, 100.0 * s.v / tot);
     sampled_evidence(r, f);
-    finding_set_recommendation(
-        f, "Each syscall costs a kernel entry and exit. Batch the work: larger read/write "
-           "buffers, fewer polls (epoll instead of busy polling), vDSO clock reads instead of "
-           "syscalls, no getpid/stat in a loop. strace -c -p PID confirms which calls dominate.");
     finding_set_culprit(f, lab);
     f->score = rank_score(s.sev, s.excess, NAN, 0);
 }
 
-void rule_syscall_errors(struct report *r)
+void rule_syscall_errors(struct report *r, const struct rule *self)
 {
     struct sig s = sig_metric(r, "syscall.errors_per_s", "syscall.errors_per_s", NULL);
     if (s.sev < SEV_WARNING)
@@ -160,7 +156,7 @@ void rule_syscall_errors(struct report *r)
         sev = real.sev > SEV_INFO ? real.sev : SEV_INFO;
     /* Mostly normal failures: the title says so before naming a real one. */
     bool mostly_benign = !only_benign && benign > 0 && benign * 2 >= all;
-    struct finding *f = report_add_finding(r, "syscall.errors", sev, "syscall", "");
+    struct finding *f = rule_finding(r, self, NULL, sev, "");
     if (best >= 0) {
         size_t i = (size_t)best;
         char lab[160], lead[160];
@@ -206,22 +202,17 @@ void rule_syscall_errors(struct report *r)
         finding_evidence(f, "All listed errors are normal (flow control, or programs probing "
                             "for files), so this is informational");
     sampled_evidence(r, f);
-    finding_set_recommendation(
-        f, "A process retrying a failing call burns CPU and usually hides a bug: a missing "
-           "file (ENOENT), a closed descriptor (EBADF), a permission problem (EACCES). "
-           "strace -f -e trace=SYSCALL -p PID shows the arguments; fix the path, the "
-           "descriptor handling or the retry loop.");
     f->score = rank_score(sev, only_benign ? 0 : real.excess, NAN, 0);
 }
 
-void rule_process_churn(struct report *r)
+void rule_process_churn(struct report *r, const struct rule *self)
 {
     struct sig s = sig_metric(r, "proc.exec_per_s", "proc.exec_per_s", NULL);
     if (s.sev < SEV_WARNING)
         return;
     const struct table *t = report_find_table(r, "proc.execs");
     long row = table_argmax(t, "execs");
-    struct finding *f = report_add_finding(r, "process.churn", s.sev, "process", "");
+    struct finding *f = rule_finding(r, self, NULL, s.sev, "");
     if (row >= 0) {
         size_t i = (size_t)row;
         const char *comm = table_str(t, i, "comm"), *parent = table_str(t, i, "parent_comm");
@@ -248,10 +239,5 @@ void rule_process_churn(struct report *r)
     if (eb > 0 || ea > 0)
         finding_evidence(f, "Outside the window: %.0f execs before it opened, %.0f after it "
                             "closed (not in the rate)", eb, ea);
-    finding_set_recommendation(
-        f, "Every fork+exec costs page-table copies, a binary load and dynamic linking: "
-           "milliseconds of CPU each. Replace the shell loop or script calling small tools with "
-           "a built-in or a long-lived worker, or batch the calls (xargs -n, one process for "
-           "many items).");
     f->score = rank_score(s.sev, s.excess, NAN, 0);
 }

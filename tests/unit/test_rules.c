@@ -300,6 +300,34 @@ TEST(rules_every_threshold_fires_at_its_boundary_not_below)
     }
 }
 
+/* The rules are rows (src/analyze/rules.c): every finding that fires carries
+ * its row's resource and a recommendation, whichever file judged it. */
+TEST(rules_findings_carry_their_rows_resource_and_advice)
+{
+    static const struct {
+        const char *prefix, *resource;
+    } filed[] = {{"cpu.", "cpu"},       {"memory.", "memory"}, {"cgroup.", "cgroup"},
+                 {"disk.", "disk"},     {"net.", "network"},   {"fd.", "fd"}};
+    for (size_t k = 0; k < sizeof bcases / sizeof bcases[0]; k++) {
+        const struct bcase *c = &bcases[k];
+        struct report *r = run_with(c, c->crit);
+        for (size_t i = 0; i < r->nfindings; i++) {
+            const struct finding *f = &r->findings[i];
+            const char *want = NULL;
+            for (size_t j = 0; j < sizeof filed / sizeof filed[0]; j++)
+                if (strncmp(f->id, filed[j].prefix, strlen(filed[j].prefix)) == 0)
+                    want = filed[j].resource;
+            if (!f->resource || (want && strcmp(f->resource, want) != 0))
+                test_fail(__FILE__, __LINE__, "%s=%g: %s filed under %s, expected %s", c->name,
+                          c->crit, f->id, f->resource ? f->resource : "(none)", want);
+            if (!f->recommendation || strlen(f->recommendation) < 40)
+                test_fail(__FILE__, __LINE__, "%s=%g: %s has no recommendation", c->name, c->crit,
+                          f->id);
+        }
+        report_free(r);
+    }
+}
+
 TEST(rules_cpu_util_evidence_text_names_threshold)
 {
     struct report *r = idle_host();

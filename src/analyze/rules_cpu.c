@@ -1,0 +1,183 @@
+/* CPU findings: saturation, steal, soft interrupts, and a hot function in
+ * the on-CPU profile (tables profile.top_self, metrics profile.samples). */
+#include "analyze_internal.h"
+#include "../util/strbuf.h"
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* The on-CPU profile (tables profile.top_self, metrics profile.samples):
+ * too few samples say nothing about a share, and a hot function must use
+ * at least a tenth of one CPU to be a finding. */
+#define HOTSPOT_MIN_SAMPLES 50
+#define HOTSPOT_MIN_CPU 0.1
+
+static bool enough_samples(const struct report *r, double *n)
+{
+    *n = report_metric_value(r, "profile.samples");
+    return isfinite(*n) && *n >= HOTSPOT_MIN_SAMPLES;
+}
+
+/* "burn_leaf in burner (62% of 1200 on-CPU samples)" from profile.top_self
+ * into buf; false when there is no profile or too few samples. */
+static bool profile_top_function(const struct report *r, char *buf, size_t n)
+{
+    double samples;
+    const struct table *t = report_find_table(r, "profile.top_self");
+    if (!t || t->nrows == 0 || !enough_samples(r, &samples))
+        return false;
+    const char *fn = table_str(t, 0, "function"), *proc = table_str(t, 0, "process");
+    double pct = table_num(t, 0, "self_pct");
+    if (!fn || !isfinite(pct))
+        return false;
+    snprintf(buf, n, "%s in %s (%.0f%% of %.0f on-CPU samples)", fn, proc && *proc ? proc : "?",
+             pct, samples);
+    return true;
+}
+
+void rule_cpu_saturation(struct report *r, const struct rule *self)
+{
+    struct sig util = sig_metric(r, "cpu.util_pct", "cpu.util_pct", "cpu.util_pct");
+    struct sig runq = sig_metric(r, "cpu.runq_per_cpu", "cpu.runq_per_cpu", "cpu.runq_per_cpu");
+    struct sig psi = sig_metric(r, "psi.some_pct", "psi.cpu.some.pct", "psi.cpu.some.pct");
+    enum severity sev = sev_max(util.sev, runq.sev);
+    if (sev < SEV_WARNING)
+        return;
+    const struct sig *lead = sig_worse(&runq, &util) ? &runq : &util;
+    int corr = (util.sev >= SEV_WARNING && runq.sev >= SEV_WARNING) + (psi.sev >= SEV_WARNING);
+
+    double ncpu = report_metric_value(r, "cpu.count");
+    const struct table *procs = report_find_table(r, "proc.top_cpu");
+    char culprit[160];
+    long top = top_proc(procs, "cpu_pct", culprit, sizeof culprit);
+
+    struct strbuf t = STRBUF_INIT;
+    sb_add(&t, sev == SEV_CRITICAL || runq.sev >= SEV_WARNING ? "CPU saturated" : "CPU busy");
+    const char *sepr = ": ";
+    if (!isnan(util.v)) {
+        sb_addf(&t, "%s%.0f%% busy", sepr, util.v);
+        if (!isnan(ncpu) && ncpu > 0)
+            sb_addf(&t, " across %.0f CPU%s", ncpu, plural(ncpu));
+        sepr = ", ";
+    }
+    if (!isnan(runq.v))
+        sb_addf(&t, "%srun queue %.1f per CPU", sepr, runq.v);
+    if (top >= 0)
+        sb_addf(&t, "; top process %s at %.0f%%", culprit,
+                table_num(procs, (size_t)top, "cpu_pct"));
+    struct finding *f = rule_add(r, self, sev, &t);
+
+    sig_evidence(f, "CPU utilisation", &util);
+    sig_evidence(f, "Run queue", &runq);
+    sig_evidence(f, "PSI cpu some (share of time tasks waited for a CPU)", &psi);
+    double usr = report_metric_value(r, "cpu.user_pct"), sys = report_metric_value(r, "cpu.system_pct");
+    double iow = report_metric_value(r, "cpu.iowait_pct"), st = report_metric_value(r, "cpu.steal_pct");
+    if (!isnan(usr) && !isnan(sys))
+        finding_evidence(f, "Busy time split: user %.1f%%, system %.1f%% (iowait %.1f%% and steal "
+                         "%.1f%% are not counted as busy)", usr, sys, num0(iow), num0(st));
+    evidence_top_procs(f, procs, "CPU (% of one CPU)", "cpu_pct", false);
+    char hot[400];
+    if (profile_top_function(r, hot, sizeof hot))
+        finding_evidence(f, "On-CPU profile: the hottest function is %s", hot);
+    if (top >= 0)
+        finding_set_culprit(f, culprit);
+    f->score = rank_score(sev, lead->excess, lead->cov, corr);
+}
+
+void rule_cpu_steal(struct report *r, const struct rule *self)
+{
+    struct sig s = sig_metric(r, "cpu.steal_pct", "cpu.steal_pct", "cpu.steal_pct");
+    if (s.sev < SEV_WARNING)
+        return;
+    struct strbuf t = STRBUF_INIT;
+    sb_addf(&t, "CPU steal: the hypervisor gave %.0f%% of this VM's CPU time to other guests",
+            s.v);
+    struct finding *f = rule_add(r, self, s.sev, &t);
+    sig_evidence(f, "CPU steal", &s);
+    double util = report_metric_value(r, "cpu.util_pct");
+    if (!isnan(util))
+        finding_evidence(f, "Guest CPU busy %.1f%% while waiting for the host", util);
+    finding_set_culprit(f, "hypervisor");
+    f->score = rank_score(s.sev, s.excess, s.cov, 0);
+}
+
+void rule_cpu_softirq(struct report *r, const struct rule *self)
+{
+    struct sig s = sig_metric(r, "cpu.softirq_pct", "cpu.softirq_pct", "cpu.softirq_pct");
+    if (s.sev < SEV_WARNING)
+        return;
+    struct sig drops = sig_metric(r, "net.drops_per_s", "net.drops_per_s", NULL);
+    const struct table *pc = report_find_table(r, "cpu.per_cpu");
+    long hot = table_argmax(pc, "softirq_pct");
+    const char *cpu = hot >= 0 ? table_str(pc, (size_t)hot, "cpu") : NULL;
+
+    struct strbuf t = STRBUF_INIT;
+    sb_addf(&t, "Soft interrupts take %.0f%% of CPU time", s.v);
+    if (cpu)
+        sb_addf(&t, " (busiest %s at %.0f%%)", cpu, table_num(pc, (size_t)hot, "softirq_pct"));
+    struct finding *f = rule_add(r, self, s.sev, &t);
+    sig_evidence(f, "Soft-interrupt share of CPU time", &s);
+    const struct table *ifs = report_find_table(r, "net.iface");
+    if (ifs) {
+        double pk = 0;
+        for (size_t i = 0; i < ifs->nrows; i++)
+            pk += num0(table_num(ifs, i, "rx_pkts_per_s")) + num0(table_num(ifs, i, "tx_pkts_per_s"));
+        finding_evidence(f, "Network packet rate %.0f/s (rx + tx, all interfaces)", pk);
+    }
+    sig_evidence(f, "Packet drops", &drops);
+    if (cpu)
+        finding_set_culprit(f, cpu);
+    f->score = rank_score(s.sev, s.excess, s.cov, drops.sev >= SEV_WARNING);
+}
+
+
+void rule_cpu_hotspot(struct report *r, const struct rule *self)
+{
+    double samples;
+    const struct table *t = report_find_table(r, "profile.top_self");
+    if (!t || t->nrows == 0 || !enough_samples(r, &samples))
+        return;
+    struct sig s = sig_value(r, "profile.hotspot_pct", table_num(t, 0, "self_pct"), NULL);
+    if (s.sev < SEV_WARNING)
+        return;
+    /* On a nearly idle host a share of the few busy samples means nothing:
+     * the function must also have used a tenth of one CPU. */
+    double hz = report_metric_value(r, "profile.hz");
+    double secs = r->window.actual_s > 0 ? r->window.actual_s : r->window.planned_s;
+    double cpu_frac = isfinite(hz) && hz > 0 && secs > 0 ? table_num(t, 0, "samples") / (hz * secs)
+                                                         : NAN;
+    if (isfinite(cpu_frac) && cpu_frac < HOTSPOT_MIN_CPU)
+        return;
+    const char *fn = table_str(t, 0, "function"), *proc = table_str(t, 0, "process");
+    const char *mod = table_str(t, 0, "module");
+    if (!proc || !*proc)
+        proc = "?";
+    /* A hot function on a CPU with room to spare is a lead for optimisation,
+     * not an incident: critical only when the CPU is saturated too (and then
+     * it ranks below cpu.saturation, which it explains). */
+    const struct finding *sat = report_find_finding(r, "cpu.saturation");
+    bool capped = s.sev == SEV_CRITICAL && (!sat || sat->sev < SEV_CRITICAL);
+    if (capped)
+        s.sev = SEV_WARNING;
+    struct strbuf title = STRBUF_INIT;
+    sb_addf(&title, "CPU hotspot: %s in %s takes %.0f%% of on-CPU samples", fn ? fn : "?", proc,
+            s.v);
+    struct finding *f = rule_finding(r, self, NULL, s.sev, sb_str(&title));
+    sb_free(&title);
+    sig_evidence(f, "Self share of the hottest function", &s);
+    finding_evidence(f, "%s (%s) ended %.0f of %.0f non-idle samples; process %s spent the most "
+                        "samples there",
+                     fn ? fn : "?", mod && *mod ? mod : "module unknown",
+                     table_num(t, 0, "samples"), samples, proc);
+    if (isfinite(cpu_frac))
+        finding_evidence(f, "That is %.0f%% of one CPU over the window", cpu_frac * 100);
+    if (capped)
+        finding_evidence(f, "Kept at warning: the CPU as a whole is not saturated");
+    if (t->nrows > 1 && table_str(t, 1, "function"))
+        finding_evidence(f, "Next: %s at %.1f%%", table_str(t, 1, "function"),
+                         table_num(t, 1, "self_pct"));
+    finding_set_culprit(f, proc);
+    /* Ranked like other CPU findings; cpu.saturation, when present, usually
+     * leads and this names its cause. */
+    f->score = rank_score(s.sev, s.excess, NAN, 0);
+}

@@ -1,0 +1,178 @@
+/* Network findings: drops, retransmits, listen overflows, resets. */
+#include "analyze_internal.h"
+#include "../util/strbuf.h"
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+void rule_net_drops(struct report *r, const struct rule *self)
+{
+    struct sig s = sig_metric(r, "net.drops_per_s", "net.drops_per_s", "net.drops_per_s");
+    if (s.sev < SEV_WARNING)
+        return;
+    const struct table *ifs = report_find_table(r, "net.iface");
+    long row = -1;
+    double bd = 0;
+    for (size_t i = 0; ifs && i < ifs->nrows; i++) {
+        double dr = num0(table_num(ifs, i, "rx_drops_per_s")) + num0(table_num(ifs, i, "tx_drops_per_s"));
+        if (dr > bd) {
+            bd = dr;
+            row = (long)i;
+        }
+    }
+    const char *ifn = row >= 0 ? table_str(ifs, (size_t)row, "iface") : NULL;
+    struct strbuf t = STRBUF_INIT;
+    sb_addf(&t, "Packet drops: %.1f/s", s.v);
+    if (ifn)
+        sb_addf(&t, ", most on %s (rx %.1f/s, tx %.1f/s)", ifn,
+                num0(table_num(ifs, (size_t)row, "rx_drops_per_s")),
+                num0(table_num(ifs, (size_t)row, "tx_drops_per_s")));
+    struct finding *f = rule_add(r, self, s.sev, &t);
+    sig_evidence(f, "Packet drops, all interfaces", &s);
+    for (size_t i = 0, shown = 0; ifs && i < ifs->nrows && shown < 4; i++) {
+        double rx = num0(table_num(ifs, i, "rx_drops_per_s")), tx = num0(table_num(ifs, i, "tx_drops_per_s"));
+        if (rx + tx <= 0)
+            continue;
+        const char *n = table_str(ifs, i, "iface");
+        finding_evidence(f, "%s: rx drops %.1f/s, tx drops %.1f/s at %.0f packets/s in", n ? n : "?",
+                         rx, tx, num0(table_num(ifs, i, "rx_pkts_per_s")));
+        shown++;
+    }
+    double errs = report_metric_value(r, "net.errs_per_s");
+    if (!isnan(errs) && errs > 0)
+        finding_evidence(f, "Interface errors %.1f/s", errs);
+    struct sig sirq = sig_metric(r, "cpu.softirq_pct", "cpu.softirq_pct", NULL);
+    sig_evidence(f, "CPU time in soft interrupts", &sirq);
+    if (ifn)
+        finding_set_culprit(f, ifn);
+    f->score = rank_score(s.sev, s.excess, s.cov, sirq.sev >= SEV_WARNING);
+}
+
+/* Row of `table` with the largest numeric `col` plus its "src -> dst" into
+ * buf; -1 when the table is absent or empty. */
+static long tcp_worst_conn(const struct report *r, const char *table, const char *col, char *buf,
+                    size_t n)
+{
+    const struct table *t = report_find_table(r, table);
+    long row = table_argmax(t, col);
+    if (row < 0 || !(table_num(t, (size_t)row, col) > 0))
+        return -1;
+    const char *src = table_str(t, (size_t)row, "src"), *dst = table_str(t, (size_t)row, "dst");
+    snprintf(buf, n, "%s -> %s", src ? src : "?", dst ? dst : "?");
+    return row;
+}
+
+void rule_net_tcp_retransmits(struct report *r, const struct rule *self)
+{
+    struct sig s = sig_metric(r, "tcp.retrans_pct", "tcp.retrans_pct", NULL);
+    double segs = report_metric_value(r, "tcp.retrans_segs");
+    /* One or two retransmits on an idle host make a big percentage of nothing. */
+    bool by_proc = s.sev >= SEV_WARNING && !(!isnan(segs) && segs < 3);
+    /* The tracepoint sees every network namespace; /proc/net/snmp only ours.
+     * Without a /proc signal, judge the tracepoint's rate on its own. */
+    struct sig bs = sig_metric(r, "tcp.retrans_per_s", "tcp.bpf_retransmits_per_s", NULL);
+    char worst[160];
+    long wrow = tcp_worst_conn(r, "tcp.retransmits", "retransmits", worst, sizeof worst);
+    const struct table *wt = report_find_table(r, "tcp.retransmits");
+    bool by_bpf = !by_proc && bs.sev >= SEV_WARNING && wrow >= 0;
+    if (!by_proc && !by_bpf)
+        return;
+    double rate = report_metric_value(r, "tcp.retrans_segs_per_s");
+    struct strbuf t = STRBUF_INIT;
+    if (by_proc) {
+        sb_addf(&t, "TCP retransmits: %.1f%% of segments sent", s.v);
+        if (!isnan(segs))
+            sb_addf(&t, " (%.0f retransmitted%s", segs, isnan(rate) ? ")" : ", ");
+        if (!isnan(segs) && !isnan(rate))
+            sb_addf(&t, "%.1f/s)", rate);
+    } else {
+        sb_addf(&t, "TCP retransmits: %.1f/s seen by the kernel tracepoint",
+                bs.v);
+    }
+    if (wrow >= 0)
+        sb_addf(&t, "; worst %s (%.0f retransmits)", worst,
+                table_num(wt, (size_t)wrow, "retransmits"));
+    struct finding *f = rule_add(r, self, by_proc ? s.sev : bs.sev, &t);
+    sig_evidence(f, "Retransmitted share of TCP segments", &s);
+    double out = report_metric_value(r, "tcp.out_segs_per_s");
+    if (!isnan(out))
+        finding_evidence(f, "TCP segments sent %.0f/s", out);
+    sig_evidence(f, "Retransmits counted by the tcp_retransmit_skb tracepoint", &bs);
+    if (by_bpf)
+        finding_evidence(f, "This namespace's /proc/net/snmp counters do not show these "
+                            "retransmits: they happen in another network namespace (a container "
+                            "or netns); the tracepoint sees all of them");
+    if (wrow >= 0) {
+        const char *st = table_str(wt, (size_t)wrow, "state");
+        finding_evidence(f, "Worst connection %s: %.0f retransmits (%.1f/s), socket state %s",
+                         worst, table_num(wt, (size_t)wrow, "retransmits"),
+                         table_num(wt, (size_t)wrow, "per_s"), st ? st : "?");
+    }
+    struct sig drops = sig_metric(r, "net.drops_per_s", "net.drops_per_s", NULL);
+    sig_evidence(f, "Packet drops on this host", &drops);
+    if (wrow >= 0)
+        finding_set_culprit(f, worst);
+    const struct sig *lead = by_proc ? &s : &bs;
+    f->score = rank_score(lead->sev, lead->excess, NAN, drops.sev >= SEV_WARNING);
+}
+
+void rule_net_listen_overflow(struct report *r, const struct rule *self)
+{
+    struct sig s = sig_metric(r, "tcp.listen_overflows", "tcp.listen_overflows", NULL);
+    if (s.sev < SEV_WARNING)
+        return;
+    struct strbuf t = STRBUF_INIT;
+    sb_addf(&t, "Listen queue overflowed %.0f time%s: a server did not accept() connections fast "
+                "enough", s.v, plural(s.v));
+    struct finding *f = rule_add(r, self, s.sev, &t);
+    sig_evidence(f, "Listen queue overflows in the window", &s);
+    double drops = report_metric_value(r, "tcp.listen_drops");
+    if (!isnan(drops))
+        finding_evidence(f, "Connection attempts dropped at listen sockets: %.0f", drops);
+    f->score = rank_score(s.sev, s.excess, NAN, 0);
+}
+
+void rule_net_tcp_resets(struct report *r, const struct rule *self)
+{
+    struct sig s = sig_metric(r, "tcp.resets_per_s", "tcp.out_rsts_per_s", NULL);
+    /* As for retransmits: the tracepoint covers other namespaces too. */
+    struct sig bs = sig_metric(r, "tcp.resets_per_s", "tcp.bpf_resets_sent_per_s", NULL);
+    bool by_bpf = s.sev < SEV_WARNING && bs.sev >= SEV_WARNING;
+    if (s.sev < SEV_WARNING && !by_bpf)
+        return;
+    const struct sig *lead = by_bpf ? &bs : &s;
+    char worst[160];
+    long wrow = tcp_worst_conn(r, "tcp.resets", "count", worst, sizeof worst);
+    const struct table *wt = report_find_table(r, "tcp.resets");
+    struct strbuf t = STRBUF_INIT;
+    sb_addf(&t, "TCP resets: %.0f/s sent", lead->v);
+    if (wrow >= 0) {
+        const char *dir = table_str(wt, (size_t)wrow, "direction");
+        sb_addf(&t, "; most on %s (%.0f %s)", worst, table_num(wt, (size_t)wrow, "count"),
+                dir ? dir : "");
+    }
+    struct finding *f = rule_add(r, self, lead->sev, &t);
+    sig_evidence(f, "TCP resets sent", &s);
+    if (by_bpf)
+        finding_evidence(f, "Counted by the tcp_send_reset tracepoint (%.0f/s); this "
+                            "namespace's /proc counters do not show them (another network "
+                            "namespace)", bs.v);
+    double er = report_metric_value(r, "tcp.estab_resets"), af = report_metric_value(r, "tcp.attempt_fails");
+    if (!isnan(er))
+        finding_evidence(f, "Established connections reset in the window: %.0f", er);
+    if (!isnan(af))
+        finding_evidence(f, "Failed connection attempts in the window: %.0f", af);
+    for (size_t i = 0, k = 0; wt && i < wt->nrows && k < 3; i++, k++)
+        finding_evidence(f, "Resets %s on %s -> %s: %.0f", table_str(wt, i, "direction"),
+                         table_str(wt, i, "src"), table_str(wt, i, "dst"),
+                         table_num(wt, i, "count"));
+    double outside = report_metric_value(r, "tcp.bpf_resets_outside");
+    if (!isnan(outside) && outside > 0)
+        finding_evidence(f, "%.0f more reset%s while perfreport started or finished (outside the "
+                            "window, not in the rate; listed with their times in the resets "
+                            "table)", outside, plural(outside));
+    if (wrow >= 0)
+        finding_set_culprit(f, worst);
+    f->score = rank_score(lead->sev, lead->excess, NAN, 0);
+}
+
