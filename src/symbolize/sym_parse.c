@@ -215,6 +215,18 @@ bool sym_map_is_file(const struct sym_map *m)
     return m->inode != 0 && m->path && m->path[0] == '/';
 }
 
+bool sym_map_is_kernel_special(const struct sym_map *m)
+{
+    static const char *const names[] = {"[vdso]", "[vvar]", "[vvar_vclock]", "[vsyscall]",
+                                        "[uprobes]"};
+    if (m->inode != 0 || !m->path)
+        return false;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(m->path, names[i]) == 0)
+            return true;
+    return false;
+}
+
 /* ---- perf JIT maps ------------------------------------------------------ */
 
 #define JIT_NAME_MAX 4096

@@ -45,6 +45,9 @@ size_t sym_parse_maps(const char *text, size_t max, struct sym_map **out, bool *
 void sym_maps_free(struct sym_map *m, size_t n);
 /* True for mappings backed by a file that could hold an ELF image. */
 bool sym_map_is_file(const struct sym_map *m);
+/* A mapping the kernel provides ([vdso], [vvar], [vsyscall], [uprobes]):
+ * code in it is the kernel's, never a JIT's. */
+bool sym_map_is_kernel_special(const struct sym_map *m);
 
 /* One perf JIT map entry ("START SIZE name", hex).  name points into the text. */
 struct jit_sym {

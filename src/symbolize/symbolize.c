@@ -1570,9 +1570,13 @@ static int user_frame(struct symbolizer *s, int pid, uint64_t addr, struct sym_f
         s->st.user_unresolved++;
         return 1;
     }
-    if (!p->jit_tried)
+    /* The kernel's own mappings hold no JIT code: no perf map to look for
+     * (a look forks a child, see load_jit; every process sampled in a
+     * vDSO clock_gettime() cost one) */
+    bool kernel_map = mi >= 0 && sym_map_is_kernel_special(&p->maps[mi]);
+    if (!p->jit_tried && !kernel_map)
         load_jit(s, p);
-    long j = sym_perf_map_find(p->jit, p->njit, addr);
+    long j = kernel_map ? -1 : sym_perf_map_find(p->jit, p->njit, addr);
     if (j >= 0) {
         out->name = p->jit[j].name;
         out->module = "[jit]";

@@ -55,6 +55,15 @@ TEST(sym_parse_maps_fixture)
     CHECK(!sym_map_is_file(&m[5]));
     CHECK_STR(m[13].path, "");
     CHECK_STR(m[n - 1].path, "[vsyscall]");
+    /* the kernel's mappings, where no perf map is looked for */
+    CHECK(sym_map_is_kernel_special(&m[n - 1]));
+    size_t vdso = 0;
+    for (size_t i = 0; i < n; i++)
+        vdso = strcmp(m[i].path, "[vdso]") == 0 ? i : vdso;
+    CHECK(vdso > 0 && sym_map_is_kernel_special(&m[vdso]));
+    CHECK(!sym_map_is_kernel_special(&m[5]));  /* [heap] */
+    CHECK(!sym_map_is_kernel_special(&m[13])); /* anonymous: a JIT's */
+    CHECK(!sym_map_is_kernel_special(&m[1]));  /* a file */
     sym_maps_free(m, n);
     trunc = false;
     n = sym_parse_maps(sb_str(&sb), 3, &m, &trunc);
