@@ -21,7 +21,8 @@
  * recorded calls in each slice. */
 #define TAPSLICE_DUTY_MIN 0.02
 #define TAPSLICE_PERIOD_S 0.25 /* sliced: one attached phase per period */
-#define TAPSLICE_CHECK_S 0.1   /* attached: the rate is measured this often */
+#define TAPSLICE_CHECK_S 0.05  /* attached: the rate is measured this often (a storm
+                                 * that starts meets the whole tap this long) */
 
 /* How the tap recorded the window. */
 struct tapslice_result {
