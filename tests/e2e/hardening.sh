@@ -173,7 +173,8 @@ len=$(json "$TMPD/sat/report.json" "d['window']['actual_s']" 2>/dev/null)
 if [ -n "$len" ] && python3 -c "import sys; sys.exit(0 if float('$len') <= 4.4 else 1)"; then
     ok hardening_saturated_window_keeps_length
 else
-    not_ok hardening_saturated_window_keeps_length "window $len s for -d 4 (exit $rc)"
+    # where the time went: the run's own account of its window and phases
+    not_ok hardening_saturated_window_keeps_length "window $len s for -d 4 (exit $rc); $(grep -iE 'window|late|starv|overran|deadline' "$TMPD/sat.err" | head -6 | tr '\n' ' ')"
     json "$TMPD/sat/manifest.json" "[(c['name'], c['status'], c['reason']) for c in d['collectors'] if c['status'] != 'ran']" 2>/dev/null | sed 's/^/# /'
     sed 's/^/# /' "$TMPD/sat.err" | grep -v libbpf | head -5
 fi
