@@ -66,6 +66,7 @@ int kbpf_target(const struct collect_ctx *ctx, uint32_t *tgid, uint64_t *cgid, c
 #define KBPF_MEMO_MAX 32
 #define KBPF_HOOK_PREFIX "btf_trace_"
 #define KBPF_HOOK_PREFIX_LEN (sizeof KBPF_HOOK_PREFIX - 1)
+#define KBPF_HOOK_NAME_MAX 128 /* longer strings are not tracepoint typedefs */
 static pthread_mutex_t g_btf_mu = PTHREAD_MUTEX_INITIALIZER;
 static char **g_hooks;   /* owned: sorted hook names (prefix dropped), each malloc'd */
 static size_t g_nhooks;  /* > 0 once read (a kernel BTF without hooks uses the fallback) */
@@ -109,19 +110,14 @@ static int hooks_read(void)
     const uint8_t *raw = kbtf_raw_get(&len);
     if (!raw)
         return -errno;
-    struct {
-        uint16_t magic;
-        uint8_t version, flags;
-        uint32_t hdr_len, type_off, type_len, str_off, str_len;
-    } h;
-    memcpy(&h, raw, sizeof h); /* kbtf checked the header against len */
-    const char *str = (const char *)raw + h.hdr_len + h.str_off;
+    size_t slen;
+    const char *str = kbtf_str_section(raw, &slen);
     size_t cap = 0;
-    for (size_t i = 0; i < h.str_len;) {
-        const char *nul = memchr(str + i, 0, h.str_len - i);
-        size_t end = nul ? (size_t)(nul - str) : h.str_len;
+    for (size_t i = 0; i < slen;) {
+        const char *nul = memchr(str + i, 0, slen - i);
+        size_t end = nul ? (size_t)(nul - str) : slen;
         size_t n = end - i;
-        if (n > KBPF_HOOK_PREFIX_LEN && n < 128 &&
+        if (n > KBPF_HOOK_PREFIX_LEN && n < KBPF_HOOK_NAME_MAX &&
             memcmp(str + i, KBPF_HOOK_PREFIX, KBPF_HOOK_PREFIX_LEN) == 0)
             hooks_add(str + i + KBPF_HOOK_PREFIX_LEN, n - KBPF_HOOK_PREFIX_LEN, &cap);
         i = end + 1;

@@ -21,6 +21,13 @@ static bool g_tried;      /* read (or failed) once: a failure is not retried */
 static bool g_released;   /* kbtf_release ran: no new users */
 static struct kbtf_stats g_st;
 
+/* The raw BTF header (include/uapi/linux/btf.h), native endian. */
+struct btf_raw_header {
+    uint16_t magic;
+    uint8_t version, flags;
+    uint32_t hdr_len, type_off, type_len, str_off, str_len;
+};
+
 /* Reads the whole file; the raw header must describe sections inside it. */
 static uint8_t *read_raw(size_t *len)
 {
@@ -28,7 +35,8 @@ static uint8_t *read_raw(size_t *len)
     if (fd < 0)
         return NULL;
     struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 24 ||
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+        st.st_size < (off_t)sizeof(struct btf_raw_header) ||
         (uint64_t)st.st_size > KBTF_MAX_BYTES) {
         int e = errno ? errno : EFBIG;
         close(fd);
@@ -51,11 +59,7 @@ static uint8_t *read_raw(size_t *len)
         got += (size_t)r;
     }
     close(fd);
-    struct {
-        uint16_t magic;
-        uint8_t version, flags;
-        uint32_t hdr_len, type_off, type_len, str_off, str_len;
-    } h;
+    struct btf_raw_header h;
     if (got == want)
         memcpy(&h, buf, sizeof h);
     if (got != want || h.magic != 0xEB9F || h.hdr_len < sizeof h || h.hdr_len > want ||
@@ -89,6 +93,14 @@ const uint8_t *kbtf_raw_get(size_t *len)
     if (!raw)
         errno = ENOENT;
     return raw;
+}
+
+const char *kbtf_str_section(const uint8_t *raw, size_t *len)
+{
+    struct btf_raw_header h;
+    memcpy(&h, raw, sizeof h); /* read_raw checked it against the file's size */
+    *len = h.str_len;
+    return (const char *)raw + h.hdr_len + h.str_off;
 }
 
 void kbtf_raw_put(void)

@@ -33,6 +33,8 @@ struct kbtf_stats {
  * after which the bytes may go. */
 const uint8_t *kbtf_raw_get(size_t *len);
 void kbtf_raw_put(void);
+/* The string section of bytes from kbtf_raw_get (names, each NUL-ended). */
+const char *kbtf_str_section(const uint8_t *raw, size_t *len);
 /* Frees the bytes once their last user is done; later loads go to libbpf's
  * own reader.  The runner calls it when the BPF collectors have started. */
 void kbtf_release(void);

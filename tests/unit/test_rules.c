@@ -319,7 +319,7 @@ TEST(rules_findings_carry_their_rows_resource_and_advice)
                     want = filed[j].resource;
             if (!f->resource || (want && strcmp(f->resource, want) != 0))
                 test_fail(__FILE__, __LINE__, "%s=%g: %s filed under %s, expected %s", c->name,
-                          c->crit, f->id, f->resource ? f->resource : "(none)", want);
+                          c->crit, f->id, f->resource ? f->resource : "(none)", want ? want : "any");
             if (!f->recommendation || strlen(f->recommendation) < 40)
                 test_fail(__FILE__, __LINE__, "%s=%g: %s has no recommendation", c->name, c->crit,
                           f->id);
