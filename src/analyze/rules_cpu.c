@@ -162,8 +162,7 @@ void rule_cpu_hotspot(struct report *r, const struct rule *self)
     struct strbuf title = STRBUF_INIT;
     sb_addf(&title, "CPU hotspot: %s in %s takes %.0f%% of on-CPU samples", fn ? fn : "?", proc,
             s.v);
-    struct finding *f = rule_finding(r, self, NULL, s.sev, sb_str(&title));
-    sb_free(&title);
+    struct finding *f = rule_add(r, self, s.sev, &title);
     sig_evidence(f, "Self share of the hottest function", &s);
     finding_evidence(f, "%s (%s) ended %.0f of %.0f non-idle samples; process %s spent the most "
                         "samples there",

@@ -144,8 +144,7 @@ static bool disk_latency_bio(struct report *r, const struct rule *self)
                 "%g ms, critical at %g ms)",
             dev ? dev : "?", best.v, isnan(ios) ? 0 : ios, cls ? cls : "unknown",
             best.t->warn, best.t->crit);
-    struct finding *f = rule_finding(r, self, NULL, sev, sb_str(&t));
-    sb_free(&t);
+    struct finding *f = rule_add(r, self, sev, &t);
     char lab[96];
     snprintf(lab, sizeof lab, "p99 device latency (%s class)", cls ? cls : "unknown");
     sig_evidence(f, lab, &best);

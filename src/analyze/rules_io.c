@@ -29,8 +29,7 @@ void rule_io_cache_misses(struct report *r, const struct rule *self)
         s.sev = SEV_INFO;
     struct strbuf t = STRBUF_INIT;
     sb_addf(&t, "Page-cache misses: only %.1f%% of pages read were already cached", hit);
-    struct finding *f = rule_finding(r, self, NULL, s.sev, sb_str(&t));
-    sb_free(&t);
+    struct finding *f = rule_add(r, self, s.sev, &t);
     sig_evidence(f, "Read page-cache hit rate", &s);
     finding_evidence(f, "%.0f pages looked up by read() calls, %.0f added to the cache while "
                         "they ran (1 - added / looked up; readahead counts as a miss)",
@@ -73,8 +72,7 @@ void rule_io_fsync(struct report *r, const struct rule *self)
         sb_addf(&tt, "; %s made %.0f, blocked %.1f%% of the window (p99 %.1f ms)", lab,
                 table_num(t, (size_t)row, "calls"), table_num(t, (size_t)row, "window_pct"),
                 table_num(t, (size_t)row, "p99_us") / 1000.0);
-    struct finding *f = rule_finding(r, self, NULL, lead->sev, sb_str(&tt));
-    sb_free(&tt);
+    struct finding *f = rule_add(r, self, lead->sev, &tt);
     sig_evidence(f, "fsync-family calls (all processes)", &rate);
     if (row >= 0) {
         char l2[192];

@@ -76,8 +76,7 @@ void rule_lock_contention(struct report *r, const struct rule *self)
             comm ? comm : "?", table_num(t, i, "pid"), best.v);
     if (stack && *stack)
         sb_addf(&title, " in %s", stack);
-    struct finding *f = rule_finding(r, self, NULL, best.sev, sb_str(&title));
-    sb_free(&title);
+    struct finding *f = rule_add(r, self, best.sev, &title);
     sig_evidence(f, "Futex wait time / (window x threads)", &best);
     finding_evidence(f, "%.0f contended waits; top stack %.0f waits, mean %.2f ms, longest %.1f ms "
                         "(contention needs a mutex slow path in the stack, or >= %d waits of "

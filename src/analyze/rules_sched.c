@@ -34,8 +34,7 @@ void rule_sched_runqueue_latency(struct report *r, const struct rule *self)
     struct strbuf tt = STRBUF_INIT;
     sb_addf(&tt, "Run-queue latency high: p99 %.1f ms from wakeup to running%s", p99 / 1000.0,
             who);
-    struct finding *f = rule_finding(r, self, NULL, sev, sb_str(&tt));
-    sb_free(&tt);
+    struct finding *f = rule_add(r, self, sev, &tt);
     sig_evidence(f, "Run-queue latency p99", &s);
     finding_evidence(f, "p50 %.0f us, p90 %.0f us, max %.1f ms over %llu waits",
                      hist_percentile(h, 0.5), hist_percentile(h, 0.9),
