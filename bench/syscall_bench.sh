@@ -36,6 +36,11 @@ tracer_wait() { # fails the bench when the run itself failed (no tracer ran)
     [ "$rc" != 3 ] || { echo "perfreport failed (exit 3): no traced run" >&2; exit 1; }
 }
 
+# perfreport's own CPU (to its analysis) from the bundle's report.json, ms
+self_cpu() {
+    python3 -c "import json, sys; print(json.load(open(sys.argv[1]))['metrics']['self.cpu_ms']['value'])" \
+        "$1/report.json" 2>/dev/null >> "$tmp/cpu" || true
+}
 median() { python3 -c "import sys, statistics; print(statistics.median(float(x) for x in sys.argv[1:]))" "$@"; }
 
 # ns added per syscall: tight loop, 1 thread, PAIRS pairs, median.
@@ -71,6 +76,7 @@ pairs() { # name cmd-prefix... ; runs PAIRS pairs (LPAIRS for the default
           # window), prints the median slowdown
     name=$1; shift
     : > "$tmp/s"
+    : > "$tmp/cpu"
     n=$PAIRS; secs=$SECS
     case "$name" in "perfreport, default"*) n=$LPAIRS; secs=$LONG ;; esac
     i=1
@@ -89,12 +95,14 @@ pairs() { # name cmd-prefix... ; runs PAIRS pairs (LPAIRS for the default
                 rm -f "$tmp/w"
                 t=$(awk '{print $2}' "$tmp/t")
                 tracer_wait
+                self_cpu "$tmp/b$i"
                 rm -rf "$tmp/b$i" ;;
             perfreport*)
                 tracer_start $((SECS + 2)) "$tmp/b$i"
                 sleep 1
                 t=$("$SS" "$SECS" 2 "$work" | awk '{print $2}')
                 tracer_wait
+                self_cpu "$tmp/b$i"
                 rm -rf "$tmp/b$i" ;;
             *)
                 t=$("$@" "$SS" "$SECS" 2 "$work" 2>/dev/null | awk '/calls_per_s/{print $2}') ;;
@@ -103,7 +111,7 @@ pairs() { # name cmd-prefix... ; runs PAIRS pairs (LPAIRS for the default
         echo "$b $t" >> "$tmp/s"
         i=$((i + 1))
     done
-    python3 - "$name" "$tmp/s" <<'PY'
+    python3 - "$name" "$tmp/s" "$tmp/cpu" <<'PY'
 import sys, statistics
 rows = [tuple(map(float, l.split())) for l in open(sys.argv[2]) if len(l.split()) == 2]
 sl = [100.0 * (1 - t / b) for b, t in rows if b > 0 and t > 0]
@@ -112,6 +120,10 @@ if not sl:
 b = statistics.median(r[0] for r in rows); t = statistics.median(r[1] for r in rows)
 print("%-28s %14.0f %14.0f %9.1f%%   (pairs: %s)" % (sys.argv[1], b, t, statistics.median(sl),
       " ".join("%.1f" % s for s in sl)))
+cpu = [float(l) for l in open(sys.argv[3]) if l.strip()]
+if cpu: # what perfreport itself took of the two CPUs the workload wanted
+    print("%-28s perfreport's own CPU to analysis: median %.0f ms (%s)" % (
+        "", statistics.median(cpu), " ".join("%.0f" % c for c in cpu)))
 PY
 }
 pairs "perfreport, default (30 s)"

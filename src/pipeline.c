@@ -22,6 +22,7 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include "model/names.h"
 
 static volatile sig_atomic_t g_stop_signal;
 
@@ -199,8 +200,8 @@ static void record_self_usage(struct report *r, double wall_ms)
     kv_addf(&r->caps, "self_cpu_ms", "perfreport's own CPU time", "%.0f ms", cpu_ms);
     kv_addf(&r->caps, "self_max_rss_kib", "perfreport's peak RSS", "%ld KiB", ru.ru_maxrss);
     kv_addf(&r->caps, "self_wall_ms", "perfreport wall time to analysis", "%.0f ms", wall_ms);
-    report_metric(r, "self.cpu_ms", "perfreport's own CPU time", "ms", "host", cpu_ms);
-    report_metric(r, "self.max_rss_kib", "perfreport's peak RSS", "KiB", "host",
+    report_metric(r, NM_SELF_CPU_MS, "perfreport's own CPU time", "ms", "host", cpu_ms);
+    report_metric(r, NM_SELF_MAX_RSS_KIB, "perfreport's peak RSS", "KiB", "host",
                   (double)ru.ru_maxrss);
 }
 

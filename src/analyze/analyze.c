@@ -4,25 +4,26 @@
 #include "analyze_internal.h"
 #include <stdio.h>
 #include <string.h>
+#include "model/names.h"
 
 /* Series whose chart shows a threshold line: series name -> threshold id. */
 static const struct {
     const char *series, *thr;
 } chart_lines[] = {
-    {"cpu.util_pct", "cpu.util_pct"},
-    {"cpu.runq_per_cpu", "cpu.runq_per_cpu"},
-    {"cpu.steal_pct", "cpu.steal_pct"},
-    {"cpu.softirq_pct", "cpu.softirq_pct"},
-    {"mem.available_pct", "mem.available_pct"},
-    {"mem.pgmajfault_per_s", "mem.pgmajfault_per_s"},
-    {"swap.used_pct", "swap.used_pct"},
-    {"net.drops_per_s", "net.drops_per_s"},
-    {"psi.cpu.some.pct", "psi.some_pct"},
-    {"psi.io.some.pct", "psi.some_pct"},
-    {"psi.memory.some.pct", "psi.some_pct"},
-    {"psi.cpu.full.pct", "psi.full_pct"},
-    {"psi.io.full.pct", "psi.full_pct"},
-    {"psi.memory.full.pct", "psi.full_pct"},
+    {NM_CPU_UTIL_PCT, "cpu.util_pct"},
+    {NM_CPU_RUNQ_PER_CPU, "cpu.runq_per_cpu"},
+    {NM_CPU_STEAL_PCT, "cpu.steal_pct"},
+    {NM_CPU_SOFTIRQ_PCT, "cpu.softirq_pct"},
+    {NM_MEM_AVAILABLE_PCT, "mem.available_pct"},
+    {NM_MEM_PGMAJFAULT_PER_S, "mem.pgmajfault_per_s"},
+    {NM_SWAP_USED_PCT, "swap.used_pct"},
+    {NM_NET_DROPS_PER_S, "net.drops_per_s"},
+    {NM_PSI_CPU_SOME_PCT, "psi.some_pct"},
+    {NM_PSI_IO_SOME_PCT, "psi.some_pct"},
+    {NM_PSI_MEMORY_SOME_PCT, "psi.some_pct"},
+    {NM_PSI_CPU_FULL_PCT, "psi.full_pct"},
+    {NM_PSI_IO_FULL_PCT, "psi.full_pct"},
+    {NM_PSI_MEMORY_FULL_PCT, "psi.full_pct"},
 };
 
 static void line(struct series *s, const struct threshold *t)
@@ -38,17 +39,17 @@ static void set_chart_lines(struct report *r)
     for (size_t i = 0; i < sizeof chart_lines / sizeof chart_lines[0]; i++)
         line(report_find_series(r, chart_lines[i].series),
              report_find_threshold(r, chart_lines[i].thr));
-    const struct table *d = report_find_table(r, "disk");
+    const struct table *d = report_find_table(r, NM_DISK);
     for (size_t i = 0; d && i < d->nrows; i++) {
         const char *dev = table_str(d, i, "device");
         if (!dev)
             continue;
         char name[256];
-        snprintf(name, sizeof name, "disk.%s.util_pct", dev);
+        snprintf(name, sizeof name, NMF_DISK_SERIES, dev, "util_pct");
         line(report_find_series(r, name), report_find_threshold(r, "disk.util_pct"));
-        snprintf(name, sizeof name, "disk.%s.aqu_sz", dev);
+        snprintf(name, sizeof name, NMF_DISK_SERIES, dev, "aqu_sz");
         line(report_find_series(r, name), report_find_threshold(r, "disk.aqu_sz"));
-        snprintf(name, sizeof name, "disk.%s.await_ms", dev);
+        snprintf(name, sizeof name, NMF_DISK_SERIES, dev, "await_ms");
         line(report_find_series(r, name), thr_disk_await(r, table_str(d, i, "class")));
     }
 }

@@ -39,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "model/names.h"
 
 double rank_score(enum severity sev, double excess, double cov, int corroborations)
 {
@@ -182,17 +183,17 @@ void rank_headline(struct report *r)
     struct strbuf sb = STRBUF_INIT;
     sb_add(&sb, "No problem found");
     bool first = true;
-    double util = report_metric_value(r, "cpu.util_pct");
+    double util = report_metric_value(r, NM_CPU_UTIL_PCT);
     if (!isnan(util)) {
         sep(&sb, &first);
         sb_addf(&sb, "CPU %.0f%% busy", util);
     }
-    double avail = report_metric_value(r, "mem.available_pct");
+    double avail = report_metric_value(r, NM_MEM_AVAILABLE_PCT);
     if (!isnan(avail)) {
         sep(&sb, &first);
         sb_addf(&sb, "memory %.0f%% available", avail);
     }
-    const struct table *disk = report_find_table(r, "disk");
+    const struct table *disk = report_find_table(r, NM_DISK);
     long d = table_argmax(disk, "util_pct");
     if (d >= 0) {
         sep(&sb, &first);
@@ -204,9 +205,9 @@ void rank_headline(struct report *r)
                     table_str(disk, (size_t)d, "device") ? table_str(disk, (size_t)d, "device") : "?",
                     u);
     }
-    double drops = report_metric_value(r, "net.drops_per_s");
-    double retr = report_metric_value(r, "tcp.retrans_segs");
-    double rpct = report_metric_value(r, "tcp.retrans_pct");
+    double drops = report_metric_value(r, NM_NET_DROPS_PER_S);
+    double retr = report_metric_value(r, NM_TCP_RETRANS_SEGS);
+    double rpct = report_metric_value(r, NM_TCP_RETRANS_PCT);
     if (!isnan(drops) || !isnan(retr) || !isnan(rpct)) {
         sep(&sb, &first);
         bool no_drops = isnan(drops) || drops == 0;

@@ -4,10 +4,11 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include "model/names.h"
 
 void rule_cgroup_memory_limit(struct report *r, const struct rule *self)
 {
-    const struct table *cg = report_find_table(r, "cgroup");
+    const struct table *cg = report_find_table(r, NM_CGROUP);
     if (!cg)
         return;
     struct sig best = {.v = NAN, .cov = NAN};
@@ -49,7 +50,7 @@ void rule_cgroup_memory_limit(struct report *r, const struct rule *self)
 
 void rule_cgroup_cpu_throttled(struct report *r, const struct rule *self)
 {
-    const struct table *cg = report_find_table(r, "cgroup");
+    const struct table *cg = report_find_table(r, NM_CGROUP);
     if (!cg)
         return;
     struct sig best = {.v = NAN, .cov = NAN};

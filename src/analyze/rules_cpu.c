@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include "model/names.h"
 
 /* The on-CPU profile (tables profile.top_self, metrics profile.samples):
  * too few samples say nothing about a share, and a hot function must use
@@ -14,7 +15,7 @@
 
 static bool enough_samples(const struct report *r, double *n)
 {
-    *n = report_metric_value(r, "profile.samples");
+    *n = report_metric_value(r, NM_PROFILE_SAMPLES);
     return isfinite(*n) && *n >= HOTSPOT_MIN_SAMPLES;
 }
 
@@ -23,7 +24,7 @@ static bool enough_samples(const struct report *r, double *n)
 static bool profile_top_function(const struct report *r, char *buf, size_t n)
 {
     double samples;
-    const struct table *t = report_find_table(r, "profile.top_self");
+    const struct table *t = report_find_table(r, NM_PROFILE_TOP_SELF);
     if (!t || t->nrows == 0 || !enough_samples(r, &samples))
         return false;
     const char *fn = table_str(t, 0, "function"), *proc = table_str(t, 0, "process");
@@ -37,17 +38,17 @@ static bool profile_top_function(const struct report *r, char *buf, size_t n)
 
 void rule_cpu_saturation(struct report *r, const struct rule *self)
 {
-    struct sig util = sig_metric(r, "cpu.util_pct", "cpu.util_pct", "cpu.util_pct");
-    struct sig runq = sig_metric(r, "cpu.runq_per_cpu", "cpu.runq_per_cpu", "cpu.runq_per_cpu");
-    struct sig psi = sig_metric(r, "psi.some_pct", "psi.cpu.some.pct", "psi.cpu.some.pct");
+    struct sig util = sig_metric(r, "cpu.util_pct", NM_CPU_UTIL_PCT, NM_CPU_UTIL_PCT);
+    struct sig runq = sig_metric(r, "cpu.runq_per_cpu", NM_CPU_RUNQ_PER_CPU, NM_CPU_RUNQ_PER_CPU);
+    struct sig psi = sig_metric(r, "psi.some_pct", NM_PSI_CPU_SOME_PCT, NM_PSI_CPU_SOME_PCT);
     enum severity sev = sev_max(util.sev, runq.sev);
     if (sev < SEV_WARNING)
         return;
     const struct sig *lead = sig_worse(&runq, &util) ? &runq : &util;
     int corr = (util.sev >= SEV_WARNING && runq.sev >= SEV_WARNING) + (psi.sev >= SEV_WARNING);
 
-    double ncpu = report_metric_value(r, "cpu.count");
-    const struct table *procs = report_find_table(r, "proc.top_cpu");
+    double ncpu = report_metric_value(r, NM_CPU_COUNT);
+    const struct table *procs = report_find_table(r, NM_PROC_TOP_CPU);
     char culprit[160];
     long top = top_proc(procs, "cpu_pct", culprit, sizeof culprit);
 
@@ -70,8 +71,8 @@ void rule_cpu_saturation(struct report *r, const struct rule *self)
     sig_evidence(f, "CPU utilisation", &util);
     sig_evidence(f, "Run queue", &runq);
     sig_evidence(f, "PSI cpu some (share of time tasks waited for a CPU)", &psi);
-    double usr = report_metric_value(r, "cpu.user_pct"), sys = report_metric_value(r, "cpu.system_pct");
-    double iow = report_metric_value(r, "cpu.iowait_pct"), st = report_metric_value(r, "cpu.steal_pct");
+    double usr = report_metric_value(r, NM_CPU_USER_PCT), sys = report_metric_value(r, NM_CPU_SYSTEM_PCT);
+    double iow = report_metric_value(r, NM_CPU_IOWAIT_PCT), st = report_metric_value(r, NM_CPU_STEAL_PCT);
     if (!isnan(usr) && !isnan(sys))
         finding_evidence(f, "Busy time split: user %.1f%%, system %.1f%% (iowait %.1f%% and steal "
                          "%.1f%% are not counted as busy)", usr, sys, num0(iow), num0(st));
@@ -86,7 +87,7 @@ void rule_cpu_saturation(struct report *r, const struct rule *self)
 
 void rule_cpu_steal(struct report *r, const struct rule *self)
 {
-    struct sig s = sig_metric(r, "cpu.steal_pct", "cpu.steal_pct", "cpu.steal_pct");
+    struct sig s = sig_metric(r, "cpu.steal_pct", NM_CPU_STEAL_PCT, NM_CPU_STEAL_PCT);
     if (s.sev < SEV_WARNING)
         return;
     struct strbuf t = STRBUF_INIT;
@@ -94,7 +95,7 @@ void rule_cpu_steal(struct report *r, const struct rule *self)
             s.v);
     struct finding *f = rule_add(r, self, s.sev, &t);
     sig_evidence(f, "CPU steal", &s);
-    double util = report_metric_value(r, "cpu.util_pct");
+    double util = report_metric_value(r, NM_CPU_UTIL_PCT);
     if (!isnan(util))
         finding_evidence(f, "Guest CPU busy %.1f%% while waiting for the host", util);
     finding_set_culprit(f, "hypervisor");
@@ -103,11 +104,11 @@ void rule_cpu_steal(struct report *r, const struct rule *self)
 
 void rule_cpu_softirq(struct report *r, const struct rule *self)
 {
-    struct sig s = sig_metric(r, "cpu.softirq_pct", "cpu.softirq_pct", "cpu.softirq_pct");
+    struct sig s = sig_metric(r, "cpu.softirq_pct", NM_CPU_SOFTIRQ_PCT, NM_CPU_SOFTIRQ_PCT);
     if (s.sev < SEV_WARNING)
         return;
-    struct sig drops = sig_metric(r, "net.drops_per_s", "net.drops_per_s", NULL);
-    const struct table *pc = report_find_table(r, "cpu.per_cpu");
+    struct sig drops = sig_metric(r, "net.drops_per_s", NM_NET_DROPS_PER_S, NULL);
+    const struct table *pc = report_find_table(r, NM_CPU_PER_CPU);
     long hot = table_argmax(pc, "softirq_pct");
     const char *cpu = hot >= 0 ? table_str(pc, (size_t)hot, "cpu") : NULL;
 
@@ -117,7 +118,7 @@ void rule_cpu_softirq(struct report *r, const struct rule *self)
         sb_addf(&t, " (busiest %s at %.0f%%)", cpu, table_num(pc, (size_t)hot, "softirq_pct"));
     struct finding *f = rule_add(r, self, s.sev, &t);
     sig_evidence(f, "Soft-interrupt share of CPU time", &s);
-    const struct table *ifs = report_find_table(r, "net.iface");
+    const struct table *ifs = report_find_table(r, NM_NET_IFACE);
     if (ifs) {
         double pk = 0;
         for (size_t i = 0; i < ifs->nrows; i++)
@@ -134,7 +135,7 @@ void rule_cpu_softirq(struct report *r, const struct rule *self)
 void rule_cpu_hotspot(struct report *r, const struct rule *self)
 {
     double samples;
-    const struct table *t = report_find_table(r, "profile.top_self");
+    const struct table *t = report_find_table(r, NM_PROFILE_TOP_SELF);
     if (!t || t->nrows == 0 || !enough_samples(r, &samples))
         return;
     struct sig s = sig_value(r, "profile.hotspot_pct", table_num(t, 0, "self_pct"), NULL);
@@ -142,7 +143,7 @@ void rule_cpu_hotspot(struct report *r, const struct rule *self)
         return;
     /* On a nearly idle host a share of the few busy samples means nothing:
      * the function must also have used a tenth of one CPU. */
-    double hz = report_metric_value(r, "profile.hz");
+    double hz = report_metric_value(r, NM_PROFILE_HZ);
     double secs = r->window.actual_s > 0 ? r->window.actual_s : r->window.planned_s;
     double cpu_frac = isfinite(hz) && hz > 0 && secs > 0 ? table_num(t, 0, "samples") / (hz * secs)
                                                          : NAN;

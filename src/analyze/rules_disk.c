@@ -5,13 +5,14 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include "model/names.h"
 
 static struct sig disk_sig(const struct report *r, const struct table *d, size_t row,
                            const char *thr_id, const char *col, const char *suffix)
 {
     char sname[256];
     const char *dev = table_str(d, row, "device");
-    snprintf(sname, sizeof sname, "disk.%s.%s", dev ? dev : "", suffix);
+    snprintf(sname, sizeof sname, NMF_DISK_SERIES, dev ? dev : "", suffix);
     return sig_value(r, thr_id, table_num(d, row, col), dev ? sname : NULL);
 }
 
@@ -19,14 +20,14 @@ static struct sig disk_await_sig(const struct report *r, const struct table *d, 
 {
     char sname[256];
     const char *dev = table_str(d, row, "device");
-    snprintf(sname, sizeof sname, "disk.%s.await_ms", dev ? dev : "");
+    snprintf(sname, sizeof sname, NMF_DISK_SERIES, dev ? dev : "", "await_ms");
     return sig_with(r, thr_disk_await(r, table_str(d, row, "class")),
                     table_num(d, row, "await_ms"), dev ? sname : NULL);
 }
 
 static void evidence_dstate(struct finding *f, const struct report *r)
 {
-    const struct table *ds = report_find_table(r, "proc.dstate");
+    const struct table *ds = report_find_table(r, NM_PROC_DSTATE);
     size_t idx[3];
     size_t n = top_rows(ds, "ticks_in_d", idx, 3);
     if (!n)
@@ -44,7 +45,7 @@ static void evidence_dstate(struct finding *f, const struct report *r)
 
 void rule_disk_saturation(struct report *r, const struct rule *self)
 {
-    const struct table *d = report_find_table(r, "disk");
+    const struct table *d = report_find_table(r, NM_DISK);
     if (!d)
         return;
     struct sig bu = {.v = NAN, .cov = NAN}, bq = bu;
@@ -94,7 +95,7 @@ void rule_disk_saturation(struct report *r, const struct rule *self)
     if (!isnan(rps) || !isnan(wps))
         finding_evidence(f, "Reads %.0f/s (%.0f KiB/s), writes %.0f/s (%.0f KiB/s)", num0(rps),
                          num0(rk), num0(wps), num0(wk));
-    struct sig psi = sig_metric(r, "psi.some_pct", "psi.io.some.pct", "psi.io.some.pct");
+    struct sig psi = sig_metric(r, "psi.some_pct", NM_PSI_IO_SOME_PCT, NM_PSI_IO_SOME_PCT);
     sig_evidence(f, "PSI io some (share of time tasks waited for I/O)", &psi);
     evidence_dstate(f, r);
     if (others > 1)
@@ -122,7 +123,7 @@ void rule_disk_saturation(struct report *r, const struct rule *self)
 
 static bool disk_latency_bio(struct report *r, const struct rule *self)
 {
-    const struct table *d = report_find_table(r, "disk.latency");
+    const struct table *d = report_find_table(r, NM_DISK_LATENCY);
     if (!d || d->nrows == 0)
         return false;
     struct sig best = {.v = NAN, .cov = NAN};
@@ -158,7 +159,7 @@ static bool disk_latency_bio(struct report *r, const struct rule *self)
     if (!isnan(mx))
         finding_evidence(f, "Slowest request %.1f ms", mx);
     /* the iostat view of the same disk, for corroboration */
-    const struct table *ds = report_find_table(r, "disk");
+    const struct table *ds = report_find_table(r, NM_DISK);
     int corr = 0;
     for (size_t k = 0; ds && dev && k < ds->nrows; k++) {
         const char *n = table_str(ds, k, "device");
@@ -190,7 +191,7 @@ void rule_disk_latency(struct report *r, const struct rule *self)
     /* the BPF p99 per device, when measured, is the better signal */
     if (disk_latency_bio(r, self))
         return;
-    const struct table *d = report_find_table(r, "disk");
+    const struct table *d = report_find_table(r, NM_DISK);
     if (!d)
         return;
     double win = r->window.actual_s > 0 ? r->window.actual_s : r->window.planned_s;

@@ -4,10 +4,11 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include "model/names.h"
 
 void rule_fd_exhaustion(struct report *r, const struct rule *self)
 {
-    const struct table *pf = report_find_table(r, "proc.fd");
+    const struct table *pf = report_find_table(r, NM_PROC_FD);
     struct sig bp = {.v = NAN, .cov = NAN};
     long row = -1;
     for (size_t i = 0; pf && i < pf->nrows; i++) {
@@ -17,7 +18,7 @@ void rule_fd_exhaustion(struct report *r, const struct rule *self)
             row = (long)i;
         }
     }
-    struct sig sys = sig_metric(r, "fd.system_pct", "fd.system_pct", NULL);
+    struct sig sys = sig_metric(r, "fd.system_pct", NM_FD_SYSTEM_PCT, NULL);
     enum severity sev = sev_max(bp.sev, sys.sev);
     if (sev < SEV_WARNING)
         return;
@@ -33,8 +34,8 @@ void rule_fd_exhaustion(struct report *r, const struct rule *self)
         max = table_num(pf, (size_t)row, "fd_limit");
     } else {
         sb_addf(&t, "System file handle table %.0f%% full", sys.v);
-        used = report_metric_value(r, "fd.system_used");
-        max = report_metric_value(r, "fd.system_max");
+        used = report_metric_value(r, NM_FD_SYSTEM_USED);
+        max = report_metric_value(r, NM_FD_SYSTEM_MAX);
     }
     if (!isnan(used) && !isnan(max))
         sb_addf(&t, " (%.0f of %.0f)", used, max);
@@ -60,7 +61,7 @@ void rule_fd_exhaustion(struct report *r, const struct rule *self)
 
 void rule_fd_growth(struct report *r, const struct rule *self)
 {
-    const struct table *pf = report_find_table(r, "proc.fd");
+    const struct table *pf = report_find_table(r, NM_PROC_FD);
     struct sig best = {.v = NAN, .cov = NAN};
     long row = -1;
     for (size_t i = 0; pf && i < pf->nrows; i++) {

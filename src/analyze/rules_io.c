@@ -3,6 +3,7 @@
 #include "../util/strbuf.h"
 #include <math.h>
 #include <stdio.h>
+#include "model/names.h"
 
 /* Below this many page lookups a hit rate says nothing about the cache. */
 #define IO_MIN_LOOKUPS 1000
@@ -11,14 +12,14 @@
 
 void rule_io_cache_misses(struct report *r, const struct rule *self)
 {
-    double lookups = report_metric_value(r, "io.page_lookups");
-    double hit = report_metric_value(r, "io.cache_hit_pct");
+    double lookups = report_metric_value(r, NM_IO_PAGE_LOOKUPS);
+    double hit = report_metric_value(r, NM_IO_CACHE_HIT_PCT);
     if (isnan(hit) || isnan(lookups) || lookups < IO_MIN_LOOKUPS)
         return;
     struct sig s = sig_value(r, "io.cache_hit_pct", hit, NULL);
     if (s.sev < SEV_WARNING)
         return;
-    double added = report_metric_value(r, "io.pages_added");
+    double added = report_metric_value(r, NM_IO_PAGES_ADDED);
     /* A ratio alone overstates small volumes: a program starting cold reads
      * a few MiB from disk once.  Misses matter when they cost real disk
      * bandwidth; below IO_MIN_MISS_KIB_PER_S the finding stays info. */
@@ -37,10 +38,10 @@ void rule_io_cache_misses(struct report *r, const struct rule *self)
     if (!isnan(miss_kib_s))
         finding_evidence(f, "Read from disk into the cache: %.0f KiB/s%s", miss_kib_s,
                          small ? " (a small volume: kept at info)" : "");
-    double br = report_metric_value(r, "io.block_reads");
+    double br = report_metric_value(r, NM_IO_BLOCK_READS);
     if (!isnan(br))
         finding_evidence(f, "%.0f block read requests issued in the window", br);
-    struct sig psi = sig_metric(r, "psi.some_pct", "psi.io.some.pct", "psi.io.some.pct");
+    struct sig psi = sig_metric(r, "psi.some_pct", NM_PSI_IO_SOME_PCT, NM_PSI_IO_SOME_PCT);
     if (!isnan(psi.v))
         sig_evidence(f, "I/O pressure (PSI io some)", &psi);
     f->score = rank_score(s.sev, s.excess, NAN, psi.sev >= SEV_WARNING);
@@ -48,8 +49,8 @@ void rule_io_cache_misses(struct report *r, const struct rule *self)
 
 void rule_io_fsync(struct report *r, const struct rule *self)
 {
-    struct sig rate = sig_metric(r, "io.fsync_per_s", "io.fsync_per_s", NULL);
-    const struct table *t = report_find_table(r, "io.fsync");
+    struct sig rate = sig_metric(r, "io.fsync_per_s", NM_IO_FSYNC_PER_S, NULL);
+    const struct table *t = report_find_table(r, NM_IO_FSYNC);
     struct sig share = {.v = NAN, .cov = NAN};
     long row = t ? table_argmax(t, "window_pct") : -1;
     if (row >= 0)
@@ -80,7 +81,7 @@ void rule_io_fsync(struct report *r, const struct rule *self)
         sig_evidence(f, l2, &share);
         finding_set_culprit(f, lab);
     }
-    double ms = report_metric_value(r, "io.fsync_ms");
+    double ms = report_metric_value(r, NM_IO_FSYNC_MS);
     if (!isnan(ms))
         finding_evidence(f, "%.0f ms spent in fsync/fdatasync/sync_file_range/msync in total", ms);
     f->score = rank_score(lead->sev, lead->excess, NAN, rate.sev >= SEV_WARNING &&

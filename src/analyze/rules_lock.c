@@ -17,6 +17,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include "model/names.h"
 
 #define LOCK_MIN_WAITS 50
 #define LOCK_MAX_MEAN_MS 10.0
@@ -34,7 +35,7 @@ static bool row_counts(const struct table *t, size_t i)
 
 void rule_lock_contention(struct report *r, const struct rule *self)
 {
-    const struct table *t = report_find_table(r, "lock.futex_waits");
+    const struct table *t = report_find_table(r, NM_LOCK_FUTEX_WAITS);
     if (!t || !t->nrows)
         return;
     struct sig best = {0};

@@ -4,15 +4,16 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include "model/names.h"
 
 void rule_memory_pressure(struct report *r, const struct rule *self)
 {
-    struct sig avail = sig_metric(r, "mem.available_pct", "mem.available_pct", "mem.available_pct");
-    struct sig some = sig_metric(r, "psi.some_pct", "psi.memory.some.pct", "psi.memory.some.pct");
-    struct sig full = sig_metric(r, "psi.full_pct", "psi.memory.full.pct", "psi.memory.full.pct");
-    struct sig majf = sig_metric(r, "mem.pgmajfault_per_s", "mem.pgmajfault_per_s",
-                                 "mem.pgmajfault_per_s");
-    struct sig dscan = sig_metric(r, "mem.pgscan_direct_per_s", "mem.pgscan_direct_per_s", NULL);
+    struct sig avail = sig_metric(r, "mem.available_pct", NM_MEM_AVAILABLE_PCT, NM_MEM_AVAILABLE_PCT);
+    struct sig some = sig_metric(r, "psi.some_pct", NM_PSI_MEMORY_SOME_PCT, NM_PSI_MEMORY_SOME_PCT);
+    struct sig full = sig_metric(r, "psi.full_pct", NM_PSI_MEMORY_FULL_PCT, NM_PSI_MEMORY_FULL_PCT);
+    struct sig majf = sig_metric(r, "mem.pgmajfault_per_s", NM_MEM_PGMAJFAULT_PER_S,
+                                 NM_MEM_PGMAJFAULT_PER_S);
+    struct sig dscan = sig_metric(r, "mem.pgscan_direct_per_s", NM_MEM_PGSCAN_DIRECT_PER_S, NULL);
     enum severity sev = sev_max(avail.sev, sev_max(some.sev, full.sev));
     const struct sig *lead = &avail;
     if (sig_worse(&some, lead))
@@ -30,7 +31,7 @@ void rule_memory_pressure(struct report *r, const struct rule *self)
     const struct sig *all[] = {&avail, &some, &full, &majf, &dscan};
     int corr = count_past(5, all) - 1;
 
-    const struct table *pm = report_find_table(r, "proc.top_mem");
+    const struct table *pm = report_find_table(r, NM_PROC_TOP_MEM);
     char culprit[160];
     long top = top_proc(pm, "rss_kib", culprit, sizeof culprit);
 
@@ -39,7 +40,7 @@ void rule_memory_pressure(struct report *r, const struct rule *self)
     const char *sepr = ": ";
     if (!isnan(avail.v)) {
         sb_addf(&t, "%s%.0f%% available", sepr, avail.v);
-        double av = report_metric_value(r, "mem.available_kib"), tot = report_metric_value(r, "mem.total_kib");
+        double av = report_metric_value(r, NM_MEM_AVAILABLE_KIB), tot = report_metric_value(r, NM_MEM_TOTAL_KIB);
         if (!isnan(av) && !isnan(tot)) {
             char a[32], b[32];
             fmt_kib(a, sizeof a, av);
@@ -65,7 +66,7 @@ void rule_memory_pressure(struct report *r, const struct rule *self)
     sig_evidence(f, "PSI memory full", &full);
     sig_evidence(f, "Major page faults", &majf);
     sig_evidence(f, "Direct reclaim scans", &dscan);
-    double scan = report_metric_value(r, "mem.pgscan_per_s"), steal = report_metric_value(r, "mem.pgsteal_per_s");
+    double scan = report_metric_value(r, NM_MEM_PGSCAN_PER_S), steal = report_metric_value(r, NM_MEM_PGSTEAL_PER_S);
     if (!isnan(scan) && scan > 0)
         finding_evidence(f, "Reclaim scanned %.0f pages/s and reclaimed %.0f pages/s", scan,
                          num0(steal));
@@ -77,8 +78,8 @@ void rule_memory_pressure(struct report *r, const struct rule *self)
 
 void rule_memory_swap(struct report *r, const struct rule *self)
 {
-    struct sig used = sig_metric(r, "swap.used_pct", "swap.used_pct", "swap.used_pct");
-    double in = report_metric_value(r, "mem.pswpin_per_s"), out = report_metric_value(r, "mem.pswpout_per_s");
+    struct sig used = sig_metric(r, "swap.used_pct", NM_SWAP_USED_PCT, NM_SWAP_USED_PCT);
+    double in = report_metric_value(r, NM_MEM_PSWPIN_PER_S), out = report_metric_value(r, NM_MEM_PSWPOUT_PER_S);
     double io_v = isnan(in) && isnan(out) ? NAN : num0(in) + num0(out);
     struct sig io = sig_value(r, "swap.pages_per_s", io_v, NULL);
     enum severity sev = io.sev;
@@ -174,16 +175,16 @@ static void evidence_cgroup_mem(struct finding *f, const struct table *cg, size_
 
 void rule_memory_oom(struct report *r, const struct rule *self)
 {
-    double host = report_metric_value(r, "mem.oom_kill");
-    const struct table *cg = report_find_table(r, "cgroup");
+    double host = report_metric_value(r, NM_MEM_OOM_KILL);
+    const struct table *cg = report_find_table(r, NM_CGROUP);
     double cg_max = 0;
     long row = worst_oom_cgroup(cg, &cg_max);
     /* Victims seen by the kernel-side collector: it records from its attach
      * to the end of the run, so it also sees kills during start-up and
      * finalisation, which the window's counters miss. */
-    const struct table *vt = report_find_table(r, "memory.oom_victims");
+    const struct table *vt = report_find_table(r, NM_MEMORY_OOM_VICTIMS);
     size_t nvt = vt ? vt->nrows : 0;
-    double nv = report_metric_value(r, "mem.oom_victims"); /* also past the listed ones */
+    double nv = report_metric_value(r, NM_MEM_OOM_VICTIMS); /* also past the listed ones */
     if (isnan(nv) || nv < (double)nvt)
         nv = (double)nvt;
     if (isnan(host) && row < 0 && nv <= 0)
@@ -261,7 +262,7 @@ void rule_memory_oom(struct report *r, const struct rule *self)
         finding_evidence(f, "Killed %s (virtual size %s) in memory cgroup %s%s%s", who, vm,
                          vcg ? vcg : "?", isnan(at) ? "" : ", ", isnan(at) ? "" : when);
     }
-    double avail = report_metric_value(r, "mem.available_pct");
+    double avail = report_metric_value(r, NM_MEM_AVAILABLE_PCT);
     if (!isnan(avail))
         finding_evidence(f, "Host memory available %.1f%%%s", avail,
                          path && avail > 20 ? ": the limit was the cgroup's, not the host's" : "");

@@ -4,13 +4,14 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include "model/names.h"
 
 void rule_net_drops(struct report *r, const struct rule *self)
 {
-    struct sig s = sig_metric(r, "net.drops_per_s", "net.drops_per_s", "net.drops_per_s");
+    struct sig s = sig_metric(r, "net.drops_per_s", NM_NET_DROPS_PER_S, NM_NET_DROPS_PER_S);
     if (s.sev < SEV_WARNING)
         return;
-    const struct table *ifs = report_find_table(r, "net.iface");
+    const struct table *ifs = report_find_table(r, NM_NET_IFACE);
     long row = -1;
     double bd = 0;
     for (size_t i = 0; ifs && i < ifs->nrows; i++) {
@@ -38,10 +39,10 @@ void rule_net_drops(struct report *r, const struct rule *self)
                          rx, tx, num0(table_num(ifs, i, "rx_pkts_per_s")));
         shown++;
     }
-    double errs = report_metric_value(r, "net.errs_per_s");
+    double errs = report_metric_value(r, NM_NET_ERRS_PER_S);
     if (!isnan(errs) && errs > 0)
         finding_evidence(f, "Interface errors %.1f/s", errs);
-    struct sig sirq = sig_metric(r, "cpu.softirq_pct", "cpu.softirq_pct", NULL);
+    struct sig sirq = sig_metric(r, "cpu.softirq_pct", NM_CPU_SOFTIRQ_PCT, NULL);
     sig_evidence(f, "CPU time in soft interrupts", &sirq);
     if (ifn)
         finding_set_culprit(f, ifn);
@@ -64,20 +65,20 @@ static long tcp_worst_conn(const struct report *r, const char *table, const char
 
 void rule_net_tcp_retransmits(struct report *r, const struct rule *self)
 {
-    struct sig s = sig_metric(r, "tcp.retrans_pct", "tcp.retrans_pct", NULL);
-    double segs = report_metric_value(r, "tcp.retrans_segs");
+    struct sig s = sig_metric(r, "tcp.retrans_pct", NM_TCP_RETRANS_PCT, NULL);
+    double segs = report_metric_value(r, NM_TCP_RETRANS_SEGS);
     /* One or two retransmits on an idle host make a big percentage of nothing. */
     bool by_proc = s.sev >= SEV_WARNING && !(!isnan(segs) && segs < 3);
     /* The tracepoint sees every network namespace; /proc/net/snmp only ours.
      * Without a /proc signal, judge the tracepoint's rate on its own. */
-    struct sig bs = sig_metric(r, "tcp.retrans_per_s", "tcp.bpf_retransmits_per_s", NULL);
+    struct sig bs = sig_metric(r, "tcp.retrans_per_s", NM_TCP_BPF_RETRANSMITS_PER_S, NULL);
     char worst[160];
-    long wrow = tcp_worst_conn(r, "tcp.retransmits", "retransmits", worst, sizeof worst);
-    const struct table *wt = report_find_table(r, "tcp.retransmits");
+    long wrow = tcp_worst_conn(r, NM_TCP_RETRANSMITS, "retransmits", worst, sizeof worst);
+    const struct table *wt = report_find_table(r, NM_TCP_RETRANSMITS);
     bool by_bpf = !by_proc && bs.sev >= SEV_WARNING && wrow >= 0;
     if (!by_proc && !by_bpf)
         return;
-    double rate = report_metric_value(r, "tcp.retrans_segs_per_s");
+    double rate = report_metric_value(r, NM_TCP_RETRANS_SEGS_PER_S);
     struct strbuf t = STRBUF_INIT;
     if (by_proc) {
         sb_addf(&t, "TCP retransmits: %.1f%% of segments sent", s.v);
@@ -94,7 +95,7 @@ void rule_net_tcp_retransmits(struct report *r, const struct rule *self)
                 table_num(wt, (size_t)wrow, "retransmits"));
     struct finding *f = rule_add(r, self, by_proc ? s.sev : bs.sev, &t);
     sig_evidence(f, "Retransmitted share of TCP segments", &s);
-    double out = report_metric_value(r, "tcp.out_segs_per_s");
+    double out = report_metric_value(r, NM_TCP_OUT_SEGS_PER_S);
     if (!isnan(out))
         finding_evidence(f, "TCP segments sent %.0f/s", out);
     sig_evidence(f, "Retransmits counted by the tcp_retransmit_skb tracepoint", &bs);
@@ -108,7 +109,7 @@ void rule_net_tcp_retransmits(struct report *r, const struct rule *self)
                          worst, table_num(wt, (size_t)wrow, "retransmits"),
                          table_num(wt, (size_t)wrow, "per_s"), st ? st : "?");
     }
-    struct sig drops = sig_metric(r, "net.drops_per_s", "net.drops_per_s", NULL);
+    struct sig drops = sig_metric(r, "net.drops_per_s", NM_NET_DROPS_PER_S, NULL);
     sig_evidence(f, "Packet drops on this host", &drops);
     if (wrow >= 0)
         finding_set_culprit(f, worst);
@@ -118,7 +119,7 @@ void rule_net_tcp_retransmits(struct report *r, const struct rule *self)
 
 void rule_net_listen_overflow(struct report *r, const struct rule *self)
 {
-    struct sig s = sig_metric(r, "tcp.listen_overflows", "tcp.listen_overflows", NULL);
+    struct sig s = sig_metric(r, "tcp.listen_overflows", NM_TCP_LISTEN_OVERFLOWS, NULL);
     if (s.sev < SEV_WARNING)
         return;
     struct strbuf t = STRBUF_INIT;
@@ -126,7 +127,7 @@ void rule_net_listen_overflow(struct report *r, const struct rule *self)
                 "enough", s.v, plural(s.v));
     struct finding *f = rule_add(r, self, s.sev, &t);
     sig_evidence(f, "Listen queue overflows in the window", &s);
-    double drops = report_metric_value(r, "tcp.listen_drops");
+    double drops = report_metric_value(r, NM_TCP_LISTEN_DROPS);
     if (!isnan(drops))
         finding_evidence(f, "Connection attempts dropped at listen sockets: %.0f", drops);
     f->score = rank_score(s.sev, s.excess, NAN, 0);
@@ -134,16 +135,16 @@ void rule_net_listen_overflow(struct report *r, const struct rule *self)
 
 void rule_net_tcp_resets(struct report *r, const struct rule *self)
 {
-    struct sig s = sig_metric(r, "tcp.resets_per_s", "tcp.out_rsts_per_s", NULL);
+    struct sig s = sig_metric(r, "tcp.resets_per_s", NM_TCP_OUT_RSTS_PER_S, NULL);
     /* As for retransmits: the tracepoint covers other namespaces too. */
-    struct sig bs = sig_metric(r, "tcp.resets_per_s", "tcp.bpf_resets_sent_per_s", NULL);
+    struct sig bs = sig_metric(r, "tcp.resets_per_s", NM_TCP_BPF_RESETS_SENT_PER_S, NULL);
     bool by_bpf = s.sev < SEV_WARNING && bs.sev >= SEV_WARNING;
     if (s.sev < SEV_WARNING && !by_bpf)
         return;
     const struct sig *lead = by_bpf ? &bs : &s;
     char worst[160];
-    long wrow = tcp_worst_conn(r, "tcp.resets", "count", worst, sizeof worst);
-    const struct table *wt = report_find_table(r, "tcp.resets");
+    long wrow = tcp_worst_conn(r, NM_TCP_RESETS, "count", worst, sizeof worst);
+    const struct table *wt = report_find_table(r, NM_TCP_RESETS);
     struct strbuf t = STRBUF_INIT;
     sb_addf(&t, "TCP resets: %.0f/s sent", lead->v);
     if (wrow >= 0) {
@@ -157,7 +158,7 @@ void rule_net_tcp_resets(struct report *r, const struct rule *self)
         finding_evidence(f, "Counted by the tcp_send_reset tracepoint (%.0f/s); this "
                             "namespace's /proc counters do not show them (another network "
                             "namespace)", bs.v);
-    double er = report_metric_value(r, "tcp.estab_resets"), af = report_metric_value(r, "tcp.attempt_fails");
+    double er = report_metric_value(r, NM_TCP_ESTAB_RESETS), af = report_metric_value(r, NM_TCP_ATTEMPT_FAILS);
     if (!isnan(er))
         finding_evidence(f, "Established connections reset in the window: %.0f", er);
     if (!isnan(af))
@@ -166,7 +167,7 @@ void rule_net_tcp_resets(struct report *r, const struct rule *self)
         finding_evidence(f, "Resets %s on %s -> %s: %.0f", table_str(wt, i, "direction"),
                          table_str(wt, i, "src"), table_str(wt, i, "dst"),
                          table_num(wt, i, "count"));
-    double outside = report_metric_value(r, "tcp.bpf_resets_outside");
+    double outside = report_metric_value(r, NM_TCP_BPF_RESETS_OUTSIDE);
     if (!isnan(outside) && outside > 0)
         finding_evidence(f, "%.0f more reset%s while perfreport started or finished (outside the "
                             "window, not in the rate; listed with their times in the resets "

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include "model/names.h"
 
 struct offcpu_rule {
     const char *cls, *id, *what, *advice;
@@ -36,14 +37,14 @@ static const struct offcpu_rule classes[] = {
 
 void rule_offcpu_wait(struct report *r, const struct rule *self)
 {
-    double th = report_metric_value(r, "offcpu.target.threads");
+    double th = report_metric_value(r, NM_OFFCPU_TARGET_THREADS);
     if (isnan(th))
         return; /* no -p target */
-    const struct table *ts = report_find_table(r, "offcpu.top_stacks");
+    const struct table *ts = report_find_table(r, NM_OFFCPU_TOP_STACKS);
     for (size_t c = 0; c < sizeof classes / sizeof classes[0]; c++) {
         const struct offcpu_rule *cr = &classes[c];
         char m[64];
-        snprintf(m, sizeof m, "offcpu.target.%s_pct", cr->cls);
+        snprintf(m, sizeof m, NMF_OFFCPU_TARGET_PCT, cr->cls);
         struct sig s = sig_metric(r, "offcpu.target_wait_pct", m, NULL);
         if (s.sev < SEV_WARNING)
             continue;

@@ -4,6 +4,7 @@
 #include "../util/strbuf.h"
 #include <math.h>
 #include <stdio.h>
+#include "model/names.h"
 
 /* Fewer waits than this make a p99 an anecdote (one slow wakeup). */
 #define RUNQ_MIN_WAITS 100
@@ -13,7 +14,7 @@
 
 void rule_sched_runqueue_latency(struct report *r, const struct rule *self)
 {
-    const struct hist *h = report_find_hist(r, "runqlat");
+    const struct hist *h = report_find_hist(r, NM_RUNQLAT);
     if (!h || h->count == 0)
         return;
     double p99 = hist_percentile(h, 0.99);
@@ -23,7 +24,7 @@ void rule_sched_runqueue_latency(struct report *r, const struct rule *self)
     double slow = s.t ? hist_count_above(h, s.t->warn) : NAN;
     bool few_slow = !isnan(slow) && slow < RUNQ_MIN_SLOW;
     enum severity sev = h->count < RUNQ_MIN_WAITS || few_slow ? SEV_INFO : s.sev;
-    const struct table *t = report_find_table(r, "sched.runq_wait");
+    const struct table *t = report_find_table(r, NM_SCHED_RUNQ_WAIT);
     char who[512] = "";
     if (t && t->nrows > 0) {
         char lab[128];
@@ -46,12 +47,12 @@ void rule_sched_runqueue_latency(struct report *r, const struct rule *self)
                          lab, table_num(t, i, "total_ms"), table_num(t, i, "waits"),
                          table_num(t, i, "avg_us"), table_num(t, i, "max_us") / 1000.0);
     }
-    double behind_self = report_metric_value(r, "sched.runq_behind_self");
+    double behind_self = report_metric_value(r, NM_SCHED_RUNQ_BEHIND_SELF);
     if (!isnan(behind_self) && behind_self > 0) /* the reader may wonder whether we caused it */
         finding_evidence(f, "Not counted: %.0f waits that ended behind perfreport's own threads",
                          behind_self);
     int corr = 0;
-    struct sig rq = sig_metric(r, "cpu.runq_per_cpu", "cpu.runq_per_cpu", "cpu.runq_per_cpu");
+    struct sig rq = sig_metric(r, "cpu.runq_per_cpu", NM_CPU_RUNQ_PER_CPU, NM_CPU_RUNQ_PER_CPU);
     if (!isnan(rq.v)) {
         sig_evidence(f, "Corroborated by the run queue per CPU", &rq);
         corr += rq.sev >= SEV_WARNING;

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include "model/names.h"
 
 static bool in_list(const char *s, const char *const *list)
 {
@@ -79,10 +80,10 @@ static bool benign_row(const struct table *t, size_t i)
  * (collector syscalls, metric syscall.attached_pct below 100). */
 static void sampled_evidence(const struct report *r, struct finding *f)
 {
-    double at = report_metric_value(r, "syscall.attached_pct");
+    double at = report_metric_value(r, NM_SYSCALL_ATTACHED_PCT);
     if (isnan(at) || at >= 100)
         return;
-    double e = report_metric_value(r, "syscall.estimate_err_pct");
+    double e = report_metric_value(r, NM_SYSCALL_ESTIMATE_ERR_PCT);
     if (isnan(e))
         finding_evidence(f, "Estimated: the syscall tap was sampled (it recorded %.0f%% of the "
                             "window in time slices; counts scaled to the window)", at);
@@ -94,7 +95,7 @@ static void sampled_evidence(const struct report *r, struct finding *f)
 
 void rule_syscall_rate(struct report *r, const struct rule *self)
 {
-    const struct table *t = report_find_table(r, "syscall.by_process");
+    const struct table *t = report_find_table(r, NM_SYSCALL_BY_PROCESS);
     long row = table_argmax(t, "calls_per_s");
     if (row < 0)
         return;
@@ -109,7 +110,7 @@ void rule_syscall_rate(struct report *r, const struct rule *self)
     finding_set_title(f, "%s makes %.0f syscalls/s%s%s%s", lab, s.v, top ? " (" : "",
                       top ? top : "", top ? ")" : "");
     sig_evidence(f, "Syscalls per second of one process", &s);
-    double tot = report_metric_value(r, "syscall.total_per_s");
+    double tot = report_metric_value(r, NM_SYSCALL_TOTAL_PER_S);
     if (!isnan(tot) && tot > 0)
         finding_evidence(f, "All processes together: %.0f syscalls/s; this one makes %.0f%% of them",
                          tot, 100.0 * s.v / tot);
@@ -120,10 +121,10 @@ void rule_syscall_rate(struct report *r, const struct rule *self)
 
 void rule_syscall_errors(struct report *r, const struct rule *self)
 {
-    struct sig s = sig_metric(r, "syscall.errors_per_s", "syscall.errors_per_s", NULL);
+    struct sig s = sig_metric(r, "syscall.errors_per_s", NM_SYSCALL_ERRORS_PER_S, NULL);
     if (s.sev < SEV_WARNING)
         return;
-    const struct table *t = report_find_table(r, "syscall.errors");
+    const struct table *t = report_find_table(r, NM_SYSCALL_ERRORS);
     /* Worst row: real failures before benign ones, then by count. */
     long best = -1;
     double benign = 0, all = 0;
@@ -207,10 +208,10 @@ void rule_syscall_errors(struct report *r, const struct rule *self)
 
 void rule_process_churn(struct report *r, const struct rule *self)
 {
-    struct sig s = sig_metric(r, "proc.exec_per_s", "proc.exec_per_s", NULL);
+    struct sig s = sig_metric(r, "proc.exec_per_s", NM_PROC_EXEC_PER_S, NULL);
     if (s.sev < SEV_WARNING)
         return;
-    const struct table *t = report_find_table(r, "proc.execs");
+    const struct table *t = report_find_table(r, NM_PROC_EXECS);
     long row = table_argmax(t, "execs");
     struct finding *f = rule_finding(r, self, NULL, s.sev, "");
     if (row >= 0) {
@@ -227,13 +228,13 @@ void rule_process_churn(struct report *r, const struct rule *self)
         finding_set_title(f, "Process churn: %.0f execs/s", s.v);
     }
     sig_evidence(f, "Programs executed per second", &s);
-    double sl = report_metric_value(r, "proc.short_lived_per_s");
+    double sl = report_metric_value(r, NM_PROC_SHORT_LIVED_PER_S);
     if (!isnan(sl))
         finding_evidence(f, "Processes living under 1 s: %.0f/s", sl);
     /* The rate is the window's; execs while perfreport started or finished
      * are listed, not judged (their span is not the window's). */
-    double eb = report_metric_value(r, "proc.execs_before_window");
-    double ea = report_metric_value(r, "proc.execs_after_window");
+    double eb = report_metric_value(r, NM_PROC_EXECS_BEFORE_WINDOW);
+    double ea = report_metric_value(r, NM_PROC_EXECS_AFTER_WINDOW);
     eb = isnan(eb) ? 0 : eb;
     ea = isnan(ea) ? 0 : ea;
     if (eb > 0 || ea > 0)

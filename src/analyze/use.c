@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include "model/names.h"
 
 static enum severity worst(enum severity a, enum severity b) { return a > b ? a : b; }
 
@@ -42,21 +43,21 @@ static void use_cpu(struct report *r)
 {
     struct use_row *u = report_add_use(r, "cpu");
     struct cellb c = {0};
-    struct sig util = sig_metric(r, "cpu.util_pct", "cpu.util_pct", NULL);
-    double ncpu = report_metric_value(r, "cpu.count");
+    struct sig util = sig_metric(r, "cpu.util_pct", NM_CPU_UTIL_PCT, NULL);
+    double ncpu = report_metric_value(r, NM_CPU_COUNT);
     if (!isnan(util.v)) {
         if (!isnan(ncpu))
             part(&c, util.sev, "%.0f%% busy (%.0f CPU%s)", util.v, ncpu, ncpu == 1 ? "" : "s");
         else
             part(&c, util.sev, "%.0f%% busy", util.v);
     }
-    struct sig steal = sig_metric(r, "cpu.steal_pct", "cpu.steal_pct", NULL);
+    struct sig steal = sig_metric(r, "cpu.steal_pct", NM_CPU_STEAL_PCT, NULL);
     if (steal.sev >= SEV_WARNING)
         part(&c, steal.sev, "steal %.0f%%", steal.v);
     put(&u->util, &c);
 
-    struct sig runq = sig_metric(r, "cpu.runq_per_cpu", "cpu.runq_per_cpu", NULL);
-    struct sig psi = sig_metric(r, "psi.some_pct", "psi.cpu.some.pct", NULL);
+    struct sig runq = sig_metric(r, "cpu.runq_per_cpu", NM_CPU_RUNQ_PER_CPU, NULL);
+    struct sig psi = sig_metric(r, "psi.some_pct", NM_PSI_CPU_SOME_PCT, NULL);
     if (!isnan(runq.v))
         part(&c, runq.sev, "run queue %.1f per CPU", runq.v);
     if (!isnan(psi.v))
@@ -69,30 +70,30 @@ static void use_memory(struct report *r)
 {
     struct use_row *u = report_add_use(r, "memory");
     struct cellb c = {0};
-    struct sig avail = sig_metric(r, "mem.available_pct", "mem.available_pct", NULL);
+    struct sig avail = sig_metric(r, "mem.available_pct", NM_MEM_AVAILABLE_PCT, NULL);
     if (!isnan(avail.v))
         part(&c, avail.sev, "%.0f%% used (%.0f%% available)", 100 - avail.v, avail.v);
     put(&u->util, &c);
 
-    struct sig some = sig_metric(r, "psi.some_pct", "psi.memory.some.pct", NULL);
-    struct sig full = sig_metric(r, "psi.full_pct", "psi.memory.full.pct", NULL);
+    struct sig some = sig_metric(r, "psi.some_pct", NM_PSI_MEMORY_SOME_PCT, NULL);
+    struct sig full = sig_metric(r, "psi.full_pct", NM_PSI_MEMORY_FULL_PCT, NULL);
     if (!isnan(some.v))
         part(&c, worst(some.sev, full.sev), "PSI some %.1f%%", some.v);
-    double in = report_metric_value(r, "mem.pswpin_per_s"), out = report_metric_value(r, "mem.pswpout_per_s");
+    double in = report_metric_value(r, NM_MEM_PSWPIN_PER_S), out = report_metric_value(r, NM_MEM_PSWPOUT_PER_S);
     if (!isnan(in) || !isnan(out)) {
         double io = (isnan(in) ? 0 : in) + (isnan(out) ? 0 : out);
         struct sig s = sig_value(r, "swap.pages_per_s", io, NULL);
         part(&c, s.sev, "swap %.0f pages/s", io);
     }
-    struct sig majf = sig_metric(r, "mem.pgmajfault_per_s", "mem.pgmajfault_per_s", NULL);
+    struct sig majf = sig_metric(r, "mem.pgmajfault_per_s", NM_MEM_PGMAJFAULT_PER_S, NULL);
     if (!isnan(majf.v))
         part(&c, majf.sev, "major faults %.0f/s", majf.v);
     put(&u->sat, &c);
 
-    double kills = report_metric_value(r, "mem.oom_kill");
+    double kills = report_metric_value(r, NM_MEM_OOM_KILL);
     /* The kernel-side victims also cover start-up and finalisation; as in
      * memory.oom, the larger count, never the sum. */
-    double victims = report_metric_value(r, "mem.oom_victims");
+    double victims = report_metric_value(r, NM_MEM_OOM_VICTIMS);
     bool outside = !isnan(victims) && victims > (isnan(kills) ? 0 : kills);
     if (outside)
         kills = victims;
@@ -108,7 +109,7 @@ static void use_disk(struct report *r)
 {
     struct use_row *u = report_add_use(r, "disk");
     struct cellb c = {0};
-    const struct table *d = report_find_table(r, "disk");
+    const struct table *d = report_find_table(r, NM_DISK);
     long row = table_argmax(d, "util_pct");
     if (row >= 0) {
         size_t i = (size_t)row;
@@ -138,7 +139,7 @@ static void use_disk(struct report *r)
         part(&c, bq.sev, "queue %.1f (%s)", bq.v, qdev);
     if (adev)
         part(&c, ba.sev, "await %.1f ms (%s)", ba.v, adev);
-    struct sig psi = sig_metric(r, "psi.some_pct", "psi.io.some.pct", NULL);
+    struct sig psi = sig_metric(r, "psi.some_pct", NM_PSI_IO_SOME_PCT, NULL);
     if (!isnan(psi.v))
         part(&c, psi.sev, "PSI io some %.1f%%", psi.v);
     put(&u->sat, &c);
@@ -149,7 +150,7 @@ static void use_network(struct report *r)
 {
     struct use_row *u = report_add_use(r, "network");
     struct cellb c = {0};
-    const struct table *ifs = report_find_table(r, "net.iface");
+    const struct table *ifs = report_find_table(r, NM_NET_IFACE);
     if (ifs) {
         double rx = 0, tx = 0;
         for (size_t i = 0; i < ifs->nrows; i++) {
@@ -165,22 +166,22 @@ static void use_network(struct report *r)
     }
     put(&u->util, &c);
 
-    struct sig drops = sig_metric(r, "net.drops_per_s", "net.drops_per_s", NULL);
+    struct sig drops = sig_metric(r, "net.drops_per_s", NM_NET_DROPS_PER_S, NULL);
     if (!isnan(drops.v))
         part(&c, drops.sev, "drops %.1f/s", drops.v);
-    struct sig lo = sig_metric(r, "tcp.listen_overflows", "tcp.listen_overflows", NULL);
+    struct sig lo = sig_metric(r, "tcp.listen_overflows", NM_TCP_LISTEN_OVERFLOWS, NULL);
     if (!isnan(lo.v))
         part(&c, lo.sev, "listen overflows %.0f", lo.v);
     put(&u->sat, &c);
 
-    struct sig rt = sig_metric(r, "tcp.retrans_pct", "tcp.retrans_pct", NULL);
-    double segs = report_metric_value(r, "tcp.retrans_segs");
+    struct sig rt = sig_metric(r, "tcp.retrans_pct", NM_TCP_RETRANS_PCT, NULL);
+    double segs = report_metric_value(r, NM_TCP_RETRANS_SEGS);
     if (!isnan(rt.v))
         part(&c, !isnan(segs) && segs < 3 ? SEV_NONE : rt.sev, "TCP retransmits %.2f%%", rt.v);
-    double errs = report_metric_value(r, "net.errs_per_s");
+    double errs = report_metric_value(r, NM_NET_ERRS_PER_S);
     if (!isnan(errs))
         part(&c, errs > 0 ? SEV_INFO : SEV_NONE, "errors %.1f/s", errs);
-    struct sig rst = sig_metric(r, "tcp.resets_per_s", "tcp.out_rsts_per_s", NULL);
+    struct sig rst = sig_metric(r, "tcp.resets_per_s", NM_TCP_OUT_RSTS_PER_S, NULL);
     if (!isnan(rst.v))
         part(&c, rst.sev, "resets %.1f/s", rst.v);
     put(&u->err, &c);
@@ -190,10 +191,10 @@ static void use_fd(struct report *r)
 {
     struct use_row *u = report_add_use(r, "fd");
     struct cellb c = {0};
-    struct sig sys = sig_metric(r, "fd.system_pct", "fd.system_pct", NULL);
+    struct sig sys = sig_metric(r, "fd.system_pct", NM_FD_SYSTEM_PCT, NULL);
     if (!isnan(sys.v))
         part(&c, sys.sev, "system %.1f%% of file-max", sys.v);
-    const struct table *pf = report_find_table(r, "proc.fd");
+    const struct table *pf = report_find_table(r, NM_PROC_FD);
     long row = table_argmax(pf, "fd_pct");
     if (row >= 0) {
         char lab[160];
@@ -219,7 +220,7 @@ static void use_cgroup(struct report *r)
 {
     struct use_row *u = report_add_use(r, "cgroup");
     struct cellb c = {0};
-    const struct table *cg = report_find_table(r, "cgroup");
+    const struct table *cg = report_find_table(r, NM_CGROUP);
     if (!cg) {
         put(&u->util, &c);
         put(&u->sat, &c);

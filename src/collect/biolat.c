@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "model/names.h"
 
 static const char *const kind_names[BIO_NKINDS] = {"read",  "write", "flush", "discard",
                                                    "other", "queue", "size"};
@@ -79,7 +80,7 @@ static double ms(double us) { return isfinite(us) ? us / 1000.0 : NAN; }
 
 void biolat_fill(struct report *r, const struct bio_dev *devs, size_t n)
 {
-    struct table *t = report_table(r, "disk.latency", "Block I/O latency (BPF)", "disk");
+    struct table *t = report_table(r, NM_DISK_LATENCY, "Block I/O latency (BPF)", "disk");
     table_add_col(t, "device", "Device", "", 0);
     table_add_col(t, "class", "Class", "", 0);
     table_add_col(t, "read_p50_ms", "Read p50", "ms", 3);
@@ -103,13 +104,13 @@ void biolat_fill(struct report *r, const struct bio_dev *devs, size_t n)
             char name[128], title[160];
             const char *unit = k == BIO_SIZE ? "KiB" : "us";
             if (k == BIO_SIZE) {
-                snprintf(name, sizeof name, "biosize.%s", d->name);
+                snprintf(name, sizeof name, NMF_BIOSIZE, d->name);
                 snprintf(title, sizeof title, "%s request size", d->name);
             } else if (k == BIO_QUEUE) {
-                snprintf(name, sizeof name, "biolat.%s.queue", d->name);
+                snprintf(name, sizeof name, NMF_BIOLAT, d->name, "queue");
                 snprintf(title, sizeof title, "%s queue time (insert to issue)", d->name);
             } else {
-                snprintf(name, sizeof name, "biolat.%s.%s", d->name, kind_names[k]);
+                snprintf(name, sizeof name, NMF_BIOLAT, d->name, kind_names[k]);
                 snprintf(title, sizeof title, "%s %s latency (issue to completion)", d->name,
                          kind_names[k]);
             }
@@ -143,7 +144,7 @@ void biolat_fill(struct report *r, const struct bio_dev *devs, size_t n)
                       "(percentiles interpolated inside a power-of-two bucket); p99 (all) "
                       "covers every direction.");
     if (isfinite(worst))
-        report_metric(r, "disk.p99_ms_max", "Worst device p99 latency", "ms", "disk", worst);
+        report_metric(r, NM_DISK_P99_MS_MAX, "Worst device p99 latency", "ms", "disk", worst);
 }
 
 struct bio_state {

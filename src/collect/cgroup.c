@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "model/names.h"
 
 #define CG_MAX_DEPTH 32
 #define CG_MAX_CGROUPS 4000
@@ -890,9 +891,9 @@ static int cg_tick(struct collect_ctx *ctx, void *p)
         return 0;
     }
     double dt = cur.t_s - st->prev.t_s;
-    struct series *cpu = report_series(ctx->r, "cgroup.target.cpu_pct", "Target cgroup CPU",
+    struct series *cpu = report_series(ctx->r, NM_CGROUP_TARGET_CPU_PCT, "Target cgroup CPU",
                                        "%", "cgroup");
-    struct series *thr = report_series(ctx->r, "cgroup.target.throttled_pct",
+    struct series *thr = report_series(ctx->r, NM_CGROUP_TARGET_THROTTLED_PCT,
                                        "Target cgroup throttled time", "%", "cgroup");
     cpu->chart = true;
     thr->chart = true;
@@ -1005,7 +1006,7 @@ static void set_num(struct table *t, size_t row, const char *col, double v)
 
 static void emit_table(struct report *r, struct cg_calc *k, size_t n)
 {
-    struct table *t = report_table(r, "cgroup", "Cgroups", "cgroup");
+    struct table *t = report_table(r, NM_CGROUP, "Cgroups", "cgroup");
     static const struct {
         const char *name, *title, *unit;
         int dec;
@@ -1112,7 +1113,7 @@ static int cg_stop(struct collect_ctx *ctx, void *p, char *err, size_t n)
             estimated++;
     }
     emit_table(ctx->r, k, t1.n);
-    report_metric(ctx->r, "cgroup.count", "Cgroups", "", "cgroup", (double)t1.n);
+    report_metric(ctx->r, NM_CGROUP_COUNT, "Cgroups", "", "cgroup", (double)t1.n);
 
     struct strbuf note = STRBUF_INIT;
     sb_addf(&note, "%zu cgroups (", t1.n);
@@ -1130,7 +1131,7 @@ static int cg_stop(struct collect_ctx *ctx, void *p, char *err, size_t n)
                 estimated, estimated == 1 ? "" : "s");
     if (st->target_note)
         sb_addf(&note, " Note: %s.", st->target_note);
-    table_set_note(report_find_table(ctx->r, "cgroup"), sb_str(&note));
+    table_set_note(report_find_table(ctx->r, NM_CGROUP), sb_str(&note));
     sb_free(&note);
     if (skipped)
         ledger_note(report_ledger(ctx->r, "cgroup", "Cgroups"),

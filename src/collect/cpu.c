@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "model/names.h"
 
 /* CONFIG_NR_CPUS tops out at 8192; anything beyond is a broken file. */
 #define MAX_CPUS 8192
@@ -398,27 +399,27 @@ static int cpu_tick(struct collect_ctx *ctx, void *state)
 
     struct cpu_split sp;
     cpu_split(&s->prev.total, &cur.total, &sp);
-    series_set(r, chart_series(r, "cpu.util_pct", "CPU utilisation", "%"), sp.util);
-    series_set(r, report_series(r, "cpu.user_pct", "CPU user", "%", "cpu"), sp.user);
-    series_set(r, report_series(r, "cpu.system_pct", "CPU system", "%", "cpu"), sp.system);
-    series_set(r, report_series(r, "cpu.iowait_pct", "CPU iowait", "%", "cpu"), sp.iowait);
-    series_set(r, report_series(r, "cpu.steal_pct", "CPU steal", "%", "cpu"), sp.steal);
-    series_set(r, report_series(r, "cpu.softirq_pct", "CPU softirq", "%", "cpu"), sp.softirq);
+    series_set(r, chart_series(r, NM_CPU_UTIL_PCT, "CPU utilisation", "%"), sp.util);
+    series_set(r, report_series(r, NM_CPU_USER_PCT, "CPU user", "%", "cpu"), sp.user);
+    series_set(r, report_series(r, NM_CPU_SYSTEM_PCT, "CPU system", "%", "cpu"), sp.system);
+    series_set(r, report_series(r, NM_CPU_IOWAIT_PCT, "CPU iowait", "%", "cpu"), sp.iowait);
+    series_set(r, report_series(r, NM_CPU_STEAL_PCT, "CPU steal", "%", "cpu"), sp.steal);
+    series_set(r, report_series(r, NM_CPU_SOFTIRQ_PCT, "CPU softirq", "%", "cpu"), sp.softirq);
 
     double rq = runq_per_cpu(&cur, self_running);
-    series_set(r, chart_series(r, "cpu.runq_per_cpu", "Run queue per CPU", ""), rq);
+    series_set(r, chart_series(r, NM_CPU_RUNQ_PER_CPU, "Run queue per CPU", ""), rq);
     if (!isnan(rq)) {
         s->runq_sum += rq;
         s->runq_max = s->runq_n ? fmax(s->runq_max, rq) : rq;
         s->runq_n++;
     }
     double bl = blocked(&cur);
-    series_set(r, report_series(r, "cpu.procs_blocked", "Blocked tasks", "", "cpu"), bl);
+    series_set(r, report_series(r, NM_CPU_PROCS_BLOCKED, "Blocked tasks", "", "cpu"), bl);
     if (!isnan(bl)) {
         s->blocked_sum += bl;
         s->blocked_n++;
     }
-    series_set(r, report_series(r, "cpu.ctxsw_per_s", "Context switches", "/s", "cpu"),
+    series_set(r, report_series(r, NM_CPU_CTXSW_PER_S, "Context switches", "/s", "cpu"),
                rate(&s->prev, &cur, STAT_HAVE_CTXT, s->prev.ctxt, cur.ctxt,
                     t_now - s->t_prev));
 
@@ -426,7 +427,7 @@ static int cpu_tick(struct collect_ctx *ctx, void *state)
     if (read_loadavg(&l) == 0) {
         s->load = l;
         s->have_load = true;
-        series_set(r, report_series(r, "load.load1", "Load average (1 min)", "", "cpu"),
+        series_set(r, report_series(r, NM_LOAD_LOAD1, "Load average (1 min)", "", "cpu"),
                    l.load1);
     }
 
@@ -446,7 +447,7 @@ static void metric_if(struct report *r, const char *name, const char *title, con
 
 static void write_per_cpu(struct report *r, struct cpu_state *s)
 {
-    struct table *t = report_table(r, "cpu.per_cpu", "Per-CPU utilisation", "cpu");
+    struct table *t = report_table(r, NM_CPU_PER_CPU, "Per-CPU utilisation", "cpu");
     table_add_col(t, "cpu", "CPU", "", 0);
     table_add_col(t, "util_pct", "Util", "%", 1);
     table_add_col(t, "user_pct", "User", "%", 1);
@@ -489,7 +490,7 @@ static void write_per_cpu(struct report *r, struct cpu_state *s)
         free(note);
     }
     sb_free(&partial);
-    metric_if(r, "cpu.util_max_cpu_pct", "Busiest CPU utilisation", "%", max_util);
+    metric_if(r, NM_CPU_UTIL_MAX_CPU_PCT, "Busiest CPU utilisation", "%", max_util);
 }
 
 static int cpu_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
@@ -518,19 +519,19 @@ static int cpu_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     struct cpu_split sp;
     cpu_split(&a->total, &b->total, &sp);
     if (sp.valid) {
-        report_metric(r, "cpu.util_pct", "CPU utilisation", "%", "cpu", sp.util);
-        report_metric(r, "cpu.user_pct", "CPU user", "%", "cpu", sp.user);
-        report_metric(r, "cpu.nice_pct", "CPU nice", "%", "cpu", sp.nice);
-        report_metric(r, "cpu.system_pct", "CPU system", "%", "cpu", sp.system);
-        report_metric(r, "cpu.iowait_pct", "CPU iowait", "%", "cpu", sp.iowait);
-        report_metric(r, "cpu.irq_pct", "CPU irq", "%", "cpu", sp.irq);
-        report_metric(r, "cpu.softirq_pct", "CPU softirq", "%", "cpu", sp.softirq);
-        report_metric(r, "cpu.steal_pct", "CPU steal", "%", "cpu", sp.steal);
-        report_metric(r, "cpu.idle_pct", "CPU idle", "%", "cpu", sp.idle);
+        report_metric(r, NM_CPU_UTIL_PCT, "CPU utilisation", "%", "cpu", sp.util);
+        report_metric(r, NM_CPU_USER_PCT, "CPU user", "%", "cpu", sp.user);
+        report_metric(r, NM_CPU_NICE_PCT, "CPU nice", "%", "cpu", sp.nice);
+        report_metric(r, NM_CPU_SYSTEM_PCT, "CPU system", "%", "cpu", sp.system);
+        report_metric(r, NM_CPU_IOWAIT_PCT, "CPU iowait", "%", "cpu", sp.iowait);
+        report_metric(r, NM_CPU_IRQ_PCT, "CPU irq", "%", "cpu", sp.irq);
+        report_metric(r, NM_CPU_SOFTIRQ_PCT, "CPU softirq", "%", "cpu", sp.softirq);
+        report_metric(r, NM_CPU_STEAL_PCT, "CPU steal", "%", "cpu", sp.steal);
+        report_metric(r, NM_CPU_IDLE_PCT, "CPU idle", "%", "cpu", sp.idle);
     }
     size_t count = b->ncpus ? b->ncpus : a->ncpus;
     if (count)
-        report_metric(r, "cpu.count", "CPUs online", "", "cpu", (double)count);
+        report_metric(r, NM_CPU_COUNT, "CPUs online", "", "cpu", (double)count);
 
     /* Gauges average over the ticks; a window without ticks uses the end. */
     if (s->runq_n == 0) {
@@ -541,9 +542,9 @@ static int cpu_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
         }
     }
     if (s->runq_n) {
-        report_metric(r, "cpu.runq_per_cpu", "Run queue per CPU", "", "cpu",
+        report_metric(r, NM_CPU_RUNQ_PER_CPU, "Run queue per CPU", "", "cpu",
                       s->runq_sum / (double)s->runq_n);
-        report_metric(r, "cpu.runq_per_cpu_max", "Run queue per CPU (max)", "", "cpu",
+        report_metric(r, NM_CPU_RUNQ_PER_CPU_MAX, "Run queue per CPU (max)", "", "cpu",
                       s->runq_max);
     }
     if (s->blocked_n == 0 && !isnan(blocked(b))) {
@@ -551,15 +552,15 @@ static int cpu_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
         s->blocked_n = 1;
     }
     if (s->blocked_n)
-        report_metric(r, "cpu.procs_blocked", "Blocked tasks", "", "cpu",
+        report_metric(r, NM_CPU_PROCS_BLOCKED, "Blocked tasks", "", "cpu",
                       s->blocked_sum / (double)s->blocked_n);
 
     double dt = t_last - s->t_first;
-    metric_if(r, "cpu.ctxsw_per_s", "Context switches", "/s",
+    metric_if(r, NM_CPU_CTXSW_PER_S, "Context switches", "/s",
               rate(a, b, STAT_HAVE_CTXT, a->ctxt, b->ctxt, dt));
-    metric_if(r, "cpu.intr_per_s", "Interrupts", "/s",
+    metric_if(r, NM_CPU_INTR_PER_S, "Interrupts", "/s",
               rate(a, b, STAT_HAVE_INTR, a->intr, b->intr, dt));
-    metric_if(r, "cpu.forks_per_s", "Forks", "/s",
+    metric_if(r, NM_CPU_FORKS_PER_S, "Forks", "/s",
               rate(a, b, STAT_HAVE_PROCESSES, a->processes, b->processes, dt));
 
     struct loadavg l;
@@ -568,9 +569,9 @@ static int cpu_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
         s->have_load = true;
     }
     if (s->have_load) {
-        report_metric(r, "load.load1", "Load average (1 min)", "", "cpu", s->load.load1);
-        report_metric(r, "load.load5", "Load average (5 min)", "", "cpu", s->load.load5);
-        report_metric(r, "load.load15", "Load average (15 min)", "", "cpu", s->load.load15);
+        report_metric(r, NM_LOAD_LOAD1, "Load average (1 min)", "", "cpu", s->load.load1);
+        report_metric(r, NM_LOAD_LOAD5, "Load average (5 min)", "", "cpu", s->load.load5);
+        report_metric(r, NM_LOAD_LOAD15, "Load average (15 min)", "", "cpu", s->load.load15);
     }
 
     write_per_cpu(r, s);

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "model/names.h"
 
 /* ---- parsers ---------------------------------------------------------- */
 
@@ -354,7 +355,7 @@ static void set_series(struct report *r, const struct disk_dev *d, const char *w
                        const char *title, const char *unit, double v)
 {
     char name[512], t[512];
-    snprintf(name, sizeof name, "disk.%s.%s", d->name, what);
+    snprintf(name, sizeof name, NMF_DISK_SERIES, d->name, what);
     snprintf(t, sizeof t, "%s %s", d->name, title);
     struct series *s = report_series(r, name, t, unit, "disk");
     if (strcmp(what, "util_pct") == 0)
@@ -462,7 +463,7 @@ static int disk_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
         if (!d->whole || d->acc_ms <= 0 || (d->virt && !d->did_io))
             continue;
         if (!t) {
-            t = report_table(r, "disk", "Disks", "disk");
+            t = report_table(r, NM_DISK, "Disks", "disk");
             table_add_col(t, "device", "Device", "", 0);
             table_add_col(t, "class", "Class", "", 0);
             table_add_col(t, "r_per_s", "r/s", "/s", 1);
@@ -500,10 +501,10 @@ static int disk_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
         table_set_note(t, "Whole disks; await and request size cover reads, writes and "
                           "discards, as iostat does. Empty await: no I/O of that kind.");
     if (!isnan(util_max))
-        report_metric(r, "disk.util_pct_max", "Busiest disk utilisation", "%", "disk",
+        report_metric(r, NM_DISK_UTIL_PCT_MAX, "Busiest disk utilisation", "%", "disk",
                       util_max);
     if (!isnan(await_max))
-        report_metric(r, "disk.await_ms_max", "Worst disk await", "ms", "disk", await_max);
+        report_metric(r, NM_DISK_AWAIT_MS_MAX, "Worst disk await", "ms", "disk", await_max);
     if (st->bad_lines) {
         struct ledger_entry *e = report_ledger(r, "disk", "Disks");
         ledger_note(e, "%zu malformed /proc/diskstats lines skipped", st->bad_lines);

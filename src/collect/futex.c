@@ -28,6 +28,7 @@
 #include "systap.h"
 #include "systap.skel.h"
 #include "tapslice.h"
+#include "model/names.h"
 
 #define TOP_ROWS 25
 #define SUMMARY_FRAMES 5
@@ -185,7 +186,7 @@ static int futex_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
 
     /* the tap's futex part records from the window's begin to its end */
     double window_ms = ctx->now_s * 1000.0, total_ms = 0;
-    struct table *t = report_table(r, "lock.futex_waits", "Futex waits (user-space locks)", "lock");
+    struct table *t = report_table(r, NM_LOCK_FUTEX_WAITS, "Futex waits (user-space locks)", "lock");
     table_add_col(t, "pid", "PID", "", 0);
     table_add_col(t, "process", "Process", "", 0);
     table_add_col(t, "kind", "Kind", "", 0);
@@ -230,7 +231,7 @@ static int futex_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
         }
         table_set_str(t, row, "stack", rows[i].stack ? rows[i].stack : "");
     }
-    report_metric(r, "lock.futex_wait_ms", "Futex wait time (all threads)", "ms", "lock", total_ms);
+    report_metric(r, NM_LOCK_FUTEX_WAIT_MS, "Futex wait time (all threads)", "ms", "lock", total_ms);
 
     struct ledger_entry *le = report_ledger(r, "futex", NULL);
     int sfd = bpf_map__fd(st->tap->maps.fstats);

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "model/names.h"
 
 double io_hit_pct(uint64_t lookups, uint64_t added)
 {
@@ -64,31 +65,31 @@ void iolayers_fill(struct report *r, const uint64_t *cnt, const struct khist *fs
     if (!(window_s > 0))
         window_s = 1;
     const char *res = "io";
-    report_metric(r, "io.vfs_reads", "VFS reads", "", res, (double)cnt[IO_C_VFS_READS]);
-    report_metric(r, "io.vfs_writes", "VFS writes", "", res, (double)cnt[IO_C_VFS_WRITES]);
-    report_metric(r, "io.vfs_reads_per_s", "VFS reads", "/s", res,
+    report_metric(r, NM_IO_VFS_READS, "VFS reads", "", res, (double)cnt[IO_C_VFS_READS]);
+    report_metric(r, NM_IO_VFS_WRITES, "VFS writes", "", res, (double)cnt[IO_C_VFS_WRITES]);
+    report_metric(r, NM_IO_VFS_READS_PER_S, "VFS reads", "/s", res,
                   (double)cnt[IO_C_VFS_READS] / window_s);
-    report_metric(r, "io.vfs_writes_per_s", "VFS writes", "/s", res,
+    report_metric(r, NM_IO_VFS_WRITES_PER_S, "VFS writes", "/s", res,
                   (double)cnt[IO_C_VFS_WRITES] / window_s);
-    report_metric(r, "io.vfs_read_kib", "VFS bytes read", "KiB", res,
+    report_metric(r, NM_IO_VFS_READ_KIB, "VFS bytes read", "KiB", res,
                   (double)cnt[IO_C_READ_BYTES] / 1024.0);
-    report_metric(r, "io.vfs_write_kib", "VFS bytes written", "KiB", res,
+    report_metric(r, NM_IO_VFS_WRITE_KIB, "VFS bytes written", "KiB", res,
                   (double)cnt[IO_C_WRITE_BYTES] / 1024.0);
-    report_metric(r, "io.page_lookups", "Page-cache lookups by reads", "", res,
+    report_metric(r, NM_IO_PAGE_LOOKUPS, "Page-cache lookups by reads", "", res,
                   (double)cnt[IO_C_PAGE_LOOKUPS]);
-    report_metric(r, "io.pages_added", "Pages added to the cache by reads", "", res,
+    report_metric(r, NM_IO_PAGES_ADDED, "Pages added to the cache by reads", "", res,
                   (double)cnt[IO_C_PAGES_ADDED]);
-    report_metric(r, "io.block_reads", "Block read requests", "", res, (double)cnt[IO_C_BLK_READS]);
-    report_metric(r, "io.block_writes", "Block write requests", "", res,
+    report_metric(r, NM_IO_BLOCK_READS, "Block read requests", "", res, (double)cnt[IO_C_BLK_READS]);
+    report_metric(r, NM_IO_BLOCK_WRITES, "Block write requests", "", res,
                   (double)cnt[IO_C_BLK_WRITES]);
     double hit = io_hit_pct(cnt[IO_C_PAGE_LOOKUPS], cnt[IO_C_PAGES_ADDED]);
     double coal = io_coalesce_pct(cnt[IO_C_VFS_WRITES], cnt[IO_C_BLK_WRITES]);
     if (isfinite(hit))
-        report_metric(r, "io.cache_hit_pct", "Read cache hit rate", "%", res, hit);
+        report_metric(r, NM_IO_CACHE_HIT_PCT, "Read cache hit rate", "%", res, hit);
     if (isfinite(coal))
-        report_metric(r, "io.write_coalesce_pct", "Write coalescing", "%", res, coal);
+        report_metric(r, NM_IO_WRITE_COALESCE_PCT, "Write coalescing", "%", res, coal);
 
-    struct table *t = report_table(r, "io.layers", "I/O by layer", res);
+    struct table *t = report_table(r, NM_IO_LAYERS, "I/O by layer", res);
     table_add_col(t, "layer", "Layer", "", 0);
     table_add_col(t, "reads", "Reads", "", 0);
     table_add_col(t, "writes", "Writes", "", 0);
@@ -122,17 +123,17 @@ void iolayers_fill(struct report *r, const uint64_t *cnt, const struct khist *fs
     uint64_t calls = 0;
     for (size_t i = 0; i < KHIST_SLOTS; i++)
         calls += fsync_all->slots[i];
-    report_metric(r, "io.fsync_calls", "fsync-family calls", "", res, (double)calls);
-    report_metric(r, "io.fsync_per_s", "fsync-family calls", "/s", res, (double)calls / window_s);
-    report_metric(r, "io.fsync_ms", "Time in fsync-family calls", "ms", res,
+    report_metric(r, NM_IO_FSYNC_CALLS, "fsync-family calls", "", res, (double)calls);
+    report_metric(r, NM_IO_FSYNC_PER_S, "fsync-family calls", "/s", res, (double)calls / window_s);
+    report_metric(r, NM_IO_FSYNC_MS, "Time in fsync-family calls", "ms", res,
                   (double)fsync_all->sum / 1000.0);
     if (calls) {
-        struct hist *h = report_hist(r, "fsync", "fsync/fdatasync/sync_file_range/msync latency",
+        struct hist *h = report_hist(r, NM_FSYNC, "fsync/fdatasync/sync_file_range/msync latency",
                                      "us", res);
         kbpf_khist_add(h, fsync_all);
     }
 
-    struct table *f = report_table(r, "io.fsync", "fsync-family calls by process", res);
+    struct table *f = report_table(r, NM_IO_FSYNC, "fsync-family calls by process", res);
     table_add_col(f, "pid", "PID", "", 0);
     table_add_col(f, "comm", "Command", "", 0);
     table_add_col(f, "calls", "Calls", "", 0);

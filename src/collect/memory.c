@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "model/names.h"
 
 /* ---- parsing ---------------------------------------------------------- */
 
@@ -280,13 +281,13 @@ static void sample_meminfo(struct report *r, struct mem_state *s, const struct m
     gauge_add(&s->swap_used_pct, sp);
     if (!set_series)
         return;
-    struct series *se = report_series(r, "mem.available_pct", "Memory available", "%", "memory");
+    struct series *se = report_series(r, NM_MEM_AVAILABLE_PCT, "Memory available", "%", "memory");
     se->chart = true; /* threshold lines: analysis */
     series_set(r, se, pct);
     if (!isnan(sp))
-        series_set(r, report_series(r, "swap.used_pct", "Swap used", "%", "memory"), sp);
+        series_set(r, report_series(r, NM_SWAP_USED_PCT, "Swap used", "%", "memory"), sp);
     if (m->have & MI_DIRTY)
-        series_set(r, report_series(r, "mem.dirty_kib", "Dirty memory", "KiB", "memory"),
+        series_set(r, report_series(r, NM_MEM_DIRTY_KIB, "Dirty memory", "KiB", "memory"),
                    (double)m->dirty);
 }
 
@@ -308,12 +309,12 @@ static int mem_tick(struct collect_ctx *ctx, void *state)
         if (s->have_vm_prev) {
             double dt = t_now - s->t_prev;
             series_set(r,
-                       report_series(r, "mem.pgmajfault_per_s", "Major page faults", "/s",
+                       report_series(r, NM_MEM_PGMAJFAULT_PER_S, "Major page faults", "/s",
                                      "memory"),
                        vm_rate(&s->vm_prev, &vm, VM_PGMAJFAULT, s->vm_prev.pgmajfault,
                                vm.pgmajfault, dt));
             series_set(r,
-                       report_series(r, "mem.pgscan_per_s", "Pages scanned for reclaim", "/s",
+                       report_series(r, NM_MEM_PGSCAN_PER_S, "Pages scanned for reclaim", "/s",
                                      "memory"),
                        vm_rate(&s->vm_prev, &vm, VM_PGSCAN, s->vm_prev.pgscan, vm.pgscan, dt));
         }
@@ -355,23 +356,23 @@ static int mem_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     if (s->avail_pct.n == 0)
         sample_meminfo(r, s, e, false);
 
-    report_metric(r, "mem.total_kib", "Memory total", "KiB", "memory", (double)e->total);
-    metric_if(r, "mem.available_kib", "Memory available", "KiB", gauge_avg(&s->avail_kib));
-    metric_if(r, "mem.available_pct", "Memory available", "%", gauge_avg(&s->avail_pct));
+    report_metric(r, NM_MEM_TOTAL_KIB, "Memory total", "KiB", "memory", (double)e->total);
+    metric_if(r, NM_MEM_AVAILABLE_KIB, "Memory available", "KiB", gauge_avg(&s->avail_kib));
+    metric_if(r, NM_MEM_AVAILABLE_PCT, "Memory available", "%", gauge_avg(&s->avail_pct));
     if (s->avail_pct.n)
-        report_metric(r, "mem.available_pct_min", "Memory available (min)", "%", "memory",
+        report_metric(r, NM_MEM_AVAILABLE_PCT_MIN, "Memory available (min)", "%", "memory",
                       s->avail_pct.min);
     static const struct {
         const char *name, *title;
         unsigned bit;
         size_t off;
     } ends[] = {
-        {"mem.dirty_kib", "Dirty memory", MI_DIRTY, offsetof(struct meminfo, dirty)},
-        {"mem.writeback_kib", "Writeback memory", MI_WRITEBACK,
+        {NM_MEM_DIRTY_KIB, "Dirty memory", MI_DIRTY, offsetof(struct meminfo, dirty)},
+        {NM_MEM_WRITEBACK_KIB, "Writeback memory", MI_WRITEBACK,
          offsetof(struct meminfo, writeback)},
-        {"mem.cached_kib", "Page cache", MI_CACHED, offsetof(struct meminfo, cached)},
-        {"mem.anon_kib", "Anonymous memory", MI_ANON, offsetof(struct meminfo, anon)},
-        {"mem.slab_kib", "Slab", MI_SLAB, offsetof(struct meminfo, slab)},
+        {NM_MEM_CACHED_KIB, "Page cache", MI_CACHED, offsetof(struct meminfo, cached)},
+        {NM_MEM_ANON_KIB, "Anonymous memory", MI_ANON, offsetof(struct meminfo, anon)},
+        {NM_MEM_SLAB_KIB, "Slab", MI_SLAB, offsetof(struct meminfo, slab)},
     };
     for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++)
         if (e->have & ends[i].bit)
@@ -379,10 +380,10 @@ static int mem_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
                           (double)*(const uint64_t *)((const char *)e + ends[i].off));
 
     if (s->swap_used_pct.n) {
-        report_metric(r, "swap.total_kib", "Swap total", "KiB", "memory",
+        report_metric(r, NM_SWAP_TOTAL_KIB, "Swap total", "KiB", "memory",
                       (double)e->swap_total);
-        metric_if(r, "swap.used_kib", "Swap used", "KiB", gauge_avg(&s->swap_used_kib));
-        metric_if(r, "swap.used_pct", "Swap used", "%", gauge_avg(&s->swap_used_pct));
+        metric_if(r, NM_SWAP_USED_KIB, "Swap used", "KiB", gauge_avg(&s->swap_used_kib));
+        metric_if(r, NM_SWAP_USED_PCT, "Swap used", "%", gauge_avg(&s->swap_used_pct));
     }
 
     struct vmstat vm;
@@ -397,22 +398,22 @@ static int mem_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
         return 0; /* only one reading: no interval */
     const struct vmstat *a = &s->vm_first;
     double dt = t_last - s->t_first;
-    metric_if(r, "mem.pgfault_per_s", "Page faults", "/s",
+    metric_if(r, NM_MEM_PGFAULT_PER_S, "Page faults", "/s",
               vm_rate(a, &vm, VM_PGFAULT, a->pgfault, vm.pgfault, dt));
-    metric_if(r, "mem.pgmajfault_per_s", "Major page faults", "/s",
+    metric_if(r, NM_MEM_PGMAJFAULT_PER_S, "Major page faults", "/s",
               vm_rate(a, &vm, VM_PGMAJFAULT, a->pgmajfault, vm.pgmajfault, dt));
-    metric_if(r, "mem.pswpin_per_s", "Pages swapped in", "/s",
+    metric_if(r, NM_MEM_PSWPIN_PER_S, "Pages swapped in", "/s",
               vm_rate(a, &vm, VM_PSWPIN, a->pswpin, vm.pswpin, dt));
-    metric_if(r, "mem.pswpout_per_s", "Pages swapped out", "/s",
+    metric_if(r, NM_MEM_PSWPOUT_PER_S, "Pages swapped out", "/s",
               vm_rate(a, &vm, VM_PSWPOUT, a->pswpout, vm.pswpout, dt));
-    metric_if(r, "mem.pgscan_per_s", "Pages scanned for reclaim", "/s",
+    metric_if(r, NM_MEM_PGSCAN_PER_S, "Pages scanned for reclaim", "/s",
               vm_rate(a, &vm, VM_PGSCAN, a->pgscan, vm.pgscan, dt));
-    metric_if(r, "mem.pgscan_direct_per_s", "Pages scanned by direct reclaim", "/s",
+    metric_if(r, NM_MEM_PGSCAN_DIRECT_PER_S, "Pages scanned by direct reclaim", "/s",
               vm_rate(a, &vm, VM_PGSCAN_DIRECT, a->pgscan_direct, vm.pgscan_direct, dt));
-    metric_if(r, "mem.pgsteal_per_s", "Pages reclaimed", "/s",
+    metric_if(r, NM_MEM_PGSTEAL_PER_S, "Pages reclaimed", "/s",
               vm_rate(a, &vm, VM_PGSTEAL, a->pgsteal, vm.pgsteal, dt));
     if ((a->have & VM_OOM_KILL) && (vm.have & VM_OOM_KILL))
-        report_metric(r, "mem.oom_kill", "OOM kills", "", "memory",
+        report_metric(r, NM_MEM_OOM_KILL, "OOM kills", "", "memory",
                       vm.oom_kill > a->oom_kill ? (double)(vm.oom_kill - a->oom_kill) : 0.0);
     return 0;
 }

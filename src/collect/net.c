@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "model/names.h"
 
 /* ---- parsers ---------------------------------------------------------- */
 
@@ -524,12 +525,12 @@ static int net_sample(struct collect_ctx *ctx, struct net_state *st, bool with_s
         return rc;
     if (with_series && dt > 0) {
         struct report *r = ctx->r;
-        series_put(r, "net.rx_kib_per_s", "Received (all interfaces but lo)", "KiB/s", true,
+        series_put(r, NM_NET_RX_KIB_PER_S, "Received (all interfaces but lo)", "KiB/s", true,
                    rx_b / 1024.0 / dt);
-        series_put(r, "net.tx_kib_per_s", "Sent (all interfaces but lo)", "KiB/s", true,
+        series_put(r, NM_NET_TX_KIB_PER_S, "Sent (all interfaces but lo)", "KiB/s", true,
                    tx_b / 1024.0 / dt);
-        series_put(r, "net.drops_per_s", "Dropped packets", "/s", false, drops / dt);
-        series_put(r, "tcp.retrans_segs_per_s", "TCP retransmitted segments", "/s", false,
+        series_put(r, NM_NET_DROPS_PER_S, "Dropped packets", "/s", false, drops / dt);
+        series_put(r, NM_TCP_RETRANS_SEGS_PER_S, "TCP retransmitted segments", "/s", false,
                    isnan(retrans) ? NAN : retrans / dt);
     }
     st->last_s = now;
@@ -624,7 +625,7 @@ static int net_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
             if (f->acc_s <= 0 || is_lo != (pass == 1))
                 continue;
             if (!t) {
-                t = report_table(r, "net.iface", "Network interfaces", "network");
+                t = report_table(r, NM_NET_IFACE, "Network interfaces", "network");
                 table_add_col(t, "iface", "Interface", "", 0);
                 table_add_col(t, "rx_pkts_per_s", "rx pkt/s", "/s", 1);
                 table_add_col(t, "tx_pkts_per_s", "tx pkt/s", "/s", 1);
@@ -645,43 +646,43 @@ static int net_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     }
     double window = st->last_s - st->first_s;
     if (any && window > 0) {
-        report_metric(r, "net.drops_per_s", "Dropped packets per second", "/s", "network",
+        report_metric(r, NM_NET_DROPS_PER_S, "Dropped packets per second", "/s", "network",
                       drops / window);
-        report_metric(r, "net.errs_per_s", "Interface errors per second", "/s", "network",
+        report_metric(r, NM_NET_ERRS_PER_S, "Interface errors per second", "/s", "network",
                       errs / window);
     }
 
-    ctr_metric(r, st, C_IN_SEGS, NULL, "tcp.in_segs_per_s", "TCP segments received");
-    ctr_metric(r, st, C_OUT_SEGS, NULL, "tcp.out_segs_per_s", "TCP segments sent");
-    ctr_metric(r, st, C_RETRANS, "tcp.retrans_segs", "tcp.retrans_segs_per_s",
+    ctr_metric(r, st, C_IN_SEGS, NULL, NM_TCP_IN_SEGS_PER_S, "TCP segments received");
+    ctr_metric(r, st, C_OUT_SEGS, NULL, NM_TCP_OUT_SEGS_PER_S, "TCP segments sent");
+    ctr_metric(r, st, C_RETRANS, NM_TCP_RETRANS_SEGS, NM_TCP_RETRANS_SEGS_PER_S,
                "TCP segments retransmitted");
     const struct counter *out = &st->ctr[C_OUT_SEGS], *re = &st->ctr[C_RETRANS];
     if (out->measured && re->measured && out->acc > 0)
-        report_metric(r, "tcp.retrans_pct", "TCP retransmitted share of sent segments", "%",
+        report_metric(r, NM_TCP_RETRANS_PCT, "TCP retransmitted share of sent segments", "%",
                       "network", (double)re->acc / (double)out->acc * 100.0);
-    ctr_metric(r, st, C_ACTIVE, NULL, "tcp.active_opens_per_s", "TCP active opens");
-    ctr_metric(r, st, C_PASSIVE, NULL, "tcp.passive_opens_per_s", "TCP passive opens");
-    ctr_metric(r, st, C_ATTEMPT_FAILS, "tcp.attempt_fails", NULL, "TCP failed connection attempts");
-    ctr_metric(r, st, C_ESTAB_RESETS, "tcp.estab_resets", NULL, "TCP established connections reset");
-    ctr_metric(r, st, C_OUT_RSTS, "tcp.out_rsts", "tcp.out_rsts_per_s", "TCP resets sent");
-    ctr_metric(r, st, C_LISTEN_OVF, "tcp.listen_overflows", NULL, "TCP listen queue overflows");
-    ctr_metric(r, st, C_LISTEN_DROPS, "tcp.listen_drops", NULL, "TCP SYNs dropped at listen");
-    ctr_metric(r, st, C_ABORT_DATA, "tcp.abort_on_data", NULL, "TCP aborts on unread data");
-    ctr_metric(r, st, C_ABORT_TIMEOUT, "tcp.abort_on_timeout", NULL, "TCP aborts on timeout");
-    ctr_metric(r, st, C_ABORT_MEMORY, "tcp.abort_on_memory", NULL, "TCP aborts on memory");
-    ctr_metric(r, st, C_UDP_RCVBUF, "udp.rcvbuf_errors", NULL, "UDP receive buffer errors");
-    ctr_metric(r, st, C_UDP_INERR, "udp.in_errors", NULL, "UDP input errors");
+    ctr_metric(r, st, C_ACTIVE, NULL, NM_TCP_ACTIVE_OPENS_PER_S, "TCP active opens");
+    ctr_metric(r, st, C_PASSIVE, NULL, NM_TCP_PASSIVE_OPENS_PER_S, "TCP passive opens");
+    ctr_metric(r, st, C_ATTEMPT_FAILS, NM_TCP_ATTEMPT_FAILS, NULL, "TCP failed connection attempts");
+    ctr_metric(r, st, C_ESTAB_RESETS, NM_TCP_ESTAB_RESETS, NULL, "TCP established connections reset");
+    ctr_metric(r, st, C_OUT_RSTS, NM_TCP_OUT_RSTS, NM_TCP_OUT_RSTS_PER_S, "TCP resets sent");
+    ctr_metric(r, st, C_LISTEN_OVF, NM_TCP_LISTEN_OVERFLOWS, NULL, "TCP listen queue overflows");
+    ctr_metric(r, st, C_LISTEN_DROPS, NM_TCP_LISTEN_DROPS, NULL, "TCP SYNs dropped at listen");
+    ctr_metric(r, st, C_ABORT_DATA, NM_TCP_ABORT_ON_DATA, NULL, "TCP aborts on unread data");
+    ctr_metric(r, st, C_ABORT_TIMEOUT, NM_TCP_ABORT_ON_TIMEOUT, NULL, "TCP aborts on timeout");
+    ctr_metric(r, st, C_ABORT_MEMORY, NM_TCP_ABORT_ON_MEMORY, NULL, "TCP aborts on memory");
+    ctr_metric(r, st, C_UDP_RCVBUF, NM_UDP_RCVBUF_ERRORS, NULL, "UDP receive buffer errors");
+    ctr_metric(r, st, C_UDP_INERR, NM_UDP_IN_ERRORS, NULL, "UDP input errors");
 
     if (st->have_snmp_end)
-        gauge_metric(r, &st->snmp_end, "Tcp", "CurrEstab", "tcp.curr_estab",
+        gauge_metric(r, &st->snmp_end, "Tcp", "CurrEstab", NM_TCP_CURR_ESTAB,
                      "TCP connections established");
     if (st->have_sock_end) {
-        gauge_metric(r, &st->sock_end, "TCP", "inuse", "sock.tcp_inuse", "TCP sockets in use");
-        gauge_metric(r, &st->sock_end, "TCP", "orphan", "sock.tcp_orphan", "Orphaned TCP sockets");
-        gauge_metric(r, &st->sock_end, "TCP", "tw", "sock.tcp_tw", "TCP sockets in TIME_WAIT");
-        gauge_metric(r, &st->sock_end, "TCP", "alloc", "sock.tcp_alloc", "TCP sockets allocated");
-        gauge_metric(r, &st->sock_end, "UDP", "inuse", "sock.udp_inuse", "UDP sockets in use");
-        gauge_metric(r, &st->sock_end, "sockets", "used", "sock.used", "Sockets in use");
+        gauge_metric(r, &st->sock_end, "TCP", "inuse", NM_SOCK_TCP_INUSE, "TCP sockets in use");
+        gauge_metric(r, &st->sock_end, "TCP", "orphan", NM_SOCK_TCP_ORPHAN, "Orphaned TCP sockets");
+        gauge_metric(r, &st->sock_end, "TCP", "tw", NM_SOCK_TCP_TW, "TCP sockets in TIME_WAIT");
+        gauge_metric(r, &st->sock_end, "TCP", "alloc", NM_SOCK_TCP_ALLOC, "TCP sockets allocated");
+        gauge_metric(r, &st->sock_end, "UDP", "inuse", NM_SOCK_UDP_INUSE, "UDP sockets in use");
+        gauge_metric(r, &st->sock_end, "sockets", "used", NM_SOCK_USED, "Sockets in use");
     }
     if (st->bad_lines) {
         struct ledger_entry *e = report_ledger(r, "net", "Network");

@@ -30,6 +30,7 @@
 
 #include "../../bpf/offcpu.h"
 #include "offcpu.skel.h"
+#include "model/names.h"
 
 #define TOP_STACKS 25
 #define SUMMARY_FRAMES 5
@@ -277,17 +278,17 @@ static void write_model(struct collect_ctx *ctx, const struct offcpu_state *st, 
         cls_ms[rows[i].cls] += ms;
         total_ms += ms;
     }
-    report_metric(r, "offcpu.total_ms", "Off-CPU time (blocked, all threads)", "ms", "offcpu",
+    report_metric(r, NM_OFFCPU_TOTAL_MS, "Off-CPU time (blocked, all threads)", "ms", "offcpu",
                   total_ms);
     for (int c = 0; c < WC_COUNT; c++) {
         char name[64], title[96];
-        snprintf(name, sizeof name, "offcpu.%s_ms", wait_class_name((enum wait_class)c));
+        snprintf(name, sizeof name, NMF_OFFCPU_CLASS_MS, wait_class_name((enum wait_class)c));
         snprintf(title, sizeof title, "Off-CPU time: %s", wait_class_title((enum wait_class)c));
         report_metric(r, name, title, "ms", "offcpu", cls_ms[c]);
     }
 
     /* rows are sorted by total, so the first row of a class names its top process */
-    struct table *t = report_table(r, "offcpu.classes", "Off-CPU time by wait class", "offcpu");
+    struct table *t = report_table(r, NM_OFFCPU_CLASSES, "Off-CPU time by wait class", "offcpu");
     table_add_col(t, "class", "Class", "", 0);
     table_add_col(t, "what", "Waiting on", "", 0);
     table_add_col(t, "total_ms", "Blocked", "ms", 1);
@@ -330,7 +331,7 @@ static void write_model(struct collect_ctx *ctx, const struct offcpu_state *st, 
     table_set_note(t, "Blocked time of user threads (waits of at least --min-block-us), summed "
                       "over threads; preemption (waiting for a CPU) is not counted.");
 
-    struct table *ts = report_table(r, "offcpu.top_stacks", "Where threads blocked (off-CPU)",
+    struct table *ts = report_table(r, NM_OFFCPU_TOP_STACKS, "Where threads blocked (off-CPU)",
                                     "offcpu");
     table_add_col(ts, "pid", "PID", "", 0);
     table_add_col(ts, "process", "Process", "", 0);
@@ -356,14 +357,14 @@ static void write_model(struct collect_ctx *ctx, const struct offcpu_state *st, 
          * and stop before it is drained): blocked time is measured over it */
         double window_ms = (double)st->observed_ns / 1e6;
         if (th && window_ms > 0) {
-            report_metric(r, "offcpu.target.threads", "Threads of the target", "", "offcpu", th);
+            report_metric(r, NM_OFFCPU_TARGET_THREADS, "Threads of the target", "", "offcpu", th);
             double tms[WC_COUNT] = {0};
             for (size_t i = 0; i < nrows; i++)
                 if (rows[i].k.tgid == (__u32)ctx->cfg->pid)
                     tms[rows[i].cls] += (double)rows[i].v.total_ns / 1e6;
             for (int c = 0; c < WC_COUNT; c++) {
                 char name[64], title[128];
-                snprintf(name, sizeof name, "offcpu.target.%s_pct",
+                snprintf(name, sizeof name, NMF_OFFCPU_TARGET_PCT,
                          wait_class_name((enum wait_class)c));
                 snprintf(title, sizeof title, "Target blocked on %s (per-thread share of window)",
                          wait_class_title((enum wait_class)c));

@@ -24,6 +24,7 @@
 
 #include "../../bpf/oomkill.h"
 #include "oomkill.skel.h"
+#include "model/names.h"
 
 #define WALK_MAX_DEPTH 32
 #define WALK_MAX_DIRS 20000
@@ -137,13 +138,13 @@ static int oom_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
         snprintf(err, n, "reading the victim count failed: %s", strerror(errno));
         return -errno;
     }
-    report_metric(r, "mem.oom_victims", "OOM victims", "", "memory", (double)count);
+    report_metric(r, NM_MEM_OOM_VICTIMS, "OOM victims", "", "memory", (double)count);
     if (!count)
         return 0;
     if (count > OOM_MAX_VICTIMS)
         ledger_note(report_ledger(r, "oomkill", NULL), "%llu victims beyond the first %d not listed",
                     (unsigned long long)(count - OOM_MAX_VICTIMS), OOM_MAX_VICTIMS);
-    struct table *t = report_table(r, "memory.oom_victims", "Processes killed by the OOM killer",
+    struct table *t = report_table(r, NM_MEMORY_OOM_VICTIMS, "Processes killed by the OOM killer",
                                    "memory");
     table_add_col(t, "pid", "PID", "", 0);
     table_add_col(t, "comm", "Command", "", 0);

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "model/names.h"
 
 _Static_assert(PED_HIST == PE_HIST_BUCKETS, "histogram sizes agree");
 
@@ -57,21 +58,21 @@ void procevents_fill(struct report *r, const struct pe_data *d, double win)
 {
     if (!(win > 0))
         win = 1;
-    report_metric(r, "proc.execs", "Programs executed in the window", "", "process",
+    report_metric(r, NM_PROC_EXECS, "Programs executed in the window", "", "process",
                   (double)d->execs);
-    report_metric(r, "proc.exec_per_s", "Exec rate", "/s", "process", (double)d->execs / win);
-    report_metric(r, "proc.exits", "Processes exited in the window", "", "process",
+    report_metric(r, NM_PROC_EXEC_PER_S, "Exec rate", "/s", "process", (double)d->execs / win);
+    report_metric(r, NM_PROC_EXITS, "Processes exited in the window", "", "process",
                   (double)d->exits);
-    report_metric(r, "proc.short_lived", "Processes that lived under 1 s", "", "process",
+    report_metric(r, NM_PROC_SHORT_LIVED, "Processes that lived under 1 s", "", "process",
                   (double)d->shorts);
-    report_metric(r, "proc.short_lived_per_s", "Short-lived processes", "/s", "process",
+    report_metric(r, NM_PROC_SHORT_LIVED_PER_S, "Short-lived processes", "/s", "process",
                   (double)d->shorts / win);
-    report_metric(r, "proc.execs_before_window", "Programs executed before the window opened",
+    report_metric(r, NM_PROC_EXECS_BEFORE_WINDOW, "Programs executed before the window opened",
                   "", "process", (double)d->execs_before);
-    report_metric(r, "proc.execs_after_window", "Programs executed after the window closed", "",
+    report_metric(r, NM_PROC_EXECS_AFTER_WINDOW, "Programs executed after the window closed", "",
                   "process", (double)d->execs_after);
     if (d->shorts) {
-        struct hist *h = report_hist(r, "proc.lifetime", "Lifetime of processes that lived "
+        struct hist *h = report_hist(r, NM_PROC_LIFETIME, "Lifetime of processes that lived "
                                      "under 1 s", "ms", "process");
         kbpf_hist_add(h, d->hist, PED_HIST, -1, -1);
     }
@@ -96,7 +97,7 @@ void procevents_fill(struct report *r, const struct pe_data *d, double win)
     }
     if (na)
         qsort(a, na, sizeof *a, agg_cmp);
-    struct table *t = report_table(r, "proc.execs", "Programs executed", "process");
+    struct table *t = report_table(r, NM_PROC_EXECS, "Programs executed", "process");
     table_add_col(t, "comm", "Command", "", 0);
     table_add_col(t, "execs", "Execs", "", 0);
     table_add_col(t, "execs_per_s", "Execs/s", "/s", 1);
@@ -120,7 +121,7 @@ void procevents_fill(struct report *r, const struct pe_data *d, double win)
     if (d->execs_before || d->execs_after) {
         if (na)
             qsort(a, na, sizeof *a, agg_outside_cmp);
-        struct table *o = report_table(r, "proc.execs_outside", "Programs executed outside the "
+        struct table *o = report_table(r, NM_PROC_EXECS_OUTSIDE, "Programs executed outside the "
                                        "window", "process");
         table_add_col(o, "comm", "Command", "", 0);
         table_add_col(o, "execs_before", "Before the window", "", 0);

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "model/names.h"
 
 #define TOP_CPU_ROWS 15
 #define TOP_MEM_ROWS 10
@@ -499,9 +500,9 @@ static int procs_start(struct collect_ctx *ctx, void **statep, char *err, size_t
         snprintf(err, n, "cannot list /proc: %s", strerror(-rc));
         return rc;
     }
-    st->s_count = report_series(ctx->r, "proc.count", "Processes", "", "process");
+    st->s_count = report_series(ctx->r, NM_PROC_COUNT, "Processes", "", "process");
     st->s_dstate =
-        report_series(ctx->r, "proc.dstate", "Processes in D state (uninterruptible)", "", "process");
+        report_series(ctx->r, NM_PROC_DSTATE, "Processes in D state (uninterruptible)", "", "process");
     return 0;
 }
 
@@ -644,7 +645,7 @@ static void set_fds(struct table *t, size_t row, const struct pview *v)
 
 static void table_top_cpu(struct report *r, struct pview **idx, size_t n)
 {
-    struct table *t = report_table(r, "proc.top_cpu", "Top processes by CPU", "process");
+    struct table *t = report_table(r, NM_PROC_TOP_CPU, "Top processes by CPU", "process");
     table_add_col(t, "pid", "PID", "", 0);
     table_add_col(t, "comm", "Command", "", 0);
     table_add_col(t, "state", "State", "", 0);
@@ -685,7 +686,7 @@ static void table_top_cpu(struct report *r, struct pview **idx, size_t n)
 
 static void table_top_mem(struct report *r, struct pview **idx, size_t n)
 {
-    struct table *t = report_table(r, "proc.top_mem", "Top processes by memory (RSS)", "process");
+    struct table *t = report_table(r, NM_PROC_TOP_MEM, "Top processes by memory (RSS)", "process");
     table_add_col(t, "pid", "PID", "", 0);
     table_add_col(t, "comm", "Command", "", 0);
     table_add_col(t, "rss_kib", "RSS", "KiB", 0);
@@ -711,7 +712,7 @@ static void table_top_mem(struct report *r, struct pview **idx, size_t n)
 
 static void table_fd(struct report *r, struct pview **idx, size_t n)
 {
-    struct table *t = report_table(r, "proc.fd", "File descriptors per process", "fd");
+    struct table *t = report_table(r, NM_PROC_FD, "File descriptors per process", "fd");
     table_add_col(t, "pid", "PID", "", 0);
     table_add_col(t, "comm", "Command", "", 0);
     table_add_col(t, "fds", "FDs", "", 0);
@@ -751,7 +752,7 @@ static int by_dticks(const void *a, const void *b)
 static void table_dstate(struct report *r, struct procs_state *st)
 {
     struct table *t =
-        report_table(r, "proc.dstate", "Processes seen in D state (uninterruptible)", "process");
+        report_table(r, NM_PROC_DSTATE, "Processes seen in D state (uninterruptible)", "process");
     table_add_col(t, "pid", "PID", "", 0);
     table_add_col(t, "comm", "Command", "", 0);
     table_add_col(t, "ticks_in_d", "Ticks in D", "", 0);
@@ -773,7 +774,7 @@ static void table_dstate(struct report *r, struct procs_state *st)
 
 static void table_target(struct report *r, struct procs_state *st, int pid, struct pview *v)
 {
-    struct table *t = report_table(r, "proc.target", "Target process", "process");
+    struct table *t = report_table(r, NM_PROC_TARGET, "Target process", "process");
     table_add_col(t, "pid", "PID", "", 0);
     table_add_col(t, "comm", "Command", "", 0);
     table_add_col(t, "state", "State", "", 0);
@@ -810,10 +811,10 @@ static void system_fd_metrics(struct report *r, struct procs_state *st)
     if (hostfs_read("/proc/sys/fs/file-nr", &st->buf, 4096) != 0 ||
         proc_parse_file_nr(st->buf.buf, st->buf.len, &used, &max) != 0)
         return;
-    report_metric(r, "fd.system_used", "File handles in use (system)", "", "fd", (double)used);
-    report_metric(r, "fd.system_max", "File handle limit (system)", "", "fd", (double)max);
+    report_metric(r, NM_FD_SYSTEM_USED, "File handles in use (system)", "", "fd", (double)used);
+    report_metric(r, NM_FD_SYSTEM_MAX, "File handle limit (system)", "", "fd", (double)max);
     if (max > 0)
-        report_metric(r, "fd.system_pct", "File handles in use (system)", "%", "fd",
+        report_metric(r, NM_FD_SYSTEM_PCT, "File handles in use (system)", "%", "fd",
                       (double)used / (double)max * 100.0);
 }
 
@@ -885,24 +886,24 @@ static int procs_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     if (target > 0)
         table_target(r, st, target, tv);
 
-    report_metric(r, "proc.count", "Processes", "", "process", (double)np);
-    report_metric(r, "proc.threads", "Threads", "", "process", (double)st->end.threads);
+    report_metric(r, NM_PROC_COUNT, "Processes", "", "process", (double)np);
+    report_metric(r, NM_PROC_THREADS, "Threads", "", "process", (double)st->end.threads);
     double davg = st->dticks ? st->dsum / (double)st->dticks : (double)st->end.dstate;
     double dmax = st->dticks ? st->dmax : (double)st->end.dstate;
-    report_metric(r, "proc.dstate", "Processes in D state (average)", "", "process", davg);
-    report_metric(r, "proc.dstate_max", "Processes in D state (max)", "", "process", dmax);
-    report_metric(r, "proc.zombies", "Zombie processes", "", "process", (double)st->end.zombies);
-    report_metric(r, "proc.skipped", "Processes skipped (vanished or unreadable)", "", "process",
+    report_metric(r, NM_PROC_DSTATE, "Processes in D state (average)", "", "process", davg);
+    report_metric(r, NM_PROC_DSTATE_MAX, "Processes in D state (max)", "", "process", dmax);
+    report_metric(r, NM_PROC_ZOMBIES, "Zombie processes", "", "process", (double)st->end.zombies);
+    report_metric(r, NM_PROC_SKIPPED, "Processes skipped (vanished or unreadable)", "", "process",
                   (double)(st->start.skipped + st->end.skipped));
     /* Said in the report, so a non-root run's fd findings are read as a lower bound. */
     if (st->end.unreadable)
-        report_metric(r, "proc.unreadable",
+        report_metric(r, NM_PROC_UNREADABLE,
                       "Processes not fully readable (other users'; run as root)", "", "process",
                       (double)st->end.unreadable);
     size_t ns = st->start.not_scanned > st->end.not_scanned ? st->start.not_scanned
                                                             : st->end.not_scanned;
     if (ns)
-        report_metric(r, "proc.not_scanned", "Processes not scanned (cap reached)", "", "process",
+        report_metric(r, NM_PROC_NOT_SCANNED, "Processes not scanned (cap reached)", "", "process",
                       (double)ns);
     system_fd_metrics(r, st);
     /* Counted over the command lines the report shows, so the sentence in
@@ -914,7 +915,7 @@ static int procs_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
         for (size_t i = 0; i < np; i++)
             if (views[i].listed)
                 red += views[i].e->redacted;
-        report_metric(r, "privacy.redacted", "Command-line values redacted", "", "host", red);
+        report_metric(r, NM_PRIVACY_REDACTED, "Command-line values redacted", "", "host", red);
     }
     free(idx);
     free(views);

@@ -33,6 +33,7 @@
 
 #include "../../bpf/profile.h"
 #include "profile.skel.h"
+#include "model/names.h"
 
 _Static_assert(PROF_STACK_NONE == STACK_ID_NONE, "BPF and resolver disagree on 'no stack'");
 
@@ -376,10 +377,10 @@ static int prof_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     free(keys);
     double t_resolved = mono_ms();
 
-    report_metric(r, "profile.hz", "Profile sampling rate", "Hz", "profile", st->hz);
-    report_metric(r, "profile.cpus", "CPUs sampled", "", "profile", st->attached);
-    report_metric(r, "profile.idle_samples", "Idle samples", "", "profile", (double)stats[PROF_ST_IDLE]);
-    report_metric(r, "profile.dropped", "Samples lost (key map full)", "", "profile",
+    report_metric(r, NM_PROFILE_HZ, "Profile sampling rate", "Hz", "profile", st->hz);
+    report_metric(r, NM_PROFILE_CPUS, "CPUs sampled", "", "profile", st->attached);
+    report_metric(r, NM_PROFILE_IDLE_SAMPLES, "Idle samples", "", "profile", (double)stats[PROF_ST_IDLE]);
+    report_metric(r, NM_PROFILE_DROPPED, "Samples lost (key map full)", "", "profile",
                   (double)stats[PROF_ST_DROPPED]);
     struct stack_stats ss;
     stack_resolver_stats(sr, &ss);
@@ -388,11 +389,11 @@ static int prof_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
         mu += ss.missing_user[i];
         mk += ss.missing_kernel[i];
     }
-    report_metric(r, "profile.missing_user", "Samples without a user stack", "", "profile", (double)mu);
-    report_metric(r, "profile.missing_kernel", "Samples without a kernel stack", "", "profile",
+    report_metric(r, NM_PROFILE_MISSING_USER, "Samples without a user stack", "", "profile", (double)mu);
+    report_metric(r, NM_PROFILE_MISSING_KERNEL, "Samples without a kernel stack", "", "profile",
                   (double)mk);
     profile_summarize(r, p, module_cb, sr);
-    struct table *t = report_find_table(r, "profile.top_self");
+    struct table *t = report_find_table(r, NM_PROFILE_TOP_SELF);
     if (t) {
         struct strbuf sb = STRBUF_INIT;
         sb_addf(&sb, "cpu-clock (software) sampling at %d Hz on %d CPU%s, %s", st->hz,

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "model/names.h"
 
 /* Per (string id, kind) accumulator. */
 struct facc {
@@ -102,7 +103,7 @@ static const char *kind_label(enum frame_kind k)
 void profile_summarize(struct report *r, const struct profile *p, module_fn module, void *mctx)
 {
     uint64_t total = profile_total(p);
-    report_metric(r, "profile.samples", "On-CPU samples (non-idle)", "", "profile", (double)total);
+    report_metric(r, NM_PROFILE_SAMPLES, "On-CPU samples (non-idle)", "", "profile", (double)total);
     struct walk w = {.p = p};
     size_t nf = (size_t)p->nstrs * FRAME_KIND_COUNT;
     w.f = xcalloc(nf ? nf : 1, sizeof *w.f);
@@ -118,14 +119,14 @@ void profile_summarize(struct report *r, const struct profile *p, module_fn modu
     if (total)
         profile_walk_stacks(p, visit, &w);
     double pct = total ? 100.0 / (double)total : 0;
-    report_metric(r, "profile.kernel_pct", "Samples in kernel mode", "%", "profile",
+    report_metric(r, NM_PROFILE_KERNEL_PCT, "Samples in kernel mode", "%", "profile",
                   total ? (double)w.kernel * pct : 0);
-    report_metric(r, "profile.user_pct", "Samples in user mode", "%", "profile",
+    report_metric(r, NM_PROFILE_USER_PCT, "Samples in user mode", "%", "profile",
                   total ? (double)w.user * pct : 0);
 
     struct facc **v = xcalloc(nf ? nf : 1, sizeof *v);
     size_t nv = 0;
-    report_metric(r, "profile.unnamed_pct", "Samples whose leaf frame has no name", "%", "profile",
+    report_metric(r, NM_PROFILE_UNNAMED_PCT, "Samples whose leaf frame has no name", "%", "profile",
                   total ? (double)w.unnamed * pct : 0);
     /* Placeholders ("[unknown]", "[pid 12 exited]", "[missing ...]") stay in
      * the flame graph but are not functions to rank. */
@@ -137,7 +138,7 @@ void profile_summarize(struct report *r, const struct profile *p, module_fn modu
         v[nv++] = &w.f[i];
     }
 
-    struct table *t = report_table(r, "profile.top_self", "Top functions by self samples", "profile");
+    struct table *t = report_table(r, NM_PROFILE_TOP_SELF, "Top functions by self samples", "profile");
     table_add_col(t, "function", "Function", "", 0);
     table_add_col(t, "module", "Module", "", 0);
     table_add_col(t, "kind", "Kind", "", 0);
@@ -170,7 +171,7 @@ void profile_summarize(struct report *r, const struct profile *p, module_fn modu
     }
     free(w.by_proc);
 
-    t = report_table(r, "profile.top_total", "Top functions by total samples (with callees)", "profile");
+    t = report_table(r, NM_PROFILE_TOP_TOTAL, "Top functions by total samples (with callees)", "profile");
     table_add_col(t, "function", "Function", "", 0);
     table_add_col(t, "kind", "Kind", "", 0);
     table_add_col(t, "total_pct", "Total %", "%", 1);
@@ -185,7 +186,7 @@ void profile_summarize(struct report *r, const struct profile *p, module_fn modu
     }
 
     /* Processes: the root's children, by samples. */
-    t = report_table(r, "profile.top_procs", "Top processes by on-CPU samples", "profile");
+    t = report_table(r, NM_PROFILE_TOP_PROCS, "Top processes by on-CPU samples", "profile");
     table_add_col(t, "process", "Process", "", 0);
     table_add_col(t, "samples", "Samples", "", 0);
     table_add_col(t, "pct", "Share", "%", 1);

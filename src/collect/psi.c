@@ -1,4 +1,5 @@
 #include "psi.h"
+#include "model/names.h"
 #include "../model/model.h"
 #include "../util/hostfs.h"
 #include "../util/strbuf.h"
@@ -188,7 +189,7 @@ static int psi_tick(struct collect_ctx *ctx, void *state)
                 continue;
             const char *kind = k ? "full" : "some";
             char name[64], title[96];
-            snprintf(name, sizeof name, "psi.%s.%s.pct", resources[i], kind);
+            snprintf(name, sizeof name, NMF_PSI_PCT, resources[i], kind);
             snprintf(title, sizeof title, "%s pressure (%s)", resources[i], kind);
             struct series *se = report_series(r, name, title, "%", "psi");
             if (k == 0)
@@ -229,12 +230,12 @@ static int psi_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
                              ? psi_stall_pct(a[k]->total, b[k]->total, t_last - s->t_first)
                              : NAN;
             if (!isnan(pct)) {
-                snprintf(name, sizeof name, "psi.%s.%s.pct", resources[i], kind);
+                snprintf(name, sizeof name, NMF_PSI_PCT, resources[i], kind);
                 snprintf(title, sizeof title, "%s pressure (%s)", resources[i], kind);
                 report_metric(r, name, title, "%", "psi", pct);
             }
             if (!isnan(pr->avg10_max[k])) {
-                snprintf(name, sizeof name, "psi.%s.%s.avg10_max", resources[i], kind);
+                snprintf(name, sizeof name, NMF_PSI_AVG10_MAX, resources[i], kind);
                 snprintf(title, sizeof title, "%s pressure (%s), max avg10", resources[i],
                          kind);
                 report_metric(r, name, title, "%", "psi", pr->avg10_max[k]);

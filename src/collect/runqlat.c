@@ -16,11 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "model/names.h"
 
 void runqlat_fill_hists(struct report *r, const struct khist *cpus, size_t ncpu,
                         const struct khist *behind_self)
 {
-    struct hist *all = report_hist(r, "runqlat", "Run-queue latency (all CPUs)", "us", "cpu");
+    struct hist *all = report_hist(r, NM_RUNQLAT, "Run-queue latency (all CPUs)", "us", "cpu");
     for (size_t c = 0; c < ncpu; c++) {
         const struct khist *k = &cpus[c];
         uint64_t n = 0;
@@ -29,32 +30,32 @@ void runqlat_fill_hists(struct report *r, const struct khist *cpus, size_t ncpu,
         if (!n)
             continue;
         char name[48], title[64];
-        snprintf(name, sizeof name, "runqlat.cpu%zu", c);
+        snprintf(name, sizeof name, NMF_RUNQLAT_CPU, c);
         snprintf(title, sizeof title, "Run-queue latency on CPU %zu", c);
         struct hist *h = report_hist(r, name, title, "us", "cpu");
         kbpf_khist_add(h, k);
         kbpf_khist_add(all, k);
     }
-    report_metric(r, "sched.runq_waits", "Run-queue waits", "", "cpu", (double)all->count);
+    report_metric(r, NM_SCHED_RUNQ_WAITS, "Run-queue waits", "", "cpu", (double)all->count);
     if (all->count) {
-        report_metric(r, "sched.runq_p50_us", "Run-queue latency p50", "us", "cpu",
+        report_metric(r, NM_SCHED_RUNQ_P50_US, "Run-queue latency p50", "us", "cpu",
                       hist_percentile(all, 0.50));
-        report_metric(r, "sched.runq_p90_us", "Run-queue latency p90", "us", "cpu",
+        report_metric(r, NM_SCHED_RUNQ_P90_US, "Run-queue latency p90", "us", "cpu",
                       hist_percentile(all, 0.90));
-        report_metric(r, "sched.runq_p99_us", "Run-queue latency p99", "us", "cpu",
+        report_metric(r, NM_SCHED_RUNQ_P99_US, "Run-queue latency p99", "us", "cpu",
                       hist_percentile(all, 0.99));
-        report_metric(r, "sched.runq_max_us", "Run-queue latency max", "us", "cpu", all->max);
+        report_metric(r, NM_SCHED_RUNQ_MAX_US, "Run-queue latency max", "us", "cpu", all->max);
     }
     if (!behind_self)
         return;
     uint64_t n = 0;
     for (size_t i = 0; i < KHIST_SLOTS; i++)
         n += behind_self->slots[i];
-    report_metric(r, "sched.runq_behind_self", "Run-queue waits behind perfreport", "", "cpu",
+    report_metric(r, NM_SCHED_RUNQ_BEHIND_SELF, "Run-queue waits behind perfreport", "", "cpu",
                   (double)n);
     if (!n)
         return;
-    struct hist *self = report_hist(r, "runqlat.behind_self",
+    struct hist *self = report_hist(r, NM_RUNQLAT_BEHIND_SELF,
                                     "Run-queue waits behind perfreport itself (not counted above)",
                                     "us", "cpu");
     kbpf_khist_add(self, behind_self);
@@ -70,7 +71,7 @@ static int by_total_desc(const void *a, const void *b)
 
 void runqlat_fill_table(struct report *r, struct runq_proc *procs, size_t n, const char *note)
 {
-    struct table *t = report_table(r, "sched.runq_wait", "Run-queue wait by process", "cpu");
+    struct table *t = report_table(r, NM_SCHED_RUNQ_WAIT, "Run-queue wait by process", "cpu");
     table_add_col(t, "pid", "PID", "", 0);
     table_add_col(t, "comm", "Command", "", 0);
     table_add_col(t, "waits", "Waits", "", 0);

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "model/names.h"
 
 _Static_assert(SCD_HIST == SC_HIST_BUCKETS, "histogram sizes agree");
 
@@ -142,7 +143,7 @@ static void fill_top(struct report *r, struct scd_nr *nrs, size_t n, double win,
 {
     if (n)
         qsort(nrs, n, sizeof *nrs, nr_by_calls);
-    struct table *t = report_table(r, "syscall.top", "Syscalls by count", "syscall");
+    struct table *t = report_table(r, NM_SYSCALL_TOP, "Syscalls by count", "syscall");
     table_add_col(t, "syscall", "Syscall", "", 0);
     table_add_col(t, "calls", "Calls", "", 0);
     table_add_col(t, "calls_per_s", "Calls/s", "/s", 0);
@@ -213,7 +214,7 @@ static void fill_top(struct report *r, struct scd_nr *nrs, size_t n, double win,
         const struct scd_nr *s = &nrs[best];
         const char *nm = syscall_name(s->nr, buf, sizeof buf);
         char id[64], title[96];
-        snprintf(id, sizeof id, "syscall.%s", nm);
+        snprintf(id, sizeof id, NMF_SYSCALL_HIST, nm);
         snprintf(title, sizeof title, "%s latency (entry to return)", nm);
         struct hist *h = report_hist(r, id, title, "ns", "syscall");
         kbpf_hist_add(h, s->hist, SCD_HIST, -1, -1);
@@ -254,7 +255,7 @@ static void fill_procs(struct report *r, struct sc_data *d, double win, const ch
     }
     if (na)
         qsort(a, na, sizeof *a, agg_by_calls);
-    struct table *t = report_table(r, "syscall.by_process", "Syscalls by process", "syscall");
+    struct table *t = report_table(r, NM_SYSCALL_BY_PROCESS, "Syscalls by process", "syscall");
     table_add_col(t, "pid", "PID", "", 0);
     table_add_col(t, "comm", "Command", "", 0);
     table_add_col(t, "calls", "Calls", "", 0);
@@ -304,7 +305,7 @@ static void fill_errors(struct report *r, const struct sc_data *d, double win,
     }
     if (na)
         qsort(a, na, sizeof *a, aggerr_by_count);
-    struct table *t = report_table(r, "syscall.errors", "Failed syscalls by errno", "syscall");
+    struct table *t = report_table(r, NM_SYSCALL_ERRORS, "Failed syscalls by errno", "syscall");
     table_add_col(t, "syscall", "Syscall", "", 0);
     table_add_col(t, "errno", "Error", "", 0);
     table_add_col(t, "count", "Count", "", 0);
@@ -361,17 +362,17 @@ void syscalls_fill(struct report *r, struct sc_data *d, double win)
         calls += d->nrs[i].count;
         errors += d->nrs[i].errors;
     }
-    report_metric(r, "syscall.total", "Syscalls in the window", "", "syscall", (double)calls);
-    report_metric(r, "syscall.total_per_s", "Syscall rate", "/s", "syscall", (double)calls / win);
-    report_metric(r, "syscall.errors", "Failed syscalls in the window", "", "syscall",
+    report_metric(r, NM_SYSCALL_TOTAL, "Syscalls in the window", "", "syscall", (double)calls);
+    report_metric(r, NM_SYSCALL_TOTAL_PER_S, "Syscall rate", "/s", "syscall", (double)calls / win);
+    report_metric(r, NM_SYSCALL_ERRORS, "Failed syscalls in the window", "", "syscall",
                   (double)errors);
-    report_metric(r, "syscall.errors_per_s", "Failed syscall rate", "/s", "syscall",
+    report_metric(r, NM_SYSCALL_ERRORS_PER_S, "Failed syscall rate", "/s", "syscall",
                   (double)errors / win);
     /* 100: the counts are exact; less: they are estimates (sampled). */
-    report_metric(r, "syscall.attached_pct", "Share of the window the syscall tap recorded",
+    report_metric(r, NM_SYSCALL_ATTACHED_PCT, "Share of the window the syscall tap recorded",
                   "%", "syscall", d->samp.sampled ? 100.0 * d->samp.attached_frac : 100.0);
     if (d->samp.sampled && !isnan(d->samp.err_pct))
-        report_metric(r, "syscall.estimate_err_pct",
+        report_metric(r, NM_SYSCALL_ESTIMATE_ERR_PCT,
                       "Error of the sampled syscall total (95 %)", "%", "syscall",
                       d->samp.err_pct);
     fill_top(r, d->nrs, d->nnrs, win, sampled);

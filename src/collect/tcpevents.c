@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include "model/names.h"
 
 _Static_assert(TED_STATES == TE_STATES, "state table sizes agree");
 
@@ -84,14 +85,14 @@ void tcpevents_fill(struct report *r, const struct te_data *d, double win)
     uint64_t total = 0;
     for (size_t i = 0; i < d->nrt; i++)
         total += d->rt[i].count;
-    report_metric(r, "tcp.bpf_retransmits", "TCP retransmits seen by the tracepoint", "",
+    report_metric(r, NM_TCP_BPF_RETRANSMITS, "TCP retransmits seen by the tracepoint", "",
                   "network", (double)total);
-    report_metric(r, "tcp.bpf_retransmits_per_s", "TCP retransmits (tracepoint)", "/s",
+    report_metric(r, NM_TCP_BPF_RETRANSMITS_PER_S, "TCP retransmits (tracepoint)", "/s",
                   "network", (double)total / win);
 
     if (d->nrt)
         qsort(d->rt, d->nrt, sizeof *d->rt, conn_cmp);
-    struct table *tr = report_table(r, "tcp.retransmits", "TCP retransmits by connection",
+    struct table *tr = report_table(r, NM_TCP_RETRANSMITS, "TCP retransmits by connection",
                                     "network");
     table_add_col(tr, "src", "Local", "", 0);
     table_add_col(tr, "dst", "Remote", "", 0);
@@ -118,17 +119,17 @@ void tcpevents_fill(struct report *r, const struct te_data *d, double win)
         *(d->rst[i].dir ? &recv : &sent) += d->rst[i].count;
         outside += d->rst[i].before + d->rst[i].after;
     }
-    report_metric(r, "tcp.bpf_resets_sent", "TCP resets sent (tracepoint)", "", "network",
+    report_metric(r, NM_TCP_BPF_RESETS_SENT, "TCP resets sent (tracepoint)", "", "network",
                   (double)sent);
-    report_metric(r, "tcp.bpf_resets_sent_per_s", "TCP resets sent (tracepoint)", "/s",
+    report_metric(r, NM_TCP_BPF_RESETS_SENT_PER_S, "TCP resets sent (tracepoint)", "/s",
                   "network", (double)sent / win);
-    report_metric(r, "tcp.bpf_resets_received", "TCP resets received (tracepoint)", "",
+    report_metric(r, NM_TCP_BPF_RESETS_RECEIVED, "TCP resets received (tracepoint)", "",
                   "network", (double)recv);
-    report_metric(r, "tcp.bpf_resets_outside", "TCP resets while perfreport started or finished",
+    report_metric(r, NM_TCP_BPF_RESETS_OUTSIDE, "TCP resets while perfreport started or finished",
                   "", "network", (double)outside);
     if (d->nrst)
         qsort(d->rst, d->nrst, sizeof *d->rst, conn_cmp);
-    struct table *ts = report_table(r, "tcp.resets", "TCP resets by connection", "network");
+    struct table *ts = report_table(r, NM_TCP_RESETS, "TCP resets by connection", "network");
     table_add_col(ts, "src", "Local", "", 0);
     table_add_col(ts, "dst", "Remote", "", 0);
     table_add_col(ts, "direction", "Direction", "", 0);
@@ -155,7 +156,7 @@ void tcpevents_fill(struct report *r, const struct te_data *d, double win)
             table_set_num(ts, row, "last_s", c->last_s);
     }
 
-    struct table *tc = report_table(r, "tcp.state_changes", "TCP state transitions", "network");
+    struct table *tc = report_table(r, NM_TCP_STATE_CHANGES, "TCP state transitions", "network");
     table_add_col(tc, "from", "From", "", 0);
     table_add_col(tc, "to", "To", "", 0);
     table_add_col(tc, "count", "Count", "", 0);

@@ -8,6 +8,7 @@
 #include "../model/model.h"
 #include <errno.h>
 #include <stdio.h>
+#include "model/names.h"
 
 /* Sizes and SHA-256 of the files already written (a reader recomputes them
  * with sha256sum); manifest.json itself cannot list its own hash. */
@@ -53,8 +54,8 @@ int manifest_render_files(const struct report *r, const struct sink_file *files,
     /* What the run itself cost the host (up to the end of analysis). */
     jw_key(&w, "self");
     jw_obj_begin(&w);
-    jw_knum(&w, "cpu_ms", report_metric_value(r, "self.cpu_ms"));
-    jw_knum(&w, "max_rss_kib", report_metric_value(r, "self.max_rss_kib"));
+    jw_knum(&w, "cpu_ms", report_metric_value(r, NM_SELF_CPU_MS));
+    jw_knum(&w, "max_rss_kib", report_metric_value(r, NM_SELF_MAX_RSS_KIB));
     jw_obj_end(&w);
     jw_key(&w, "files");
     jw_arr_begin(&w);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "model/names.h"
 
 #define MD_MAX_TEXT 80     /* characters of host/model text in one place */
 #define MD_MAX_CMDLINE 120
@@ -116,8 +117,8 @@ static void title_and_verdict(const struct report *r, struct strbuf *sb)
     }
     if (isfinite(cpus)) {
         sb_addf(sb, " · %.0f CPUs", cpus);
-    } else if (isfinite(report_metric_value(r, "cpu.count"))) {
-        sb_addf(sb, " · %.0f CPUs", report_metric_value(r, "cpu.count"));
+    } else if (isfinite(report_metric_value(r, NM_CPU_COUNT))) {
+        sb_addf(sb, " · %.0f CPUs", report_metric_value(r, NM_CPU_COUNT));
     }
     sb_addf(sb, " · %.1f s window", r->window.actual_s);
     if (r->window.interrupted || fabs(r->window.actual_s - r->window.planned_s) >= 1)
@@ -149,7 +150,7 @@ static void title_and_verdict(const struct report *r, struct strbuf *sb)
                 TICK_GAP_FACTOR);
 
     /* Whoever reads the ticket should know that command lines were edited. */
-    double red = report_metric_value(r, "privacy.redacted");
+    double red = report_metric_value(r, NM_PRIVACY_REDACTED);
     const char *redact = kv_get(&r->host, "cmdline_redaction");
     if (isfinite(red))
         sb_addf(sb,
@@ -490,9 +491,9 @@ static bool section_has_content(const struct report *r, const char *res)
 static void profile_section(const struct report *r, struct strbuf *sb)
 {
     const struct profile *p = report_find_profile(r, "cpu");
-    double n = report_metric_value(r, "profile.samples");
-    double hz = report_metric_value(r, "profile.hz"), cpus = report_metric_value(r, "profile.cpus");
-    double idle = report_metric_value(r, "profile.idle_samples");
+    double n = report_metric_value(r, NM_PROFILE_SAMPLES);
+    double hz = report_metric_value(r, NM_PROFILE_HZ), cpus = report_metric_value(r, NM_PROFILE_CPUS);
+    double idle = report_metric_value(r, NM_PROFILE_IDLE_SAMPLES);
     if (!p || !isfinite(n)) {
         sb_add(sb, "Not measured in this run (see Collectors).\n\n");
         return;
@@ -501,18 +502,18 @@ static void profile_section(const struct report *r, struct strbuf *sb)
             cpus, cpus == 1 ? "" : "s", n);
     if (isfinite(idle))
         sb_addf(sb, " (and %.0f idle samples, not shown)", idle);
-    double k = report_metric_value(r, "profile.kernel_pct"), u = report_metric_value(r, "profile.user_pct");
+    double k = report_metric_value(r, NM_PROFILE_KERNEL_PCT), u = report_metric_value(r, NM_PROFILE_USER_PCT);
     if (n > 0 && isfinite(k) && isfinite(u))
         sb_addf(sb, "; kernel %.1f %%, user %.1f %%", k, u);
     sb_add(sb, ".\n\n");
-    double lost = report_metric_value(r, "profile.dropped");
-    double mu = report_metric_value(r, "profile.missing_user");
-    double mk = report_metric_value(r, "profile.missing_kernel");
+    double lost = report_metric_value(r, NM_PROFILE_DROPPED);
+    double mu = report_metric_value(r, NM_PROFILE_MISSING_USER);
+    double mk = report_metric_value(r, NM_PROFILE_MISSING_KERNEL);
     if ((isfinite(lost) && lost > 0) || (isfinite(mu) && mu > 0) || (isfinite(mk) && mk > 0))
         sb_addf(sb, "Losses: %.0f samples dropped (map full), %.0f without a user stack, %.0f "
                     "without a kernel stack (reasons under Collectors).\n\n",
                 isfinite(lost) ? lost : 0, isfinite(mu) ? mu : 0, isfinite(mk) ? mk : 0);
-    static const char *const order[] = {"profile.top_procs", "profile.top_self", "profile.top_total"};
+    static const char *const order[] = {NM_PROFILE_TOP_PROCS, NM_PROFILE_TOP_SELF, NM_PROFILE_TOP_TOTAL};
     for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
         const struct table *t = report_find_table(r, order[i]);
         if (t)
