@@ -315,6 +315,12 @@ void table_add_col(struct table *t, const char *name, const char *title, const c
     c->decimals = decimals;
 }
 
+void table_add_cols(struct table *t, const struct col_spec *cols, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        table_add_col(t, cols[i].name, cols[i].title, cols[i].unit, cols[i].decimals);
+}
+
 size_t table_add_row(struct table *t)
 {
     xgrow(&t->cells, &t->cap_rows, (t->nrows + 1) * t->ncols, sizeof *t->cells);

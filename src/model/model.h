@@ -227,6 +227,15 @@ struct table *report_table(struct report *r, const char *name, const char *title
                            const char *resource);
 void table_add_col(struct table *t, const char *name, const char *title, const char *unit,
                    int decimals);
+/* One column of a table's layout, as collectors write it down (see struct column). */
+struct col_spec {
+    const char *name, *title, *unit;
+    int decimals;
+};
+/* table_add_col for each of cols[0..n), in order. */
+void table_add_cols(struct table *t, const struct col_spec *cols, size_t n);
+/* The element count of an array (not of a pointer), e.g. for table_add_cols. */
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 /* Appends an empty row and returns its index. */
 size_t table_add_row(struct table *t);
 void table_set_num(struct table *t, size_t row, const char *col, double v);
