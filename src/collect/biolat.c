@@ -81,15 +81,18 @@ static double ms(double us) { return isfinite(us) ? us / 1000.0 : NAN; }
 void biolat_fill(struct report *r, const struct bio_dev *devs, size_t n)
 {
     struct table *t = report_table(r, NM_DISK_LATENCY, "Block I/O latency (BPF)", "disk");
-    table_add_col(t, "device", "Device", "", 0);
-    table_add_col(t, "class", "Class", "", 0);
-    table_add_col(t, "read_p50_ms", "Read p50", "ms", 3);
-    table_add_col(t, "read_p99_ms", "Read p99", "ms", 3);
-    table_add_col(t, "write_p50_ms", "Write p50", "ms", 3);
-    table_add_col(t, "write_p99_ms", "Write p99", "ms", 3);
-    table_add_col(t, "p99_ms", "p99 (all)", "ms", 3);
-    table_add_col(t, "max_ms", "Max", "ms", 3);
-    table_add_col(t, "ios", "I/Os", "", 0);
+    static const struct col_spec disk_latency_cols[] = {
+        {"device", "Device", "", 0},
+        {"class", "Class", "", 0},
+        {"read_p50_ms", "Read p50", "ms", 3},
+        {"read_p99_ms", "Read p99", "ms", 3},
+        {"write_p50_ms", "Write p50", "ms", 3},
+        {"write_p99_ms", "Write p99", "ms", 3},
+        {"p99_ms", "p99 (all)", "ms", 3},
+        {"max_ms", "Max", "ms", 3},
+        {"ios", "I/Os", "", 0},
+    };
+    table_add_cols(t, disk_latency_cols, ARRAY_LEN(disk_latency_cols));
     double worst = NAN;
     for (size_t i = 0; i < n; i++) {
         const struct bio_dev *d = &devs[i];

@@ -1007,10 +1007,7 @@ static void set_num(struct table *t, size_t row, const char *col, double v)
 static void emit_table(struct report *r, struct cg_calc *k, size_t n)
 {
     struct table *t = report_table(r, NM_CGROUP, "Cgroups", "cgroup");
-    static const struct {
-        const char *name, *title, *unit;
-        int dec;
-    } cols[] = {
+    static const struct col_spec cgroup_cols[] = {
         {"path", "Cgroup", "", 0},
         {"cpu_pct", "CPU", "%", 1},
         {"quota_cpus", "Quota", "CPUs", 2},
@@ -1031,8 +1028,7 @@ static void emit_table(struct report *r, struct cg_calc *k, size_t n)
         {"target", "Target", "", 0},
     };
     if (t->ncols == 0)
-        for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++)
-            table_add_col(t, cols[i].name, cols[i].title, cols[i].unit, cols[i].dec);
+        table_add_cols(t, cgroup_cols, ARRAY_LEN(cgroup_cols));
     for (size_t i = 0; i < n; i++) {
         if (!k[i].include)
             continue;

@@ -448,15 +448,18 @@ static void metric_if(struct report *r, const char *name, const char *title, con
 static void write_per_cpu(struct report *r, struct cpu_state *s)
 {
     struct table *t = report_table(r, NM_CPU_PER_CPU, "Per-CPU utilisation", "cpu");
-    table_add_col(t, "cpu", "CPU", "", 0);
-    table_add_col(t, "util_pct", "Util", "%", 1);
-    table_add_col(t, "user_pct", "User", "%", 1);
-    table_add_col(t, "system_pct", "System", "%", 1);
-    table_add_col(t, "iowait_pct", "Iowait", "%", 1);
-    table_add_col(t, "irq_pct", "Irq", "%", 1);
-    table_add_col(t, "softirq_pct", "Softirq", "%", 1);
-    table_add_col(t, "steal_pct", "Steal", "%", 1);
-    table_add_col(t, "idle_pct", "Idle", "%", 1);
+    static const struct col_spec cpu_per_cpu_cols[] = {
+        {"cpu", "CPU", "", 0},
+        {"util_pct", "Util", "%", 1},
+        {"user_pct", "User", "%", 1},
+        {"system_pct", "System", "%", 1},
+        {"iowait_pct", "Iowait", "%", 1},
+        {"irq_pct", "Irq", "%", 1},
+        {"softirq_pct", "Softirq", "%", 1},
+        {"steal_pct", "Steal", "%", 1},
+        {"idle_pct", "Idle", "%", 1},
+    };
+    table_add_cols(t, cpu_per_cpu_cols, ARRAY_LEN(cpu_per_cpu_cols));
 
     struct strbuf partial = STRBUF_INIT;
     double max_util = NAN;

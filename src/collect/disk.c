@@ -464,18 +464,21 @@ static int disk_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
             continue;
         if (!t) {
             t = report_table(r, NM_DISK, "Disks", "disk");
-            table_add_col(t, "device", "Device", "", 0);
-            table_add_col(t, "class", "Class", "", 0);
-            table_add_col(t, "r_per_s", "r/s", "/s", 1);
-            table_add_col(t, "w_per_s", "w/s", "/s", 1);
-            table_add_col(t, "rkb_per_s", "rKiB/s", "KiB/s", 1);
-            table_add_col(t, "wkb_per_s", "wKiB/s", "KiB/s", 1);
-            table_add_col(t, "r_await_ms", "r_await", "ms", 2);
-            table_add_col(t, "w_await_ms", "w_await", "ms", 2);
-            table_add_col(t, "await_ms", "await", "ms", 2);
-            table_add_col(t, "aqu_sz", "aqu-sz", "", 2);
-            table_add_col(t, "util_pct", "Util %", "%", 1);
-            table_add_col(t, "avg_rq_kib", "Avg req", "KiB", 1);
+            static const struct col_spec disk_cols[] = {
+                {"device", "Device", "", 0},
+                {"class", "Class", "", 0},
+                {"r_per_s", "r/s", "/s", 1},
+                {"w_per_s", "w/s", "/s", 1},
+                {"rkb_per_s", "rKiB/s", "KiB/s", 1},
+                {"wkb_per_s", "wKiB/s", "KiB/s", 1},
+                {"r_await_ms", "r_await", "ms", 2},
+                {"w_await_ms", "w_await", "ms", 2},
+                {"await_ms", "await", "ms", 2},
+                {"aqu_sz", "aqu-sz", "", 2},
+                {"util_pct", "Util %", "%", 1},
+                {"avg_rq_kib", "Avg req", "KiB", 1},
+            };
+            table_add_cols(t, disk_cols, ARRAY_LEN(disk_cols));
         }
         struct disk_rates rt;
         disk_rates_compute(&d->acc, d->acc_ms, &rt);

@@ -187,17 +187,20 @@ static int futex_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     /* the tap's futex part records from the window's begin to its end */
     double window_ms = ctx->now_s * 1000.0, total_ms = 0;
     struct table *t = report_table(r, NM_LOCK_FUTEX_WAITS, "Futex waits (user-space locks)", "lock");
-    table_add_col(t, "pid", "PID", "", 0);
-    table_add_col(t, "process", "Process", "", 0);
-    table_add_col(t, "kind", "Kind", "", 0);
-    table_add_col(t, "op", "Call", "", 0);
-    table_add_col(t, "total_ms", "Waited", "ms", 1);
-    table_add_col(t, "count", "Waits", "", 0);
-    table_add_col(t, "max_ms", "Longest", "ms", 2);
-    table_add_col(t, "mean_ms", "Mean", "ms", 3);
-    table_add_col(t, "threads", "Threads", "", 0);
-    table_add_col(t, "wait_pct", "Share of thread time", "%", 1);
-    table_add_col(t, "stack", "Waiting user stack (leaf first)", "", 0);
+    static const struct col_spec lock_futex_waits_cols[] = {
+        {"pid", "PID", "", 0},
+        {"process", "Process", "", 0},
+        {"kind", "Kind", "", 0},
+        {"op", "Call", "", 0},
+        {"total_ms", "Waited", "ms", 1},
+        {"count", "Waits", "", 0},
+        {"max_ms", "Longest", "ms", 2},
+        {"mean_ms", "Mean", "ms", 3},
+        {"threads", "Threads", "", 0},
+        {"wait_pct", "Share of thread time", "%", 1},
+        {"stack", "Waiting user stack (leaf first)", "", 0},
+    };
+    table_add_cols(t, lock_futex_waits_cols, ARRAY_LEN(lock_futex_waits_cols));
     char note[900], sampled[600];
     tapslice_describe(&samp, sampled, sizeof sampled);
     snprintf(note, sizeof note,

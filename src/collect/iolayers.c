@@ -90,11 +90,14 @@ void iolayers_fill(struct report *r, const uint64_t *cnt, const struct khist *fs
         report_metric(r, NM_IO_WRITE_COALESCE_PCT, "Write coalescing", "%", res, coal);
 
     struct table *t = report_table(r, NM_IO_LAYERS, "I/O by layer", res);
-    table_add_col(t, "layer", "Layer", "", 0);
-    table_add_col(t, "reads", "Reads", "", 0);
-    table_add_col(t, "writes", "Writes", "", 0);
-    table_add_col(t, "read_kib", "Read", "KiB", 0);
-    table_add_col(t, "write_kib", "Written", "KiB", 0);
+    static const struct col_spec io_layers_cols[] = {
+        {"layer", "Layer", "", 0},
+        {"reads", "Reads", "", 0},
+        {"writes", "Writes", "", 0},
+        {"read_kib", "Read", "KiB", 0},
+        {"write_kib", "Written", "KiB", 0},
+    };
+    table_add_cols(t, io_layers_cols, ARRAY_LEN(io_layers_cols));
     layer_row(t, "VFS (read/write syscalls)", (double)cnt[IO_C_VFS_READS],
               (double)cnt[IO_C_VFS_WRITES], (double)cnt[IO_C_READ_BYTES] / 1024.0,
               (double)cnt[IO_C_WRITE_BYTES] / 1024.0);
@@ -134,14 +137,17 @@ void iolayers_fill(struct report *r, const uint64_t *cnt, const struct khist *fs
     }
 
     struct table *f = report_table(r, NM_IO_FSYNC, "fsync-family calls by process", res);
-    table_add_col(f, "pid", "PID", "", 0);
-    table_add_col(f, "comm", "Command", "", 0);
-    table_add_col(f, "calls", "Calls", "", 0);
-    table_add_col(f, "calls_per_s", "Calls", "/s", 1);
-    table_add_col(f, "total_ms", "Total", "ms", 1);
-    table_add_col(f, "window_pct", "Share of window", "%", 1);
-    table_add_col(f, "p99_us", "p99", "us", 0);
-    table_add_col(f, "max_us", "Max", "us", 0);
+    static const struct col_spec io_fsync_cols[] = {
+        {"pid", "PID", "", 0},
+        {"comm", "Command", "", 0},
+        {"calls", "Calls", "", 0},
+        {"calls_per_s", "Calls", "/s", 1},
+        {"total_ms", "Total", "ms", 1},
+        {"window_pct", "Share of window", "%", 1},
+        {"p99_us", "p99", "us", 0},
+        {"max_us", "Max", "us", 0},
+    };
+    table_add_cols(f, io_fsync_cols, ARRAY_LEN(io_fsync_cols));
     if (n)
         qsort(procs, n, sizeof *procs, by_sync_total);
     for (size_t i = 0; i < n && i < IO_FSYNC_TOP; i++) {

@@ -626,17 +626,20 @@ static int net_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
                 continue;
             if (!t) {
                 t = report_table(r, NM_NET_IFACE, "Network interfaces", "network");
-                table_add_col(t, "iface", "Interface", "", 0);
-                table_add_col(t, "rx_pkts_per_s", "rx pkt/s", "/s", 1);
-                table_add_col(t, "tx_pkts_per_s", "tx pkt/s", "/s", 1);
-                table_add_col(t, "rx_kib_per_s", "rx KiB/s", "KiB/s", 1);
-                table_add_col(t, "tx_kib_per_s", "tx KiB/s", "KiB/s", 1);
-                table_add_col(t, "rx_drops_per_s", "rx drop/s", "/s", 2);
-                table_add_col(t, "tx_drops_per_s", "tx drop/s", "/s", 2);
-                table_add_col(t, "rx_errs_per_s", "rx err/s", "/s", 2);
-                table_add_col(t, "tx_errs_per_s", "tx err/s", "/s", 2);
-                table_add_col(t, "drops", "Drops", "", 0);
-                table_add_col(t, "errs", "Errors", "", 0);
+                static const struct col_spec net_iface_cols[] = {
+                    {"iface", "Interface", "", 0},
+                    {"rx_pkts_per_s", "rx pkt/s", "/s", 1},
+                    {"tx_pkts_per_s", "tx pkt/s", "/s", 1},
+                    {"rx_kib_per_s", "rx KiB/s", "KiB/s", 1},
+                    {"tx_kib_per_s", "tx KiB/s", "KiB/s", 1},
+                    {"rx_drops_per_s", "rx drop/s", "/s", 2},
+                    {"tx_drops_per_s", "tx drop/s", "/s", 2},
+                    {"rx_errs_per_s", "rx err/s", "/s", 2},
+                    {"tx_errs_per_s", "tx err/s", "/s", 2},
+                    {"drops", "Drops", "", 0},
+                    {"errs", "Errors", "", 0},
+                };
+                table_add_cols(t, net_iface_cols, ARRAY_LEN(net_iface_cols));
             }
             iface_row(t, f);
             drops += (double)(f->acc.rx_drop + f->acc.tx_drop);

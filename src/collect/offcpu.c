@@ -289,11 +289,14 @@ static void write_model(struct collect_ctx *ctx, const struct offcpu_state *st, 
 
     /* rows are sorted by total, so the first row of a class names its top process */
     struct table *t = report_table(r, NM_OFFCPU_CLASSES, "Off-CPU time by wait class", "offcpu");
-    table_add_col(t, "class", "Class", "", 0);
-    table_add_col(t, "what", "Waiting on", "", 0);
-    table_add_col(t, "total_ms", "Blocked", "ms", 1);
-    table_add_col(t, "share_pct", "Share", "%", 1);
-    table_add_col(t, "top_process", "Top process", "", 0);
+    static const struct col_spec offcpu_classes_cols[] = {
+        {"class", "Class", "", 0},
+        {"what", "Waiting on", "", 0},
+        {"total_ms", "Blocked", "ms", 1},
+        {"share_pct", "Share", "%", 1},
+        {"top_process", "Top process", "", 0},
+    };
+    table_add_cols(t, offcpu_classes_cols, ARRAY_LEN(offcpu_classes_cols));
     bool done[WC_COUNT] = {false};
     for (;;) {
         int best = -1;
@@ -333,12 +336,15 @@ static void write_model(struct collect_ctx *ctx, const struct offcpu_state *st, 
 
     struct table *ts = report_table(r, NM_OFFCPU_TOP_STACKS, "Where threads blocked (off-CPU)",
                                     "offcpu");
-    table_add_col(ts, "pid", "PID", "", 0);
-    table_add_col(ts, "process", "Process", "", 0);
-    table_add_col(ts, "class", "Class", "", 0);
-    table_add_col(ts, "total_ms", "Blocked", "ms", 1);
-    table_add_col(ts, "count", "Waits", "", 0);
-    table_add_col(ts, "stack", "Stack (leaf first)", "", 0);
+    static const struct col_spec offcpu_top_stacks_cols[] = {
+        {"pid", "PID", "", 0},
+        {"process", "Process", "", 0},
+        {"class", "Class", "", 0},
+        {"total_ms", "Blocked", "ms", 1},
+        {"count", "Waits", "", 0},
+        {"stack", "Stack (leaf first)", "", 0},
+    };
+    table_add_cols(ts, offcpu_top_stacks_cols, ARRAY_LEN(offcpu_top_stacks_cols));
     for (size_t i = 0; i < nrows && i < TOP_STACKS; i++) {
         char comm[17];
         comm_of(&rows[i].k, comm);

@@ -146,13 +146,16 @@ static int oom_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
                     (unsigned long long)(count - OOM_MAX_VICTIMS), OOM_MAX_VICTIMS);
     struct table *t = report_table(r, NM_MEMORY_OOM_VICTIMS, "Processes killed by the OOM killer",
                                    "memory");
-    table_add_col(t, "pid", "PID", "", 0);
-    table_add_col(t, "comm", "Command", "", 0);
-    table_add_col(t, "cgroup", "Memory cgroup", "", 0);
-    table_add_col(t, "total_vm_kib", "Virtual size", "KiB", 0);
-    table_add_col(t, "oom_score_adj", "oom_score_adj", "", 0);
-    table_add_col(t, "uid", "UID", "", 0);
-    table_add_col(t, "at_s", "When (s from the window's start)", "s", 1);
+    static const struct col_spec memory_oom_victims_cols[] = {
+        {"pid", "PID", "", 0},
+        {"comm", "Command", "", 0},
+        {"cgroup", "Memory cgroup", "", 0},
+        {"total_vm_kib", "Virtual size", "KiB", 0},
+        {"oom_score_adj", "oom_score_adj", "", 0},
+        {"uid", "UID", "", 0},
+        {"at_s", "When (s from the window's start)", "s", 1},
+    };
+    table_add_cols(t, memory_oom_victims_cols, ARRAY_LEN(memory_oom_victims_cols));
     table_set_note(t, "Seen from the program's attach to the end of the run: a negative time is "
                       "before the window opened, one past the window's length after it closed.");
     long page_kib = sysconf(_SC_PAGESIZE) / 1024;

@@ -98,11 +98,14 @@ void procevents_fill(struct report *r, const struct pe_data *d, double win)
     if (na)
         qsort(a, na, sizeof *a, agg_cmp);
     struct table *t = report_table(r, NM_PROC_EXECS, "Programs executed", "process");
-    table_add_col(t, "comm", "Command", "", 0);
-    table_add_col(t, "execs", "Execs", "", 0);
-    table_add_col(t, "execs_per_s", "Execs/s", "/s", 1);
-    table_add_col(t, "avg_lifetime_ms", "Avg lifetime", "ms", 1);
-    table_add_col(t, "parent_comm", "Parent", "", 0);
+    static const struct col_spec proc_execs_cols[] = {
+        {"comm", "Command", "", 0},
+        {"execs", "Execs", "", 0},
+        {"execs_per_s", "Execs/s", "/s", 1},
+        {"avg_lifetime_ms", "Avg lifetime", "ms", 1},
+        {"parent_comm", "Parent", "", 0},
+    };
+    table_add_cols(t, proc_execs_cols, ARRAY_LEN(proc_execs_cols));
     table_set_note(t, "Command after exec; the parent is the one that started most of them. "
                       "Lifetime covers the exits of that command seen in the window.");
     /* sorted by window execs: commands seen only outside it are listed below */
@@ -123,10 +126,13 @@ void procevents_fill(struct report *r, const struct pe_data *d, double win)
             qsort(a, na, sizeof *a, agg_outside_cmp);
         struct table *o = report_table(r, NM_PROC_EXECS_OUTSIDE, "Programs executed outside the "
                                        "window", "process");
-        table_add_col(o, "comm", "Command", "", 0);
-        table_add_col(o, "execs_before", "Before the window", "", 0);
-        table_add_col(o, "execs_after", "After the window", "", 0);
-        table_add_col(o, "parent_comm", "Parent", "", 0);
+        static const struct col_spec proc_execs_outside_cols[] = {
+            {"comm", "Command", "", 0},
+            {"execs_before", "Before the window", "", 0},
+            {"execs_after", "After the window", "", 0},
+            {"parent_comm", "Parent", "", 0},
+        };
+        table_add_cols(o, proc_execs_outside_cols, ARRAY_LEN(proc_execs_outside_cols));
         table_set_note(o, "Seen while perfreport started (from the programs' attach to the "
                           "window's start) and finished (from its end to the drain); not in "
                           "the window's rates.");

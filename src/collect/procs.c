@@ -646,17 +646,20 @@ static void set_fds(struct table *t, size_t row, const struct pview *v)
 static void table_top_cpu(struct report *r, struct pview **idx, size_t n)
 {
     struct table *t = report_table(r, NM_PROC_TOP_CPU, "Top processes by CPU", "process");
-    table_add_col(t, "pid", "PID", "", 0);
-    table_add_col(t, "comm", "Command", "", 0);
-    table_add_col(t, "state", "State", "", 0);
-    table_add_col(t, "cpu_pct", "CPU", "%", 1);
-    table_add_col(t, "user_pct", "User", "%", 1);
-    table_add_col(t, "sys_pct", "System", "%", 1);
-    table_add_col(t, "threads", "Threads", "", 0);
-    table_add_col(t, "rss_kib", "RSS", "KiB", 0);
-    table_add_col(t, "fds", "FDs", "", 0);
-    table_add_col(t, "fd_growth", "FD growth", "", 0);
-    table_add_col(t, "cmdline", "Command line", "", 0);
+    static const struct col_spec proc_top_cpu_cols[] = {
+        {"pid", "PID", "", 0},
+        {"comm", "Command", "", 0},
+        {"state", "State", "", 0},
+        {"cpu_pct", "CPU", "%", 1},
+        {"user_pct", "User", "%", 1},
+        {"sys_pct", "System", "%", 1},
+        {"threads", "Threads", "", 0},
+        {"rss_kib", "RSS", "KiB", 0},
+        {"fds", "FDs", "", 0},
+        {"fd_growth", "FD growth", "", 0},
+        {"cmdline", "Command line", "", 0},
+    };
+    table_add_cols(t, proc_top_cpu_cols, ARRAY_LEN(proc_top_cpu_cols));
     if (n)
         qsort(idx, n, sizeof *idx, by_cpu);
     size_t shown = 0;
@@ -687,12 +690,15 @@ static void table_top_cpu(struct report *r, struct pview **idx, size_t n)
 static void table_top_mem(struct report *r, struct pview **idx, size_t n)
 {
     struct table *t = report_table(r, NM_PROC_TOP_MEM, "Top processes by memory (RSS)", "process");
-    table_add_col(t, "pid", "PID", "", 0);
-    table_add_col(t, "comm", "Command", "", 0);
-    table_add_col(t, "rss_kib", "RSS", "KiB", 0);
-    table_add_col(t, "mem_pct", "Memory", "%", 1);
-    table_add_col(t, "threads", "Threads", "", 0);
-    table_add_col(t, "cmdline", "Command line", "", 0);
+    static const struct col_spec proc_top_mem_cols[] = {
+        {"pid", "PID", "", 0},
+        {"comm", "Command", "", 0},
+        {"rss_kib", "RSS", "KiB", 0},
+        {"mem_pct", "Memory", "%", 1},
+        {"threads", "Threads", "", 0},
+        {"cmdline", "Command line", "", 0},
+    };
+    table_add_cols(t, proc_top_mem_cols, ARRAY_LEN(proc_top_mem_cols));
     if (n)
         qsort(idx, n, sizeof *idx, by_rss);
     for (size_t i = 0; i < n && t->nrows < TOP_MEM_ROWS; i++) {
@@ -713,13 +719,16 @@ static void table_top_mem(struct report *r, struct pview **idx, size_t n)
 static void table_fd(struct report *r, struct pview **idx, size_t n)
 {
     struct table *t = report_table(r, NM_PROC_FD, "File descriptors per process", "fd");
-    table_add_col(t, "pid", "PID", "", 0);
-    table_add_col(t, "comm", "Command", "", 0);
-    table_add_col(t, "fds", "FDs", "", 0);
-    table_add_col(t, "fd_limit", "Limit", "", 0);
-    table_add_col(t, "fd_pct", "Used", "%", 1);
-    table_add_col(t, "fd_growth", "Growth", "", 0);
-    table_add_col(t, "fd_growth_per_min", "Growth", "/min", 1);
+    static const struct col_spec proc_fd_cols[] = {
+        {"pid", "PID", "", 0},
+        {"comm", "Command", "", 0},
+        {"fds", "FDs", "", 0},
+        {"fd_limit", "Limit", "", 0},
+        {"fd_pct", "Used", "%", 1},
+        {"fd_growth", "Growth", "", 0},
+        {"fd_growth_per_min", "Growth", "/min", 1},
+    };
+    table_add_cols(t, proc_fd_cols, ARRAY_LEN(proc_fd_cols));
     if (n)
         qsort(idx, n, sizeof *idx, by_fd);
     size_t shown = 0;
@@ -753,10 +762,13 @@ static void table_dstate(struct report *r, struct procs_state *st)
 {
     struct table *t =
         report_table(r, NM_PROC_DSTATE, "Processes seen in D state (uninterruptible)", "process");
-    table_add_col(t, "pid", "PID", "", 0);
-    table_add_col(t, "comm", "Command", "", 0);
-    table_add_col(t, "ticks_in_d", "Ticks in D", "", 0);
-    table_add_col(t, "wchan", "Waiting in", "", 0);
+    static const struct col_spec proc_dstate_cols[] = {
+        {"pid", "PID", "", 0},
+        {"comm", "Command", "", 0},
+        {"ticks_in_d", "Ticks in D", "", 0},
+        {"wchan", "Waiting in", "", 0},
+    };
+    table_add_cols(t, proc_dstate_cols, ARRAY_LEN(proc_dstate_cols));
     if (st->nd)
         qsort(st->d, st->nd, sizeof *st->d, by_dticks);
     for (size_t i = 0; i < st->nd && i < DSTATE_ROWS; i++) {
@@ -775,15 +787,18 @@ static void table_dstate(struct report *r, struct procs_state *st)
 static void table_target(struct report *r, struct procs_state *st, int pid, struct pview *v)
 {
     struct table *t = report_table(r, NM_PROC_TARGET, "Target process", "process");
-    table_add_col(t, "pid", "PID", "", 0);
-    table_add_col(t, "comm", "Command", "", 0);
-    table_add_col(t, "state", "State", "", 0);
-    table_add_col(t, "cpu_pct", "CPU", "%", 1);
-    table_add_col(t, "threads", "Threads", "", 0);
-    table_add_col(t, "rss_kib", "RSS", "KiB", 0);
-    table_add_col(t, "fds", "FDs", "", 0);
-    table_add_col(t, "fd_growth", "FD growth", "", 0);
-    table_add_col(t, "cmdline", "Command line", "", 0);
+    static const struct col_spec proc_target_cols[] = {
+        {"pid", "PID", "", 0},
+        {"comm", "Command", "", 0},
+        {"state", "State", "", 0},
+        {"cpu_pct", "CPU", "%", 1},
+        {"threads", "Threads", "", 0},
+        {"rss_kib", "RSS", "KiB", 0},
+        {"fds", "FDs", "", 0},
+        {"fd_growth", "FD growth", "", 0},
+        {"cmdline", "Command line", "", 0},
+    };
+    table_add_cols(t, proc_target_cols, ARRAY_LEN(proc_target_cols));
     if (!v) {
         char note[128];
         snprintf(note, sizeof note,

@@ -139,12 +139,15 @@ void profile_summarize(struct report *r, const struct profile *p, module_fn modu
     }
 
     struct table *t = report_table(r, NM_PROFILE_TOP_SELF, "Top functions by self samples", "profile");
-    table_add_col(t, "function", "Function", "", 0);
-    table_add_col(t, "module", "Module", "", 0);
-    table_add_col(t, "kind", "Kind", "", 0);
-    table_add_col(t, "self_pct", "Self %", "%", 1);
-    table_add_col(t, "samples", "Samples", "", 0);
-    table_add_col(t, "process", "Top process", "", 0);
+    static const struct col_spec profile_top_self_cols[] = {
+        {"function", "Function", "", 0},
+        {"module", "Module", "", 0},
+        {"kind", "Kind", "", 0},
+        {"self_pct", "Self %", "%", 1},
+        {"samples", "Samples", "", 0},
+        {"process", "Top process", "", 0},
+    };
+    table_add_cols(t, profile_top_self_cols, ARRAY_LEN(profile_top_self_cols));
     qsort(v, nv, sizeof *v, by_self);
     size_t nrows = 0;
     while (nrows < nv && nrows < PROFILE_TOP_ROWS && v[nrows]->self) {
@@ -172,10 +175,13 @@ void profile_summarize(struct report *r, const struct profile *p, module_fn modu
     free(w.by_proc);
 
     t = report_table(r, NM_PROFILE_TOP_TOTAL, "Top functions by total samples (with callees)", "profile");
-    table_add_col(t, "function", "Function", "", 0);
-    table_add_col(t, "kind", "Kind", "", 0);
-    table_add_col(t, "total_pct", "Total %", "%", 1);
-    table_add_col(t, "samples", "Samples", "", 0);
+    static const struct col_spec profile_top_total_cols[] = {
+        {"function", "Function", "", 0},
+        {"kind", "Kind", "", 0},
+        {"total_pct", "Total %", "%", 1},
+        {"samples", "Samples", "", 0},
+    };
+    table_add_cols(t, profile_top_total_cols, ARRAY_LEN(profile_top_total_cols));
     qsort(v, nv, sizeof *v, by_total);
     for (size_t i = 0; i < nv && i < PROFILE_TOP_ROWS && v[i]->total; i++) {
         size_t row = table_add_row(t);
@@ -187,10 +193,13 @@ void profile_summarize(struct report *r, const struct profile *p, module_fn modu
 
     /* Processes: the root's children, by samples. */
     t = report_table(r, NM_PROFILE_TOP_PROCS, "Top processes by on-CPU samples", "profile");
-    table_add_col(t, "process", "Process", "", 0);
-    table_add_col(t, "samples", "Samples", "", 0);
-    table_add_col(t, "pct", "Share", "%", 1);
-    table_add_col(t, "hottest_stack", "Hottest stack (leaf first)", "", 0);
+    static const struct col_spec profile_top_procs_cols[] = {
+        {"process", "Process", "", 0},
+        {"samples", "Samples", "", 0},
+        {"pct", "Share", "%", 1},
+        {"hottest_stack", "Hottest stack (leaf first)", "", 0},
+    };
+    table_add_cols(t, profile_top_procs_cols, ARRAY_LEN(profile_top_procs_cols));
     for (size_t i = 0; i < np && i < PROFILE_TOP_PROCS; i++) { /* partial selection sort */
         size_t best = i;
         for (size_t j = i + 1; j < np; j++)

@@ -72,12 +72,15 @@ static int by_total_desc(const void *a, const void *b)
 void runqlat_fill_table(struct report *r, struct runq_proc *procs, size_t n, const char *note)
 {
     struct table *t = report_table(r, NM_SCHED_RUNQ_WAIT, "Run-queue wait by process", "cpu");
-    table_add_col(t, "pid", "PID", "", 0);
-    table_add_col(t, "comm", "Command", "", 0);
-    table_add_col(t, "waits", "Waits", "", 0);
-    table_add_col(t, "total_ms", "Total wait", "ms", 1);
-    table_add_col(t, "avg_us", "Avg wait", "us", 0);
-    table_add_col(t, "max_us", "Max wait", "us", 0);
+    static const struct col_spec sched_runq_wait_cols[] = {
+        {"pid", "PID", "", 0},
+        {"comm", "Command", "", 0},
+        {"waits", "Waits", "", 0},
+        {"total_ms", "Total wait", "ms", 1},
+        {"avg_us", "Avg wait", "us", 0},
+        {"max_us", "Max wait", "us", 0},
+    };
+    table_add_cols(t, sched_runq_wait_cols, ARRAY_LEN(sched_runq_wait_cols));
     if (n)
         qsort(procs, n, sizeof *procs, by_total_desc);
     for (size_t i = 0; i < n && i < RUNQ_TOP; i++) {

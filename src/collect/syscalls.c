@@ -144,15 +144,18 @@ static void fill_top(struct report *r, struct scd_nr *nrs, size_t n, double win,
     if (n)
         qsort(nrs, n, sizeof *nrs, nr_by_calls);
     struct table *t = report_table(r, NM_SYSCALL_TOP, "Syscalls by count", "syscall");
-    table_add_col(t, "syscall", "Syscall", "", 0);
-    table_add_col(t, "calls", "Calls", "", 0);
-    table_add_col(t, "calls_per_s", "Calls/s", "/s", 0);
-    table_add_col(t, "errors", "Errors", "", 0);
-    table_add_col(t, "err_pct", "Errors %", "%", 1);
-    table_add_col(t, "total_ms", "Total time", "ms", 1);
-    table_add_col(t, "avg_us", "Avg", "us", 2);
-    table_add_col(t, "p99_us", "p99", "us", 1);
-    table_add_col(t, "timed", "Timed calls", "", 0);
+    static const struct col_spec syscall_top_cols[] = {
+        {"syscall", "Syscall", "", 0},
+        {"calls", "Calls", "", 0},
+        {"calls_per_s", "Calls/s", "/s", 0},
+        {"errors", "Errors", "", 0},
+        {"err_pct", "Errors %", "%", 1},
+        {"total_ms", "Total time", "ms", 1},
+        {"avg_us", "Avg", "us", 2},
+        {"p99_us", "p99", "us", 1},
+        {"timed", "Timed calls", "", 0},
+    };
+    table_add_cols(t, syscall_top_cols, ARRAY_LEN(syscall_top_cols));
     char note[1200];
     snprintf(note, sizeof note,
              "%s%sTime is from entry to return, sleeping included "
@@ -256,13 +259,16 @@ static void fill_procs(struct report *r, struct sc_data *d, double win, const ch
     if (na)
         qsort(a, na, sizeof *a, agg_by_calls);
     struct table *t = report_table(r, NM_SYSCALL_BY_PROCESS, "Syscalls by process", "syscall");
-    table_add_col(t, "pid", "PID", "", 0);
-    table_add_col(t, "comm", "Command", "", 0);
-    table_add_col(t, "calls", "Calls", "", 0);
-    table_add_col(t, "calls_per_s", "Calls/s", "/s", 0);
-    table_add_col(t, "errors", "Errors", "", 0);
-    table_add_col(t, "errors_per_s", "Errors/s", "/s", 1);
-    table_add_col(t, "top_syscalls", "Top syscalls", "", 0);
+    static const struct col_spec syscall_by_process_cols[] = {
+        {"pid", "PID", "", 0},
+        {"comm", "Command", "", 0},
+        {"calls", "Calls", "", 0},
+        {"calls_per_s", "Calls/s", "/s", 0},
+        {"errors", "Errors", "", 0},
+        {"errors_per_s", "Errors/s", "/s", 1},
+        {"top_syscalls", "Top syscalls", "", 0},
+    };
+    table_add_cols(t, syscall_by_process_cols, ARRAY_LEN(syscall_by_process_cols));
     if (*sampled)
         table_set_note(t, sampled);
     for (size_t i = 0; i < na && i < TOP_PROCS; i++) {
@@ -306,13 +312,16 @@ static void fill_errors(struct report *r, const struct sc_data *d, double win,
     if (na)
         qsort(a, na, sizeof *a, aggerr_by_count);
     struct table *t = report_table(r, NM_SYSCALL_ERRORS, "Failed syscalls by errno", "syscall");
-    table_add_col(t, "syscall", "Syscall", "", 0);
-    table_add_col(t, "errno", "Error", "", 0);
-    table_add_col(t, "count", "Count", "", 0);
-    table_add_col(t, "per_s", "Per s", "/s", 1);
-    table_add_col(t, "pid", "Top PID", "", 0);
-    table_add_col(t, "comm", "Top command", "", 0);
-    table_add_col(t, "proc_count", "Its count", "", 0);
+    static const struct col_spec syscall_errors_cols[] = {
+        {"syscall", "Syscall", "", 0},
+        {"errno", "Error", "", 0},
+        {"count", "Count", "", 0},
+        {"per_s", "Per s", "/s", 1},
+        {"pid", "Top PID", "", 0},
+        {"comm", "Top command", "", 0},
+        {"proc_count", "Its count", "", 0},
+    };
+    table_add_cols(t, syscall_errors_cols, ARRAY_LEN(syscall_errors_cols));
     if (*sampled)
         table_set_note(t, sampled);
     for (size_t i = 0; i < na && i < TOP_ERRORS; i++) {

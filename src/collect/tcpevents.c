@@ -94,13 +94,16 @@ void tcpevents_fill(struct report *r, const struct te_data *d, double win)
         qsort(d->rt, d->nrt, sizeof *d->rt, conn_cmp);
     struct table *tr = report_table(r, NM_TCP_RETRANSMITS, "TCP retransmits by connection",
                                     "network");
-    table_add_col(tr, "src", "Local", "", 0);
-    table_add_col(tr, "dst", "Remote", "", 0);
-    table_add_col(tr, "state", "State", "", 0);
-    table_add_col(tr, "retransmits", "Retransmits", "", 0);
-    table_add_col(tr, "per_s", "Per s", "/s", 1);
-    table_add_col(tr, "before", "Before the window", "", 0);
-    table_add_col(tr, "after", "After the window", "", 0);
+    static const struct col_spec tcp_retransmits_cols[] = {
+        {"src", "Local", "", 0},
+        {"dst", "Remote", "", 0},
+        {"state", "State", "", 0},
+        {"retransmits", "Retransmits", "", 0},
+        {"per_s", "Per s", "/s", 1},
+        {"before", "Before the window", "", 0},
+        {"after", "After the window", "", 0},
+    };
+    table_add_cols(tr, tcp_retransmits_cols, ARRAY_LEN(tcp_retransmits_cols));
     table_set_note(tr, NS_NOTE);
     for (size_t i = 0; i < d->nrt && i < TOP_CONNS; i++) {
         const struct ted_conn *c = &d->rt[i];
@@ -130,14 +133,17 @@ void tcpevents_fill(struct report *r, const struct te_data *d, double win)
     if (d->nrst)
         qsort(d->rst, d->nrst, sizeof *d->rst, conn_cmp);
     struct table *ts = report_table(r, NM_TCP_RESETS, "TCP resets by connection", "network");
-    table_add_col(ts, "src", "Local", "", 0);
-    table_add_col(ts, "dst", "Remote", "", 0);
-    table_add_col(ts, "direction", "Direction", "", 0);
-    table_add_col(ts, "count", "Count", "", 0);
-    table_add_col(ts, "before", "Before the window", "", 0);
-    table_add_col(ts, "after", "After the window", "", 0);
-    table_add_col(ts, "first_s", "First (s from the window's start)", "s", 1);
-    table_add_col(ts, "last_s", "Last (s from the window's start)", "s", 1);
+    static const struct col_spec tcp_resets_cols[] = {
+        {"src", "Local", "", 0},
+        {"dst", "Remote", "", 0},
+        {"direction", "Direction", "", 0},
+        {"count", "Count", "", 0},
+        {"before", "Before the window", "", 0},
+        {"after", "After the window", "", 0},
+        {"first_s", "First (s from the window's start)", "s", 1},
+        {"last_s", "Last (s from the window's start)", "s", 1},
+    };
+    table_add_cols(ts, tcp_resets_cols, ARRAY_LEN(tcp_resets_cols));
     table_set_note(ts, "Count is the window's; resets seen while perfreport started (before the "
                        "window opened: a negative time) or finished are counted apart. "
                        "From kernel tracepoints: every network namespace on the host.");
@@ -157,10 +163,13 @@ void tcpevents_fill(struct report *r, const struct te_data *d, double win)
     }
 
     struct table *tc = report_table(r, NM_TCP_STATE_CHANGES, "TCP state transitions", "network");
-    table_add_col(tc, "from", "From", "", 0);
-    table_add_col(tc, "to", "To", "", 0);
-    table_add_col(tc, "count", "Count", "", 0);
-    table_add_col(tc, "per_s", "Per s", "/s", 1);
+    static const struct col_spec tcp_state_changes_cols[] = {
+        {"from", "From", "", 0},
+        {"to", "To", "", 0},
+        {"count", "Count", "", 0},
+        {"per_s", "Per s", "/s", 1},
+    };
+    table_add_cols(tc, tcp_state_changes_cols, ARRAY_LEN(tcp_state_changes_cols));
     for (unsigned o = 0; o < TED_STATES; o++)
         for (unsigned nw = 0; nw < TED_STATES; nw++) {
             uint64_t c = d->states[o][nw];

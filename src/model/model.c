@@ -45,6 +45,50 @@ static void kvlist_free(struct kvlist *l)
     free(l->v);
 }
 
+/* Series, histograms and tables start with their struct model_entry, so a
+ * pointer to one is a pointer to its entry (C11 6.7.2.1p15): these helpers
+ * serve all three through their report arrays of pointers. */
+
+/* The entry called `name` among the n pointers of arr; NULL if none. */
+static void *entry_find(const void *arr, size_t n, const char *name)
+{
+    void *const *v = arr;
+    for (size_t i = 0; i < n; i++) {
+        const struct model_entry *e = v[i];
+        if (strcmp(e->name, name) == 0)
+            return v[i];
+    }
+    return NULL;
+}
+
+/* Appends to the pointer array *arrp a new zeroed object of `size` bytes
+ * whose entry holds copies of the strings, NULL ones defaulted. */
+static void *entry_add(void *arrp, size_t *n, size_t *cap, size_t size, const char *name,
+                       const char *title, const char *unit, const char *resource)
+{
+    struct model_entry *e = xcalloc(1, size);
+    e->name = xstrdup(name);
+    e->title = xstrdup(title ? title : name);
+    e->unit = xstrdup(unit ? unit : "");
+    e->resource = xstrdup(resource ? resource : "other");
+    xgrow(arrp, cap, *n + 1, sizeof e);
+    void **v = *(void ***)arrp; /* read as xgrow reads it */
+    v[(*n)++] = e;
+    return e;
+}
+
+/* Frees the entry's strings and the object it heads; its caller has freed
+ * what else the object owns. */
+static void entry_free(void *p)
+{
+    struct model_entry *e = p;
+    free(e->name);
+    free(e->title);
+    free(e->unit);
+    free(e->resource);
+    free(e);
+}
+
 static void table_free(struct table *t)
 {
     for (size_t c = 0; c < t->ncols; c++) {
@@ -56,11 +100,8 @@ static void table_free(struct table *t)
         free(t->cells[i].str);
     free(t->cols);
     free(t->cells);
-    free(t->name);
-    free(t->title);
-    free(t->resource);
     free(t->note);
-    free(t);
+    entry_free(t);
 }
 
 /* Frees what a finding owns; the finding itself lives in the report's array. */
@@ -87,13 +128,8 @@ void report_free(struct report *r)
     free(r->ticks);
     free(r->gaps);
     for (size_t i = 0; i < r->nseries; i++) {
-        struct series *s = r->series[i];
-        free(s->name);
-        free(s->title);
-        free(s->unit);
-        free(s->resource);
-        free(s->v);
-        free(s);
+        free(r->series[i]->v);
+        entry_free(r->series[i]);
     }
     free(r->series);
     for (size_t i = 0; i < r->ntables; i++)
@@ -129,13 +165,8 @@ void report_free(struct report *r)
         free(r->ledger[i].notes);
     }
     free(r->ledger);
-    for (size_t i = 0; i < r->nhists; i++) {
-        free(r->hists[i]->name);
-        free(r->hists[i]->title);
-        free(r->hists[i]->unit);
-        free(r->hists[i]->resource);
-        free(r->hists[i]);
-    }
+    for (size_t i = 0; i < r->nhists; i++)
+        entry_free(r->hists[i]);
     free(r->hists);
     for (size_t i = 0; i < r->nprofiles; i++)
         profile_free(r->profiles[i]);
@@ -226,10 +257,7 @@ bool report_gap_before(const struct report *r, size_t i)
 
 struct series *report_find_series(const struct report *r, const char *name)
 {
-    for (size_t i = 0; i < r->nseries; i++)
-        if (strcmp(r->series[i]->name, name) == 0)
-            return r->series[i];
-    return NULL;
+    return entry_find(r->series, r->nseries, name);
 }
 
 struct series *report_series(struct report *r, const char *name, const char *title,
@@ -238,15 +266,10 @@ struct series *report_series(struct report *r, const char *name, const char *tit
     struct series *s = report_find_series(r, name);
     if (s)
         return s;
-    s = xcalloc(1, sizeof *s);
-    s->name = xstrdup(name);
-    s->title = xstrdup(title ? title : name);
-    s->unit = xstrdup(unit ? unit : "");
-    s->resource = xstrdup(resource ? resource : "other");
+    s = entry_add(&r->series, &r->nseries, &r->cap_series, sizeof *s, name, title, unit,
+                  resource);
     s->warn = NAN;
     s->crit = NAN;
-    xgrow(&r->series, &r->cap_series, r->nseries + 1, sizeof *r->series);
-    r->series[r->nseries++] = s;
     return s;
 }
 
@@ -265,10 +288,7 @@ void series_set(struct report *r, struct series *s, double v)
 
 struct table *report_find_table(const struct report *r, const char *name)
 {
-    for (size_t i = 0; i < r->ntables; i++)
-        if (strcmp(r->tables[i]->name, name) == 0)
-            return r->tables[i];
-    return NULL;
+    return entry_find(r->tables, r->ntables, name);
 }
 
 struct table *report_table(struct report *r, const char *name, const char *title,
@@ -277,13 +297,8 @@ struct table *report_table(struct report *r, const char *name, const char *title
     struct table *t = report_find_table(r, name);
     if (t)
         return t;
-    t = xcalloc(1, sizeof *t);
-    t->name = xstrdup(name);
-    t->title = xstrdup(title ? title : name);
-    t->resource = xstrdup(resource ? resource : "other");
-    xgrow(&r->tables, &r->cap_tables, r->ntables + 1, sizeof *r->tables);
-    r->tables[r->ntables++] = t;
-    return t;
+    return entry_add(&r->tables, &r->ntables, &r->cap_tables, sizeof *t, name, title, NULL,
+                     resource);
 }
 
 void table_add_col(struct table *t, const char *name, const char *title, const char *unit,
@@ -298,6 +313,12 @@ void table_add_col(struct table *t, const char *name, const char *title, const c
     c->title = xstrdup(title ? title : name);
     c->unit = xstrdup(unit ? unit : "");
     c->decimals = decimals;
+}
+
+void table_add_cols(struct table *t, const struct col_spec *cols, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        table_add_col(t, cols[i].name, cols[i].title, cols[i].unit, cols[i].decimals);
 }
 
 size_t table_add_row(struct table *t)
@@ -556,10 +577,7 @@ void report_set_headline(struct report *r, const char *text)
 
 struct hist *report_find_hist(const struct report *r, const char *name)
 {
-    for (size_t i = 0; i < r->nhists; i++)
-        if (strcmp(r->hists[i]->name, name) == 0)
-            return r->hists[i];
-    return NULL;
+    return entry_find(r->hists, r->nhists, name);
 }
 
 struct hist *report_hist(struct report *r, const char *name, const char *title, const char *unit,
@@ -568,15 +586,9 @@ struct hist *report_hist(struct report *r, const char *name, const char *title, 
     struct hist *h = report_find_hist(r, name);
     if (h)
         return h;
-    h = xcalloc(1, sizeof *h);
-    h->name = xstrdup(name);
-    h->title = xstrdup(title ? title : name);
-    h->unit = xstrdup(unit ? unit : "");
-    h->resource = xstrdup(resource ? resource : "other");
+    h = entry_add(&r->hists, &r->nhists, &r->cap_hists, sizeof *h, name, title, unit, resource);
     h->sum = NAN;
     h->max = NAN;
-    xgrow(&r->hists, &r->cap_hists, r->nhists + 1, sizeof *r->hists);
-    r->hists[r->nhists++] = h;
     return h;
 }
 

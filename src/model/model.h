@@ -39,13 +39,20 @@ struct kvlist {
     size_t n, cap;
 };
 
+/* What a series, a histogram and a table are called and where they belong:
+ * the first member of each, so the report finds, creates and frees all three
+ * the same way.  Never NULL once created. */
+struct model_entry {
+    char *name;     /* stable id: "cpu.util_pct", "runqlat", "proc.top_cpu" */
+    char *title;    /* "CPU utilisation"; the name when none was given */
+    char *unit;     /* "%", "/s", "ms", "KiB" ...; "" for a count and for a table */
+    char *resource; /* section it belongs to: "cpu" "memory" "disk" ...; "other" */
+};
+
 /* A metric sampled at every tick of the window.  v[i] belongs to
  * report.ticks[i]; NAN marks a tick with no value. */
 struct series {
-    char *name;     /* stable id, "cpu.util_pct" */
-    char *title;    /* "CPU utilisation" */
-    char *unit;     /* "%", "/s", "ms", "KiB" ... */
-    char *resource; /* section it belongs to: "cpu" "memory" "disk" ... */
+    struct model_entry hdr; /* first: see struct model_entry */
     double *v;
     size_t n, cap;
     double warn, crit; /* threshold lines to draw; NAN when none */
@@ -68,9 +75,7 @@ struct column {
 
 /* A table of rows about entities (per CPU, per disk, per process...). */
 struct table {
-    char *name;     /* stable id: "disk", "cpu.per_cpu", "proc.top_cpu" */
-    char *title;
-    char *resource;
+    struct model_entry hdr; /* first: see struct model_entry */
     char *note;     /* optional sentence shown under the table; may be NULL */
     struct column *cols;
     size_t ncols;
@@ -121,10 +126,7 @@ struct use_row {
  * values v with 2^i <= v < 2^(i+1); bucket 0 also holds 0. */
 #define HIST_BUCKETS 64
 struct hist {
-    char *name;     /* stable id: "runqlat", "biolat.vda.read" */
-    char *title;
-    char *unit;     /* unit of the bucketed value: "us", "ns", "KiB" */
-    char *resource;
+    struct model_entry hdr; /* first; its unit is the bucketed value's: "us", "KiB" */
     uint64_t buckets[HIST_BUCKETS];
     uint64_t count;  /* sum of buckets */
     double sum;      /* sum of values when known, else NAN */
@@ -225,6 +227,15 @@ struct table *report_table(struct report *r, const char *name, const char *title
                            const char *resource);
 void table_add_col(struct table *t, const char *name, const char *title, const char *unit,
                    int decimals);
+/* One column of a table's layout, as collectors write it down (see struct column). */
+struct col_spec {
+    const char *name, *title, *unit;
+    int decimals;
+};
+/* table_add_col for each of cols[0..n), in order. */
+void table_add_cols(struct table *t, const struct col_spec *cols, size_t n);
+/* The element count of an array (not of a pointer), e.g. for table_add_cols. */
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 /* Appends an empty row and returns its index. */
 size_t table_add_row(struct table *t);
 void table_set_num(struct table *t, size_t row, const char *col, double v);

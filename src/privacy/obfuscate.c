@@ -533,6 +533,14 @@ static void fix_kv(struct walk *w, struct kvlist *l)
     }
 }
 
+static void fix_entry(struct walk *w, struct model_entry *e)
+{
+    fix(w, &e->name);
+    fix(w, &e->title);
+    fix(w, &e->unit);
+    fix(w, &e->resource);
+}
+
 static char *profile_fix(void *ctx, const char *s)
 {
     struct walk *w = ctx;
@@ -564,18 +572,11 @@ static size_t walk_report(struct obf *o, struct report *r, bool dry)
     fix_kv(&w, &r->host);
     fix_kv(&w, &r->caps);
     fix(&w, &r->window.target);
-    for (size_t i = 0; i < r->nseries; i++) {
-        struct series *s = r->series[i];
-        fix(&w, &s->name);
-        fix(&w, &s->title);
-        fix(&w, &s->unit);
-        fix(&w, &s->resource);
-    }
+    for (size_t i = 0; i < r->nseries; i++)
+        fix_entry(&w, &r->series[i]->hdr);
     for (size_t i = 0; i < r->ntables; i++) {
         struct table *t = r->tables[i];
-        fix(&w, &t->name);
-        fix(&w, &t->title);
-        fix(&w, &t->resource);
+        fix_entry(&w, &t->hdr); /* a table's unit is "": nothing to change */
         fix(&w, &t->note);
         for (size_t c = 0; c < t->ncols; c++) {
             fix(&w, &t->cols[c].name);
@@ -619,12 +620,8 @@ static size_t walk_report(struct obf *o, struct report *r, bool dry)
         fix(&w, &r->ledger[i].reason);
         fix(&w, &r->ledger[i].notes);
     }
-    for (size_t i = 0; i < r->nhists; i++) {
-        fix(&w, &r->hists[i]->name);
-        fix(&w, &r->hists[i]->title);
-        fix(&w, &r->hists[i]->unit);
-        fix(&w, &r->hists[i]->resource);
-    }
+    for (size_t i = 0; i < r->nhists; i++)
+        fix_entry(&w, &r->hists[i]->hdr);
     for (size_t i = 0; i < r->nprofiles; i++) {
         struct profile *p = r->profiles[i];
         fix(&w, &p->name);

@@ -5,7 +5,7 @@
 
 void chart_filename(const struct series *s, char *out, size_t n)
 {
-    int w = snprintf(out, n, "chart-%s.svg", s->name);
+    int w = snprintf(out, n, "chart-%s.svg", s->hdr.name);
     if (w < 0)
         return;
     /* Only the part after "chart-" can carry host text (device names). */

@@ -163,10 +163,10 @@ static void series(struct jw *w, const struct report *r)
     for (size_t i = 0; i < r->nseries; i++) {
         const struct series *s = r->series[i];
         jw_obj_begin(w);
-        jw_kstr(w, "name", s->name);
-        jw_kstr(w, "title", s->title);
-        jw_kstr(w, "unit", s->unit);
-        jw_kstr(w, "resource", s->resource);
+        jw_kstr(w, "name", s->hdr.name);
+        jw_kstr(w, "title", s->hdr.title);
+        jw_kstr(w, "unit", s->hdr.unit);
+        jw_kstr(w, "resource", s->hdr.resource);
         jw_knum(w, "warn", s->warn);
         jw_knum(w, "crit", s->crit);
         jw_kbool(w, "chart", s->chart);
@@ -190,9 +190,9 @@ static void tables(struct jw *w, const struct report *r)
     for (size_t i = 0; i < r->ntables; i++) {
         const struct table *t = r->tables[i];
         jw_obj_begin(w);
-        jw_kstr(w, "name", t->name);
-        jw_kstr(w, "title", t->title);
-        jw_kstr(w, "resource", t->resource);
+        jw_kstr(w, "name", t->hdr.name);
+        jw_kstr(w, "title", t->hdr.title);
+        jw_kstr(w, "resource", t->hdr.resource);
         jw_kstr(w, "note", t->note);
         jw_key(w, "columns");
         jw_arr_begin(w);
@@ -234,10 +234,10 @@ static void histograms(struct jw *w, const struct report *r)
     for (size_t i = 0; i < r->nhists; i++) {
         const struct hist *h = r->hists[i];
         jw_obj_begin(w);
-        jw_kstr(w, "name", h->name);
-        jw_kstr(w, "title", h->title);
-        jw_kstr(w, "unit", h->unit);
-        jw_kstr(w, "resource", h->resource);
+        jw_kstr(w, "name", h->hdr.name);
+        jw_kstr(w, "title", h->hdr.title);
+        jw_kstr(w, "unit", h->hdr.unit);
+        jw_kstr(w, "resource", h->hdr.resource);
         jw_knum(w, "count", (double)h->count);
         jw_knum(w, "sum", h->sum);
         jw_knum(w, "max", h->max);

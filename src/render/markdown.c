@@ -315,7 +315,7 @@ static void charts(const struct report *r, const char *res, struct strbuf *sb)
 {
     for (size_t i = 0; i < r->nseries; i++) {
         const struct series *s = r->series[i];
-        if (!s->chart || !same(s->resource, res))
+        if (!s->chart || !same(s->hdr.resource, res))
             continue;
         char file[512];
         chart_filename(s, file, sizeof file);
@@ -323,7 +323,7 @@ static void charts(const struct report *r, const char *res, struct strbuf *sb)
          * destination.  One image per paragraph so the HTML side can swap
          * the node for the SVG. */
         sb_add(sb, "![");
-        md_text(sb, s->title && *s->title ? s->title : s->name, MD_MAX_TEXT);
+        md_text(sb, s->hdr.title && *s->hdr.title ? s->hdr.title : s->hdr.name, MD_MAX_TEXT);
         sb_addf(sb, "](%s)\n\n", file);
     }
 }
@@ -365,7 +365,7 @@ static void table_cell_text(struct strbuf *sb, const struct table *t, size_t row
 static void table_md(const struct table *t, struct strbuf *sb)
 {
     sb_add(sb, "### ");
-    md_text(sb, t->title && *t->title ? t->title : t->name, MD_MAX_TEXT);
+    md_text(sb, t->hdr.title && *t->hdr.title ? t->hdr.title : t->hdr.name, MD_MAX_TEXT);
     sb_add(sb, "\n\n");
     if (t->ncols == 0 || t->nrows == 0) {
         sb_add(sb, "No rows.\n\n");
@@ -406,7 +406,7 @@ static void table_md(const struct table *t, struct strbuf *sb)
  * code block: only our own labels and numbers go there) and the SVG. */
 static void hist_md(const struct hist *h, struct strbuf *sb)
 {
-    const char *title = h->title && *h->title ? h->title : h->name;
+    const char *title = h->hdr.title && *h->hdr.title ? h->hdr.title : h->hdr.name;
     sb_add(sb, "### ");
     md_text(sb, title, MD_MAX_TEXT);
     sb_add(sb, "\n\n");
@@ -422,12 +422,12 @@ static void hist_md(const struct hist *h, struct strbuf *sb)
         double p;
     } ps[] = {{"p50", 0.50}, {"p90", 0.90}, {"p99", 0.99}};
     for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++) {
-        hist_fmt_value(hist_percentile(h, ps[i].p), h->unit, v, sizeof v);
+        hist_fmt_value(hist_percentile(h, ps[i].p), h->hdr.unit, v, sizeof v);
         sb_addf(sb, " · %s ", ps[i].label);
         md_text(sb, v, 40);
     }
     if (isfinite(h->max)) {
-        hist_fmt_value(h->max, h->unit, v, sizeof v);
+        hist_fmt_value(h->max, h->hdr.unit, v, sizeof v);
         sb_add(sb, " · max ");
         md_text(sb, v, 40);
     }
@@ -437,7 +437,7 @@ static void hist_md(const struct hist *h, struct strbuf *sb)
     size_t wlabel = strlen("range");
     for (unsigned b = first; b <= last; b++) {
         char label[64];
-        hist_bucket_label(h->unit, b, label, sizeof label);
+        hist_bucket_label(h->hdr.unit, b, label, sizeof label);
         if (strlen(label) > wlabel)
             wlabel = strlen(label);
         if (h->buckets[b] > top)
@@ -447,7 +447,7 @@ static void hist_md(const struct hist *h, struct strbuf *sb)
     sb_addf(sb, "%*s | %10s | %6s |\n", (int)wlabel, "range", "count", "share");
     for (unsigned b = first; b <= last; b++) {
         char label[64];
-        hist_bucket_label(h->unit, b, label, sizeof label);
+        hist_bucket_label(h->hdr.unit, b, label, sizeof label);
         double share = 100.0 * (double)h->buckets[b] / (double)h->count;
         /* a non-empty bucket always shows at least one mark */
         unsigned bar = top ? (unsigned)llround(30.0 * (double)h->buckets[b] / (double)top) : 0;
@@ -474,13 +474,13 @@ static bool section_has_content(const struct report *r, const char *res)
         if (same(r->metrics[i].resource, res))
             return true;
     for (size_t i = 0; i < r->nseries; i++)
-        if (r->series[i]->chart && same(r->series[i]->resource, res))
+        if (r->series[i]->chart && same(r->series[i]->hdr.resource, res))
             return true;
     for (size_t i = 0; i < r->ntables; i++)
-        if (same(r->tables[i]->resource, res))
+        if (same(r->tables[i]->hdr.resource, res))
             return true;
     for (size_t i = 0; i < r->nhists; i++)
-        if (same(r->hists[i]->resource, res))
+        if (same(r->hists[i]->hdr.resource, res))
             return true;
     return false;
 }
@@ -551,10 +551,10 @@ static void section(const struct report *r, const char *res, const char *title,
     metrics_table(r, res, sb);
     charts(r, res, sb);
     for (size_t i = 0; i < r->ntables; i++)
-        if (same(r->tables[i]->resource, res))
+        if (same(r->tables[i]->hdr.resource, res))
             table_md(r->tables[i], sb);
     for (size_t i = 0; i < r->nhists; i++)
-        if (same(r->hists[i]->resource, res))
+        if (same(r->hists[i]->hdr.resource, res))
             hist_md(r->hists[i], sb);
 }
 
@@ -568,11 +568,11 @@ static void resource_sections(const struct report *r, struct strbuf *sb)
         reslist_add(&other, r->metrics[i].resource);
     for (size_t i = 0; i < r->nseries; i++)
         if (r->series[i]->chart)
-            reslist_add(&other, r->series[i]->resource);
+            reslist_add(&other, r->series[i]->hdr.resource);
     for (size_t i = 0; i < r->ntables; i++)
-        reslist_add(&other, r->tables[i]->resource);
+        reslist_add(&other, r->tables[i]->hdr.resource);
     for (size_t i = 0; i < r->nhists; i++)
-        reslist_add(&other, r->hists[i]->resource);
+        reslist_add(&other, r->hists[i]->hdr.resource);
     for (size_t i = 0; i < other.n; i++) {
         const char *title = NULL;
         for (size_t k = 0; k < sizeof extra_titles / sizeof extra_titles[0]; k++)

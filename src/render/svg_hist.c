@@ -29,7 +29,7 @@
 
 void hist_filename(const struct hist *h, char *out, size_t n)
 {
-    int w = snprintf(out, n, "hist-%s.svg", h->name);
+    int w = snprintf(out, n, "hist-%s.svg", h->hdr.name);
     if (w < 0)
         return;
     for (size_t i = 5; i < n && out[i]; i++) {
@@ -162,7 +162,7 @@ static void marker(struct strbuf *sb, const struct hist *h, const char *label, d
         return;
     double x = value_x(v, first, last, bw);
     char val[64];
-    hist_fmt_value(v, h->unit, val, sizeof val);
+    hist_fmt_value(v, h->hdr.unit, val, sizeof val);
     double ty = 24.0 + 11.0 * row;
     sb_addf(sb,
             "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
@@ -178,10 +178,10 @@ static void marker(struct strbuf *sb, const struct hist *h, const char *label, d
 
 void svg_hist_render(const struct hist *h, struct strbuf *sb)
 {
-    const char *title = h->title && *h->title ? h->title : h->name;
+    const char *title = h->hdr.title && *h->hdr.title ? h->hdr.title : h->hdr.name;
     char *short_title = trunc_utf8(title, 70);
     char smax[64], cnt[32];
-    hist_fmt_value(h->max, h->unit, smax, sizeof smax);
+    hist_fmt_value(h->max, h->hdr.unit, smax, sizeof smax);
     snprintf(cnt, sizeof cnt, "%llu", (unsigned long long)h->count);
 
     sb_addf(sb,
@@ -246,7 +246,7 @@ void svg_hist_render(const struct hist *h, struct strbuf *sb)
         double hgt = top ? (Y1 - Y0) * (double)h->buckets[b] / (double)top : 0;
         double x = X0 + (double)(b - first) * bw;
         char label[64];
-        hist_bucket_label(h->unit, b, label, sizeof label);
+        hist_bucket_label(h->hdr.unit, b, label, sizeof label);
         double pct = 100.0 * (double)h->buckets[b] / (double)h->count;
         sb_addf(sb, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\">", x + 1,
                 Y1 - hgt, bw - 2 > 1 ? bw - 2 : 1, hgt);
@@ -262,7 +262,7 @@ void svg_hist_render(const struct hist *h, struct strbuf *sb)
     for (unsigned b = first; b <= last; b += step) {
         double x = X0 + ((double)(b - first) + 0.5) * bw;
         char label[64];
-        hist_bucket_label(h->unit, b, label, sizeof label);
+        hist_bucket_label(h->hdr.unit, b, label, sizeof label);
         sb_addf(sb, "<text transform=\"translate(%.1f %.1f) rotate(-35)\">", x + 3, Y1 + 10);
         esc_xml(sb, label);
         sb_add(sb, "</text>\n");

@@ -183,9 +183,9 @@ static void point_titles(struct strbuf *sb, const struct report *r, const struct
         fmt_num(r->ticks[i], t, sizeof t);
         sb_addf(sb, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\"><title>%s s: %s", px(sc, r->ticks[i]),
                 py(sc, v), t, num);
-        if (s->unit && *s->unit) {
+        if (s->hdr.unit && *s->hdr.unit) {
             sb_addc(sb, ' ');
-            esc_xml(sb, s->unit);
+            esc_xml(sb, s->hdr.unit);
         }
         sb_add(sb, "</title></circle>\n");
     }
@@ -228,8 +228,8 @@ void svg_series_render(const struct report *r, const struct series *s, struct st
     if (sc.ymax <= sc.ymin)
         sc.ymax = sc.ymin + 4 * step;
 
-    const char *unit = s->unit ? s->unit : "";
-    const char *title = s->title && *s->title ? s->title : s->name;
+    const char *unit = s->hdr.unit ? s->hdr.unit : "";
+    const char *title = s->hdr.title && *s->hdr.title ? s->hdr.title : s->hdr.name;
     char *short_title = trunc_utf8(title, 56);
 
     char smin[32], savg[32], smax[32];

@@ -50,7 +50,7 @@ TEST(biolat_fill_table_and_hists)
     CHECK(report_find_hist(r, "biolat.vda.write") != NULL);
     CHECK(report_find_hist(r, "biosize.vda") != NULL);
     CHECK(report_find_hist(r, "biolat.vda.flush") == NULL);
-    CHECK_STR(report_find_hist(r, "biosize.vda")->unit, "KiB");
+    CHECK_STR(report_find_hist(r, "biosize.vda")->hdr.unit, "KiB");
     const struct table *t = report_find_table(r, "disk.latency");
     REQUIRE(t && t->nrows == 1);
     CHECK_STR(table_str(t, 0, "device"), "vda");

@@ -46,8 +46,8 @@ static char *digest(const struct report *r)
     struct strbuf sb = STRBUF_INIT;
     for (size_t i = 0; i < r->nseries; i++) {
         const struct series *s = r->series[i];
-        sb_addf(&sb, "S %s %s %s %d %g %g:", s->name, s->title, s->unit, s->chart, s->warn,
-                s->crit);
+        sb_addf(&sb, "S %s %s %s %d %g %g:", s->hdr.name, s->hdr.title, s->hdr.unit, s->chart,
+                s->warn, s->crit);
         for (size_t k = 0; k < s->n; k++)
             sb_addf(&sb, " %.9g", s->v[k]);
         sb_addc(&sb, '\n');
@@ -57,7 +57,7 @@ static char *digest(const struct report *r)
                 r->metrics[i].unit ? r->metrics[i].unit : "");
     for (size_t i = 0; i < r->ntables; i++) {
         const struct table *t = r->tables[i];
-        sb_addf(&sb, "T %s rows %zu note %s\n", t->name, t->nrows, t->note ? t->note : "");
+        sb_addf(&sb, "T %s rows %zu note %s\n", t->hdr.name, t->nrows, t->note ? t->note : "");
         for (size_t row = 0; row < t->nrows; row++)
             for (size_t c = 0; c < t->ncols; c++) {
                 const char *s = table_str(t, row, t->cols[c].name);
@@ -67,7 +67,7 @@ static char *digest(const struct report *r)
         sb_addc(&sb, '\n');
     }
     for (size_t i = 0; i < r->nhists; i++)
-        sb_addf(&sb, "H %s %llu\n", r->hists[i]->name, (unsigned long long)r->hists[i]->count);
+        sb_addf(&sb, "H %s %llu\n", r->hists[i]->hdr.name, (unsigned long long)r->hists[i]->count);
     for (size_t i = 0; i < r->nledger; i++)
         sb_addf(&sb, "L %s %s\n", r->ledger[i].name, r->ledger[i].notes ? r->ledger[i].notes : "");
     return sb_detach(&sb);

@@ -145,7 +145,7 @@ TEST(cpu_lifecycle_captured)
     REQUIRE(s != NULL);
     CHECK(s->chart);
     CHECK(isnan(s->warn) && isnan(s->crit)); /* lines are analysis's (test_thresholds) */
-    CHECK_STR(s->resource, "cpu");
+    CHECK_STR(s->hdr.resource, "cpu");
     s = report_find_series(r, "cpu.runq_per_cpu");
     REQUIRE(s != NULL);
     CHECK(s->chart);

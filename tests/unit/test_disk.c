@@ -137,7 +137,7 @@ TEST(disk_life_real_fixture)
     REQUIRE(u);
     CHECK(u->chart && u->n == 1);
     CHECK(isnan(u->warn) && isnan(u->crit)); /* lines are analysis's */
-    CHECK_STR(u->resource, "disk");
+    CHECK_STR(u->hdr.resource, "disk");
     CHECK_NUM(u->v[0], 5.6, 1e-9);
     CHECK_NUM(last_value(r, "disk.vda.iops"), 146, 1e-9);
     CHECK_NUM(last_value(r, "disk.vda.aqu_sz"), 0.097, 1e-9);

@@ -105,7 +105,7 @@ TEST(memory_lifecycle_captured_no_swap)
     REQUIRE(s != NULL);
     CHECK(s->chart);
     CHECK(isnan(s->warn) && isnan(s->crit)); /* lines are analysis's */
-    CHECK_STR(s->resource, "memory");
+    CHECK_STR(s->hdr.resource, "memory");
     CHECK_NUM(series_at(r, "mem.available_pct", 0), pct, 1e-9);
     CHECK_NUM(series_at(r, "mem.dirty_kib", 0), 400, 0);
     CHECK_NUM(series_at(r, "mem.pgmajfault_per_s", 0), 0, 0);

@@ -120,7 +120,7 @@ TEST(net_life_real_fixture)
     CHECK_NUM(last_value(r, "net.drops_per_s"), 0, 0);
     CHECK_NUM(last_value(r, "tcp.retrans_segs_per_s"), 0, 0);
     const struct series *s = report_find_series(r, "net.rx_kib_per_s");
-    CHECK(s && s->chart && strcmp(s->resource, "network") == 0);
+    CHECK(s && s->chart && strcmp(s->hdr.resource, "network") == 0);
     s = report_find_series(r, "net.tx_kib_per_s");
     CHECK(s && s->chart);
 

@@ -75,7 +75,7 @@ TEST(psi_lifecycle_captured)
         REQUIRE(s != NULL);
         CHECK(s->chart);
         CHECK(isnan(s->warn) && isnan(s->crit)); /* lines are analysis's */
-        CHECK_STR(s->resource, "psi");
+        CHECK_STR(s->hdr.resource, "psi");
     }
     const struct series *full = report_find_series(r, "psi.memory.full.pct");
     REQUIRE(full != NULL);
