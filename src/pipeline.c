@@ -5,6 +5,7 @@
 #include "util/instance_lock.h"
 #include "privacy/obfuscate.h"
 #include "model/model.h"
+#include "model/names.h"
 #include "options.h"
 #include "probe.h"
 #include "priority.h"
@@ -22,7 +23,6 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-#include "model/names.h"
 
 static volatile sig_atomic_t g_stop_signal;
 

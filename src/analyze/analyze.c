@@ -4,7 +4,6 @@
 #include "analyze_internal.h"
 #include <stdio.h>
 #include <string.h>
-#include "model/names.h"
 
 /* Series whose chart shows a threshold line: series name -> threshold id. */
 static const struct {

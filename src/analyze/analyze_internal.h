@@ -3,6 +3,7 @@
 #ifndef PERFREPORT_ANALYZE_INTERNAL_H
 #define PERFREPORT_ANALYZE_INTERNAL_H
 #include "../model/model.h"
+#include "../model/names.h"
 #include <stdbool.h>
 #include <stddef.h>
 

@@ -39,7 +39,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "model/names.h"
 
 double rank_score(enum severity sev, double excess, double cov, int corroborations)
 {

@@ -5,7 +5,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include "model/names.h"
 
 /* The on-CPU profile (tables profile.top_self, metrics profile.samples):
  * too few samples say nothing about a share, and a hot function must use

@@ -5,7 +5,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include "model/names.h"
 
 static struct sig disk_sig(const struct report *r, const struct table *d, size_t row,
                            const char *thr_id, const char *col, const char *suffix)

@@ -4,7 +4,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include "model/names.h"
 
 void rule_fd_exhaustion(struct report *r, const struct rule *self)
 {

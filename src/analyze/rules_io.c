@@ -3,7 +3,6 @@
 #include "../util/strbuf.h"
 #include <math.h>
 #include <stdio.h>
-#include "model/names.h"
 
 /* Below this many page lookups a hit rate says nothing about the cache. */
 #define IO_MIN_LOOKUPS 1000

@@ -17,7 +17,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include "model/names.h"
 
 #define LOCK_MIN_WAITS 50
 #define LOCK_MAX_MEAN_MS 10.0

@@ -4,7 +4,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include "model/names.h"
 
 void rule_net_drops(struct report *r, const struct rule *self)
 {

@@ -7,7 +7,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include "model/names.h"
 
 struct offcpu_rule {
     const char *cls, *id, *what, *advice;

@@ -4,7 +4,6 @@
 #include "../util/strbuf.h"
 #include <math.h>
 #include <stdio.h>
-#include "model/names.h"
 
 /* Fewer waits than this make a p99 an anecdote (one slow wakeup). */
 #define RUNQ_MIN_WAITS 100

@@ -4,7 +4,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include "model/names.h"
 
 static bool in_list(const char *s, const char *const *list)
 {

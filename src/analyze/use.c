@@ -6,7 +6,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include "model/names.h"
 
 static enum severity worst(enum severity a, enum severity b) { return a > b ? a : b; }
 

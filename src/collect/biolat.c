@@ -6,6 +6,7 @@
 #include "disk.h"
 #include "kbpf.h"
 #include "../model/model.h"
+#include "../model/names.h"
 #include "../util/clock.h"
 #include "../util/hostfs.h"
 #include "../util/strbuf.h"
@@ -18,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "model/names.h"
 
 static const char *const kind_names[BIO_NKINDS] = {"read",  "write", "flush", "discard",
                                                    "other", "queue", "size"};

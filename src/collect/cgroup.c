@@ -8,6 +8,7 @@
  * field coming from the hierarchy whose controller provides it. */
 #include "cgroup.h"
 #include "model/model.h"
+#include "model/names.h"
 #include "util/hostfs.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
@@ -19,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "model/names.h"
 
 #define CG_MAX_DEPTH 32
 #define CG_MAX_CGROUPS 4000

@@ -1,5 +1,6 @@
 #include "cpu.h"
 #include "../model/model.h"
+#include "../model/names.h"
 #include "../util/hostfs.h"
 #include "../util/strbuf.h"
 #include "../util/xalloc.h"
@@ -9,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "model/names.h"
 
 /* CONFIG_NR_CPUS tops out at 8192; anything beyond is a broken file. */
 #define MAX_CPUS 8192

@@ -5,6 +5,7 @@
  * threads parked on a condition variable.  Waits that end in ETIMEDOUT are
  * timed sleeps and are not counted (see the BPF side). */
 #include "../model/model.h"
+#include "../model/names.h"
 #include "../model/profile.h"
 #include "../symbolize/symbolize.h"
 #include "../util/clock.h"
@@ -28,7 +29,6 @@
 #include "systap.h"
 #include "systap.skel.h"
 #include "tapslice.h"
-#include "model/names.h"
 
 #define TOP_ROWS 25
 #define SUMMARY_FRAMES 5

@@ -5,6 +5,7 @@
 #include "collector.h"
 #include "kbpf.h"
 #include "../model/model.h"
+#include "../model/names.h"
 #include "../util/clock.h"
 #include "../util/xalloc.h"
 #include <linux/types.h>
@@ -20,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "model/names.h"
 
 double io_hit_pct(uint64_t lookups, uint64_t added)
 {

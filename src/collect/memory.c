@@ -1,5 +1,6 @@
 #include "memory.h"
 #include "../model/model.h"
+#include "../model/names.h"
 #include "../util/hostfs.h"
 #include "../util/strbuf.h"
 #include "../util/xalloc.h"
@@ -9,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "model/names.h"
 
 /* ---- parsing ---------------------------------------------------------- */
 

@@ -8,6 +8,7 @@
 #include "net.h"
 #include "collector.h"
 #include "model/model.h"
+#include "model/names.h"
 #include "util/hostfs.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
@@ -17,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "model/names.h"
 
 /* ---- parsers ---------------------------------------------------------- */
 

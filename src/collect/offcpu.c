@@ -8,6 +8,7 @@
  * up to the window end: a reader stuck on a pipe for the whole window is the
  * answer, not a blind spot. */
 #include "../model/model.h"
+#include "../model/names.h"
 #include "../model/profile.h"
 #include "../probe.h"
 #include "../symbolize/symbolize.h"
@@ -30,7 +31,6 @@
 
 #include "../../bpf/offcpu.h"
 #include "offcpu.skel.h"
-#include "model/names.h"
 
 #define TOP_STACKS 25
 #define SUMMARY_FRAMES 5

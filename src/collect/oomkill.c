@@ -3,6 +3,7 @@
  * or finalisation is not lost), the memory cgroup each lived in, and when
  * each happened relative to the window. */
 #include "../model/model.h"
+#include "../model/names.h"
 #include "../probe.h"
 #include "../util/clock.h"
 #include "../util/hostfs.h"
@@ -24,7 +25,6 @@
 
 #include "../../bpf/oomkill.h"
 #include "oomkill.skel.h"
-#include "model/names.h"
 
 #define WALK_MAX_DEPTH 32
 #define WALK_MAX_DIRS 20000

@@ -7,6 +7,7 @@
 #include "collector.h"
 #include "kbpf.h"
 #include "model/model.h"
+#include "model/names.h"
 #include "util/clock.h"
 #include "util/xalloc.h"
 #include <linux/types.h>
@@ -17,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "model/names.h"
 
 _Static_assert(PED_HIST == PE_HIST_BUCKETS, "histogram sizes agree");
 

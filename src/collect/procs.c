@@ -10,6 +10,7 @@
  * and counted in proc.skipped) and every string is stored as raw bytes. */
 #include "procs.h"
 #include "model/model.h"
+#include "model/names.h"
 #include "util/hostfs.h"
 #include "util/redact.h"
 #include "util/strbuf.h"
@@ -25,7 +26,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "model/names.h"
 
 #define TOP_CPU_ROWS 15
 #define TOP_MEM_ROWS 10

@@ -4,6 +4,7 @@
  * resolver into profile "cpu" and summarises it into tables. */
 #include "profile.h"
 #include "../model/model.h"
+#include "../model/names.h"
 #include "../model/profile.h"
 #include "../probe.h"
 #include "../symbolize/symbolize.h"
@@ -33,7 +34,6 @@
 
 #include "../../bpf/profile.h"
 #include "profile.skel.h"
-#include "model/names.h"
 
 _Static_assert(PROF_STACK_NONE == STACK_ID_NONE, "BPF and resolver disagree on 'no stack'");
 

@@ -2,13 +2,13 @@
  * stack, kernel/user split. */
 #include "profile_summary.h"
 #include "../model/model.h"
+#include "../model/names.h"
 #include "../model/profile.h"
 #include "../util/strbuf.h"
 #include "../util/xalloc.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "model/names.h"
 
 /* Per (string id, kind) accumulator. */
 struct facc {

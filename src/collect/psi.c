@@ -1,6 +1,6 @@
 #include "psi.h"
-#include "model/names.h"
 #include "../model/model.h"
+#include "../model/names.h"
 #include "../util/hostfs.h"
 #include "../util/strbuf.h"
 #include "../util/xalloc.h"

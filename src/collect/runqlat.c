@@ -4,6 +4,7 @@
 #include "collector.h"
 #include "kbpf.h"
 #include "../model/model.h"
+#include "../model/names.h"
 #include "../util/clock.h"
 #include "../util/xalloc.h"
 #include "runqlat.skel.h"
@@ -16,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "model/names.h"
 
 void runqlat_fill_hists(struct report *r, const struct khist *cpus, size_t ncpu,
                         const struct khist *behind_self)

@@ -6,6 +6,7 @@
 #include "collector.h"
 #include "kbpf.h"
 #include "model/model.h"
+#include "model/names.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 #include <linux/types.h>
@@ -20,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "model/names.h"
 
 _Static_assert(SCD_HIST == SC_HIST_BUCKETS, "histogram sizes agree");
 

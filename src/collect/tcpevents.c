@@ -8,6 +8,7 @@
 #include "collector.h"
 #include "kbpf.h"
 #include "model/model.h"
+#include "model/names.h"
 #include "util/clock.h"
 #include "util/xalloc.h"
 #include <linux/types.h>
@@ -21,7 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include "model/names.h"
 
 _Static_assert(TED_STATES == TE_STATES, "state table sizes agree");
 

@@ -6,9 +6,9 @@
 #include "json_common.h"
 #include "renderer.h"
 #include "../model/model.h"
+#include "../model/names.h"
 #include <errno.h>
 #include <stdio.h>
-#include "model/names.h"
 
 /* Sizes and SHA-256 of the files already written (a reader recomputes them
  * with sha256sum); manifest.json itself cannot list its own hash. */

@@ -5,6 +5,7 @@
 #include "json_common.h"
 #include "renderer.h"
 #include "../model/model.h"
+#include "../model/names.h"
 #include "../model/profile.h"
 #include "../util/strbuf.h"
 #include "../util/xalloc.h"
@@ -12,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "model/names.h"
 
 #define MD_MAX_TEXT 80     /* characters of host/model text in one place */
 #define MD_MAX_CMDLINE 120
