@@ -30,7 +30,7 @@ CFLAGS ?= $(OPT) -g
 CFLAGS += -std=c11 -D_GNU_SOURCE $(WARN) $(SANFLAGS) -fno-omit-frame-pointer \
           -I$(BUILD)/gen -Isrc -MMD -MP
 LDFLAGS += $(SANFLAGS)
-LDLIBS := -lbpf -lelf -ldw -lcmark -lz -lm
+LDLIBS := -lbpf -lelf -ldw -lcmark -liberty -lz -lm
 
 SRC := $(sort $(shell find src -name '*.c'))
 LIB_SRC := $(filter-out src/main.c,$(SRC))
@@ -55,8 +55,10 @@ UNIT_BIN := $(BUILD)/unit-tests
 # tests/workloads/lib*.c are shared libraries, the rest executables.
 WORKLOAD_LIB_SRC := $(sort $(wildcard tests/workloads/lib*.c))
 WORKLOAD_SRC := $(filter-out $(WORKLOAD_LIB_SRC),$(sort $(wildcard tests/workloads/*.c)))
+WORKLOAD_CXX_SRC := $(sort $(wildcard tests/workloads/*.cc))
 WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(WORKLOAD_SRC)) \
-             $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%.so,$(WORKLOAD_LIB_SRC))
+             $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%.so,$(WORKLOAD_LIB_SRC)) \
+             $(patsubst tests/workloads/%.cc,$(BUILD)/workloads/%,$(WORKLOAD_CXX_SRC))
 
 # test-fast: the normal build only (while developing).
 .PHONY: all deps test test-fast unit workloads bench clean
@@ -122,6 +124,11 @@ unit: $(UNIT_BIN)
 $(BUILD)/workloads/%: tests/workloads/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O1 -g -fno-omit-frame-pointer -fno-inline -Wall -Wextra -Werror -o $@ $< -lpthread
+
+# C++ workloads (demangled names in the profile)
+$(BUILD)/workloads/%: tests/workloads/%.cc
+	@mkdir -p $(dir $@)
+	$(CXX) -std=gnu++17 -O1 -g -fno-omit-frame-pointer -fno-inline -Wall -Wextra -Werror -o $@ $<
 
 # Linked at a non-zero base so that p_vaddr != p_offset (symbolizer tests).
 $(BUILD)/workloads/lib%.so: tests/workloads/lib%.c

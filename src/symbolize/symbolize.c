@@ -8,6 +8,7 @@
 #include "symbolize.h"
 #include "sym_parse.h"
 #include "sym_guard.h"
+#include "demangle.h"
 #include "../util/hostfs.h"
 #include "../util/strbuf.h"
 #include "../util/xalloc.h"
@@ -197,6 +198,9 @@ struct symbolizer {
     struct addr_res *res;
     size_t nres, res_cap;
     struct pmap res_idx; /* (bin id, vaddr) -> res index */
+    /* (bin id or DM_KERNEL, symbol index) -> its demangled name, interned
+     * (as uintptr_t): each mangled symbol is demangled once */
+    struct pmap dm_idx;
     struct inl_ent *inls;
     size_t ninls, inls_cap;
     int init_pidns; /* -1 unknown, 0 no, 1 yes */
@@ -258,6 +262,22 @@ static const char *internf(struct symbolizer *s, const char *fmt, ...)
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
     return intern(s, buf);
+}
+
+/* The name to show for symbol `idx` of bin `bin_id` (DM_KERNEL: kallsyms):
+ * demangled when it is a mangled C++ or Rust name, else `raw` itself. */
+#define DM_KERNEL UINT64_MAX
+static const char *shown_name(struct symbolizer *s, uint64_t bin_id, size_t idx, const char *raw)
+{
+    if (!sym_is_mangled(raw))
+        return raw;
+    size_t *hit = pmap_get(&s->dm_idx, bin_id, idx);
+    if (hit)
+        return (const char *)(uintptr_t)*hit;
+    char buf[SYM_DEMANGLE_OUT_MAX + 1];
+    const char *name = sym_demangle(raw, buf, sizeof buf) ? intern(s, buf) : raw;
+    pmap_put(&s->dm_idx, bin_id, idx, (size_t)(uintptr_t)name);
+    return name;
 }
 
 /* ---- life cycle --------------------------------------------------------- */
@@ -343,6 +363,7 @@ void symbolizer_free(struct symbolizer *s)
     free(s->bin_idx.e);
     free(s->res);
     free(s->res_idx.e);
+    free(s->dm_idx.e);
     free(s->inls);
     for (size_t i = 0; i < s->istr_cap; i++)
         free(s->istr[i]);
@@ -450,7 +471,7 @@ int sym_kernel(struct symbolizer *s, uint64_t addr, struct sym_frame *out)
         return 1;
     }
     const struct ksym *k = &s->ksyms[i];
-    out->name = k->name;
+    out->name = shown_name(s, DM_KERNEL, (size_t)i, k->name); /* Rust in the kernel: v0 names */
     out->module = k->module ? k->module : "[kernel]";
     out->offset = addr - k->addr;
     s->st.kernel_resolved++;
@@ -1206,7 +1227,7 @@ static const struct addr_res *resolve_vaddr(struct symbolizer *s, struct bin *b,
     memset(&r, 0, sizeof r);
     long si = find_sym(b, vaddr);
     if (si >= 0) {
-        r.name = b->strs + b->syms[si].name;
+        r.name = shown_name(s, b->id, (size_t)si, b->strs + b->syms[si].name);
         r.sym_addr = b->syms[si].addr;
     }
     if (want_dwarf) {

@@ -122,3 +122,24 @@ elif [ "${all:-0}" -gt 20 ] && [ $((chain * 10)) -ge $((all * 8)) ]; then
 else
     not_ok e2e_profile_inline_frames_of_exited_process "inliner: $chain of $all samples under spin_outer;spin_inlined_[i]: $(grep '^inliner' "$TMPD/inl/cpu.folded" | head -3)"
 fi
+
+# 6. C++ frames read demangled, as perf shows them: a templated member
+# function in a namespace, by its full name with parameters, and no
+# mangled name of the workload left in the folded stacks.
+if [ -x "$WL/cxxspin" ]; then
+    "$WL/cxxspin" 30 >/dev/null & c1=$!; track $c1
+    sleep 0.3
+    "$PERFREPORT_BIN" -d 3 -F 99 -o "$TMPD/cxx" --quiet
+    kill "$c1" 2>/dev/null; wait "$c1" 2>/dev/null
+    want='prtest::Spinner<unsigned long>::spin(unsigned long)'
+    got=$(awk -v w="$want" 'index($0, w) && $1 ~ /^cxxspin;/ {s += $NF} END {print s + 0}' "$TMPD/cxx/cpu.folded" 2>/dev/null)
+    all=$(awk '$1 ~ /^cxxspin;/ {s += $NF} END {print s + 0}' "$TMPD/cxx/cpu.folded" 2>/dev/null)
+    mangled=$(grep '^cxxspin;' "$TMPD/cxx/cpu.folded" 2>/dev/null | grep -c '_ZN6prtest')
+    if [ "${all:-0}" -gt 20 ] && [ $((got * 10)) -ge $((all * 8)) ] && [ "$mangled" = 0 ]; then
+        ok e2e_profile_cxx_names_demangled
+    else
+        not_ok e2e_profile_cxx_names_demangled "$got of $all cxxspin samples under '$want', $mangled mangled lines: $(grep '^cxxspin' "$TMPD/cxx/cpu.folded" | head -3)"
+    fi
+else
+    not_ok e2e_profile_cxx_names_demangled "workload $WL/cxxspin not built"
+fi
