@@ -62,7 +62,8 @@ static int futex_start(struct collect_ctx *ctx, void **state, char *err, size_t 
     st->tap = systap_acquire(ctx, SYSTAP_FUTEX, &st->classic, err, n);
     if (!st->tap)
         return -EIO;
-    st->pf = stack_prefetch_new(bpf_map__fd(st->tap->maps.fstacks), true);
+    st->pf = stack_prefetch_new(bpf_map__fd(st->tap->maps.fstacks),
+                               STACKS_USER_PER_PID | STACKS_TRIM_TRACING);
     return 0;
 }
 
@@ -174,7 +175,8 @@ static int futex_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     struct stack_resolver *res = stack_prefetch_take(st->pf, &prefetch_ms, &prefetched);
     struct symbolizer *sym = stacks_sym_get();
     if (!res)
-        res = stack_resolver_new(sym, bpf_map__fd(st->tap->maps.fstacks), true);
+        res = stack_resolver_new(sym, bpf_map__fd(st->tap->maps.fstacks),
+                                 STACKS_USER_PER_PID | STACKS_TRIM_TRACING);
     size_t nres = nrows < TOP_ROWS * 4 ? nrows : TOP_ROWS * 4;
     struct stack_row *srows = xcalloc(nres ? nres : 1, sizeof *srows);
     for (size_t i = 0; i < nres; i++)

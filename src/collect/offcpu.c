@@ -128,7 +128,8 @@ static int offcpu_start(struct collect_ctx *ctx, void **state, char *err, size_t
     }
     if (st->skel->bss)
         st->skel->bss->begin_ns = 0;
-    st->pf = stack_prefetch_new(bpf_map__fd(st->skel->maps.stacks), true);
+    st->pf = stack_prefetch_new(bpf_map__fd(st->skel->maps.stacks),
+                               STACKS_USER_PER_PID | STACKS_TRIM_TRACING);
     struct bpf_program *prog =
         st->classic ? st->skel->progs.offcpu_switch_tp : st->skel->progs.offcpu_switch_btf;
     struct bpf_link *l = bpf_program__attach(prog);
@@ -492,7 +493,8 @@ static int offcpu_stop(struct collect_ctx *ctx, void *state, char *err, size_t n
     struct stack_resolver *res = stack_prefetch_take(st->pf, &prefetch_ms, &prefetched);
     struct symbolizer *sym = stacks_sym_get();
     if (!res)
-        res = stack_resolver_new(sym, bpf_map__fd(st->skel->maps.stacks), true);
+        res = stack_resolver_new(sym, bpf_map__fd(st->skel->maps.stacks),
+                                 STACKS_USER_PER_PID | STACKS_TRIM_TRACING);
     struct profile *prof = profile_new("offcpu", "Off-CPU time", "us");
     struct stack_row *srows = xcalloc(nrows ? nrows : 1, sizeof *srows);
     int rc = 0;

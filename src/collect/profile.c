@@ -240,7 +240,7 @@ static int prof_start(struct collect_ctx *ctx, void **state, char *err, size_t n
         snprintf(err, n, "loading the profile BPF program failed: %s", strerror(-rc));
         return rc;
     }
-    st->pf = stack_prefetch_new(bpf_map__fd(st->skel->maps.stackmap), true);
+    st->pf = stack_prefetch_new(bpf_map__fd(st->skel->maps.stackmap), STACKS_USER_PER_PID);
     return open_events(st, err, n);
 }
 
@@ -342,7 +342,7 @@ static int prof_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     struct ledger_entry *led = report_ledger(r, "profile", NULL);
     struct symbolizer *sym = stacks_sym_get();
     if (!sr)
-        sr = stack_resolver_new(sym, bpf_map__fd(st->skel->maps.stackmap), true);
+        sr = stack_resolver_new(sym, bpf_map__fd(st->skel->maps.stackmap), STACKS_USER_PER_PID);
     struct profile *p = profile_new("cpu", "On-CPU profile", "samples");
     int cfd = bpf_map__fd(st->skel->maps.counts);
     struct prof_key key, next;

@@ -18,7 +18,7 @@ struct stack_ref {
 
 struct stack_prefetch {
     int map_fd;
-    bool need_pid;
+    unsigned opts; /* enum stack_opts, for the resolver */
     /* The thread owns sr, batch, ms and stacks while running; everyone
      * else touches them only after a join. */
     struct stack_resolver *sr; /* owned until taken; made by the first batch */
@@ -32,11 +32,11 @@ struct stack_prefetch {
     atomic_int tid;   /* the thread's id, to give it the caller's priority */
 };
 
-struct stack_prefetch *stack_prefetch_new(int stackmap_fd, bool user_stacks_need_pid)
+struct stack_prefetch *stack_prefetch_new(int stackmap_fd, unsigned opts)
 {
     struct stack_prefetch *pf = xcalloc(1, sizeof *pf);
     pf->map_fd = stackmap_fd;
-    pf->need_pid = user_stacks_need_pid;
+    pf->opts = opts;
     return pf;
 }
 
@@ -45,7 +45,7 @@ static void *prefetch_main(void *arg)
     struct stack_prefetch *pf = arg;
     atomic_store(&pf->tid, (int)gettid());
     if (!pf->sr)
-        pf->sr = stack_resolver_new(stacks_sym_get(), pf->map_fd, pf->need_pid);
+        pf->sr = stack_resolver_new(stacks_sym_get(), pf->map_fd, pf->opts);
     double t0 = mono_ms();
     for (size_t i = 0; i < pf->n && !atomic_load(&pf->quit); i++)
         pf->stacks += (uint64_t)stack_resolver_prefetch(pf->sr, pf->batch[i].tgid,

@@ -27,9 +27,9 @@
 struct stack_resolver;
 struct stack_prefetch;
 
-/* stackmap_fd and user_stacks_need_pid as for stack_resolver_new(); the
+/* stackmap_fd and opts (enum stack_opts) as for stack_resolver_new(); the
  * map must outlive the prefetcher. */
-struct stack_prefetch *stack_prefetch_new(int stackmap_fd, bool user_stacks_need_pid);
+struct stack_prefetch *stack_prefetch_new(int stackmap_fd, unsigned opts);
 
 /* Whether a new batch may be collected now: false while the thread still
  * works on the last one (it then takes the caller's priority, and this

@@ -42,6 +42,7 @@ struct stack_resolver {
     struct symbolizer *sym; /* borrowed */
     int fd;                 /* borrowed */
     bool per_pid;
+    bool trim_tracing; /* STACKS_TRIM_TRACING */
     uint32_t depth;         /* slots per stack */
     uint64_t *ips;          /* one stack read buffer */
     struct sentry *tab;
@@ -53,6 +54,16 @@ struct stack_resolver {
     size_t cap_mods, nmods;
     struct stack_stats st;
 };
+
+bool stack_frame_is_tracing(const char *name)
+{
+    static const char *const prefix[] = {"bpf_prog_", "bpf_trace_run", "__bpf_trace_",
+                                         "__traceiter_", "bpf_get_stack", "perf_trace_"};
+    for (size_t i = 0; name && i < sizeof prefix / sizeof prefix[0]; i++)
+        if (strncmp(name, prefix[i], strlen(prefix[i])) == 0)
+            return true;
+    return false;
+}
 
 const char *stack_miss_name(enum stack_miss m)
 {
@@ -79,12 +90,13 @@ static enum stack_miss miss_of(int64_t id)
 }
 
 struct stack_resolver *stack_resolver_new(struct symbolizer *sym, int stackmap_fd,
-                                          bool user_stacks_need_pid)
+                                          unsigned opts)
 {
     struct stack_resolver *sr = xcalloc(1, sizeof *sr);
     sr->sym = sym;
     sr->fd = stackmap_fd;
-    sr->per_pid = user_stacks_need_pid;
+    sr->per_pid = opts & STACKS_USER_PER_PID;
+    sr->trim_tracing = opts & STACKS_TRIM_TRACING;
     sr->depth = MAX_DEPTH_FALLBACK;
     struct bpf_map_info info;
     memset(&info, 0, sizeof info);
@@ -239,15 +251,28 @@ static void resolve(struct stack_resolver *sr, struct sentry *e, uint32_t tgid, 
     bool self = tgid == (uint32_t)getpid();
     e->names_only = names_only && !kernel && !self;
     stacks_sym_lock(); /* the symbolizer may be the run's shared one */
+    bool tip = kernel && sr->trim_tracing; /* still in the tracing frames at the tip */
     for (uint32_t i = 0; i < n; i++) {
         uint64_t a = i ? sr->ips[i] - 1 : sr->ips[i]; /* return address -> call site */
         size_t ninl = 0;
         int rc = kernel ? sym_kernel(sr->sym, a, &f)
                  : self || names_only ? sym_user_name(sr->sym, (int)tgid, a, &f)
                         : sym_user(sr->sym, (int)tgid, a, &f, inl, MAX_INLINE, &ninl);
+        if (tip && rc == 0 && stack_frame_is_tracing(f.name) && i + 1 < n)
+            continue; /* the stack keeps at least one frame */
+        tip = false;
         if (rc < 0) {
             f = (struct sym_frame){.name = "[unknown]", .kind = FRAME_UNKNOWN};
             ninl = 0;
+        }
+        /* a run of frames that could not be named ("[pid N exited]" for each
+         * address of a process gone before the drain) is one frame, so that
+         * such stacks merge in the graph */
+        if (f.kind == FRAME_UNKNOWN && ninl == 0 && sr->npool > e->first &&
+            sr->pool[sr->npool - 1].kind == FRAME_UNKNOWN &&
+            strcmp(sr->pool[sr->npool - 1].s, f.name) == 0) {
+            sr->st.frames_unresolved++;
+            continue;
         }
         if (rc == 0)
             sr->st.frames_resolved++;

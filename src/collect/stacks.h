@@ -47,12 +47,25 @@ struct stack_stats {
     uint64_t frames_resolved, frames_unresolved; /* distinct cached frames */
 };
 
+/* How a collector's stacks are read (stack_resolver_new's opts, or'ed). */
+enum stack_opts {
+    /* user stack ids are cached per (tgid, id): the map hashes addresses
+     * only, so two processes may share one id */
+    STACKS_USER_PER_PID = 1 << 0,
+    /* kernel stacks taken inside a tracepoint program: the frames of the
+     * tracing that took them (bpf_prog_*, bpf_trace_run*, __traceiter_*)
+     * are dropped from their tip, where they would top every stack */
+    STACKS_TRIM_TRACING = 1 << 1,
+};
+
 /* stackmap_fd: a STACK_TRACE map (value = array of __u64 addresses, leaf
- * first, 0-terminated when shorter than the value).  When
- * user_stacks_need_pid, user stack ids are cached per (tgid, id): the map
- * hashes addresses only, so two processes may share one id. */
+ * first, 0-terminated when shorter than the value); opts: enum stack_opts. */
 struct stack_resolver *stack_resolver_new(struct symbolizer *sym, int stackmap_fd,
-                                          bool user_stacks_need_pid);
+                                          unsigned opts);
+
+/* True for a kernel frame of the tracing machinery that runs a BPF program
+ * on a tracepoint and takes its stack. */
+bool stack_frame_is_tracing(const char *name);
 void stack_resolver_free(struct stack_resolver *sr);
 
 /* Adds `count` to profile p for one aggregated sample: root-first frames =

@@ -1,6 +1,7 @@
 /* Wait-class tables.  Kept as data: a new kernel renaming a function (6.15
  * renamed pipe_read to anon_pipe_read) is a one-line change here. */
 #include "waitclass.h"
+#include "stacks.h"
 #include <stdbool.h>
 #include <string.h>
 
@@ -126,14 +127,12 @@ static const struct {
     {"runtime.mPark", FK_PARK}, {"runtime.stopm", FK_PARK},
 };
 
-/* Scheduler core and stack-taking machinery: skipped when summarising. */
+/* Scheduler core: skipped when summarising, as is the stack-taking
+ * machinery (stack_frame_is_tracing). */
 static const char *const noise_exact[] = {
     "__schedule", "schedule", "schedule_idle", "schedule_preempt_disabled",
-    "preempt_schedule_common", "bpf_get_stackid", "bpf_get_stackid_raw_tp",
-    "bpf_get_stack_raw_tp", "bpf_trace_run1", "bpf_trace_run2", "bpf_trace_run3",
-    "bpf_trace_run4", "bpf_trace_run5", "perf_trace_sched_switch",
+    "preempt_schedule_common",
 };
-static const char *const noise_prefix[] = {"bpf_prog_", "__bpf_trace_", "__traceiter_"};
 
 
 const char *wait_class_name(enum wait_class c)
@@ -190,10 +189,7 @@ int wait_frame_is_noise(const char *name)
     for (size_t i = 0; i < sizeof noise_exact / sizeof noise_exact[0]; i++)
         if (strcmp(name, noise_exact[i]) == 0)
             return 1;
-    for (size_t i = 0; i < sizeof noise_prefix / sizeof noise_prefix[0]; i++)
-        if (has_prefix(name, noise_prefix[i]))
-            return 1;
-    return 0;
+    return stack_frame_is_tracing(name);
 }
 
 static enum wait_class kernel_frame_class(const char *f)

@@ -110,7 +110,7 @@ TEST(stacks_resolve_fake_map)
     put(fd, 3, deep, DEPTH);
 
     struct symbolizer *sym = symbolizer_new();
-    struct stack_resolver *sr = stack_resolver_new(sym, fd, true);
+    struct stack_resolver *sr = stack_resolver_new(sym, fd, STACKS_USER_PER_PID);
     struct profile *p = profile_new("cpu", "On-CPU profile", "samples");
     uint32_t me = (uint32_t)getpid();
     CHECK(stack_resolver_add(sr, p, me, "tester", STACK_ID_NONE, 1, 5) == 0);
@@ -161,6 +161,28 @@ TEST(stacks_resolve_fake_map)
     close(fd);
 }
 
+/* Text addresses of names[] (n of them) from the live kallsyms into out[]; 0
+ * for a name not found. */
+static void kallsyms_text(const char *const *names, uint64_t *out, size_t n)
+{
+    struct strbuf sb = STRBUF_INIT;
+    hostfs_set_root(NULL);
+    memset(out, 0, n * sizeof *out);
+    if (hostfs_read("/proc/kallsyms", &sb, 64u << 20) == 0) {
+        for (const char *s = sb_str(&sb); s && *s;) {
+            unsigned long long a;
+            char t, name[128];
+            if (sscanf(s, "%llx %c %127s", &a, &t, name) == 3 && (t == 'T' || t == 't'))
+                for (size_t i = 0; i < n; i++)
+                    if (!out[i] && !strcmp(name, names[i]))
+                        out[i] = a;
+            const char *nl = strchr(s, '\n');
+            s = nl ? nl + 1 : NULL;
+        }
+    }
+    sb_free(&sb);
+}
+
 TEST(stacks_kernel_frames)
 {
     if (running_on_valgrind()) {
@@ -179,24 +201,10 @@ TEST(stacks_kernel_frames)
         return;
     }
     /* Two kernel functions from the live kallsyms. */
-    struct strbuf sb = STRBUF_INIT;
-    hostfs_set_root(NULL);
-    uint64_t a_sched = 0, a_syscall = 0;
-    if (hostfs_read("/proc/kallsyms", &sb, 64u << 20) == 0) {
-        for (const char *s = sb_str(&sb); s && *s;) {
-            unsigned long long a;
-            char t, name[128];
-            if (sscanf(s, "%llx %c %127s", &a, &t, name) == 3 && (t == 'T' || t == 't')) {
-                if (!strcmp(name, "schedule"))
-                    a_sched = a;
-                else if (!strcmp(name, "do_syscall_64"))
-                    a_syscall = a;
-            }
-            const char *nl = strchr(s, '\n');
-            s = nl ? nl + 1 : NULL;
-        }
-    }
-    sb_free(&sb);
+    static const char *const names[] = {"schedule", "do_syscall_64"};
+    uint64_t addr[2];
+    kallsyms_text(names, addr, 2);
+    uint64_t a_sched = addr[0], a_syscall = addr[1];
     if (!a_sched || !a_syscall) {
         test_skip("schedule/do_syscall_64 not in kallsyms");
         close(fd);
@@ -205,7 +213,7 @@ TEST(stacks_kernel_frames)
     uint64_t k[2] = {a_sched + 4, a_syscall + 8};
     put(fd, 7, k, 2);
     struct symbolizer *sym = symbolizer_new();
-    struct stack_resolver *sr = stack_resolver_new(sym, fd, false);
+    struct stack_resolver *sr = stack_resolver_new(sym, fd, 0);
     struct profile *p = profile_new("cpu", "On-CPU profile", "samples");
     CHECK(stack_resolver_add(sr, p, 1234, "kthread", 7, STACK_ID_NONE, 9) == 0);
     const char *path[] = {"kthread", "do_syscall_64", "schedule"};
@@ -215,6 +223,103 @@ TEST(stacks_kernel_frames)
         CHECK_NUM(profile_self(p, n), 9, 0);
         CHECK(profile_node_kind(p, n) == FRAME_KERNEL);
     }
+    stack_resolver_free(sr);
+    profile_free(p);
+    symbolizer_free(sym);
+    close(fd);
+}
+
+/* An off-CPU stack as a tracepoint program takes it: the tracing frames on
+ * its tip are dropped with STACKS_TRIM_TRACING (they would top every stack
+ * of the graph), kept without it (an on-CPU sample inside a BPF program is
+ * time really spent there); a stack of nothing but tracing keeps its
+ * outermost frame. */
+TEST(stacks_trim_tracing_tip)
+{
+    if (running_on_valgrind()) {
+        test_skip("bpf() maps under valgrind");
+        return;
+    }
+    if (geteuid() != 0) {
+        test_skip("needs root to create a BPF map and read kallsyms addresses");
+        return;
+    }
+    static const char *const names[] = {"bpf_trace_run4", "__traceiter_sched_switch",
+                                        "__schedule", "schedule"};
+    uint64_t a[4];
+    kallsyms_text(names, a, 4);
+    if (!a[0] || !a[1] || !a[2] || !a[3]) {
+        test_skip("tracing or scheduler functions not in kallsyms");
+        return;
+    }
+    int fd = fake_map();
+    if (fd < 0) {
+        test_skip("bpf_map_create failed");
+        return;
+    }
+    uint64_t k[4] = {a[0] + 4, a[1] + 8, a[2] + 8, a[3] + 8}; /* leaf first */
+    put(fd, 5, k, 4);
+    put(fd, 6, k, 2); /* tracing only */
+    struct symbolizer *sym = symbolizer_new();
+    for (int trim = 0; trim < 2; trim++) {
+        struct stack_resolver *sr = stack_resolver_new(sym, fd, trim ? STACKS_TRIM_TRACING : 0);
+        struct profile *p = profile_new("offcpu", "Off-CPU time", "us");
+        CHECK(stack_resolver_add(sr, p, 1234, "waiter", 5, STACK_ID_NONE, 3) == 0);
+        CHECK(stack_resolver_add(sr, p, 1234, "tracer", 6, STACK_ID_NONE, 2) == 0);
+        struct leafs l = {.n = 0};
+        profile_walk_stacks(p, collect, &l);
+        uint64_t c = 0;
+        if (trim) {
+            CHECK_STR(find_stack(&l, "waiter;", &c), "waiter;schedule;__schedule");
+            CHECK_STR(find_stack(&l, "tracer;", &c), "tracer;__traceiter_sched_switch");
+        } else {
+            CHECK_STR(find_stack(&l, "waiter;", &c),
+                      "waiter;schedule;__schedule;__traceiter_sched_switch;bpf_trace_run4");
+            CHECK_STR(find_stack(&l, "tracer;", &c),
+                      "tracer;__traceiter_sched_switch;bpf_trace_run4");
+        }
+        stack_resolver_free(sr);
+        profile_free(p);
+    }
+    CHECK(stack_frame_is_tracing("bpf_prog_6deef7357e7b4530_offcpu_switch_btf"));
+    CHECK(stack_frame_is_tracing("__bpf_trace_sched_switch"));
+    CHECK(!stack_frame_is_tracing("__schedule"));
+    CHECK(!stack_frame_is_tracing("bpf_map_lookup_elem"));
+    symbolizer_free(sym);
+    close(fd);
+}
+
+/* A run of frames that cannot be named is one frame: three unmapped
+ * addresses under a named one read "[unknown]" once, so such stacks merge. */
+TEST(stacks_unnamed_run_is_one_frame)
+{
+    if (running_on_valgrind()) {
+        test_skip("bpf() maps under valgrind");
+        return;
+    }
+    if (geteuid() != 0) {
+        test_skip("needs root to create a BPF map");
+        return;
+    }
+    int fd = fake_map();
+    if (fd < 0) {
+        test_skip("bpf_map_create failed");
+        return;
+    }
+    uint64_t u[4] = {0x10, 0x20, 0x30, (uint64_t)(uintptr_t)&stacktest_leaf + 2};
+    put(fd, 8, u, 4);
+    struct symbolizer *sym = symbolizer_new();
+    struct stack_resolver *sr = stack_resolver_new(sym, fd, STACKS_USER_PER_PID);
+    struct profile *p = profile_new("cpu", "On-CPU profile", "samples");
+    CHECK(stack_resolver_add(sr, p, (uint32_t)getpid(), "runs", STACK_ID_NONE, 8, 2) == 0);
+    struct leafs l = {.n = 0};
+    profile_walk_stacks(p, collect, &l);
+    uint64_t c = 0;
+    CHECK_STR(find_stack(&l, "runs;", &c), "runs;stacktest_leaf;[unknown]");
+    CHECK_NUM(c, 2, 0);
+    struct stack_stats st;
+    stack_resolver_stats(sr, &st);
+    CHECK_NUM(st.frames_unresolved, 3, 0);
     stack_resolver_free(sr);
     profile_free(p);
     symbolizer_free(sym);
