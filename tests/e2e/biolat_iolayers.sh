@@ -76,8 +76,12 @@ else
     # read once more just before, from outside the cgroup (not counted):
     # proactive reclaim (this VM runs DAMON pageout) evicts 5-20 % of it
     # within the few seconds since the cold run.
+    # The tap stays attached (PERFREPORT_SYSTAP_DUTY=1): a warm read is over
+    # in ~0.1 s, which time slices could miss whole (the page lookups are
+    # counted inside the read() calls the tap records), and the prime read
+    # or other work on the host can be enough for the tap to slice.
     read_in_window() { # DURATION BUNDLE [prime]
-        "$PERFREPORT_BIN" -d "$1" -c "/$CGN" -v -o "$2" --quiet 2> "$2.err" & _p=$!
+        PERFREPORT_SYSTAP_DUTY=1 "$PERFREPORT_BIN" -d "$1" -c "/$CGN" -v -o "$2" --quiet 2> "$2.err" & _p=$!
         wait_window "$2.err"
         [ "${3:-}" = prime ] && cat "$DATA/big.dat" >/dev/null
         reader
