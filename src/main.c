@@ -42,6 +42,8 @@ static void usage(FILE *f)
           "      --root DIR          read /proc and /sys below DIR (tests, fixtures);\n"
           "                          also PERFREPORT_ROOT\n"
           "  -q, --quiet             no progress and no summary on the terminal\n"
+          "      --oneline           no progress; at the end one line for a log (timers,\n"
+          "                          cron): host, severity, exit status, bundle, headline\n"
           "  -v, --verbose           more detail on stderr\n"
           "  -h, --help              this help\n"
           "  -V, --version           print the version\n"
@@ -53,7 +55,8 @@ static void usage(FILE *f)
 
 #define MAX_SAMPLES 100000
 
-enum { OPT_NO_BPF = 256, OPT_THRESHOLDS, OPT_ROOT, OPT_NO_REDACT, OPT_OBFUSCATE, OPT_MIN_BLOCK_US };
+enum { OPT_NO_BPF = 256, OPT_THRESHOLDS, OPT_ROOT, OPT_NO_REDACT, OPT_OBFUSCATE, OPT_MIN_BLOCK_US,
+       OPT_ONELINE };
 
 /* fds 0-2 closed by the caller (`>&-`) would be the next files we open, and
  * the summary would land in the lock file or a bundle file: open /dev/null
@@ -108,6 +111,7 @@ int main(int argc, char **argv)
         {"obfuscate", no_argument, NULL, OPT_OBFUSCATE},
         {"min-block-us", required_argument, NULL, OPT_MIN_BLOCK_US},
         {"quiet", no_argument, NULL, 'q'},
+        {"oneline", no_argument, NULL, OPT_ONELINE},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
@@ -164,6 +168,7 @@ int main(int argc, char **argv)
             }
             break;
         case 'q': o.quiet = true; break;
+        case OPT_ONELINE: o.oneline = o.quiet = true; break;
         case 'v': o.verbose++; break;
         case 'h': usage(stdout); return 0;
         case 'V': printf("perfreport %s\n", PERFREPORT_VERSION); return 0;

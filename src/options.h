@@ -18,6 +18,7 @@ struct options {
     bool no_redact;      /* --no-redact: keep secrets in command lines (default: redact) */
     bool obfuscate;      /* --obfuscate: replace host/IP/MAC/user names in the bundle */
     bool quiet;
+    bool oneline;        /* --oneline: quiet, then one line for a log (timers, cron) */
     int verbose;
 };
 

@@ -3,6 +3,7 @@
 #include "bundle/bundle.h"
 #include "runner.h"
 #include "util/instance_lock.h"
+#include "util/strbuf.h"
 #include "privacy/obfuscate.h"
 #include "model/model.h"
 #include "model/names.h"
@@ -205,6 +206,43 @@ static void record_self_usage(struct report *r, double wall_ms)
                   (double)ru.ru_maxrss);
 }
 
+/* --oneline: the run in one line for a log that many runs share (a timer's
+ * journal, cron's mail): key=value, text values quoted.  Inside the quotes
+ * every backslash begins an escape (esc_term's \\, \n, \xNN ...; and \"
+ * here), so that a process name in the headline can neither end the line
+ * nor close its quotes and forge a field. */
+static void quote_into(struct strbuf *sb, const char *v)
+{
+    struct strbuf t = STRBUF_INIT;
+    esc_term(&t, v ? v : "");
+    sb_addc(sb, '"');
+    for (const char *p = sb_str(&t); *p; p++) {
+        if (*p == '"')
+            sb_addc(sb, '\\');
+        sb_addc(sb, *p);
+    }
+    sb_addc(sb, '"');
+    sb_free(&t);
+}
+
+static void log_line(const struct report *r, const char *where, int status)
+{
+    struct strbuf sb = STRBUF_INIT;
+    sb_add(&sb, "perfreport: host=");
+    quote_into(&sb, kv_get(&r->host, "hostname"));
+    sb_addf(&sb, " severity=%s status=%d bundle=", severity_name(report_worst_severity(r)),
+            status);
+    char index[PATH_MAX + 64];
+    snprintf(index, sizeof index, "%s/index.html", where);
+    quote_into(&sb, index);
+    sb_add(&sb, " headline=");
+    quote_into(&sb, r->headline);
+    sb_addc(&sb, '\n');
+    (void)fputs(sb_str(&sb), stdout);
+    (void)fflush(stdout);
+    sb_free(&sb);
+}
+
 /* The lock: a non-root run whose default lock file belongs to someone else
  * runs without it (instance_lock returns INSTANCE_LOCK_NONE and says why). */
 static int take_lock(char *err, size_t n)
@@ -301,6 +339,8 @@ int pipeline_run(const struct options *opt)
     if (opt->verbose)
         fprintf(stderr, "perfreport: window end to bundle published: %.1f ms\n",
                 mono_ms() - t_window_end);
+    if (opt->oneline)
+        log_line(r, where, status);
     if (!opt->quiet) {
         enum severity worst = report_worst_severity(r);
         term_printf(stdout, "%s%s%s", worst >= SEV_WARNING ? severity_name(worst) : "",

@@ -121,3 +121,41 @@ out=$("$PERFREPORT_BIN" -d 86400 -i 0.05 2>&1); rc=$?
 case "$rc:$out" in 3:*"samples"*) ok e2e_sample_count_bounded ;; *) not_ok e2e_sample_count_bounded "exit $rc: $out" ;; esac
 out=$("$PERFREPORT_BIN" -p 999999999 -d 1 2>&1); rc=$?
 case "$rc:$out" in 3:*"no such process"*) ok e2e_bad_pid ;; *) not_ok e2e_bad_pid "exit $rc: $out" ;; esac
+
+# 4. --oneline (timers, cron): one line on stdout, key=value, whose fields
+# agree with report.json, and which a hostile process name in the headline
+# (a quote, a backslash, a newline and a fake field) can neither break nor
+# forge a field in.
+name=$(printf 'q"\\\nbundle=x')
+"$WL/burner" 30 1 --comm "$name" & b1=$!; track $b1
+"$WL/burner" 30 1 --comm "$name" & b2=$!; track $b2
+sleep 0.5
+"$PERFREPORT_BIN" -d 3 -o "$TMPD/one" --oneline > "$TMPD/one.out" 2> "$TMPD/one.err"
+rc=$?
+kill "$b1" "$b2" 2>/dev/null; wait "$b1" "$b2" 2>/dev/null
+res=$(python3 - "$TMPD/one.out" "$TMPD/one" "$rc" <<'PY'
+import json, re, sys
+out = open(sys.argv[1], 'rb').read().decode('utf-8', 'replace')
+d = json.load(open(sys.argv[2] + '/report.json'))
+lines = out.split('\n')
+if len(lines) != 2 or lines[1]:
+    print('want exactly one line, got %r' % out[:400]); sys.exit()
+q = r'"((?:[^"\\]|\\.)*)"'
+m = re.fullmatch(r'perfreport: host=%s severity=(\w+) status=(\d+) bundle=%s headline=%s' % (q, q, q), lines[0])
+if not m:
+    print('not key=value as documented: %r' % lines[0]); sys.exit()
+host, sev, status, bundle, head = m.groups()
+unq = lambda s: re.sub(r'\\(["\\])', r'\1', s).replace('\\n', '\n')
+rank = ['none', 'info', 'warning', 'critical']
+worst = max([f['severity'] for f in d['findings']] + ['none'], key=rank.index)
+bad = []
+if unq(host) != d['host']['hostname']: bad.append('host %r' % host)
+if sev != worst: bad.append('severity %s, report %s' % (sev, worst))
+if int(status) != int(sys.argv[3]): bad.append('status %s, exit %s' % (status, sys.argv[3]))
+if unq(bundle) != sys.argv[2] + '/index.html': bad.append('bundle %r' % bundle)
+if unq(head) != d['headline']: bad.append('headline %r, report %r' % (head, d['headline']))
+if 'q"' not in d['headline']: bad.append('headline does not name the hostile burner: %r' % d['headline'])
+print('; '.join(bad) if bad else 'ok')
+PY
+)
+[ "$res" = ok ] && ok e2e_oneline_log_line || not_ok e2e_oneline_log_line "$res"
