@@ -18,6 +18,7 @@
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
+#include <sys/utsname.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -225,18 +226,25 @@ static void quote_into(struct strbuf *sb, const char *v)
     sb_free(&t);
 }
 
-static void log_line(const struct report *r, const char *where, int status)
+/* where: the published bundle; NULL when the run failed (status 3): then
+ * severity=error, bundle="" and the headline is the reason. */
+static void log_line(const struct report *r, const char *where, int status, const char *why)
 {
     struct strbuf sb = STRBUF_INIT;
+    const char *host = kv_get(&r->host, "hostname");
+    struct utsname u;
+    if (!host && uname(&u) == 0) /* failed before the probe */
+        host = u.nodename;
     sb_add(&sb, "perfreport: host=");
-    quote_into(&sb, kv_get(&r->host, "hostname"));
-    sb_addf(&sb, " severity=%s status=%d bundle=", severity_name(report_worst_severity(r)),
-            status);
-    char index[PATH_MAX + 64];
-    snprintf(index, sizeof index, "%s/index.html", where);
+    quote_into(&sb, host);
+    sb_addf(&sb, " severity=%s status=%d bundle=",
+            where ? severity_name(report_worst_severity(r)) : "error", status);
+    char index[PATH_MAX + 64] = "";
+    if (where)
+        snprintf(index, sizeof index, "%s/index.html", where);
     quote_into(&sb, index);
     sb_add(&sb, " headline=");
-    quote_into(&sb, r->headline);
+    quote_into(&sb, where ? r->headline : why);
     sb_addc(&sb, '\n');
     (void)fputs(sb_str(&sb), stdout);
     (void)fflush(stdout);
@@ -340,7 +348,7 @@ int pipeline_run(const struct options *opt)
         fprintf(stderr, "perfreport: window end to bundle published: %.1f ms\n",
                 mono_ms() - t_window_end);
     if (opt->oneline)
-        log_line(r, where, status);
+        log_line(r, where, status, NULL);
     if (!opt->quiet) {
         enum severity worst = report_worst_severity(r);
         term_printf(stdout, "%s%s%s", worst >= SEV_WARNING ? severity_name(worst) : "",
@@ -361,6 +369,8 @@ int pipeline_run(const struct options *opt)
         (void)fflush(stdout);
     }
 out:
+    if (opt->oneline && status == 3) /* the log still gets its line */
+        log_line(r, NULL, status, *err ? err : "the run failed");
     bundle_target_close(&target);
     obf_free(obf);
     report_free(r);

@@ -63,7 +63,7 @@ static int futex_start(struct collect_ctx *ctx, void **state, char *err, size_t 
     if (!st->tap)
         return -EIO;
     st->pf = stack_prefetch_new(bpf_map__fd(st->tap->maps.fstacks),
-                               STACKS_USER_PER_PID | STACKS_TRIM_TRACING);
+                               STACKS_USER_PER_PID);
     return 0;
 }
 
@@ -176,7 +176,7 @@ static int futex_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     struct symbolizer *sym = stacks_sym_get();
     if (!res)
         res = stack_resolver_new(sym, bpf_map__fd(st->tap->maps.fstacks),
-                                 STACKS_USER_PER_PID | STACKS_TRIM_TRACING);
+                                 STACKS_USER_PER_PID);
     size_t nres = nrows < TOP_ROWS * 4 ? nrows : TOP_ROWS * 4;
     struct stack_row *srows = xcalloc(nres ? nres : 1, sizeof *srows);
     for (size_t i = 0; i < nres; i++)

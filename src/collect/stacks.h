@@ -44,7 +44,8 @@ struct stack_stats {
     uint64_t stacks_read;    /* map lookups of distinct stack ids */
     uint64_t stacks_cached;  /* adds served from the cache */
     uint64_t truncated;      /* stacks that filled every slot (may be cut) */
-    uint64_t frames_resolved, frames_unresolved; /* distinct cached frames */
+    uint64_t frames_resolved, frames_unresolved; /* addresses resolved into cached stacks
+                                                  * (a collapsed run counts each) */
 };
 
 /* How a collector's stacks are read (stack_resolver_new's opts, or'ed). */

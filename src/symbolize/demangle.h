@@ -13,9 +13,9 @@
 
 /* true when `name` looks mangled (the demangler is worth a call). */
 bool sym_is_mangled(const char *name);
-/* The demangled form of `name` into out (n bytes, at most
- * SYM_DEMANGLE_OUT_MAX are used); false, out untouched, when it is not a
- * valid mangled name or is too long.  Rust names lose their hash, C++
- * names keep their parameters. */
+/* The demangled form of `name` into out (n >= 8 bytes; at most
+ * SYM_DEMANGLE_OUT_MAX characters and the terminator are written); false,
+ * out untouched, when it is not a valid mangled name, is too long, or n is
+ * under 8.  Rust names lose their hash, C++ names keep their parameters. */
 bool sym_demangle(const char *name, char *out, size_t n);
 #endif

@@ -198,8 +198,9 @@ struct symbolizer {
     struct addr_res *res;
     size_t nres, res_cap;
     struct pmap res_idx; /* (bin id, vaddr) -> res index */
-    /* (bin id or DM_KERNEL, symbol index) -> its demangled name, interned
-     * (as uintptr_t): each mangled symbol is demangled once */
+    /* (bin id or DM_KERNEL, symbol index) -> the name to show (as
+     * uintptr_t): its demangled form, interned, or the raw name when it did
+     * not demangle; each mangled symbol goes to the demangler once */
     struct pmap dm_idx;
     struct inl_ent *inls;
     size_t ninls, inls_cap;

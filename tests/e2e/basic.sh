@@ -145,7 +145,12 @@ m = re.fullmatch(r'perfreport: host=%s severity=(\w+) status=(\d+) bundle=%s hea
 if not m:
     print('not key=value as documented: %r' % lines[0]); sys.exit()
 host, sev, status, bundle, head = m.groups()
-unq = lambda s: re.sub(r'\\(["\\])', r'\1', s).replace('\\n', '\n')
+# one pass, left to right: every backslash begins an escape
+esc = {'n': '\n', 'r': '\r', 't': '\t', 'e': '\x1b'}
+def unq(s):
+    return re.sub(r'\\(x[0-9a-f]{2}|u[0-9A-F]{4}|.)',
+                  lambda m: chr(int(m.group(1)[1:], 16)) if len(m.group(1)) > 1
+                  else esc.get(m.group(1), m.group(1)), s)
 rank = ['none', 'info', 'warning', 'critical']
 worst = max([f['severity'] for f in d['findings']] + ['none'], key=rank.index)
 bad = []
@@ -159,3 +164,15 @@ print('; '.join(bad) if bad else 'ok')
 PY
 )
 [ "$res" = ok ] && ok e2e_oneline_log_line || not_ok e2e_oneline_log_line "$res"
+
+# A run that fails leaves its line too: severity=error, status 3, no bundle,
+# the reason as the headline.
+"$PERFREPORT_BIN" -d 1 --no-bpf -o /proc/perfreport-nope --oneline > "$TMPD/onefail.out" 2>/dev/null
+rc=$?
+line=$(cat "$TMPD/onefail.out")
+case "$rc:$line" in
+    3:'perfreport: host="'*'" severity=error status=3 bundle="" headline="'*'/proc'*'"')
+        [ "$(wc -l < "$TMPD/onefail.out")" = 1 ] && ok e2e_oneline_failed_run \
+            || not_ok e2e_oneline_failed_run "more than one line: $(cat "$TMPD/onefail.out")" ;;
+    *) not_ok e2e_oneline_failed_run "exit $rc, line: $line" ;;
+esac

@@ -229,6 +229,20 @@ TEST(stacks_kernel_frames)
     close(fd);
 }
 
+TEST(stacks_tracing_frames_named)
+{
+    static const char *const tracing[] = {
+        "bpf_prog_6deef7357e7b4530_offcpu_switch_btf", "bpf_trace_run4", "bpf_trace_run12",
+        "__bpf_trace_sched_switch", "__traceiter_sched_switch", "bpf_get_stackid_raw_tp",
+        "bpf_get_stack_raw_tp", "perf_trace_sched_switch"};
+    static const char *const others[] = {"__schedule", "schedule", "bpf_map_lookup_elem",
+                                         "perf_event_task_tick", "do_syscall_64", "", NULL};
+    for (size_t i = 0; i < sizeof tracing / sizeof tracing[0]; i++)
+        CHECK(stack_frame_is_tracing(tracing[i]));
+    for (size_t i = 0; i < sizeof others / sizeof others[0]; i++)
+        CHECK(!stack_frame_is_tracing(others[i]));
+}
+
 /* An off-CPU stack as a tracepoint program takes it: the tracing frames on
  * its tip are dropped with STACKS_TRIM_TRACING (they would top every stack
  * of the graph), kept without it (an on-CPU sample inside a BPF program is
@@ -281,10 +295,6 @@ TEST(stacks_trim_tracing_tip)
         stack_resolver_free(sr);
         profile_free(p);
     }
-    CHECK(stack_frame_is_tracing("bpf_prog_6deef7357e7b4530_offcpu_switch_btf"));
-    CHECK(stack_frame_is_tracing("__bpf_trace_sched_switch"));
-    CHECK(!stack_frame_is_tracing("__schedule"));
-    CHECK(!stack_frame_is_tracing("bpf_map_lookup_elem"));
     symbolizer_free(sym);
     close(fd);
 }
