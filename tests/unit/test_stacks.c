@@ -81,23 +81,31 @@ static const char *find_stack(struct leafs *l, const char *prefix, uint64_t *cou
     return NULL;
 }
 
-TEST(stacks_resolve_fake_map)
+/* A fake stack map for a test, or -1 after saying why the test is skipped:
+ * valgrind does not model every bpf() command (it reports the unused tail of
+ * the attribute union as uninitialised: false alarms), and a map and the
+ * kallsyms addresses need root. */
+static int map_or_skip(void)
 {
     if (running_on_valgrind()) {
-        /* valgrind does not model every bpf() command: it reports the unused
-         * tail of the attribute union as uninitialised (false alarms). */
         test_skip("bpf() maps under valgrind");
-        return;
+        return -1;
     }
     if (geteuid() != 0) {
-        test_skip("needs root to create a BPF map");
-        return;
+        test_skip("needs root to create a BPF map and read kallsyms addresses");
+        return -1;
     }
     int fd = fake_map();
-    if (fd < 0) {
+    if (fd < 0)
         test_skip("bpf_map_create failed");
+    return fd;
+}
+
+TEST(stacks_resolve_fake_map)
+{
+    int fd = map_or_skip();
+    if (fd < 0)
         return;
-    }
     /* Leaf-first, as bpf_get_stackid stores them; +1 so that the resolver's
      * addr-1 for callers still lands inside each function. */
     uint64_t u[3] = {(uint64_t)(uintptr_t)&stacktest_leaf + 1,
@@ -185,21 +193,9 @@ static void kallsyms_text(const char *const *names, uint64_t *out, size_t n)
 
 TEST(stacks_kernel_frames)
 {
-    if (running_on_valgrind()) {
-        /* valgrind does not model every bpf() command: it reports the unused
-         * tail of the attribute union as uninitialised (false alarms). */
-        test_skip("bpf() maps under valgrind");
+    int fd = map_or_skip();
+    if (fd < 0)
         return;
-    }
-    if (geteuid() != 0) {
-        test_skip("needs root to create a BPF map and read kallsyms addresses");
-        return;
-    }
-    int fd = fake_map();
-    if (fd < 0) {
-        test_skip("bpf_map_create failed");
-        return;
-    }
     /* Two kernel functions from the live kallsyms. */
     static const char *const names[] = {"schedule", "do_syscall_64"};
     uint64_t addr[2];
@@ -250,25 +246,16 @@ TEST(stacks_tracing_frames_named)
  * outermost frame. */
 TEST(stacks_trim_tracing_tip)
 {
-    if (running_on_valgrind()) {
-        test_skip("bpf() maps under valgrind");
+    int fd = map_or_skip();
+    if (fd < 0)
         return;
-    }
-    if (geteuid() != 0) {
-        test_skip("needs root to create a BPF map and read kallsyms addresses");
-        return;
-    }
     static const char *const names[] = {"bpf_trace_run4", "__traceiter_sched_switch",
                                         "__schedule", "schedule"};
     uint64_t a[4];
     kallsyms_text(names, a, 4);
     if (!a[0] || !a[1] || !a[2] || !a[3]) {
         test_skip("tracing or scheduler functions not in kallsyms");
-        return;
-    }
-    int fd = fake_map();
-    if (fd < 0) {
-        test_skip("bpf_map_create failed");
+        close(fd);
         return;
     }
     uint64_t k[4] = {a[0] + 4, a[1] + 8, a[2] + 8, a[3] + 8}; /* leaf first */
@@ -303,19 +290,9 @@ TEST(stacks_trim_tracing_tip)
  * addresses under a named one read "[unknown]" once, so such stacks merge. */
 TEST(stacks_unnamed_run_is_one_frame)
 {
-    if (running_on_valgrind()) {
-        test_skip("bpf() maps under valgrind");
+    int fd = map_or_skip();
+    if (fd < 0)
         return;
-    }
-    if (geteuid() != 0) {
-        test_skip("needs root to create a BPF map");
-        return;
-    }
-    int fd = fake_map();
-    if (fd < 0) {
-        test_skip("bpf_map_create failed");
-        return;
-    }
     uint64_t u[4] = {0x10, 0x20, 0x30, (uint64_t)(uintptr_t)&stacktest_leaf + 2};
     put(fd, 8, u, 4);
     struct symbolizer *sym = symbolizer_new();
