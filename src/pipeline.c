@@ -208,26 +208,11 @@ static void record_self_usage(struct report *r, double wall_ms)
 }
 
 /* --oneline: the run in one line for a log that many runs share (a timer's
- * journal, cron's mail): key=value, text values quoted.  Inside the quotes
- * every backslash begins an escape (esc_term's \\, \n, \xNN ...; and \"
- * here), so that a process name in the headline can neither end the line
- * nor close its quotes and forge a field. */
-static void quote_into(struct strbuf *sb, const char *v)
-{
-    struct strbuf t = STRBUF_INIT;
-    esc_term(&t, v ? v : "");
-    sb_addc(sb, '"');
-    for (const char *p = sb_str(&t); *p; p++) {
-        if (*p == '"')
-            sb_addc(sb, '\\');
-        sb_addc(sb, *p);
-    }
-    sb_addc(sb, '"');
-    sb_free(&t);
-}
-
-/* where: the published bundle; NULL when the run failed (status 3): then
- * severity=error, bundle="" and the headline is the reason. */
+ * journal, cron's mail): key=value, the text values quoted by
+ * esc_term_quoted, so that a process name in the headline can neither end
+ * the line nor forge a field.  where: the published bundle; NULL when the
+ * run failed (status 3): then severity=error, bundle="" and the headline is
+ * the reason. */
 static void log_line(const struct report *r, const char *where, int status, const char *why)
 {
     struct strbuf sb = STRBUF_INIT;
@@ -236,15 +221,15 @@ static void log_line(const struct report *r, const char *where, int status, cons
     if (!host && uname(&u) == 0) /* failed before the probe */
         host = u.nodename;
     sb_add(&sb, "perfreport: host=");
-    quote_into(&sb, host);
+    esc_term_quoted(&sb, host);
     sb_addf(&sb, " severity=%s status=%d bundle=",
             where ? severity_name(report_worst_severity(r)) : "error", status);
     char index[PATH_MAX + 64] = "";
     if (where)
         snprintf(index, sizeof index, "%s/index.html", where);
-    quote_into(&sb, index);
+    esc_term_quoted(&sb, index);
     sb_add(&sb, " headline=");
-    quote_into(&sb, where ? r->headline : why);
+    esc_term_quoted(&sb, where ? r->headline : why);
     sb_addc(&sb, '\n');
     (void)fputs(sb_str(&sb), stdout);
     (void)fflush(stdout);

@@ -234,6 +234,20 @@ void esc_term(struct strbuf *sb, const char *s)
     }
 }
 
+void esc_term_quoted(struct strbuf *sb, const char *s)
+{
+    struct strbuf t = STRBUF_INIT;
+    esc_term(&t, s ? s : "");
+    sb_addc(sb, '"');
+    for (const char *p = sb_str(&t); *p; p++) {
+        if (*p == '"')
+            sb_addc(sb, '\\');
+        sb_addc(sb, *p);
+    }
+    sb_addc(sb, '"');
+    sb_free(&t);
+}
+
 int term_printf(FILE *f, const char *fmt, ...)
 {
     va_list ap;

@@ -26,6 +26,11 @@ void esc_json(struct strbuf *sb, const char *s);
  * \e, \x1b-style \xHH, \u202E), and a backslash is doubled, so host text can
  * never move the cursor, recolour, or start a line of its own. */
 void esc_term(struct strbuf *sb, const char *s);
+/* A value of a key=value log line: s through esc_term, then inside double
+ * quotes with each '"' written \" (NULL: ""), so that every backslash inside
+ * the quotes begins an escape and the value can neither end the line nor
+ * close its quotes early. */
+void esc_term_quoted(struct strbuf *sb, const char *s);
 /* Prints one line to f: the formatted text through esc_term, then "\n".
  * Everything printed to a terminal or log goes through this.  Returns what
  * fputs returns (EOF when f's reader is gone). */
