@@ -466,9 +466,9 @@ void runner_start(struct runner *rn)
     kbtf_get_stats(&bs);
     if (bs.reads || bs.passed)
         kv_addf(&rn->r->caps, "kernel_btf", "Kernel BTF for the BPF loads",
-                "read %u time(s), %.1f MiB; %u load(s) parsed it from memory, %u read it "
+                "read %u time(s), %.1f MiB; parsed %u time(s) for %u load(s), %u read it "
                 "themselves",
-                bs.reads, (double)bs.bytes / (1 << 20), bs.served, bs.passed);
+                bs.reads, (double)bs.bytes / (1 << 20), bs.parses, bs.served, bs.passed);
     malloc_for_loads(false);
     /* Kernel-side recording opens together, after every load: the
      * verifier and BTF work of later starts is not the host's latency. */

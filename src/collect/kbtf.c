@@ -113,6 +113,8 @@ void kbtf_raw_put(void)
     pthread_mutex_unlock(&g_mu);
 }
 
+static void shared_drop_locked(void);
+
 void kbtf_release(void)
 {
     pthread_mutex_lock(&g_mu);
@@ -121,6 +123,7 @@ void kbtf_release(void)
         free(g_raw);
         g_raw = NULL;
     }
+    shared_drop_locked();
     pthread_mutex_unlock(&g_mu);
 }
 
@@ -131,32 +134,62 @@ void kbtf_get_stats(struct kbtf_stats *out)
     pthread_mutex_unlock(&g_mu);
 }
 
-/* libbpf's own btf__load_vmlinux_btf, for what the raw file cannot answer. */
+/* libbpf's own btf__load_vmlinux_btf and btf__free, for what the raw file
+ * cannot answer and for every other BTF. */
 static struct btf *(*g_next)(void);
+static void (*g_next_free)(struct btf *);
 static void find_next(void)
 {
     void *f = dlsym(RTLD_NEXT, "btf__load_vmlinux_btf");
     memcpy(&g_next, &f, sizeof f); /* POSIX: a data pointer to a function */
+    f = dlsym(RTLD_NEXT, "btf__free");
+    memcpy(&g_next_free, &f, sizeof f);
+}
+static pthread_once_t g_next_once = PTHREAD_ONCE_INIT;
+
+/* The one parsed kernel BTF that every load reads (see kbtf.h), its loads
+ * not yet freed, and whether parsing it failed. */
+static struct btf *g_shared;
+static unsigned g_shared_refs;
+static bool g_shared_failed;
+
+/* With g_mu held: frees the shared BTF once released and unused. */
+static void shared_drop_locked(void)
+{
+    if (g_shared && !g_shared_refs && g_released) {
+        g_next_free(g_shared);
+        g_shared = NULL;
+    }
 }
 
-/* Takes libbpf's calls (see kbtf.h); the result is the caller's to
- * btf__free, as libbpf's own: NULL with errno set on failure. */
+/* Takes libbpf's calls (see kbtf.h): the shared BTF, which the caller
+ * hands back with btf__free as libbpf does; NULL with errno set on failure. */
 struct btf *btf__load_vmlinux_btf(void)
 {
-    size_t len;
-    const uint8_t *raw = kbtf_raw_get(&len);
-    if (raw) {
-        struct btf *b = btf__new(raw, (uint32_t)len); /* copies the bytes */
-        kbtf_raw_put();
-        if (b) {
+    pthread_once(&g_next_once, find_next);
+    if (g_next_free) {
+        size_t len;
+        const uint8_t *raw = kbtf_raw_get(&len);
+        if (raw) {
             pthread_mutex_lock(&g_mu);
-            g_st.served++;
+            /* Parsed under the lock: a load that waits for it would
+             * otherwise parse the same bytes itself. */
+            if (!g_shared && !g_shared_failed) {
+                g_shared = btf__new(raw, (uint32_t)len); /* copies the bytes */
+                g_shared_failed = g_shared == NULL;
+                g_st.parses++;
+            }
+            struct btf *b = g_shared;
+            if (b) {
+                g_shared_refs++;
+                g_st.served++;
+            }
             pthread_mutex_unlock(&g_mu);
-            return b;
+            kbtf_raw_put();
+            if (b)
+                return b;
         }
     }
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, find_next);
     if (!g_next || g_next == btf__load_vmlinux_btf) {
         errno = ENOENT;
         return NULL;
@@ -165,4 +198,22 @@ struct btf *btf__load_vmlinux_btf(void)
     g_st.passed++;
     pthread_mutex_unlock(&g_mu);
     return g_next();
+}
+
+/* Takes every btf__free, libbpf's own included: the shared BTF loses a user,
+ * any other goes to libbpf. */
+void btf__free(struct btf *btf)
+{
+    if (!btf)
+        return;
+    pthread_once(&g_next_once, find_next);
+    pthread_mutex_lock(&g_mu);
+    bool shared = btf == g_shared;
+    if (shared && g_shared_refs) {
+        g_shared_refs--;
+        shared_drop_locked();
+    }
+    pthread_mutex_unlock(&g_mu);
+    if (!shared && g_next_free)
+        g_next_free(btf);
 }

@@ -1,4 +1,4 @@
-/* The kernel's BTF, read once per run for every BPF object's load.
+/* The kernel's BTF, read and parsed once per run for every BPF object's load.
  *
  * libbpf 1.1 (Debian 12) reads /sys/kernel/btf/vmlinux again for each
  * object it loads (CO-RE relocations, tp_btf targets).  That sysfs file
@@ -6,12 +6,19 @@
  * VM, eight loads a run, a quarter of an idle run's own CPU
  * (bench/RESULTS.md, 2026-11-25).  libbpf calls its exported
  * btf__load_vmlinux_btf() through its PLT, so kbtf.c defines that function
- * and libbpf's loads take it: the file is read once, and each call parses
- * a private copy of the bytes (~4 ms), which libbpf owns and frees as
- * before.  Where the file is missing or is not raw BTF, or after
- * kbtf_release(), libbpf's own function answers (found with
- * dlsym(RTLD_NEXT)).  A libbpf that bound the call internally would not
- * come here: its loads would be as slow as before, not different. */
+ * and libbpf's loads take it: the file is read once.  Parsing a private copy
+ * for each load still cost 20-30 ms of first-touch page faults on a thread
+ * whose memory was fresh (2026-11-25), so every load gets the same parsed
+ * BTF.  libbpf only reads the kernel's BTF (type lookups, candidates for
+ * CO-RE relocations, the base of module BTFs) and gives it back with
+ * btf__free() at the end of bpf_object__load(), which it also calls
+ * through its PLT (Debian's libbpf.so.1: 17 call sites, none bound
+ * inside); kbtf.c defines btf__free too, counts the shared BTF's users down
+ * and passes every other BTF on to libbpf.  Both functions are exported
+ * alike, so a libbpf that bound its calls internally would bind both and
+ * never come here: its loads would be as slow as before, not unsafe.
+ * Where the file is missing or is not raw BTF, or after kbtf_release(),
+ * libbpf's own functions answer (found with dlsym(RTLD_NEXT)). */
 #ifndef PERFREPORT_KBTF_H
 #define PERFREPORT_KBTF_H
 #include <stddef.h>
@@ -22,7 +29,8 @@
 
 struct kbtf_stats {
     unsigned reads;  /* times the sysfs file was read whole */
-    unsigned served; /* btf__load_vmlinux_btf() calls answered from memory */
+    unsigned parses; /* times the bytes were parsed (1 while all goes well) */
+    unsigned served; /* btf__load_vmlinux_btf() calls given the shared BTF */
     unsigned passed; /* calls passed on to libbpf's own function */
     size_t bytes;    /* size of the kernel BTF read */
 };

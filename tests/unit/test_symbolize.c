@@ -161,6 +161,43 @@ TEST(sym_kernel_fixture)
     symbolizer_free(s);
 }
 
+/* Text already in address order (as the kernel writes it) is not sorted
+ * again, so aliases stay in file order: the lookup still names an address
+ * by the best alias, whatever its line. */
+TEST(sym_kallsyms_sorted_text_best_alias)
+{
+    char text[] = "ffffffff81000000 D __data_start\n"
+                  "ffffffff81000000 t __local_alias\n"
+                  "ffffffff81000000 T _stext\n"
+                  "ffffffff81000000 T startup_64\n"
+                  "ffffffff81000100 t helper\n"
+                  "ffffffff81000200 d some_table\n"
+                  "ffffffff81000300 T __pfx_last\n"
+                  "ffffffff81000300 T last_fn\n";
+    struct ksym *k = NULL;
+    bool zero = true;
+    size_t n = sym_parse_kallsyms(text, &k, &zero);
+    CHECK_NUM(n, 8, 0);
+    CHECK(!zero);
+    /* file order kept: the first line is still first */
+    CHECK_STR(k[0].name, "__data_start");
+    long i = sym_kallsyms_find(k, n, 0xffffffff81000010ull);
+    CHECK(i >= 0);
+    if (i >= 0)
+        CHECK_STR(k[i].name, "startup_64"); /* text, global, no underscore */
+    i = sym_kallsyms_find(k, n, 0xffffffff81000300ull);
+    CHECK(i >= 0);
+    if (i >= 0)
+        CHECK_STR(k[i].name, "last_fn");
+    i = sym_kallsyms_find(k, n, 0xffffffff81000108ull);
+    CHECK(i >= 0);
+    if (i >= 0)
+        CHECK_STR(k[i].name, "helper");
+    CHECK_NUM(sym_kallsyms_find(k, n, 0xffffffff81000210ull), -1, 0); /* data */
+    CHECK_NUM(sym_kallsyms_find(k, n, 0xffffffff80000000ull), -1, 0);
+    free(k);
+}
+
 TEST(sym_kernel_hidden_addresses)
 {
     char root[PATH_MAX];
