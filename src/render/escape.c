@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
 
 #define REPLACEMENT "\xEF\xBF\xBD"
@@ -92,52 +93,163 @@ void esc_xml(struct strbuf *sb, const char *s)
     }
 }
 
-void esc_md(struct strbuf *sb, const char *s)
+static bool ascii_alnum(unsigned char c)
 {
-    const unsigned char *p = (const unsigned char *)s;
-    size_t len = strlen(s);
-    /* Characters that start a block (list, heading, quote) matter only at
-     * the start; inline markup characters are escaped everywhere.  Others
-     * (. : - % ...) stay readable in the raw Markdown pasted into tickets. */
-    if (len && strchr("-+=0123456789", *p)) {
-        if (*p >= '0' && *p <= '9') {
-            /* "1. x" or "1) x" would start an ordered list ("6.18" would not). */
-            size_t d = 0;
-            while (d < len && p[d] >= '0' && p[d] <= '9')
-                d++;
-            /* ')' is escaped by the loop below anyway; a second backslash
-             * here would escape that backslash and leave ')' bare. */
-            if (d < len && p[d] == '.' &&
-                (d + 1 == len || p[d + 1] == ' ' || p[d + 1] == '\t')) {
-                sb_addn(sb, (const char *)p, d);
-                sb_addc(sb, '\\');
-                p += d;
-                len -= d;
-            }
-        } else {
-            sb_addc(sb, '\\');
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+/* Character classes of CommonMark's flanking rules, as a set: a byte outside
+ * ASCII (NBSP, a letter or a sign) or the unknown text beyond the
+ * fragment's edge may be any of them. */
+enum { CL_WS = 1, CL_PUNCT = 2, CL_ALNUM = 4, CL_ANY = 7 };
+
+static int md_class(const unsigned char *p, size_t len, size_t i)
+{
+    if (i >= len || p[i] >= 0x80)
+        return CL_ANY;
+    unsigned char c = p[i];
+    if (c <= ' ' || c == 0x7F)
+        return CL_WS; /* controls are written as spaces */
+    return ascii_alnum(c) ? CL_ALNUM : CL_PUNCT;
+}
+
+/* Whether a run of c ('_' or '~') between characters of classes `before`
+ * and `after` can close emphasis or a strikethrough in some context
+ * (CommonMark 6.2 rules 3 and 8; GFM's '~' closes as '*' does).  Only
+ * closers are escaped: with none left no opener finds a partner, and the
+ * renderer's own text has neither '_' emphasis nor strikethrough. */
+static bool run_can_close(unsigned char c, int before, int after)
+{
+    for (int b = 1; b <= CL_ALNUM; b <<= 1) {
+        for (int a = 1; a <= CL_ALNUM; a <<= 1) {
+            if (!(before & b) || !(after & a))
+                continue;
+            bool left = a != CL_WS && (a != CL_PUNCT || b != CL_ALNUM);
+            bool right = b != CL_WS && (b != CL_PUNCT || a != CL_ALNUM);
+            if (right && (c == '~' || !left || a == CL_PUNCT))
+                return true;
         }
     }
-    while (len) {
+    return false;
+}
+
+/* Whether the ASCII punctuation at p[i] of the fragment p[0..len) needs a
+ * backslash in CommonMark inline text.  What the renderer writes around the
+ * fragment counts as anything, except that a table cell has a space on
+ * either side (cell). */
+static bool md_active(const unsigned char *p, size_t len, size_t i, bool cell)
+{
+    unsigned char c = p[i], next = i + 1 < len ? p[i + 1] : 0;
+    int edge = cell ? CL_WS : CL_ANY;
+    switch (c) {
+    case '\\': case '`': case '*': case '|':
+        return true; /* escapes, code spans, emphasis, cells */
+    case '_': case '~': {
+        size_t a = i, b = i;
+        while (a > 0 && p[a - 1] == c)
+            a--;
+        while (b < len && p[b] == c)
+            b++;
+        return run_can_close(c, a ? md_class(p, len, a - 1) : edge,
+                             b < len ? md_class(p, len, b) : edge);
+    }
+    case ']':
+        /* a link, an image, a reference or a definition needs "](", "][" or
+         * "]:"; '[' alone never makes one */
+        return next == '(' || next == '[' || next == ':' || (i + 1 == len && !cell);
+    case '<':
+        /* raw HTML and autolinks need a non-space right after '<'; "<- " and
+         * "<= " are neither */
+        return !(next == ' ' || ((next == '-' || next == '=') && i + 2 < len && p[i + 2] == ' '));
+    case '&':
+        /* entity and numeric character references */
+        return next == '#' || (next >= 'a' && next <= 'z') || (next >= 'A' && next <= 'Z');
+    default:
+        /* [ ( ) > ! # { } . - + = and the rest: inline text leaves them
+         * alone (a heading or quote needs the start of a line, which
+         * md_escape handles) */
+        return false;
+    }
+}
+
+/* Whether esc_md writes p[i] as white space, or the fragment ends there:
+ * spaces, tabs, controls (written as spaces, C1 ones too). */
+static bool md_blank_at(const unsigned char *p, size_t len, size_t i)
+{
+    if (i >= len || p[i] <= ' ' || p[i] == 0x7F)
+        return true;
+    return p[i] == 0xC2 && i + 1 < len && p[i + 1] >= 0x80 && p[i + 1] <= 0x9F;
+}
+
+static void md_escape(struct strbuf *sb, const char *s, bool cell)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t len = strlen(s), i = 0;
+    /* What starts a block matters only at the start, where the fragment may
+     * begin a line: a quote ('>'), a list item ("- ", "+ "), a heading ("# "
+     * to "###### "), a rule or setext underline ("---", "==").  "->", "#1"
+     * and "-1" start nothing. */
+    if (len && (*p == '-' || *p == '+' || *p == '=' || *p == '#')) {
+        size_t r = 0;
+        while (r < len && p[r] == *p)
+            r++;
+        bool blank = md_blank_at(p, len, r);
+        if (blank || (*p != '#' && *p != '+' && r >= 2))
+            sb_addc(sb, '\\');
+    } else if (len && *p == '>') {
+        sb_addc(sb, '\\');
+    } else if (len && *p >= '0' && *p <= '9') {
+        /* "1. x" or "1) x" would start an ordered list ("6.18" would not) */
+        size_t d = 0;
+        while (d < len && p[d] >= '0' && p[d] <= '9')
+            d++;
+        if (d < len && (p[d] == '.' || p[d] == ')') &&
+            md_blank_at(p, len, d + 1)) {
+            sb_addn(sb, (const char *)p, d);
+            sb_addc(sb, '\\');
+            i = d;
+        }
+    }
+    while (i < len) {
         unsigned cp;
-        size_t n = utf8_decode(p, len, &cp);
+        size_t n = utf8_decode(p + i, len - i, &cp);
         if (n == 0) {
             sb_add(sb, REPLACEMENT);
-            p++;
-            len--;
+            i++;
             continue;
         }
         if (cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp <= 0x9F)) {
             sb_addc(sb, ' ');
-        } else if (cp < 0x80 && strchr("\\`*_{}[]()<>#!|~&", (int)cp)) {
+        } else if (cp < 0x80 && md_active(p, len, i, cell)) {
             sb_addc(sb, '\\');
             sb_addc(sb, (char)cp);
         } else {
-            sb_addn(sb, (const char *)p, n);
+            sb_addn(sb, (const char *)p + i, n);
         }
-        p += n;
-        len -= n;
+        i += n;
     }
+}
+
+void esc_md(struct strbuf *sb, const char *s) { md_escape(sb, s, false); }
+
+void esc_md_cell(struct strbuf *sb, const char *s) { md_escape(sb, s, true); }
+
+void esc_md_label(struct strbuf *sb, const char *s)
+{
+    struct strbuf t = STRBUF_INIT;
+    esc_md(&t, s);
+    /* inside "[...]" any bracket counts: escape those esc_md left */
+    for (size_t i = 0; i < t.len; i++) {
+        if (t.buf[i] == '\\' && i + 1 < t.len) {
+            sb_addn(sb, t.buf + i, 2);
+            i++;
+            continue;
+        }
+        if (t.buf[i] == '[' || t.buf[i] == ']')
+            sb_addc(sb, '\\');
+        sb_addc(sb, t.buf[i]);
+    }
+    sb_free(&t);
 }
 
 void esc_json(struct strbuf *sb, const char *s)

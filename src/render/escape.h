@@ -11,11 +11,18 @@
  * that are illegal in XML (C0 controls but \t \n \r, DEL, invalid UTF-8)
  * become U+FFFD. */
 void esc_xml(struct strbuf *sb, const char *s);
-/* Markdown inline text (also inside table cells): every ASCII punctuation
- * character that Markdown or HTML could interpret is backslash-escaped, '|'
- * too, newlines and controls become spaces, so host text can never become
- * markup, a link, an image or raw HTML. */
+/* Markdown inline text (also inside table cells): a backslash before each
+ * character that CommonMark could read as markup where it stands (emphasis,
+ * code, links, images, raw HTML, entities, table pipes, a list or heading at
+ * the start) and nowhere else, so that the Markdown pasted into a ticket
+ * reads as written; newlines and controls become spaces.  Host text can
+ * never become markup, a link, an image or raw HTML. */
 void esc_md(struct strbuf *sb, const char *s);
+/* esc_md for a whole table cell, written as "| " s " |". */
+void esc_md_cell(struct strbuf *sb, const char *s);
+/* esc_md for the text of a link or image ("![...](file)"), where every
+ * bracket needs its backslash. */
+void esc_md_label(struct strbuf *sb, const char *s);
 /* JSON string body (no quotes): \" \\ \uXXXX for controls, and < > & as
  * \u003c \u003e \u0026 so the text is also safe inside <script> blocks;
  * invalid UTF-8 becomes U+FFFD. */

@@ -30,6 +30,26 @@ static void md_text(struct strbuf *sb, const char *s, size_t max)
     free(t);
 }
 
+/* md_text for a whole table cell. */
+static void md_cell(struct strbuf *sb, const char *s, size_t max)
+{
+    if (!s || !*s) {
+        sb_addc(sb, '-');
+        return;
+    }
+    char *t = trunc_utf8(s, max);
+    esc_md_cell(sb, t);
+    free(t);
+}
+
+/* md_text for the text of an image ("![...](file)"). */
+static void md_label(struct strbuf *sb, const char *s, size_t max)
+{
+    char *t = trunc_utf8(s && *s ? s : "-", max);
+    esc_md_label(sb, t);
+    free(t);
+}
+
 /* Adaptive precision for numbers without a declared number of decimals. */
 static void md_number(struct strbuf *sb, double v)
 {
@@ -323,7 +343,7 @@ static void charts(const struct report *r, const char *res, struct strbuf *sb)
          * destination.  One image per paragraph so the HTML side can swap
          * the node for the SVG. */
         sb_add(sb, "![");
-        md_text(sb, s->hdr.title && *s->hdr.title ? s->hdr.title : s->hdr.name, MD_MAX_TEXT);
+        md_label(sb, s->hdr.title && *s->hdr.title ? s->hdr.title : s->hdr.name, MD_MAX_TEXT);
         sb_addf(sb, "](%s)\n\n", file);
     }
 }
@@ -356,7 +376,7 @@ static void table_cell_text(struct strbuf *sb, const struct table *t, size_t row
         int dec = col->decimals < 0 ? 0 : col->decimals > 9 ? 9 : col->decimals;
         sb_addf(sb, "%.*f", dec, cl->num);
     } else if (cl->kind == CELL_STR) {
-        md_text(sb, cl->str, same(col->name, "cmdline") ? MD_MAX_CMDLINE : MD_MAX_TEXT);
+        md_cell(sb, cl->str, same(col->name, "cmdline") ? MD_MAX_CMDLINE : MD_MAX_TEXT);
     } else {
         sb_addc(sb, '-');
     }
@@ -464,7 +484,7 @@ static void hist_md(const struct hist *h, struct strbuf *sb)
     hist_filename(h, file, sizeof file);
     /* hist_filename() only emits [A-Za-z0-9._-]: safe as a link destination */
     sb_add(sb, "![");
-    md_text(sb, title, MD_MAX_TEXT);
+    md_label(sb, title, MD_MAX_TEXT);
     sb_addf(sb, "](%s)\n\n", file);
 }
 

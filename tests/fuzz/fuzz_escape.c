@@ -1,6 +1,8 @@
 /* The escaping functions, with the invariants their callers rely on. */
 #include "fuzz.h"
 #include "render/escape.h"
+#include <cmark.h>
+#include <stdlib.h>
 
 /* Valid UTF-8 throughout; returns false otherwise. */
 static bool valid_utf8(const char *s, size_t len)
@@ -67,23 +69,80 @@ static void check_json(const char *in)
     sb_free(&sb);
 }
 
-static void check_md(const char *in)
+/* The paragraph cmark makes of plain text: controls as spaces (as esc_md
+ * writes them), invalid UTF-8 as U+FFFD, & < > " as entities. */
+static void literal_html(struct strbuf *sb, const char *in)
+{
+    const unsigned char *p = (const unsigned char *)in;
+    size_t len = strlen(in);
+    while (len) {
+        unsigned cp;
+        size_t n = utf8_decode(p, len, &cp);
+        if (!n) {
+            sb_add(sb, "\xEF\xBF\xBD");
+            n = 1;
+        } else if (cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp <= 0x9F)) {
+            sb_addc(sb, ' ');
+        } else if (cp == '&' || cp == '<' || cp == '>' || cp == '"') {
+            sb_add(sb, cp == '&' ? "&amp;" : cp == '<' ? "&lt;" : cp == '>' ? "&gt;" : "&quot;");
+        } else {
+            sb_addn(sb, (const char *)p, n);
+        }
+        p += n;
+        len -= n;
+    }
+}
+
+/* esc_md's promise, checked by cmark itself: whatever the text, between
+ * other words or in a table cell it comes out of the parser as the same
+ * text (no emphasis, code, link, image, raw HTML or entity), on one line. */
+static void check_md_in(const char *in, bool cell)
 {
     struct strbuf sb = STRBUF_INIT;
-    esc_md(&sb, in);
-    const char *o = sb_str(&sb);
-    FUZZ_ASSERT(valid_utf8(o, sb.len));
-    for (size_t i = 0; i < sb.len; i++) {
-        unsigned char c = (unsigned char)o[i];
-        FUZZ_ASSERT(c >= 0x20 && c != 0x7f); /* no line breaks: stays one cell/line */
-        if (c == '\\') {
-            i++; /* the escaped character */
-            continue;
-        }
-        /* Markup characters only ever appear escaped. */
-        FUZZ_ASSERT(!strchr("`*_{}[]()<>#!|~&", c));
-    }
+    (cell ? esc_md_cell : esc_md)(&sb, in);
+    FUZZ_ASSERT(valid_utf8(sb_str(&sb), sb.len));
+    for (size_t i = 0; i < sb.len; i++)
+        FUZZ_ASSERT((unsigned char)sb.buf[i] >= 0x20 && sb.buf[i] != 0x7f); /* one line */
+    struct strbuf md = STRBUF_INIT, want = STRBUF_INIT;
+    sb_add(&md, "x ");
+    sb_add(&md, sb_str(&sb));
+    sb_add(&md, " y");
+    sb_add(&want, "<p>x ");
+    literal_html(&want, in);
+    sb_add(&want, " y</p>\n");
+    char *html = cmark_markdown_to_html(md.buf, md.len, CMARK_OPT_DEFAULT);
+    FUZZ_ASSERT(html && strcmp(html, want.buf) == 0);
+    free(html);
+    sb_free(&md);
+    sb_free(&want);
     sb_free(&sb);
+}
+
+/* At the start of a line, where a block could begin; text that starts or
+ * ends with white space is left out, as cmark trims a paragraph. */
+static void check_md_line_start(const char *in)
+{
+    size_t len = strlen(in);
+    unsigned char first = len ? (unsigned char)in[0] : 0, last = len ? (unsigned char)in[len - 1] : 0;
+    if (!len || first <= ' ' || first >= 0x7F || last <= ' ' || last >= 0x7F)
+        return;
+    struct strbuf sb = STRBUF_INIT, want = STRBUF_INIT;
+    esc_md(&sb, in);
+    sb_add(&want, "<p>");
+    literal_html(&want, in);
+    sb_add(&want, "</p>\n");
+    char *html = cmark_markdown_to_html(sb_str(&sb), sb.len, CMARK_OPT_DEFAULT);
+    FUZZ_ASSERT(html && strcmp(html, want.buf) == 0);
+    free(html);
+    sb_free(&want);
+    sb_free(&sb);
+}
+
+static void check_md(const char *in)
+{
+    check_md_in(in, false);
+    check_md_in(in, true);
+    check_md_line_start(in);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

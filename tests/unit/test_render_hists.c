@@ -138,7 +138,7 @@ TEST(hist_markdown_section_table_and_image)
     markdown_render(r, &md);
     const char *s = sb_str(&md);
     CHECK_CONTAINS(s, "## Disks\n");
-    CHECK_CONTAINS(s, "### vd\\<a\\> \\& \"read\" latency\n");
+    CHECK_CONTAINS(s, "### vd\\<a> & \"read\" latency\n");
     /* p50: target 50 of 100, bucket 4 holds 11..50 -> 32; p90 in bucket 6 */
     CHECK_CONTAINS(s, "100 samples · p50 32 us · p90 ");
     CHECK_CONTAINS(s, " · max 3 ms\n");
