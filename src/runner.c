@@ -423,10 +423,11 @@ static void malloc_for_loads(bool on)
     }
 }
 
-/* BPF starts run two at a time: each load parses the kernel's BTF (about
- * 11 MB while it lasts), and all at once multiplied peak RSS past the 64
- * MiB budget; two keep both CPUs of a small host busy (and on a saturated
- * one take two threads' shares).  The slow BPF attaches go first and the
+/* BPF starts run two at a time: when each load parsed the kernel's BTF
+ * (about 11 MB while it lasted) all at once multiplied peak RSS past the 64
+ * MiB budget, and now that they share one parse (kbtf.h) two still keep both
+ * CPUs of a small host busy (and on a saturated one take two threads'
+ * shares) without every load's verifier and maps at once.  The slow BPF attaches go first and the
  * /proc baselines last, one at a time, so every baseline is taken within
  * milliseconds of the window's t = 0, which the caller sets afterwards. */
 void runner_start(struct runner *rn)
