@@ -300,7 +300,7 @@ static void resolve(struct stack_resolver *sr, struct sentry *e, uint32_t tgid, 
 /* Appends the frames of one stack to out[*k]; an error id appends one
  * missing frame and counts it. */
 static void append(struct stack_resolver *sr, struct pframe *out, size_t *k, uint32_t tgid,
-                   bool kernel, int64_t id, uint64_t count)
+                   const char *comm, bool kernel, int64_t id, uint64_t count)
 {
     if (id == STACK_ID_NONE)
         return;
@@ -332,6 +332,17 @@ static void append(struct stack_resolver *sr, struct pframe *out, size_t *k, uin
         miss = e->miss;
         if (miss < 0) {
             memcpy(out + *k, sr->pool + e->first, e->n * sizeof *out);
+            /* the user stack of a process that exited before its maps were
+             * read is one unnamed frame: named by the comm instead of the
+             * pid, so the stacks of a short-lived program's many processes
+             * merge ("[make exited]", not one "[pid N exited]" each) */
+            if (!kernel && e->n == 1 && out[*k].kind == FRAME_UNKNOWN) {
+                stacks_sym_lock();
+                const char *label = sym_exited_label(sr->sym, (int)tgid, comm);
+                stacks_sym_unlock();
+                if (label)
+                    out[*k] = (struct pframe){label, strlen(label), FRAME_UNKNOWN};
+            }
             *k += e->n;
         }
     }
@@ -375,13 +386,12 @@ int stack_resolver_add(struct stack_resolver *sr, struct profile *p, uint32_t tg
 {
     if (!sr || !p)
         return -EINVAL;
-    if (!comm || !*comm)
-        comm = "[unknown]";
+    const char *shown = comm && *comm ? comm : "[unknown]";
     struct pframe *f = sr->scratch;
     size_t k = 0;
-    f[k++] = (struct pframe){comm, strlen(comm), FRAME_PROCESS};
-    append(sr, f, &k, tgid, false, ustack_id, count);
-    append(sr, f, &k, tgid, true, kstack_id, count);
+    f[k++] = (struct pframe){shown, strlen(shown), FRAME_PROCESS};
+    append(sr, f, &k, tgid, comm, false, ustack_id, count);
+    append(sr, f, &k, tgid, comm, true, kstack_id, count);
     profile_add_frames(p, f, k, count);
     return 0;
 }

@@ -147,6 +147,7 @@ struct bin {
 struct proc {
     int pid;
     bool gone;
+    bool exited;       /* gone because it exited (or is in another pid namespace) */
     const char *label; /* for gone/unreadable pids */
     struct sym_map *maps;
     size_t nmaps;
@@ -519,6 +520,7 @@ static struct proc *get_proc(struct symbolizer *s, int pid)
     } else if (rc == 0 || rc == -ENOENT || rc == -ESRCH) {
         /* No maps (or an empty one: a zombie has released its memory). */
         p->gone = true;
+        p->exited = true;
         s->st.pids_gone++;
         p->label = in_init_pidns(s) ? internf(s, "[pid %d exited]", pid)
                                     : internf(s, "[pid %d exited or in another pid namespace]", pid);
@@ -531,6 +533,18 @@ static struct proc *get_proc(struct symbolizer *s, int pid)
     pmap_put(&s->pid_idx, (uint64_t)(unsigned)pid, 0, s->nprocs);
     s->nprocs++;
     return p;
+}
+
+const char *sym_exited_label(struct symbolizer *s, int pid, const char *comm)
+{
+    if (!s || !comm || !*comm)
+        return NULL;
+    size_t *ix = pmap_get(&s->pid_idx, (uint64_t)(unsigned)pid, 0);
+    if (!ix || !s->procs[*ix]->exited)
+        return NULL;
+    /* a comm is at most 15 bytes from the kernel; a longer one is cut */
+    return in_init_pidns(s) ? internf(s, "[%.64s exited]", comm)
+                            : internf(s, "[%.64s exited or in another pid namespace]", comm);
 }
 
 static long find_map(const struct proc *p, uint64_t addr)

@@ -97,5 +97,12 @@ int sym_user(struct symbolizer *s, int pid, uint64_t addr, struct sym_frame *out
  * inline frames).  For perfreport's own stacks. */
 int sym_user_name(struct symbolizer *s, int pid, uint64_t addr, struct sym_frame *out);
 
+/* For a process that sym_user found gone because it exited (its frames read
+ * "[pid N exited]"): one label for its whole user stack named by its comm,
+ * "[comm exited]", the same for every process of that name so that their
+ * stacks merge.  NULL when pid was not looked up or is not known to have
+ * exited. */
+const char *sym_exited_label(struct symbolizer *s, int pid, const char *comm);
+
 void sym_stats(const struct symbolizer *s, struct sym_stats *out);
 #endif

@@ -125,7 +125,7 @@ kill $sl 2>/dev/null
 # 6. Stacks are resolved during the window: processes that block and exit
 #    before the window ends keep their frame names in the off-CPU profile
 #    (main in sleeper) and the futex table (contend_on_lock in mutexfight);
-#    resolved only at the drain, they read "[pid N exited]".
+#    resolved only at the drain, they read "[sleeper exited]".
 # The profile collector is failed at its start (an injected fault): its own
 # prefetch would otherwise read their maps while they burn CPU.
 PERFREPORT_FAULT=profile:start:fail PERFREPORT_LOCK="$TMPD/lock6" "$PERFREPORT_BIN" -d 8 -v -o "$TMPD/exited" --quiet 2>"$TMPD/exited.err" & prp=$!

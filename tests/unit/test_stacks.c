@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define DEPTH 127
@@ -288,6 +289,46 @@ TEST(stacks_trim_tracing_tip)
 
 /* A run of frames that cannot be named is one frame: three unmapped
  * addresses under a named one read "[unknown]" once, so such stacks merge. */
+/* Two processes of one program that exited before their stacks were read:
+ * one frame named by the comm, so that their stacks merge, instead of one
+ * "[pid N exited]" per process. */
+TEST(stacks_exited_processes_merge_by_comm)
+{
+    int fd = map_or_skip();
+    if (fd < 0)
+        return;
+    uint64_t u[3] = {0x401010, 0x401020, 0x401030};
+    put(fd, 9, u, 3);
+    pid_t kids[2];
+    for (int i = 0; i < 2; i++) {
+        kids[i] = fork();
+        REQUIRE(kids[i] >= 0);
+        if (kids[i] == 0)
+            _exit(0);
+        waitpid(kids[i], NULL, 0);
+    }
+    struct symbolizer *sym = symbolizer_new();
+    struct stack_resolver *sr = stack_resolver_new(sym, fd, STACKS_USER_PER_PID);
+    struct profile *p = profile_new("cpu", "On-CPU profile", "samples");
+    CHECK(stack_resolver_add(sr, p, (uint32_t)kids[0], "cc1", STACK_ID_NONE, 9, 2) == 0);
+    CHECK(stack_resolver_add(sr, p, (uint32_t)kids[1], "cc1", STACK_ID_NONE, 9, 3) == 0);
+    CHECK(stack_resolver_add(sr, p, (uint32_t)kids[1], NULL, STACK_ID_NONE, 9, 1) == 0);
+    struct leafs l = {.n = 0};
+    profile_walk_stacks(p, collect, &l);
+    uint64_t c = 0;
+    CHECK_STR(find_stack(&l, "cc1;", &c), "cc1;[cc1 exited]");
+    CHECK_NUM(c, 5, 0);
+    /* without a comm the pid's own label stays */
+    char want[64];
+    snprintf(want, sizeof want, "[unknown];[pid %d exited]", (int)kids[1]);
+    CHECK_STR(find_stack(&l, "[unknown];", &c), want);
+    CHECK_NUM(l.n, 2, 0);
+    stack_resolver_free(sr);
+    profile_free(p);
+    symbolizer_free(sym);
+    close(fd);
+}
+
 TEST(stacks_unnamed_run_is_one_frame)
 {
     int fd = map_or_skip();

@@ -435,6 +435,14 @@ TEST(sym_user_exited_pid)
     sym_stats(s, &st);
     CHECK_NUM(st.pids_gone, 1, 0);
     CHECK_NUM(st.user_unresolved, 2, 0);
+    /* the whole stack's label by comm: the same for every process of that
+     * name, and none for a pid never looked up or still alive */
+    CHECK_STR(sym_exited_label(s, child, "make"), "[make exited]");
+    CHECK(sym_exited_label(s, child, "make") == sym_exited_label(s, child, "make"));
+    CHECK(sym_exited_label(s, child, "") == NULL);
+    CHECK(sym_exited_label(s, getpid(), "self") == NULL);
+    CHECK_NUM(sym_user(s, getpid(), (uint64_t)(uintptr_t)&symbolizer_new, &f, NULL, 0, NULL), 0, 0);
+    CHECK(sym_exited_label(s, getpid(), "self") == NULL);
     symbolizer_free(s);
 }
 
