@@ -1,4 +1,5 @@
 #include "markdown.h"
+#include "md_common.h"
 #include "charts.h"
 #include "hists.h"
 #include "escape.h"
@@ -14,57 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MD_MAX_TEXT 80     /* characters of host/model text in one place */
-#define MD_MAX_CMDLINE 120
-#define MD_MAX_ROWS 20
-
-/* Host or model text: truncated, then escaped; "-" when absent. */
-static void md_text(struct strbuf *sb, const char *s, size_t max)
-{
-    if (!s || !*s) {
-        sb_addc(sb, '-');
-        return;
-    }
-    char *t = trunc_utf8(s, max);
-    esc_md(sb, t);
-    free(t);
-}
-
-/* md_text for a whole table cell. */
-static void md_cell(struct strbuf *sb, const char *s, size_t max)
-{
-    if (!s || !*s) {
-        sb_addc(sb, '-');
-        return;
-    }
-    char *t = trunc_utf8(s, max);
-    esc_md_cell(sb, t);
-    free(t);
-}
-
-/* md_text for the text of an image ("![...](file)"). */
-static void md_label(struct strbuf *sb, const char *s, size_t max)
-{
-    char *t = trunc_utf8(s && *s ? s : "-", max);
-    esc_md_label(sb, t);
-    free(t);
-}
-
-/* Adaptive precision for numbers without a declared number of decimals. */
-static void md_number(struct strbuf *sb, double v)
-{
-    double a = fabs(v);
-    if (!isfinite(v))
-        sb_addc(sb, '-');
-    else if (v == trunc(v) && a < 1e15)
-        sb_addf(sb, "%.0f", v);
-    else if (a >= 100)
-        sb_addf(sb, "%.0f", v);
-    else if (a >= 10)
-        sb_addf(sb, "%.1f", v);
-    else
-        sb_addf(sb, "%.2f", v);
-}
+#define MD_MAX_ROWS 20 /* rows of a table shown; a count says how many more */
 
 /* "/s" reads best glued to the number ("12/s"), words after a space. */
 static void md_unit_suffix(struct strbuf *sb, const char *unit)
@@ -94,15 +45,6 @@ static void md_value(struct strbuf *sb, double v, const char *unit)
     }
 }
 
-static const char *sev_word_upper(enum severity s)
-{
-    switch (s) {
-    case SEV_CRITICAL: return "CRITICAL";
-    case SEV_WARNING: return "WARNING";
-    default: return "OK";
-    }
-}
-
 static void title_and_verdict(const struct report *r, struct strbuf *sb)
 {
     sb_add(sb, "# perfreport: ");
@@ -116,48 +58,9 @@ static void title_and_verdict(const struct report *r, struct strbuf *sb)
                 "**INCOMPLETE:** the capture window was interrupted after %.1f s of the "
                 "planned %.0f s; every figure covers only that part.\n\n",
                 r->window.actual_s, r->window.planned_s);
-    enum severity worst = report_worst_severity(r);
-    sb_addf(sb, "**%s:** ", r->failed ? "FAILED" : sev_word_upper(worst));
-    if (r->headline && *r->headline)
-        md_text(sb, r->headline, 400);
-    else if (r->nfindings)
-        md_text(sb, r->findings[0].title, 400);
-    else
-        sb_add(sb, "No findings at warning or above.");
+    md_verdict(r, sb);
     sb_add(sb, "\n\n");
-
-    /* One line of context: where, what and when. */
-    const char *kernel = kv_get(&r->host, "kernel");
-    double cpus = kv_num(&r->host, "cpus");
-    sb_add(sb, "Host ");
-    md_text(sb, kv_get(&r->host, "hostname"), MD_MAX_TEXT);
-    if (kernel) {
-        sb_add(sb, " · kernel ");
-        md_text(sb, kernel, MD_MAX_TEXT);
-    }
-    if (isfinite(cpus)) {
-        sb_addf(sb, " · %.0f CPUs", cpus);
-    } else if (isfinite(report_metric_value(r, NM_CPU_COUNT))) {
-        sb_addf(sb, " · %.0f CPUs", report_metric_value(r, NM_CPU_COUNT));
-    }
-    sb_addf(sb, " · %.1f s window", r->window.actual_s);
-    if (r->window.interrupted || fabs(r->window.actual_s - r->window.planned_s) >= 1)
-        sb_addf(sb, " (planned %.0f s)", r->window.planned_s);
-    if (r->window.interval_s > 0) {
-        sb_add(sb, ", sampled every ");
-        md_number(sb, r->window.interval_s);
-        sb_add(sb, " s");
-    }
-    sb_add(sb, " · ");
-    md_text(sb, r->window.target ? r->window.target : "system-wide", MD_MAX_TEXT);
-    char iso[40];
-    format_iso8601_utc(&r->window.start_wall, iso, sizeof iso);
-    if (iso[0]) {
-        /* 2024-05-01T12:00:00Z -> 2024-05-01 12:00:00 UTC */
-        iso[10] = ' ';
-        iso[19] = '\0';
-        sb_addf(sb, " · started %s UTC", iso);
-    }
+    md_context(r, sb);
     sb_add(sb, "\n\n");
 
     /* A value after a gap averages over it; its chart line breaks there. */
@@ -203,28 +106,8 @@ static void findings(const struct report *r, struct strbuf *sb)
             serious++;
     if (serious == 0)
         sb_add(sb, "No findings at warning or above.\n\n");
-    for (size_t i = 0; i < r->nfindings; i++) {
-        const struct finding *f = &r->findings[i];
-        char marker[32];
-        int w = snprintf(marker, sizeof marker, "%zu. ", i + 1);
-        char pad[32];
-        memset(pad, ' ', (size_t)w);
-        pad[w] = '\0';
-        sb_addf(sb, "%s**%s:** ", marker, f->sev == SEV_INFO ? "INFO" : sev_word_upper(f->sev));
-        md_text(sb, f->title, 400);
-        sb_add(sb, "\n");
-        for (size_t k = 0; k < f->nevidence; k++) {
-            sb_addf(sb, "%s- ", pad);
-            md_text(sb, f->evidence[k], 400);
-            sb_add(sb, "\n");
-        }
-        if (f->recommendation && *f->recommendation) {
-            sb_addf(sb, "\n%s**What to do:** ", pad);
-            md_text(sb, f->recommendation, 600);
-            sb_add(sb, "\n");
-        }
-        sb_add(sb, "\n");
-    }
+    for (size_t i = 0; i < r->nfindings; i++)
+        md_finding(sb, &r->findings[i], i + 1, r->findings[i].nevidence);
 }
 
 static void use_cell(struct strbuf *sb, const struct use_cell *c)

@@ -8,6 +8,7 @@
 #include "../../src/render/json_writer.h"
 #include "../../src/render/markdown.h"
 #include "../../src/render/renderer.h"
+#include "../../src/render/summary.h"
 #include "../../src/util/strbuf.h"
 #include "../../src/util/xalloc.h"
 #include <cmark.h>
@@ -187,12 +188,81 @@ TEST(render_text_registry_order)
     size_t charts = 0;
     for (size_t i = 0; i < r->nseries; i++)
         charts += r->series[i]->chart;
-    /* json, manifest, markdown, one file per chart and per histogram, index.html */
-    CHECK(m.n == 4 + charts + r->nhists);
+    /* json, manifest, markdown, summary, one file per chart and per
+     * histogram, index.html */
+    CHECK(m.n == 5 + charts + r->nhists);
+    CHECK(mem_get(&m, "summary.md") != NULL);
     CHECK(mem_get(&m, "hist-runqlat.svg") != NULL);
     CHECK(mem_get(&m, "report.json") && mem_get(&m, "manifest.json") && mem_get(&m, "report.md"));
     CHECK(mem_get(&m, "index.html") != NULL);
     mem_free(&m);
+    report_free(r);
+}
+
+static size_t lines_of(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+/* summary.md: the verdict, the context, what was not checked, the serious
+ * findings with their first evidence and advice; host text escaped. */
+TEST(render_summary_verdict_findings_and_escaping)
+{
+    struct report *r = synthetic();
+    struct strbuf sb = STRBUF_INIT;
+    summary_render(r, &sb);
+    const char *s = sb_str(&sb);
+    CHECK(strncmp(s, "# perfreport: ", 14) == 0);
+    CHECK_CONTAINS(s, "\n**CRITICAL:** ");
+    CHECK_CONTAINS(s, "Host ");
+    CHECK_CONTAINS(s, "**Not checked:** Network (/proc/net) failed: cannot read /proc/net/dev");
+    CHECK_CONTAINS(s, "1. **CRITICAL:** CPU saturated");
+    CHECK_CONTAINS(s, "   **What to do:** Profile on-CPU time");
+    CHECK_CONTAINS(s, "2. **WARNING:** \\<script>alert(1)\\</script> (pid 1000)");
+    CHECK_NOT_CONTAINS(s, "## Disks"); /* no sections: that is report.md */
+    char *html = cmark_markdown_to_html(s, strlen(s), CMARK_OPT_DEFAULT);
+    CHECK_NOT_CONTAINS(html, "<script");
+    CHECK_NOT_CONTAINS(html, "raw HTML omitted");
+    free(html);
+    CHECK(lines_of(s) <= 60);
+    sb_free(&sb);
+    report_free(r);
+}
+
+/* However many findings, summary.md stays within 60 lines: whole findings
+ * in rank order, then how many more the report has. */
+TEST(render_summary_at_most_60_lines)
+{
+    struct report *r = report_new();
+    for (int i = 0; i < 30; i++) {
+        struct finding *f = report_add_finding(r, "cpu.saturation", i < 25 ? SEV_WARNING : SEV_INFO,
+                                               "cpu", "a finding");
+        finding_set_title(f, "finding %d", i + 1);
+        for (int k = 0; k < 6; k++)
+            finding_evidence(f, "evidence %d.%d", i + 1, k + 1);
+        finding_set_recommendation(f, "do something");
+    }
+    struct strbuf sb = STRBUF_INIT;
+    summary_render(r, &sb);
+    const char *s = sb_str(&sb);
+    CHECK(lines_of(s) <= 60);
+    CHECK_CONTAINS(s, "1. **WARNING:** finding 1\n   - evidence 1.1\n   - evidence 1.2\n"
+                      "   - evidence 1.3\n   - (3 more in the report)\n");
+    CHECK_NOT_CONTAINS(s, "evidence 1.4");
+    CHECK_CONTAINS(s, "2. **WARNING:** finding 2\n");
+    CHECK_NOT_CONTAINS(s, "finding 25");
+    char more[96];
+    size_t shown = 0;
+    for (const char *p = s; (p = strstr(p, ". **WARNING:** finding ")); p++)
+        shown++; /* numbered items, not the verdict line */
+    snprintf(more, sizeof more, "Also in the report: %zu more findings at warning or above, 5 informational.",
+             25 - shown);
+    CHECK(shown >= 5);
+    CHECK_CONTAINS(s, more);
+    sb_free(&sb);
     report_free(r);
 }
 

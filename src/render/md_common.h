@@ -1,0 +1,29 @@
+/* Markdown pieces shared by report.md and summary.md.  Every host or model
+ * string goes through md_text, md_cell or md_label (escape.h). */
+#ifndef PERFREPORT_MD_COMMON_H
+#define PERFREPORT_MD_COMMON_H
+#include "../model/model.h"
+#include "../util/strbuf.h"
+#include <stddef.h>
+
+#define MD_MAX_TEXT 80 /* characters of host/model text in one place */
+#define MD_MAX_CMDLINE 120
+
+/* Host or model text: truncated to max characters, then escaped; "-" when
+ * absent.  md_cell for a whole table cell, md_label for an image's text. */
+void md_text(struct strbuf *sb, const char *s, size_t max);
+void md_cell(struct strbuf *sb, const char *s, size_t max);
+void md_label(struct strbuf *sb, const char *s, size_t max);
+/* Adaptive precision for numbers without a declared number of decimals. */
+void md_number(struct strbuf *sb, double v);
+/* "CRITICAL", "WARNING", "INFO", "OK". */
+const char *md_sev_word(enum severity s);
+/* "**CRITICAL:** headline" (FAILED for a failed run), no newline. */
+void md_verdict(const struct report *r, struct strbuf *sb);
+/* "Host web1 · kernel 6.1 · 2 CPUs · 10.0 s window ... · started ... UTC",
+ * no newline. */
+void md_context(const struct report *r, struct strbuf *sb);
+/* One numbered finding: title, at most max_evidence evidence lines (and how
+ * many more), what to do; ends with a blank line. */
+void md_finding(struct strbuf *sb, const struct finding *f, size_t number, size_t max_evidence);
+#endif
