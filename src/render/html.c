@@ -16,6 +16,7 @@
 #include "charts.h"
 #include "hists.h"
 #include "escape.h"
+#include "md_common.h"
 #include "markdown.h"
 #include "renderer.h"
 #include "svg_flame.h"
@@ -746,6 +747,35 @@ static void drop_repeated_headline(const struct report *r, cmark_node *doc)
     }
 }
 
+/* ---- step d: anchors on headings ---------------------------------------- */
+
+/* Every heading gets the id that report.md's links use (md_slugs_add, in
+ * document order), so the contents line and the findings' evidence links
+ * land on their sections. */
+static void anchor_headings(cmark_node *root)
+{
+    struct nodes ns = {0};
+    collect(root, CMARK_NODE_HEADING, CMARK_NODE_HEADING, &ns);
+    struct md_slugs slugs = {0};
+    for (size_t i = 0; i < ns.n; i++) {
+        cmark_node *h = ns.v[i];
+        int level = cmark_node_get_heading_level(h);
+        struct strbuf text = STRBUF_INIT, html = STRBUF_INIT;
+        plain_text(h, &text);
+        const char *slug = md_slugs_add(&slugs, sb_str(&text));
+        sb_addf(&html, "<h%d id=\"", level);
+        esc_xml(&html, slug);
+        sb_add(&html, "\">");
+        esc_xml(&html, sb_str(&text));
+        sb_addf(&html, "</h%d>\n", level);
+        replace_node(h, new_literal(CMARK_NODE_HTML_BLOCK, sb_str(&html)));
+        sb_free(&text);
+        sb_free(&html);
+    }
+    md_slugs_free(&slugs);
+    free(ns.v);
+}
+
 static void fragment(const struct report *r, const char *md, bool dedupe, struct strbuf *out)
 {
     char *src = clean_source(md);
@@ -760,6 +790,7 @@ static void fragment(const struct report *r, const char *md, bool dedupe, struct
     neutralize_raw_html(doc); /* a: before any node of ours exists */
     convert_tables(r, &l, doc); /* b */
     rewrite_links_images(r, doc, false); /* c */
+    anchor_headings(doc); /* d */
     if (dedupe)
         drop_repeated_headline(r, doc);
     char *h = cmark_render_html(doc, CMARK_OPT_UNSAFE);

@@ -10,6 +10,7 @@
 #include "../model/profile.h"
 #include "../util/strbuf.h"
 #include "../util/xalloc.h"
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,19 +98,6 @@ static void title_and_verdict(const struct report *r, struct strbuf *sb)
     }
 }
 
-static void findings(const struct report *r, struct strbuf *sb)
-{
-    sb_add(sb, "## Findings\n\n");
-    size_t serious = 0;
-    for (size_t i = 0; i < r->nfindings; i++)
-        if (r->findings[i].sev >= SEV_WARNING)
-            serious++;
-    if (serious == 0)
-        sb_add(sb, "No findings at warning or above.\n\n");
-    for (size_t i = 0; i < r->nfindings; i++)
-        md_finding(sb, &r->findings[i], i + 1, r->findings[i].nevidence);
-}
-
 static void use_cell(struct strbuf *sb, const struct use_cell *c)
 {
     sb_add(sb, " ");
@@ -169,6 +157,18 @@ static const struct {
 };
 
 static bool same(const char *a, const char *b) { return a && b && strcmp(a, b) == 0; }
+
+/* The heading of resource res's section: its fixed title, or res itself. */
+static const char *section_title(const char *res)
+{
+    for (size_t i = 0; i < NKNOWN; i++)
+        if (same(res, known_sections[i].resource))
+            return known_sections[i].title;
+    for (size_t i = 0; i < sizeof extra_titles / sizeof extra_titles[0]; i++)
+        if (same(res, extra_titles[i].resource))
+            return extra_titles[i].title;
+    return res;
+}
 
 static bool is_known(const char *res)
 {
@@ -586,10 +586,129 @@ static void thresholds(const struct report *r, struct strbuf *sb)
     sb_add(sb, "\n");
 }
 
-void markdown_render(const struct report *r, struct strbuf *out)
+/* The level-2 headings of a rendered report, in order, with their anchors
+ * (the first pass's; the contents line and the evidence links of the second
+ * add no heading, so the anchors stay the same). */
+struct toc {
+    struct md_slugs slugs; /* every heading's anchor */
+    char **text;           /* owned: level-2 headings' plain text */
+    const char **slug;     /* into slugs */
+    size_t n, cap;
+};
+
+static void toc_free(struct toc *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        free(t->text[i]);
+    free(t->text);
+    free(t->slug);
+    md_slugs_free(&t->slugs);
+}
+
+/* Reads the ATX headings of md (outside fenced code) as cmark will: the
+ * text after the marks, backslash escapes undone. */
+static void toc_read(const char *md, struct toc *t)
+{
+    bool fenced = false;
+    size_t cap_slug = 0;
+    for (const char *line = md; *line;) {
+        size_t len = strcspn(line, "\n");
+        if (len >= 3 && strncmp(line, "```", 3) == 0) {
+            fenced = !fenced;
+        } else if (!fenced && len > 1 && line[0] == '#') {
+            size_t level = 0;
+            while (level < len && line[level] == '#')
+                level++;
+            if (level <= 6 && level < len && line[level] == ' ') {
+                struct strbuf text = STRBUF_INIT;
+                for (size_t i = level + 1; i < len; i++) {
+                    if (line[i] == '\\' && i + 1 < len && ispunct((unsigned char)line[i + 1]))
+                        i++;
+                    sb_addc(&text, line[i]);
+                }
+                while (text.len && text.buf[text.len - 1] == ' ')
+                    text.buf[--text.len] = '\0';
+                const char *slug = md_slugs_add(&t->slugs, sb_str(&text));
+                if (level == 2) {
+                    xgrow(&t->text, &t->cap, t->n + 1, sizeof *t->text);
+                    xgrow(&t->slug, &cap_slug, t->n + 1, sizeof *t->slug);
+                    t->text[t->n] = sb_detach(&text);
+                    t->slug[t->n++] = slug;
+                }
+                sb_free(&text);
+            }
+        }
+        line += len + (line[len] == '\n');
+    }
+}
+
+/* The anchor of the section titled `title`, or NULL. */
+static const char *toc_find(const struct toc *t, const char *title)
+{
+    for (size_t i = 0; t && title && i < t->n; i++)
+        if (strcmp(t->text[i], title) == 0)
+            return t->slug[i];
+    return NULL;
+}
+
+/* "[CPU](#cpu) · [CPU profile](#cpu-profile)": the sections that hold a
+ * finding's evidence. */
+static void evidence_links(const struct toc *t, const struct finding *f, struct strbuf *out)
+{
+    const char *titles[2] = {section_title(f->resource), NULL};
+    if (same(f->resource, "cpu") || same(f->resource, "process") || same(f->resource, "sched"))
+        titles[1] = "CPU profile"; /* the flame graph: where its advice points */
+    for (size_t i = 0; i < 2; i++) {
+        const char *slug = toc_find(t, titles[i]);
+        if (!slug)
+            continue;
+        if (out->len)
+            sb_add(out, " \xC2\xB7 ");
+        sb_addc(out, '[');
+        md_label(out, titles[i], MD_MAX_TEXT);
+        sb_addf(out, "](#%s)", slug);
+    }
+}
+
+/* One line of links to every section, under the verdict. */
+static void contents(const struct toc *t, struct strbuf *sb)
+{
+    if (!t || t->n < 2)
+        return;
+    sb_add(sb, "**Contents:** ");
+    for (size_t i = 0; i < t->n; i++) {
+        if (i)
+            sb_add(sb, " \xC2\xB7 ");
+        sb_addc(sb, '[');
+        md_label(sb, t->text[i], MD_MAX_TEXT);
+        sb_addf(sb, "](#%s)", t->slug[i]);
+    }
+    sb_add(sb, "\n\n");
+}
+
+static void findings(const struct report *r, const struct toc *t, struct strbuf *sb)
+{
+    sb_add(sb, "## Findings\n\n");
+    size_t serious = 0;
+    for (size_t i = 0; i < r->nfindings; i++)
+        if (r->findings[i].sev >= SEV_WARNING)
+            serious++;
+    if (serious == 0)
+        sb_add(sb, "No findings at warning or above.\n\n");
+    struct strbuf links = STRBUF_INIT;
+    for (size_t i = 0; i < r->nfindings; i++) {
+        sb_reset(&links);
+        evidence_links(t, &r->findings[i], &links);
+        md_finding(sb, &r->findings[i], i + 1, r->findings[i].nevidence, sb_str(&links));
+    }
+    sb_free(&links);
+}
+
+static void render_pass(const struct report *r, const struct toc *t, struct strbuf *out)
 {
     title_and_verdict(r, out);
-    findings(r, out);
+    contents(t, out);
+    findings(r, t, out);
     use_table(r, out);
     resource_sections(r, out);
     system_section(r, out);
@@ -598,6 +717,19 @@ void markdown_render(const struct report *r, struct strbuf *out)
     /* exactly one trailing newline */
     while (out->len >= 2 && out->buf[out->len - 1] == '\n' && out->buf[out->len - 2] == '\n')
         out->buf[--out->len] = '\0';
+}
+
+void markdown_render(const struct report *r, struct strbuf *out)
+{
+    /* Twice: the first pass's headings give the anchors that the contents
+     * line and the findings' evidence links of the second point to. */
+    struct strbuf first = STRBUF_INIT;
+    render_pass(r, NULL, &first);
+    struct toc t = {0};
+    toc_read(sb_str(&first), &t);
+    sb_free(&first);
+    render_pass(r, &t, out);
+    toc_free(&t);
 }
 
 static int render_markdown(const struct report *r, const struct out_sink *out)

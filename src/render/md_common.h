@@ -24,6 +24,22 @@ void md_verdict(const struct report *r, struct strbuf *sb);
  * no newline. */
 void md_context(const struct report *r, struct strbuf *sb);
 /* One numbered finding: title, at most max_evidence evidence lines (and how
- * many more), what to do; ends with a blank line. */
-void md_finding(struct strbuf *sb, const struct finding *f, size_t number, size_t max_evidence);
+ * many more), what to do, and `links` (Markdown written by the caller, e.g.
+ * "[CPU](#cpu)") as where its evidence is, unless NULL; ends with a blank
+ * line. */
+void md_finding(struct strbuf *sb, const struct finding *f, size_t number, size_t max_evidence,
+                const char *links);
+
+/* Heading anchors as GitHub and GitLab make them, so that "#cpu" finds
+ * "## CPU" in index.html and in report.md shown by a forge alike: the
+ * heading's text lowercased, letters, digits, '-' and '_' kept, spaces as
+ * '-', other ASCII and Unicode punctuation dropped; a repeated anchor gets
+ * "-1", "-2"... in document order. */
+struct md_slugs {
+    char **v; /* owned: every anchor given so far, in document order */
+    size_t n, cap;
+};
+/* The anchor for the next heading whose plain text is `text` (owned by sl). */
+const char *md_slugs_add(struct md_slugs *sl, const char *text);
+void md_slugs_free(struct md_slugs *sl);
 #endif

@@ -73,7 +73,7 @@ void summary_render(const struct report *r, struct strbuf *out)
             if (f->sev < SEV_WARNING)
                 continue;
             sb_reset(&item);
-            md_finding(&item, f, shown + 1, SUMMARY_EVIDENCE);
+            md_finding(&item, f, shown + 1, SUMMARY_EVIDENCE, NULL);
             if (count_lines(out) + count_lines(&item) + footer > SUMMARY_MAX_LINES)
                 break;
             sb_addn(out, item.buf, item.len);

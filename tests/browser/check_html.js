@@ -64,6 +64,25 @@ const check = (name, cond, why) => (cond ? ok(name) : notOk(name, why));
     });
     check('browser_html_banner_contrast', colours && colours[0] !== colours[1], JSON.stringify(colours));
 
+    // The contents line and the findings' evidence links: each lands on a
+    // heading, and following one scrolls that heading into view.
+    const links = await page.evaluate(() => Array.from(document.querySelectorAll('a[href^="#"]'))
+      .map((a) => a.getAttribute('href').slice(1)));
+    const dangling = await page.evaluate((ids) => ids.filter((id) => {
+      const t = document.getElementById(id);
+      return !t || !/^H[1-6]$/.test(t.tagName);
+    }), links);
+    check('browser_html_toc_links_resolve', links.length >= 5 && dangling.length === 0,
+          `${links.length} links, not landing on a heading: ${dangling.join(' ')}`);
+    if (links.length) {
+      const last = links[links.length - 1];
+      await page.click(`a[href="#${last}"]`);
+      await page.waitForTimeout(200);
+      const top = await page.evaluate((id) => document.getElementById(id).getBoundingClientRect().top, last);
+      check('browser_html_toc_link_scrolls', top >= -1 && top < 200, `#${last} is at ${top}px after its link`);
+      await page.evaluate(() => window.scrollTo(0, 0));
+    }
+
     const charts = await page.evaluate(() => Array.from(document.querySelectorAll('.chart svg'))
       .map((s) => s.getBoundingClientRect().width));
     check('browser_html_charts_rendered', charts.every((w) => w > 100),

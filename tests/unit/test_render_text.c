@@ -7,6 +7,7 @@
 #include "../../src/render/json_common.h"
 #include "../../src/render/json_writer.h"
 #include "../../src/render/markdown.h"
+#include "../../src/render/md_common.h"
 #include "../../src/render/renderer.h"
 #include "../../src/render/summary.h"
 #include "../../src/util/strbuf.h"
@@ -205,6 +206,55 @@ static size_t lines_of(const char *s)
     for (; *s; s++)
         n += *s == '\n';
     return n;
+}
+
+/* Every link of report.md's contents line and of the findings' evidence
+ * lines lands on a heading of index.html: the ids html.c gives headings are
+ * the anchors markdown.c links to. */
+TEST(render_links_land_on_headings)
+{
+    struct report *r = synthetic();
+    struct mem_sink m = {0};
+    CHECK(render_all(r, &m) == 0);
+    const char *md = mem_get(&m, "report.md");
+    const char *html = mem_get(&m, "index.html");
+    REQUIRE(md && html);
+    CHECK_CONTAINS(md, "**Contents:** [Findings](#findings) · ");
+    CHECK_CONTAINS(md, "[CPU](#cpu)");
+    /* the CPU finding points at its section and at the flame graph's */
+    CHECK_CONTAINS(md, "   **Evidence:** [CPU](#cpu)");
+    size_t links = 0;
+    for (const char *a = html; (a = strstr(a, "<a href=\"#")); a++) {
+        const char *q = a + 10, *e = strchr(q, '"');
+        REQUIRE(e);
+        char id[160];
+        snprintf(id, sizeof id, " id=\"%.*s\"", (int)(e - q), q);
+        if (!strstr(html, id))
+            fprintf(stderr, "  no heading with%s\n", id);
+        CHECK(strstr(html, id) != NULL);
+        links++;
+    }
+    CHECK(links >= 8);
+    CHECK_CONTAINS(html, "<h2 id=\"findings\">Findings</h2>");
+    CHECK_CONTAINS(html, "<h2 id=\"pressure-psi\">Pressure (PSI)</h2>");
+    mem_free(&m);
+    report_free(r);
+}
+
+/* Anchors as forges make them: lowercase, punctuation dropped, spaces as
+ * '-', repeats numbered. */
+TEST(render_slugs_like_github)
+{
+    struct md_slugs sl = {0};
+    CHECK_STR(md_slugs_add(&sl, "CPU"), "cpu");
+    CHECK_STR(md_slugs_add(&sl, "Pressure (PSI)"), "pressure-psi");
+    CHECK_STR(md_slugs_add(&sl, "Run-queue latency <all CPUs>"), "run-queue-latency-all-cpus");
+    CHECK_STR(md_slugs_add(&sl, "File handles in use (system)"), "file-handles-in-use-system");
+    CHECK_STR(md_slugs_add(&sl, "File handles in use (system)"), "file-handles-in-use-system-1");
+    CHECK_STR(md_slugs_add(&sl, "cpu"), "cpu-1");
+    CHECK_STR(md_slugs_add(&sl, "Größe · p99 ≥ 5 ms…"), "größe--p99--5-ms");
+    CHECK_STR(md_slugs_add(&sl, "x_y.z"), "x_yz");
+    md_slugs_free(&sl);
 }
 
 /* summary.md: the verdict, the context, what was not checked, the serious
@@ -599,13 +649,15 @@ TEST(render_text_md_escapes_host_strings)
         line += len + (line[len] == '\n');
     }
 
-    /* cmark agrees: no raw HTML, no link, exactly the chart and histogram images */
+    /* cmark agrees: no raw HTML, no link but ours to a section of the same
+     * document, exactly the chart and histogram images */
     char *html = cmark_markdown_to_html(md, strlen(md), CMARK_OPT_DEFAULT);
     REQUIRE(html);
     CHECK_NOT_CONTAINS(html, "raw HTML omitted");
     CHECK_NOT_CONTAINS(html, "<script");
     CHECK_NOT_CONTAINS(html, "<svg");
-    CHECK_NOT_CONTAINS(html, "<a ");
+    for (const char *a = html; (a = strstr(a, "<a ")); a++)
+        CHECK(strncmp(a, "<a href=\"#", 10) == 0);
     CHECK_CONTAINS(html, "<img src=\"chart-cpu.util_pct.svg\" alt=\"CPU utilisation\" />");
     CHECK_CONTAINS(html, "<img src=\"chart-disk.vd_a_.util_pct.svg\" alt=\"vd&lt;a&gt; utilisation\" />");
     int imgs = 0;
