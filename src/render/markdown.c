@@ -265,13 +265,40 @@ static void table_cell_text(struct strbuf *sb, const struct table *t, size_t row
     }
 }
 
+/* The titles of a section's tables and histograms that hold nothing: one
+ * line at the section's end instead of a heading and "No rows." each. */
+struct quiet {
+    struct strbuf names;
+    size_t n;
+};
+
+static void quiet_add(struct quiet *q, const char *title)
+{
+    if (q->n++)
+        sb_add(&q->names, ", ");
+    md_text(&q->names, title, MD_MAX_TEXT);
+}
+
+static void quiet_flush(struct quiet *q, struct strbuf *sb)
+{
+    if (q->n)
+        sb_addf(sb, "Checked, nothing to report: %s.\n\n", sb_str(&q->names));
+    sb_free(&q->names);
+    q->n = 0;
+}
+
+static bool table_is_empty(const struct table *t)
+{
+    return (t->ncols == 0 || t->nrows == 0) && !(t->note && *t->note);
+}
+
 static void table_md(const struct table *t, struct strbuf *sb)
 {
     sb_add(sb, "### ");
     md_text(sb, t->hdr.title && *t->hdr.title ? t->hdr.title : t->hdr.name, MD_MAX_TEXT);
     sb_add(sb, "\n\n");
     if (t->ncols == 0 || t->nrows == 0) {
-        sb_add(sb, "No rows.\n\n");
+        /* only a table whose note says why it is empty comes here */
     } else {
         sb_add(sb, "|");
         for (size_t c = 0; c < t->ncols; c++) {
@@ -417,11 +444,15 @@ static void profile_section(const struct report *r, struct strbuf *sb)
                     "without a kernel stack (reasons under Collectors).\n\n",
                 isfinite(lost) ? lost : 0, isfinite(mu) ? mu : 0, isfinite(mk) ? mk : 0);
     static const char *const order[] = {NM_PROFILE_TOP_PROCS, NM_PROFILE_TOP_SELF, NM_PROFILE_TOP_TOTAL};
+    struct quiet q = {STRBUF_INIT, 0};
     for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
         const struct table *t = report_find_table(r, order[i]);
-        if (t)
+        if (t && table_is_empty(t))
+            quiet_add(&q, t->hdr.title && *t->hdr.title ? t->hdr.title : t->hdr.name);
+        else if (t)
             table_md(t, sb);
     }
+    quiet_flush(&q, sb);
     if (n > 0) {
         char file[512];
         flame_filename(p, "svg", file, sizeof file);
@@ -453,12 +484,27 @@ static void section(const struct report *r, const char *res, const char *title,
     }
     metrics_table(r, res, sb);
     charts(r, res, sb);
-    for (size_t i = 0; i < r->ntables; i++)
-        if (same(r->tables[i]->hdr.resource, res))
-            table_md(r->tables[i], sb);
-    for (size_t i = 0; i < r->nhists; i++)
-        if (same(r->hists[i]->hdr.resource, res))
-            hist_md(r->hists[i], sb);
+    struct quiet q = {STRBUF_INIT, 0};
+    for (size_t i = 0; i < r->ntables; i++) {
+        const struct table *t = r->tables[i];
+        if (!same(t->hdr.resource, res))
+            continue;
+        if (table_is_empty(t))
+            quiet_add(&q, t->hdr.title && *t->hdr.title ? t->hdr.title : t->hdr.name);
+        else
+            table_md(t, sb);
+    }
+    for (size_t i = 0; i < r->nhists; i++) {
+        const struct hist *h = r->hists[i];
+        unsigned first, last;
+        if (!same(h->hdr.resource, res))
+            continue;
+        if (!hist_range(h, &first, &last))
+            quiet_add(&q, h->hdr.title && *h->hdr.title ? h->hdr.title : h->hdr.name);
+        else
+            hist_md(h, sb);
+    }
+    quiet_flush(&q, sb);
 }
 
 static void resource_sections(const struct report *r, struct strbuf *sb)
@@ -693,8 +739,10 @@ static void findings(const struct report *r, const struct toc *t, struct strbuf 
     for (size_t i = 0; i < r->nfindings; i++)
         if (r->findings[i].sev >= SEV_WARNING)
             serious++;
-    if (serious == 0)
+    if (serious == 0) {
         sb_add(sb, "No findings at warning or above.\n\n");
+        md_window_limits(r, sb);
+    }
     struct strbuf links = STRBUF_INIT;
     for (size_t i = 0; i < r->nfindings; i++) {
         sb_reset(&links);

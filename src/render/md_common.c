@@ -79,6 +79,21 @@ void md_verdict(const struct report *r, struct strbuf *sb)
         sb_add(sb, "No findings at warning or above.");
 }
 
+void md_window_limits(const struct report *r, struct strbuf *sb)
+{
+    if (r->failed || report_worst_severity(r) >= SEV_WARNING)
+        return;
+    double s = r->window.actual_s > 0 ? r->window.actual_s : r->window.planned_s;
+    if (s > 0)
+        sb_addf(sb, "What a %.0f s window cannot show: ", s);
+    else
+        sb_add(sb, "What a short window cannot show: ");
+    sb_add(sb, "load that comes and goes over minutes or hours, slow growth (memory, file "
+               "descriptors, disk space) and anything before the window. Run perfreport again "
+               "while the problem is happening, or from a timer (examples/systemd) to follow "
+               "the host.\n\n");
+}
+
 void md_context(const struct report *r, struct strbuf *sb)
 {
     const char *kernel = kv_get(&r->host, "kernel");

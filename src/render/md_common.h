@@ -23,6 +23,9 @@ void md_verdict(const struct report *r, struct strbuf *sb);
 /* "Host web1 · kernel 6.1 · 2 CPUs · 10.0 s window ... · started ... UTC",
  * no newline. */
 void md_context(const struct report *r, struct strbuf *sb);
+/* For a report without a finding at warning or above: one paragraph on what
+ * a window of this length cannot see; nothing otherwise. */
+void md_window_limits(const struct report *r, struct strbuf *sb);
 /* One numbered finding: title, at most max_evidence evidence lines (and how
  * many more), what to do, and `links` (Markdown written by the caller, e.g.
  * "[CPU](#cpu)") as where its evidence is, unless NULL; ends with a blank

@@ -82,6 +82,7 @@ void summary_render(const struct report *r, struct strbuf *out)
         sb_free(&item);
     } else {
         sb_add(out, "No findings at warning or above.\n\n");
+        md_window_limits(r, out);
     }
     if (shown < serious || info) {
         sb_add(out, "Also in the report:");

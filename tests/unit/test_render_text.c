@@ -563,6 +563,31 @@ static char *md_of(const struct report *r)
     return sb_detach(&sb);
 }
 
+/* Tables and histograms with nothing in them are one line at their
+ * section's end, not a heading and "No rows." each. */
+TEST(render_md_quiet_tables_are_one_line)
+{
+    struct report *r = synthetic();
+    struct table *t = report_table(r, "net.retrans", "TCP retransmits by connection", "network");
+    static const struct col_spec cols[] = {{"conn", "Connection", "", 0}, {"n", "Retransmits", "", 0}};
+    table_add_cols(t, cols, ARRAY_LEN(cols));
+    report_table(r, "net.resets", "TCP resets <by connection>", "network");
+    struct table *noted = report_table(r, "net.states", "TCP state transitions", "network");
+    table_set_note(noted, "tracepoint missing: not measured");
+    report_hist(r, "net.rtt", "Round-trip time", "us", "network");
+    char *md = md_of(r);
+    CHECK_CONTAINS(md, "Checked, nothing to report: TCP retransmits by connection, TCP resets \\<by "
+                       "connection>, Round-trip time.\n");
+    CHECK_NOT_CONTAINS(md, "### TCP retransmits");
+    CHECK_NOT_CONTAINS(md, "### Round-trip time");
+    CHECK_NOT_CONTAINS(md, "No rows.");
+    /* an empty table with a note keeps its heading: the note says why */
+    CHECK_CONTAINS(md, "### TCP state transitions\n");
+    CHECK_CONTAINS(md, "Note: tracepoint missing: not measured");
+    free(md);
+    report_free(r);
+}
+
 /* Host facts that are numbers are formatted by the renderer: sizes in
  * binary units, an uptime in days, hours and minutes, an unknown as n/a;
  * report.json keeps the numbers. */
@@ -704,7 +729,9 @@ TEST(render_text_md_headline_first_and_incomplete)
     md = md_of(q);
     b1 = md_block(md, 1);
     CHECK_STR(b1, "**OK:** No problems found: CPU 3% busy, memory 80% available.");
-    CHECK_CONTAINS(md, "## Findings\n\nNo findings at warning or above.\n\n## USE check");
+    CHECK_CONTAINS(md, "## Findings\n\nNo findings at warning or above.\n\nWhat a short window cannot "
+                       "show: load that comes and goes over minutes or hours");
+    CHECK_CONTAINS(md, "to follow the host.\n\n## USE check");
     CHECK_CONTAINS(md, "## CPU\n\nNot measured in this run (see Collectors).");
     free(b1);
     free(md);
