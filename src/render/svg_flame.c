@@ -50,8 +50,9 @@ static void frame_color(const char *name, enum frame_kind kind, enum palette pal
     double v3 = (double)((h >> 32) & 0xffff) / 65535.0;
     double r, g, b;
     switch (kind) {
-    case FRAME_KERNEL: /* orange */
-        r = 190 + 65 * v1, g = 90 + 65 * v1, b = 0;
+    case FRAME_KERNEL: /* violet: a hue no user palette makes (2026-11-25:
+                        * orange shared the hot palette's band) */
+        r = 165 + 45 * v1, g = 115 + 35 * v1, b = 215 + 40 * v1;
         break;
     case FRAME_JIT: /* green */
         r = 50 + 60 * v1, g = 200 + 55 * v1, b = 50 + 60 * v1;
@@ -182,6 +183,40 @@ static void lay_out(const struct profile *p, uint64_t min_count, struct layout *
     free(ranks);
 }
 
+/* One row, centred at y: a swatch and a word for each kind of frame the
+ * graph holds (the swatch of a hypothetical name: colours vary by name). */
+static void legend(const struct profile *p, enum palette pal, double width, double y, double fs,
+                   struct strbuf *out)
+{
+    static const struct {
+        enum frame_kind kind;
+        const char *word;
+    } kinds[] = {{FRAME_USER, "user"},         {FRAME_KERNEL, "kernel"},
+                 {FRAME_INLINE, "inlined"},    {FRAME_JIT, "JIT"},
+                 {FRAME_UNKNOWN, "unnamed"}};
+    bool present[FRAME_KIND_COUNT] = {false};
+    for (uint32_t i = 1; i < p->nnodes; i++)
+        if (p->nodes[i].kind < FRAME_KIND_COUNT)
+            present[p->nodes[i].kind] = true;
+    double item = fs * 6.5, n = 0;
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+        n += present[kinds[k].kind];
+    double x = width / 2 - n * item / 2;
+    sb_add(out, "<g class=\"fg-legend\" aria-label=\"Frame colours\">\n");
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        if (!present[kinds[k].kind])
+            continue;
+        char color[32];
+        frame_color("legend", kinds[k].kind, pal, color, sizeof color);
+        sb_addf(out,
+                "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.0f\" height=\"%.0f\" fill=\"%s\"/>"
+                "<text x=\"%.1f\" y=\"%.1f\">%s</text>\n",
+                x, y - fs + 2, fs, fs, color, x + fs + 4, y, kinds[k].word);
+        x += item;
+    }
+    sb_add(out, "</g>\n");
+}
+
 static void render(const struct profile *p, const struct flame_opts *o, bool standalone,
                    const char *id_prefix, struct strbuf *out)
 {
@@ -205,7 +240,7 @@ static void render(const struct profile *p, const struct flame_opts *o, bool sta
     if (total)
         lay_out(p, min_count, &L);
 
-    double ypad1 = fs * 3 + (o->subtitle ? fs * 2 : 0);
+    double ypad1 = fs * 3 + (o->subtitle ? fs * 2 : 0) + (o->legend ? fs * 2 : 0);
     double ypad2 = fs * 2 + 10;
     double height = (double)(L.max_depth + 1) * fh + ypad1 + ypad2;
     if (!total)
@@ -260,6 +295,8 @@ static void render(const struct profile *p, const struct flame_opts *o, bool sta
             "placeholder=\"regex or text\" aria-label=\"Search frames\" autocomplete=\"off\" "
             "spellcheck=\"false\" size=\"18\"/></foreignObject>\n",
             width - XPAD - sw - 6, fs * 2, width - XPAD - sw, fs * 2 - fs - 4, sw, fs + 10);
+    if (o->legend && total)
+        legend(p, (enum palette)pal, width, (o->subtitle ? fs * 4 : fs * 2) + fs * 1.8, fs, out);
     sb_addf(out, "<text class=\"fg-details\" x=\"%.1f\" y=\"%.1f\"> </text>\n", XPAD,
             height - fs / 2 - 4);
     sb_addf(out, "<text class=\"fg-matched\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\"></text>\n",

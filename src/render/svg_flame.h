@@ -25,6 +25,7 @@ struct flame_opts {
     bool reverse;          /* merge stacks leaf-first (flamegraph.pl --reverse) */
     bool inverted;         /* icicle graph: root at the top */
     const char *countname; /* NULL: the profile's unit ("samples") */
+    bool legend;           /* a row under the title: the colour of each kind of frame present */
 };
 
 void flame_opts_default(struct flame_opts *o);

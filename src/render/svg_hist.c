@@ -20,9 +20,9 @@
 #define Y1 160.0 /* baseline; bucket labels below */
 
 #define C_BAR "#2563eb"
-#define C_P50 "#059669"
-#define C_P90 "#d97706"
-#define C_P99 "#dc2626"
+#define C_P50 "#047857" /* labels at 4.5:1 or more on white */
+#define C_P90 "#b45309"
+#define C_P99 "#b91c1c"
 #define C_GRID "#e5e7eb"
 #define C_AXIS "#9ca3af"
 #define C_TEXT "#374151"
@@ -239,11 +239,18 @@ void svg_hist_render(const struct hist *h, struct strbuf *sb)
                 (unsigned long long)(top * (unsigned)k / 2));
     }
     sb_add(sb, "</g>\n");
+    /* the count axis says what it counts */
+    sb_addf(sb,
+            "<text transform=\"translate(%.1f %.1f) rotate(-90)\" text-anchor=\"middle\" "
+            "fill=\"%s\">count</text>\n",
+            10.0, (Y0 + Y1) / 2, C_TEXT);
 
     /* bars with a hover title each */
     sb_addf(sb, "<g fill=\"%s\">\n", C_BAR);
     for (unsigned b = first; b <= last; b++) {
         double hgt = top ? (Y1 - Y0) * (double)h->buckets[b] / (double)top : 0;
+        if (h->buckets[b] && hgt < 2)
+            hgt = 2; /* a tail bucket of a few waits among thousands stays visible */
         double x = X0 + (double)(b - first) * bw;
         char label[64];
         hist_bucket_label(h->hdr.unit, b, label, sizeof label);

@@ -10,6 +10,8 @@
 #include "../util/strbuf.h"
 #include "../util/xalloc.h"
 #include <math.h>
+#include <stdbool.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,8 +24,8 @@
 #define Y1 152.0 /* plot area, bottom (x labels below) */
 
 #define C_LINE "#2563eb"
-#define C_WARN "#d97706"
-#define C_CRIT "#dc2626"
+#define C_WARN "#b45309" /* 5.0:1 on white, as a label too */
+#define C_CRIT "#b91c1c" /* 6.5:1 */
 #define C_GRID "#e5e7eb"
 #define C_AXIS "#9ca3af"
 #define C_TEXT "#374151"
@@ -297,21 +299,41 @@ void svg_series_render(const struct report *r, const struct series *s, struct st
     }
     sb_add(sb, "</g>\n");
 
-    /* x axis with time labels in seconds */
+    /* x axis: UTC clock time at round seconds (what an incident timeline
+     * and other tools' graphs use); seconds into the window when the start
+     * is unknown */
     double tstep = time_step(sc.tmax);
+    bool clock = r->window.start_wall.tv_sec > 0;
+    double start = clock ? (double)r->window.start_wall.tv_sec +
+                               (double)r->window.start_wall.tv_nsec / 1e9
+                         : 0;
+    double first = clock ? ceil(start / tstep - 1e-9) * tstep - start : 0;
     sb_addf(sb, "<g fill=\"%s\" text-anchor=\"middle\">\n", C_TEXT);
-    for (long k = 0; (double)k * tstep <= sc.tmax + 1e-9; k++) {
-        double t = (double)k * tstep;
-        char num[32];
-        fmt_num(t, num, sizeof num);
-        sb_addf(sb, "<text x=\"%.1f\" y=\"%.1f\">%ss</text>\n", px(&sc, t), Y1 + 14, num);
+    for (long k = 0; first + (double)k * tstep <= sc.tmax + 1e-9; k++) {
+        double t = first + (double)k * tstep;
+        char label[40];
+        if (clock) {
+            double at = start + t;
+            time_t sec = (time_t)floor(at + 1e-6);
+            struct tm tm;
+            if (!gmtime_r(&sec, &tm) || !strftime(label, sizeof label, "%H:%M:%S", &tm))
+                snprintf(label, sizeof label, "?");
+            if (tstep < 1) /* half seconds */
+                snprintf(label + strlen(label), sizeof label - strlen(label), ".%d",
+                         (int)floor((at - (double)sec) * 10 + 0.5) % 10);
+        } else {
+            char num[32];
+            fmt_num(t, num, sizeof num);
+            snprintf(label, sizeof label, "%ss", num);
+        }
+        sb_addf(sb, "<text x=\"%.1f\" y=\"%.1f\">%s</text>\n", px(&sc, t), Y1 + 14, label);
     }
     sb_add(sb, "</g>\n");
     sb_addf(sb,
             "<path d=\"M%.1f %.1fV%.1fH%.1f\" fill=\"none\" stroke=\"%s\" stroke-width=\"1\"/>\n",
             X0, Y0, Y1, X1, C_AXIS);
-    sb_addf(sb, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" fill=\"%s\">time (s)</text>\n",
-            X1, Y1 + 26, C_TEXT);
+    sb_addf(sb, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" fill=\"%s\">%s</text>\n",
+            X1, Y1 + 26, C_TEXT, clock ? "time (UTC)" : "time (s)");
 
     threshold_line(sb, &sc, s->warn, C_WARN, "warn");
     threshold_line(sb, &sc, s->crit, C_CRIT, "crit");

@@ -130,6 +130,34 @@ const check = (name, cond, why) => (cond ? ok(name) : notOk(name, why));
       await page.locator('svg.flamegraph').first().locator('.fg-search input').fill('');
     }
 
+    // On screen the flame graphs fit the column (the search box in view).
+    if (nflame > 0) {
+      const fit = await page.evaluate(() => Array.from(document.querySelectorAll('svg.flamegraph'))
+        .map((s) => [s.getBoundingClientRect().right, s.closest('main').getBoundingClientRect().right]));
+      check('browser_html_flame_fits_column', fit.every(([r, m]) => r <= m + 1), JSON.stringify(fit));
+    }
+    // Printed on Letter paper: each flame graph within the page's width, no
+    // search box; tables within the width too.
+    await page.setViewportSize({ width: 710, height: 900 });
+    await page.emulateMedia({ media: 'print' });
+    const printed = await page.evaluate(() => ({
+      flames: Array.from(document.querySelectorAll('svg.flamegraph')).map((s) => s.getBoundingClientRect().right),
+      search: Array.from(document.querySelectorAll('.fg-search')).map((e) => getComputedStyle(e).display),
+      tables: Array.from(document.querySelectorAll('main table')).map((t) => t.getBoundingClientRect().right),
+      width: document.documentElement.clientWidth,
+    }));
+    check('browser_html_print_fits_page',
+          printed.flames.every((r) => r <= printed.width + 1) && printed.tables.every((r) => r <= printed.width + 1) &&
+          printed.search.every((d) => d === 'none'),
+          JSON.stringify(printed).slice(0, 300));
+    await page.emulateMedia({ media: 'screen', colorScheme: 'dark' });
+    const dark = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    const rgb = (dark.match(/[0-9]+/g) || []).map(Number);
+    check('browser_html_dark_palette', rgb.length >= 3 && rgb[0] + rgb[1] + rgb[2] < 120, dark);
+    await page.emulateMedia({ media: 'screen', colorScheme: 'light' });
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.evaluate(() => window.scrollTo(0, 0));
+
     await page.screenshot({ path: path.join(shotDir, 'index-first-screen.png') });
     await page.screenshot({ path: path.join(shotDir, 'index-full.png'), fullPage: true });
 

@@ -277,6 +277,51 @@ static int xmllint_ok(const char *doc)
     return ok;
 }
 
+/* The bundle's graphs carry a legend of the kinds of frame they hold, and a
+ * kernel frame's colour is one that no user frame of the default palette can
+ * have (violet: blue well above red's share; "hot" user frames keep blue
+ * under 56). */
+TEST(flame_svg_legend_and_kernel_hue)
+{
+    struct profile *p = profile_new("cpu", "On-CPU profile", "samples");
+    char names[200][16];
+    for (int i = 0; i < 200; i++) {
+        snprintf(names[i], sizeof names[i], "fn_%d", i);
+        uint8_t k[] = {FRAME_PROCESS, (uint8_t)(i % 2 ? FRAME_KERNEL : FRAME_USER)};
+        profile_add_stack(p, (const char *[]){"app", names[i]}, k, 2, 1);
+    }
+    struct flame_opts o;
+    flame_opts_default(&o);
+    o.legend = true;
+    struct strbuf sb = STRBUF_INIT;
+    svg_flame_render(p, &o, false, NULL, &sb);
+    const char *svg = sb_str(&sb);
+    const char *lg = strstr(svg, "<g class=\"fg-legend\"");
+    REQUIRE(lg);
+    const char *lg_end = strstr(lg, "</g>");
+    CHECK(lg_end && strstr(lg, ">user</text>") && strstr(lg, ">user</text>") < lg_end);
+    CHECK(strstr(lg, ">kernel</text>") && strstr(lg, ">kernel</text>") < lg_end);
+    CHECK(!strstr(lg, ">JIT</text>") || strstr(lg, ">JIT</text>") > lg_end); /* none in it */
+    int users = 0, kernels = 0;
+    for (const char *q = svg; (q = strstr(q, "<title>fn_")); q++) {
+        int idx = atoi(q + 10);
+        const char *f = strstr(q, "fill=\"rgb(");
+        REQUIRE(f);
+        int r = 0, g = 0, b = 0;
+        CHECK(sscanf(f + 10, "%d,%d,%d", &r, &g, &b) == 3);
+        if (idx % 2) {
+            CHECK(b >= 200 && b > r + 20);
+            kernels++;
+        } else {
+            CHECK(b <= 55);
+            users++;
+        }
+    }
+    CHECK(users > 50 && kernels > 50);
+    profile_free(p);
+    sb_free(&sb);
+}
+
 TEST(flame_svg_golden)
 {
     struct profile *p = sample_profile();

@@ -155,6 +155,26 @@ TEST(chart_svg_matches_golden_and_is_valid_xml)
     report_free(r);
 }
 
+/* Ticks fall on round clock seconds even when the window did not start on
+ * one; without a start time the axis counts seconds. */
+TEST(chart_svg_clock_ticks)
+{
+    struct report *r = sample_report();
+    r->window.start_wall.tv_nsec = 250000000; /* 22:13:20.25 */
+    struct strbuf sb = STRBUF_INIT;
+    svg_series_render(r, report_find_series(r, "cpu.util_pct"), &sb);
+    CHECK_NOT_CONTAINS(sb_str(&sb), ">22:13:20</text>");
+    CHECK_CONTAINS(sb_str(&sb), ">22:13:22</text>");
+    sb_reset(&sb);
+    r->window.start_wall = (struct timespec){0, 0};
+    svg_series_render(r, report_find_series(r, "cpu.util_pct"), &sb);
+    CHECK_CONTAINS(sb_str(&sb), ">0s</text>");
+    CHECK_CONTAINS(sb_str(&sb), ">12s</text>");
+    CHECK_CONTAINS(sb_str(&sb), ">time (s)</text>");
+    sb_free(&sb);
+    report_free(r);
+}
+
 TEST(chart_svg_content)
 {
     struct report *r = sample_report();
@@ -166,11 +186,14 @@ TEST(chart_svg_content)
     CHECK_CONTAINS(s, ">100</text>");
     CHECK_CONTAINS(s, ">25</text>");
     CHECK_NOT_CONTAINS(s, ">125</text>");
-    /* time labels every 2 s up to the 12 s window */
-    CHECK_CONTAINS(s, ">0s</text>");
-    CHECK_CONTAINS(s, ">12s</text>");
-    /* thresholds: amber warn, red crit, dashed */
-    CHECK_CONTAINS(s, "stroke=\"#d97706\" stroke-width=\"1.2\" stroke-dasharray=\"5 4\"");
+    /* UTC clock labels every 2 s through the 12 s window from 22:13:20 */
+    CHECK_CONTAINS(s, ">22:13:20</text>");
+    CHECK_CONTAINS(s, ">22:13:32</text>");
+    CHECK_NOT_CONTAINS(s, ">22:13:34</text>");
+    CHECK_CONTAINS(s, ">time (UTC)</text>");
+    /* thresholds: amber warn, red crit, dashed; labels at 4.5:1 or more */
+    CHECK_CONTAINS(s, "stroke=\"#b45309\" stroke-width=\"1.2\" stroke-dasharray=\"5 4\"");
+    CHECK_CONTAINS(s, "fill=\"#b45309\">warn 70</text>");
     CHECK_CONTAINS(s, ">warn 70</text>");
     CHECK_CONTAINS(s, ">crit 90</text>");
     /* summary: min 12.5 avg (12.5+40+55.25+71+88+97.5+96+93+60+42)/10 = 65.53 max 97.5 */
