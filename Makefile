@@ -151,6 +151,7 @@ bench: all workloads
 	sh bench/run.sh
 	sh bench/flame_bench.sh
 	sh bench/profile_bench.sh
+	sh bench/page_bench.sh
 
 clean:
 	rm -rf build build-asan perfreport
