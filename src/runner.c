@@ -470,6 +470,9 @@ void runner_start(struct runner *rn)
                 "read %u time(s), %.1f MiB; parsed %u time(s) for %u load(s), %u read it "
                 "themselves",
                 bs.reads, (double)bs.bytes / (1 << 20), bs.parses, bs.served, bs.passed);
+    if (bs.unfreed)
+        kv_addf(&rn->r->caps, "kernel_btf_unfreed", "Kernel BTF memory",
+                "%u BTF object(s) not freed: libbpf's btf__free was not found", bs.unfreed);
     malloc_for_loads(false);
     /* Kernel-side recording opens together, after every load: the
      * verifier and BTF work of later starts is not the host's latency. */

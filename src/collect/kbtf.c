@@ -14,6 +14,7 @@
 #define KBTF_PATH "/sys/kernel/btf/vmlinux"
 
 static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t g_parse_mu = PTHREAD_MUTEX_INITIALIZER; /* one btf__new at a time */
 static uint8_t *g_raw; /* owned: the file's bytes, freed when released and unused */
 static size_t g_len;
 static unsigned g_users;  /* kbtf_raw_get calls not yet put */
@@ -171,12 +172,19 @@ struct btf *btf__load_vmlinux_btf(void)
         size_t len;
         const uint8_t *raw = kbtf_raw_get(&len);
         if (raw) {
+            /* One parse at a time (a load that waits for it would otherwise
+             * parse the same bytes itself), outside g_mu: btf__new frees
+             * what it built on a failure with btf__free, which is ours and
+             * takes g_mu. */
+            pthread_mutex_lock(&g_parse_mu);
             pthread_mutex_lock(&g_mu);
-            /* Parsed under the lock: a load that waits for it would
-             * otherwise parse the same bytes itself. */
-            if (!g_shared && !g_shared_failed) {
-                g_shared = btf__new(raw, (uint32_t)len); /* copies the bytes */
-                g_shared_failed = g_shared == NULL;
+            bool parse = !g_shared && !g_shared_failed;
+            pthread_mutex_unlock(&g_mu);
+            struct btf *fresh = parse ? btf__new(raw, (uint32_t)len) : NULL; /* copies */
+            pthread_mutex_lock(&g_mu);
+            if (parse) {
+                g_shared = fresh;
+                g_shared_failed = fresh == NULL;
                 g_st.parses++;
             }
             struct btf *b = g_shared;
@@ -185,6 +193,7 @@ struct btf *btf__load_vmlinux_btf(void)
                 g_st.served++;
             }
             pthread_mutex_unlock(&g_mu);
+            pthread_mutex_unlock(&g_parse_mu);
             kbtf_raw_put();
             if (b)
                 return b;
@@ -214,6 +223,11 @@ void btf__free(struct btf *btf)
         shared_drop_locked();
     }
     pthread_mutex_unlock(&g_mu);
-    if (!shared && g_next_free)
+    if (!shared && g_next_free) {
         g_next_free(btf);
+    } else if (!shared) {
+        pthread_mutex_lock(&g_mu);
+        g_st.unfreed++; /* libbpf's own not found: said in the capabilities */
+        pthread_mutex_unlock(&g_mu);
+    }
 }

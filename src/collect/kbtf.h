@@ -32,6 +32,9 @@ struct kbtf_stats {
     unsigned parses; /* times the bytes were parsed (1 while all goes well) */
     unsigned served; /* btf__load_vmlinux_btf() calls given the shared BTF */
     unsigned passed; /* calls passed on to libbpf's own function */
+    unsigned unfreed; /* btf__free calls with no libbpf function to pass them to
+                       * (dlsym found none: cannot happen with a shared libbpf,
+                       * which is the only kind that links beside kbtf.c) */
     size_t bytes;    /* size of the kernel BTF read */
 };
 

@@ -150,13 +150,25 @@ static bool md_active(const unsigned char *p, size_t len, size_t i, bool cell)
             a--;
         while (b < len && p[b] == c)
             b++;
-        return run_can_close(c, a ? md_class(p, len, a - 1) : edge,
-                             b < len ? md_class(p, len, b) : edge);
+        if (a == 0)
+            return true; /* first: "___", "_ _ _" a rule, "~~~" a fence */
+        return run_can_close(c, md_class(p, len, a - 1), b < len ? md_class(p, len, b) : edge);
     }
+    case '[':
+        /* "[ ] " or "[x] " first in a list item is a task box on a forge */
+        return i == 0 && !cell;
     case ']':
         /* a link, an image, a reference or a definition needs "](", "][" or
-         * "]:"; '[' alone never makes one */
+         * "]:"; '[' elsewhere never makes one */
         return next == '(' || next == '[' || next == ':' || (i + 1 == len && !cell);
+    case '#': {
+        /* a heading's closing sequence: blanks, then '#'s to the end (the
+         * first character, a heading's opening, is esc_md's start check) */
+        size_t b = i;
+        while (b < len && p[b] == '#')
+            b++;
+        return i > 0 && b == len && p[i - 1] != '#' && (md_class(p, len, i - 1) & CL_WS);
+    }
     case '<':
         /* raw HTML and autolinks need a non-space right after '<'; "<- " and
          * "<= " are neither */
@@ -165,9 +177,9 @@ static bool md_active(const unsigned char *p, size_t len, size_t i, bool cell)
         /* entity and numeric character references */
         return next == '#' || (next >= 'a' && next <= 'z') || (next >= 'A' && next <= 'Z');
     default:
-        /* [ ( ) > ! # { } . - + = and the rest: inline text leaves them
-         * alone (a heading or quote needs the start of a line, which
-         * md_escape handles) */
+        /* ( ) > ! { } . - + = and the rest: inline text leaves them alone
+         * (a heading or quote needs the start of a line, which md_escape
+         * handles) */
         return false;
     }
 }
@@ -185,6 +197,16 @@ static void md_escape(struct strbuf *sb, const char *s, bool cell)
 {
     const unsigned char *p = (const unsigned char *)s;
     size_t len = strlen(s), i = 0;
+    /* Blanks at either end go: after a list marker four spaces make code,
+     * and any block marker behind them would count; nobody sees them. */
+    while (len && md_blank_at(p, len, 0)) {
+        size_t n = p[0] == 0xC2 && len > 1 ? 2 : 1;
+        p += n;
+        len -= n;
+    }
+    while (len && (p[len - 1] <= ' ' || p[len - 1] == 0x7F ||
+                   (len >= 2 && p[len - 2] == 0xC2 && p[len - 1] >= 0x80 && p[len - 1] <= 0x9F)))
+        len -= p[len - 1] >= 0x80 ? 2 : 1;
     /* What starts a block matters only at the start, where the fragment may
      * begin a line: a quote ('>'), a list item ("- ", "+ "), a heading ("# "
      * to "###### "), a rule or setext underline ("---", "==").  "->", "#1"

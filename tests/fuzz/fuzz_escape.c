@@ -70,11 +70,30 @@ static void check_json(const char *in)
 }
 
 /* The paragraph cmark makes of plain text: controls as spaces (as esc_md
- * writes them), invalid UTF-8 as U+FFFD, & < > " as entities. */
+ * writes them) and blanks at either end dropped (as esc_md drops them),
+ * invalid UTF-8 as U+FFFD, & < > " as entities. */
 static void literal_html(struct strbuf *sb, const char *in)
 {
     const unsigned char *p = (const unsigned char *)in;
     size_t len = strlen(in);
+    /* the ends esc_md trims: spaces, controls, C1 controls */
+    for (;;) {
+        if (len && (p[0] <= ' ' || p[0] == 0x7F)) {
+            p++, len--;
+        } else if (len >= 2 && p[0] == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F) {
+            p += 2, len -= 2;
+        } else {
+            break;
+        }
+    }
+    for (;;) {
+        if (len && (p[len - 1] <= ' ' || p[len - 1] == 0x7F))
+            len--;
+        else if (len >= 2 && p[len - 2] == 0xC2 && p[len - 1] >= 0x80 && p[len - 1] <= 0x9F)
+            len -= 2;
+        else
+            break;
+    }
     while (len) {
         unsigned cp;
         size_t n = utf8_decode(p, len, &cp);
@@ -118,22 +137,32 @@ static void check_md_in(const char *in, bool cell)
     sb_free(&sb);
 }
 
-/* At the start of a line, where a block could begin; text that starts or
- * ends with white space is left out, as cmark trims a paragraph. */
-static void check_md_line_start(const char *in)
+/* Where a fragment begins a block: a line's start, a list item's text (the
+ * findings' evidence lines), a heading.  Text with nothing visible is left
+ * out (cmark makes no paragraph of it). */
+static void check_md_block(const char *in, const char *before, const char *open,
+                           const char *close)
 {
-    size_t len = strlen(in);
-    unsigned char first = len ? (unsigned char)in[0] : 0, last = len ? (unsigned char)in[len - 1] : 0;
-    if (!len || first <= ' ' || first >= 0x7F || last <= ' ' || last >= 0x7F)
+    struct strbuf sb = STRBUF_INIT, want = STRBUF_INIT, lit = STRBUF_INIT;
+    literal_html(&lit, in);
+    if (!lit.len) {
+        sb_free(&lit);
         return;
-    struct strbuf sb = STRBUF_INIT, want = STRBUF_INIT;
+    }
+    /* after a first paragraph: cmark drops a byte-order mark that opens
+     * the whole document, and no fragment of ours does */
+    sb_add(&sb, "x\n\n");
+    sb_add(&sb, before);
     esc_md(&sb, in);
-    sb_add(&want, "<p>");
-    literal_html(&want, in);
-    sb_add(&want, "</p>\n");
+    sb_add(&sb, "\n");
+    sb_add(&want, "<p>x</p>\n");
+    sb_add(&want, open);
+    sb_add(&want, lit.buf);
+    sb_add(&want, close);
     char *html = cmark_markdown_to_html(sb_str(&sb), sb.len, CMARK_OPT_DEFAULT);
     FUZZ_ASSERT(html && strcmp(html, want.buf) == 0);
     free(html);
+    sb_free(&lit);
     sb_free(&want);
     sb_free(&sb);
 }
@@ -142,7 +171,9 @@ static void check_md(const char *in)
 {
     check_md_in(in, false);
     check_md_in(in, true);
-    check_md_line_start(in);
+    check_md_block(in, "", "<p>", "</p>\n");
+    check_md_block(in, "- ", "<ul>\n<li>", "</li>\n</ul>\n");
+    check_md_block(in, "### ", "<h3>", "</h3>\n");
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

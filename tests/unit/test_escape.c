@@ -1,5 +1,6 @@
 #include "harness.h"
 #include "../../src/render/escape.h"
+#include "../../src/util/xalloc.h"
 #include <cmark.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,6 +102,75 @@ TEST(escape_md_text_stays_text_in_cmark)
         sb_free(&md);
         sb_free(&want);
     }
+}
+
+/* The contexts where a fragment begins a block: right after a list marker
+ * (evidence lines) and as a heading.  Blanks in front of host text must not
+ * let a heading, quote, fence, code block, list or task box through, and a
+ * heading keeps a host text's trailing '#'. */
+TEST(escape_md_block_contexts_stay_text)
+{
+    static const char *const texts[] = {
+        " # pwned", " > x", " ~~~", "    x", " 1. x", " - x", "\t# x", "\x01# x", "\xc2\x85# x",
+        "[x] done", "[ ] todo", "x #", "x ##", "a # b", "x\t#", "####", "- [x] y", "  ", "a  ",
+        "* x", "_x_", "<div>", "1) y", "~~~x", "```", "    # deep", NULL};
+    for (int i = 0; texts[i]; i++) {
+        /* what a reader should see: controls as spaces, no blanks at the ends */
+        struct strbuf clean = STRBUF_INIT;
+        for (const unsigned char *q = (const unsigned char *)texts[i]; *q; q++) {
+            if (q[0] == 0xC2 && q[1] >= 0x80 && q[1] <= 0x9F) {
+                sb_addc(&clean, ' ');
+                q++;
+            } else {
+                sb_addc(&clean, *q < 0x20 || *q == 0x7F ? ' ' : (char)*q);
+            }
+        }
+        size_t a = 0, e = clean.len;
+        while (a < e && clean.buf[a] == ' ')
+            a++;
+        while (e > a && clean.buf[e - 1] == ' ')
+            e--;
+        char *shown = xstrndup(clean.buf + a, e - a);
+        struct strbuf lit = STRBUF_INIT;
+        literal_paragraph(&lit, shown);
+        /* "<p>...</p>\n" -> the text between the tags */
+        char *inner = xstrndup(lit.buf + 3, lit.len - 3 - 5);
+        struct strbuf md = STRBUF_INIT, want = STRBUF_INIT;
+        sb_add(&md, "- ");
+        esc_md(&md, texts[i]);
+        sb_add(&md, "\n");
+        char *html = cmark_markdown_to_html(md.buf, md.len, CMARK_OPT_DEFAULT);
+        if (*shown)
+            sb_addf(&want, "<ul>\n<li>%s</li>\n</ul>\n", inner);
+        else
+            sb_add(&want, "<ul>\n<li></li>\n</ul>\n");
+        if (strcmp(html, want.buf) != 0)
+            fprintf(stderr, "  item %s\n  md   %s  html %s", texts[i], md.buf, html);
+        CHECK_STR(html, want.buf);
+        free(html);
+        sb_reset(&md);
+        sb_reset(&want);
+        sb_add(&md, "### ");
+        esc_md(&md, texts[i]);
+        sb_add(&md, "\n");
+        html = cmark_markdown_to_html(md.buf, md.len, CMARK_OPT_DEFAULT);
+        sb_addf(&want, "<h3>%s</h3>\n", inner);
+        if (strcmp(html, want.buf) != 0)
+            fprintf(stderr, "  head %s\n  md   %s  html %s", texts[i], md.buf, html);
+        CHECK_STR(html, want.buf);
+        free(html);
+        sb_free(&md);
+        sb_free(&want);
+        sb_free(&lit);
+        sb_free(&clean);
+        free(shown);
+        free(inner);
+    }
+    /* a task box on a forge: the bracket that opens it is escaped */
+    struct strbuf sb = STRBUF_INIT;
+    esc_md(&sb, "[x] done");
+    CHECK_STR(sb_str(&sb), "\\[x] done");
+    sb_free(&sb);
 }
 
 /* The text of an image: a host title cannot end the label early or start a
