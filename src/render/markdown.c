@@ -782,11 +782,7 @@ void markdown_render(const struct report *r, struct strbuf *out)
 
 static int render_markdown(const struct report *r, const struct out_sink *out)
 {
-    struct strbuf sb = STRBUF_INIT;
-    markdown_render(r, &sb);
-    int rc = out->write(out->ctx, "report.md", sb_str(&sb), sb.len);
-    sb_free(&sb);
-    return rc;
+    return md_write_file(r, out, "report.md", markdown_render);
 }
 
 const struct renderer renderer_markdown = {"markdown", render_markdown};

@@ -1,5 +1,6 @@
 /* Markdown pieces shared by report.md and summary.md: see md_common.h. */
 #include "md_common.h"
+#include "renderer.h"
 #include "escape.h"
 #include "json_common.h"
 #include "../model/names.h"
@@ -9,36 +10,39 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Host or model text: truncated, then escaped; "-" when absent. */
-void md_text(struct strbuf *sb, const char *s, size_t max)
+/* s cut to max characters, then through esc; "-" when absent. */
+static void cut_and_escape(struct strbuf *sb, const char *s, size_t max,
+                           void (*esc)(struct strbuf *, const char *))
 {
     if (!s || !*s) {
         sb_addc(sb, '-');
         return;
     }
     char *t = trunc_utf8(s, max);
-    esc_md(sb, t);
+    esc(sb, t);
     free(t);
 }
 
-/* md_text for a whole table cell. */
+void md_text(struct strbuf *sb, const char *s, size_t max) { cut_and_escape(sb, s, max, esc_md); }
+
 void md_cell(struct strbuf *sb, const char *s, size_t max)
 {
-    if (!s || !*s) {
-        sb_addc(sb, '-');
-        return;
-    }
-    char *t = trunc_utf8(s, max);
-    esc_md_cell(sb, t);
-    free(t);
+    cut_and_escape(sb, s, max, esc_md_cell);
 }
 
-/* md_text for the text of an image ("![...](file)"). */
 void md_label(struct strbuf *sb, const char *s, size_t max)
 {
-    char *t = trunc_utf8(s && *s ? s : "-", max);
-    esc_md_label(sb, t);
-    free(t);
+    cut_and_escape(sb, s && *s ? s : "-", max, esc_md_label); /* "-" escaped, as before */
+}
+
+int md_write_file(const struct report *r, const struct out_sink *out, const char *name,
+                  void (*render)(const struct report *, struct strbuf *))
+{
+    struct strbuf sb = STRBUF_INIT;
+    render(r, &sb);
+    int rc = out->write(out->ctx, name, sb_str(&sb), sb.len);
+    sb_free(&sb);
+    return rc;
 }
 
 /* Adaptive precision for numbers without a declared number of decimals. */

@@ -14,6 +14,11 @@
 void md_text(struct strbuf *sb, const char *s, size_t max);
 void md_cell(struct strbuf *sb, const char *s, size_t max);
 void md_label(struct strbuf *sb, const char *s, size_t max);
+struct out_sink;
+/* Renders the whole file with render and writes it to out as name: a
+ * Markdown renderer's render(). */
+int md_write_file(const struct report *r, const struct out_sink *out, const char *name,
+                  void (*render)(const struct report *, struct strbuf *));
 /* Adaptive precision for numbers without a declared number of decimals. */
 void md_number(struct strbuf *sb, double v);
 /* "CRITICAL", "WARNING", "INFO", "OK". */

@@ -99,11 +99,7 @@ void summary_render(const struct report *r, struct strbuf *out)
 
 static int render_summary(const struct report *r, const struct out_sink *out)
 {
-    struct strbuf sb = STRBUF_INIT;
-    summary_render(r, &sb);
-    int rc = out->write(out->ctx, "summary.md", sb_str(&sb), sb.len);
-    sb_free(&sb);
-    return rc;
+    return md_write_file(r, out, "summary.md", summary_render);
 }
 
 const struct renderer renderer_summary = {"summary", render_summary};
