@@ -1,4 +1,5 @@
 #include "flamegraph_cmd.h"
+#include "flame/perf_collapse.h"
 #include "util/parse_num.h"
 #include "model/profile.h"
 #include "render/folded.h"
@@ -43,15 +44,34 @@ struct feeder {
     enum fmt fmt;
     struct profile *p;
     struct folded_parser fp;
-    struct perf_script_parser ps;
+    struct perf_collapse *pc;
 };
 
 static void feed(struct feeder *fd, const char *line, size_t len, size_t lineno)
 {
     if (fd->fmt == FMT_PERF)
-        perf_script_line(&fd->ps, line, len, lineno);
+        perf_collapse_line(fd->pc, line, len);
     else
         folded_line(&fd->fp, line, len, lineno);
+}
+
+/* `perf script` text is collapsed as `perfreport collapse --all` collapses
+ * it (the _[k]/_[j] annotations give frames their kinds), then read as
+ * folded stacks: both commands draw the same frames. */
+static void perf_into_folded(struct feeder *fd)
+{
+    perf_collapse_end(fd->pc);
+    size_t n;
+    const struct stack_entry *e = perf_collapse_stacks(fd->pc, &n);
+    struct strbuf l = STRBUF_INIT;
+    for (size_t i = 0; i < n; i++) {
+        sb_reset(&l);
+        sb_addn(&l, e[i].key, e[i].key_len);
+        sb_addc(&l, ' ');
+        stack_count_format(&e[i].count, &l);
+        folded_line(&fd->fp, l.buf, l.len, i + 1);
+    }
+    sb_free(&l);
 }
 
 enum { OPT_TITLE = 256, OPT_SUBTITLE, OPT_WIDTH, OPT_HEIGHT, OPT_FONTSIZE, OPT_MINWIDTH,
@@ -144,7 +164,8 @@ int flamegraph_main(int argc, char **argv)
     const char *shown = strcmp(path, "-") == 0 ? "<stdin>" : path;
 
     struct feeder fd = {.fmt = fmt, .p = profile_new("flamegraph", "Flame Graph", "samples")};
-    perf_script_init(&fd.ps, fd.p);
+    fd.pc = perf_collapse_new(&(struct collapse_opts){.kernel = true, .jit = true});
+    perf_collapse_begin_file(fd.pc, shown);
     folded_init(&fd.fp, fd.p);
 
     /* auto: look at the first lines before committing to a parser */
@@ -163,8 +184,7 @@ int flamegraph_main(int argc, char **argv)
             sb_addn(&head, line, (size_t)n);
             ends[nhead++] = head.len;
         }
-        fd.fmt = looks_like_perf_script(head.buf ? head.buf : "", head.len) ? FMT_PERF
-                                                                             : FMT_FOLDED;
+        fd.fmt = perf_collapse_sniff(head.buf ? head.buf : "", head.len) ? FMT_PERF : FMT_FOLDED;
         size_t start = 0;
         for (size_t i = 0; i < nhead; i++) {
             feed(&fd, head.buf + start, ends[i] - start, ++lineno);
@@ -180,23 +200,25 @@ int flamegraph_main(int argc, char **argv)
     if (in != stdin)
         fclose(in);
 
-    perf_script_finish(&fd.ps);
+    if (fd.fmt == FMT_PERF)
+        perf_into_folded(&fd);
     folded_finish(&fd.fp);
-    struct flame_parse_stats st = fd.fmt == FMT_PERF ? fd.ps.st : fd.fp.st;
+    struct flame_parse_stats st = fd.fp.st;
     if (read_err) {
         fprintf(stderr, PROG ": %s: read error\n", shown);
+        perf_collapse_free(fd.pc);
         profile_free(fd.p);
         return 3;
     }
+    if (fd.fmt == FMT_PERF)
+        perf_collapse_report(fd.pc, stderr, PROG);
+    perf_collapse_free(fd.pc);
     for (size_t i = 0; i < st.nbad; i++)
         fprintf(stderr, PROG ": %s:%zu: %s\n", shown, st.bad_line[i], st.bad_why[i]);
     if (st.malformed > st.nbad)
         fprintf(stderr, PROG ": %s: %zu more malformed lines\n", shown, st.malformed - st.nbad);
     if (st.malformed)
         fprintf(stderr, PROG ": %s: %zu malformed lines ignored\n", shown, st.malformed);
-    if (st.other_events)
-        fprintf(stderr, PROG ": %s: %zu samples of other events than the first ignored\n",
-                shown, st.other_events);
 
     int rc = 0;
     if (profile_total(fd.p) == 0) {

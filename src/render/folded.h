@@ -1,8 +1,9 @@
-/* Folded stacks ("a;b;c 12", flamegraph.pl's input) and `perf script` text
- * in, folded stacks out.  Parsers are fed one line at a time so a large
- * input never has to be held in memory; folded_parse()/perf_script_parse()
- * are the whole-text conveniences tests use.  Bad lines are counted and the
- * first few remembered with their line numbers; they never stop a parse. */
+/* Folded stacks ("a;b;c 12", flamegraph.pl's input) in and out (`perf
+ * script` text is collapsed into them by flame/perf_collapse.h).  The parser
+ * is fed one line at a time so a large input never has to be held in
+ * memory; folded_parse() is the whole-text convenience tests use.  Bad
+ * lines are counted and the first few remembered with their line numbers;
+ * they never stop a parse. */
 #ifndef PERFREPORT_FOLDED_H
 #define PERFREPORT_FOLDED_H
 #include "../model/profile.h"
@@ -16,11 +17,10 @@ struct strbuf;
 
 struct flame_parse_stats {
     size_t lines;     /* lines seen */
-    size_t stacks;    /* stacks added (folded lines, perf samples) */
-    size_t blank;     /* blank lines (folded only; separators in perf text) */
+    size_t stacks;    /* stacks added */
+    size_t blank;     /* blank lines */
     size_t zero;      /* folded lines with count 0: valid, add nothing */
     size_t malformed; /* lines that could not be used */
-    size_t other_events; /* perf samples of an event other than the first one seen */
     size_t bad_line[FLAME_MAX_BAD];   /* 1-based line numbers of the first bad lines */
     const char *bad_why[FLAME_MAX_BAD]; /* static strings */
     size_t nbad;
@@ -62,31 +62,6 @@ size_t folded_parse(struct profile *p, const char *text, size_t len, struct flam
  * ("_[k]" kernel, "_[j]" jit, "_[i]" inline; "[unknown]" unknown).  *len is
  * shortened to drop the suffix. */
 enum frame_kind folded_frame_kind(const char *name, size_t *len);
-
-/* `perf script` default text output. */
-struct perf_script_parser {
-    struct profile *p;
-    struct flame_parse_stats st;
-    bool in_sample, skip_sample;
-    char *event;        /* first event name seen; only those samples count */
-    char *comm;         /* current sample's comm */
-    struct strbuf *names; /* current sample's frame names, NUL-separated, leaf-first */
-    size_t *offs;       /* offsets into names */
-    uint8_t *kinds;
-    size_t nframes, cap_frames;
-    struct pframe *pf;  /* scratch root-first frames */
-    size_t cap_pf;
-};
-void perf_script_init(struct perf_script_parser *ps, struct profile *p);
-void perf_script_line(struct perf_script_parser *ps, const char *line, size_t len, size_t lineno);
-/* Flushes the last sample and releases the parser's memory (not the profile). */
-void perf_script_finish(struct perf_script_parser *ps);
-size_t perf_script_parse(struct profile *p, const char *text, size_t len,
-                         struct flame_parse_stats *st);
-
-/* Guess from the first lines of input: true when it looks like `perf script`
- * text (a header line followed by indented "addr symbol (dso)" lines). */
-bool looks_like_perf_script(const char *text, size_t len);
 
 /* Folded text of p: one line per stack ending in a frame with self count,
  * children in name order (stable), kinds as "_[k]"/"_[j]"/"_[i]" suffixes.

@@ -1,6 +1,8 @@
-/* Folded-stack and `perf script` parsers, then the profile rendered as a
- * flamegraph SVG, which must stay well-formed XML whatever the frame names. */
+/* Folded-stack parser and `perf script` collapser, then the profile
+ * rendered as a flamegraph SVG, which must stay well-formed XML whatever the
+ * frame names. */
 #include "fuzz.h"
+#include "flame/perf_collapse.h"
 #include "model/profile.h"
 #include "render/folded.h"
 #include "render/svg_flame.h"
@@ -152,7 +154,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* Parsers take (text, len): no terminator, a read past len is caught. */
     char *text = fuzz_bytes(data, size);
     struct flame_parse_stats st = {0};
-    looks_like_perf_script(text, size);
+    perf_collapse_sniff(text, size);
 
     struct profile *p = profile_new("cpu", "On-CPU", "samples");
     folded_parse(p, text, size, &st);
@@ -160,10 +162,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     render(p, false);
     profile_free(p);
 
+    /* as `perfreport flamegraph` reads perf script: collapsed with --all,
+     * then read as folded stacks */
+    struct perf_collapse *pc = perf_collapse_new(&(struct collapse_opts){.kernel = true, .jit = true});
+    const char *s = text, *end = text + size;
+    while (s < end) {
+        const char *nl = memchr(s, '\n', (size_t)(end - s));
+        const char *le = nl ? nl : end;
+        perf_collapse_line(pc, s, (size_t)(le - s));
+        s = nl ? nl + 1 : end;
+    }
+    perf_collapse_end(pc);
+    struct strbuf folded = STRBUF_INIT;
+    perf_collapse_write(pc, &folded);
+    size_t nstacks;
+    perf_collapse_stacks(pc, &nstacks);
+    FUZZ_ASSERT(nstacks <= perf_collapse_stats(pc)->samples);
+    perf_collapse_free(pc);
     p = profile_new("cpu", "On-CPU", "samples");
     memset(&st, 0, sizeof st); /* the parsers add to st */
-    perf_script_parse(p, text, size, &st);
+    folded_parse(p, sb_str(&folded), folded.len, &st);
     FUZZ_ASSERT(st.nbad <= FLAME_MAX_BAD);
+    sb_free(&folded);
     render(p, true);
     profile_free(p);
     free(text);

@@ -1,4 +1,5 @@
-/* Stack profiles, folded / perf script parsing, the flamegraph SVG. */
+/* Stack profiles, folded parsing, the flamegraph SVG (`perf script`
+ * collapsing: test_collapse.c). */
 #include "harness.h"
 #include "test_util.h"
 #include "../../src/model/model.h"
@@ -162,83 +163,6 @@ TEST(flame_report_owns_profiles)
     CHECK_STR(report_find_profile(r, "offcpu")->unit, "us");
     CHECK(report_find_profile(r, "nope") == NULL);
     report_free(r); /* LSan checks the rest */
-}
-
-TEST(flame_perf_script_fixture)
-{
-    size_t len;
-    char *text = test_slurp(fixture("flame/perf-script.txt"), &len);
-    REQUIRE(text);
-    CHECK(looks_like_perf_script(text, len));
-    struct profile *p = profile_new("cpu", NULL, NULL);
-    struct flame_parse_stats st = {0};
-    CHECK_NUM(perf_script_parse(p, text, len, &st), 108, 0);
-    CHECK_NUM(st.malformed, 0, 0);
-    CHECK_NUM(profile_total(p), 108, 0);
-    /* the burner's call chain, root first, under its comm */
-    const char *burn[] = {"burner", "__libc_start_call_main", "main", "burn_outer", "burn_leaf"};
-    CHECK_NUM(total_at(p, burn, 5), 99, 0);
-    CHECK_NUM(profile_node_kind(p, profile_find(p, burn, 1)), FRAME_PROCESS, 0);
-    CHECK_NUM(profile_node_kind(p, profile_find(p, burn, 5)), FRAME_USER, 0);
-    /* dd's reads go through the kernel: kernel frames, offsets stripped */
-    const char *rd[] = {"dd", "read", "entry_SYSCALL_64_after_hwframe", "do_syscall_64",
-                        "ksys_read", "vfs_read", "read_zero"};
-    CHECK_NUM(total_at(p, rd, 2), 6, 0);
-    CHECK_NUM(total_at(p, rd, 5), 4, 0);
-    CHECK_NUM(total_at(p, rd, 7), 2, 0);
-    CHECK_NUM(profile_node_kind(p, profile_find(p, rd, 2)), FRAME_USER, 0);
-    CHECK_NUM(profile_node_kind(p, profile_find(p, rd, 6)), FRAME_KERNEL, 0);
-    const char *unk[] = {"dd", "[unknown]"};
-    CHECK_NUM(total_at(p, unk, 2), 1, 0);
-    CHECK_NUM(profile_node_kind(p, profile_find(p, unk, 2)), FRAME_UNKNOWN, 0);
-    const char *sfp[] = {"dd", "read", "entry_SYSCALL_64_after_hwframe", "do_syscall_64",
-                         "ksys_read", "vfs_read", "rw_verify_area", "security_file_permission"};
-    CHECK_NUM(total_at(p, sfp, 8), 1, 0); /* "+0x0" stripped too */
-    struct strbuf f = STRBUF_INIT;
-    folded_write(p, &f);
-    CHECK_CONTAINS(sb_str(&f), "burner;__libc_start_call_main;main;burn_outer;burn_leaf 99\n");
-    CHECK_CONTAINS(sb_str(&f), "dd;read;entry_SYSCALL_64_after_hwframe_[k];do_syscall_64_[k];"
-                               "ksys_read_[k];vfs_read_[k];read_zero_[k] 2\n");
-    sb_free(&f);
-    profile_free(p);
-    free(text);
-}
-
-TEST(flame_perf_script_odd)
-{
-    const char *text =
-        "# ========\n"
-        "# captured on: today\n"
-        "Web Content 123/456 [001] 10.000001:   250000 cpu-clock:ppp: \n"
-        "\t7f00 foo+0x10 (/usr/lib/libx.so)\n"
-        "\tffffffffc0123456 nft_do_chain+0x2 ([nf_tables])\n"   /* module: kernel */
-        "\t7f10 operator()(int) const+0x5 (/opt/my app (v2)/bin)\n"
-        "\t7f20 JitFn (/tmp/perf-123.map)\n"
-        "\n"
-        "kworker/0:1 9 [000] 10.5: cpu-clock: \n"               /* no frames */
-        "\n"
-        "sh 77 [000] 11.0: 1 sched:sched_switch: prev=x\n"       /* other event */
-        "\t7f00 schedule (x)\n"
-        "\n"
-        "\tstray frame (x)\n"
-        "garbage header without pid\n";
-    CHECK(looks_like_perf_script(text, strlen(text)));
-    CHECK(!looks_like_perf_script("a;b 1\nc 2\n", 10));
-    struct profile *p = profile_new("cpu", NULL, NULL);
-    struct flame_parse_stats st = {0};
-    perf_script_parse(p, text, strlen(text), &st);
-    CHECK_NUM(st.stacks, 2, 0);
-    CHECK_NUM(st.other_events, 1, 0);
-    CHECK_NUM(st.malformed, 2, 0);
-    CHECK_NUM(st.bad_line[0], 14, 0);
-    CHECK_NUM(st.bad_line[1], 15, 0);
-    const char *path[] = {"Web Content", "JitFn", "operator()(int) const", "nft_do_chain", "foo"};
-    CHECK_NUM(total_at(p, path, 5), 1, 0);
-    CHECK_NUM(profile_node_kind(p, profile_find(p, path, 2)), FRAME_JIT, 0);
-    CHECK_NUM(profile_node_kind(p, profile_find(p, path, 4)), FRAME_KERNEL, 0);
-    CHECK_NUM(total_at(p, (const char *[]){"kworker/0:1"}, 1), 1, 0);
-    CHECK_NUM(profile_total(p), 2, 0);
-    profile_free(p);
 }
 
 /* ---- SVG ---- */
