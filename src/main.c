@@ -1,3 +1,4 @@
+#include "collapse_cmd.h"
 #include "flamegraph_cmd.h"
 #include "options.h"
 #include "pipeline.h"
@@ -85,6 +86,8 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     if (argc > 1 && strcmp(argv[1], "flamegraph") == 0)
         return flamegraph_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "collapse") == 0)
+        return collapse_main(argc - 1, argv + 1);
     /* One malloc arena.  Each collector starts on its own thread, and every
      * BPF load parses the kernel BTF (tens of MiB, freed after the load);
      * with an arena per thread those freed blocks stayed resident in
