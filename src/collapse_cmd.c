@@ -3,6 +3,7 @@
 #include "render/escape.h"
 #include "util/line_reader.h"
 #include "util/strbuf.h"
+#include "util/xalloc.h"
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -80,16 +81,12 @@ static int write_out(const struct strbuf *out)
     while (*s && rc == 0) {
         const char *nl = strchr(s, '\n');
         size_t n = nl ? (size_t)(nl - s) : strlen(s);
-        char *one = strndup(s, n);
-        if (!one)
-            rc = -1;
-        else {
-            sb_reset(&esc);
-            esc_term(&esc, one);
-            sb_addc(&esc, '\n');
-            free(one);
-            rc = fwrite(esc.buf, 1, esc.len, stdout) == esc.len ? 0 : -1;
-        }
+        char *one = xstrndup(s, n);
+        sb_reset(&esc);
+        esc_term(&esc, one);
+        sb_addc(&esc, '\n');
+        free(one);
+        rc = fwrite(esc.buf, 1, esc.len, stdout) == esc.len ? 0 : -1;
         s = nl ? nl + 1 : s + n;
     }
     sb_free(&esc);

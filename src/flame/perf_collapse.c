@@ -14,7 +14,7 @@
 #include <string.h>
 
 struct bad_msg {
-    size_t file, lineno; /* file: index into files */
+    size_t file, lineno; /* file: index into files, NO_FILE before any */
     const char *why;     /* static */
 };
 
@@ -56,6 +56,13 @@ struct perf_collapse {
     bool open_at_end;
 };
 
+#define NO_FILE ((size_t)-1)
+
+static const char *file_name(const struct perf_collapse *pc, size_t i)
+{
+    return i == NO_FILE ? "<input>" : pc->files[i];
+}
+
 static bool p_space(char c)
 {
     return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
@@ -76,7 +83,6 @@ struct perf_collapse *perf_collapse_new(const struct collapse_opts *o)
     if (o->event_filter && *o->event_filter)
         pc->event = xstrdup(o->event_filter);
     pc->counts = stack_counts_new();
-    perf_collapse_begin_file(pc, "<stdin>");
     return pc;
 }
 
@@ -103,11 +109,6 @@ void perf_collapse_free(struct perf_collapse *pc)
 
 void perf_collapse_begin_file(struct perf_collapse *pc, const char *file)
 {
-    /* the first (implicit) input is replaced when nothing was read from it */
-    if (pc->nfiles == 1 && pc->st.lines == 0) {
-        free(pc->files[0]);
-        pc->nfiles = 0;
-    }
     xgrow(&pc->files, &pc->cap_files, pc->nfiles + 1, sizeof *pc->files);
     pc->files[pc->nfiles++] = xstrdup(file);
     pc->lineno = 0;
@@ -117,7 +118,8 @@ static void bad(struct perf_collapse *pc, const char *why)
 {
     pc->st.bad++;
     if (pc->nmsg < PERF_COLLAPSE_MAX_MSGS)
-        pc->msg[pc->nmsg++] = (struct bad_msg){pc->nfiles - 1, pc->lineno, why};
+        pc->msg[pc->nmsg++] = (struct bad_msg){pc->nfiles ? pc->nfiles - 1 : NO_FILE, pc->lineno,
+                                                why};
 }
 
 static void clear_stack(struct perf_collapse *pc)
@@ -277,7 +279,7 @@ static void header_line(struct perf_collapse *pc, const char *l, size_t len,
             pc->pname.buf[i] = '_';
     pc->have_pname = true;
     pc->header_line = pc->lineno;
-    pc->header_file = pc->nfiles - 1;
+    pc->header_file = pc->nfiles ? pc->nfiles - 1 : NO_FILE;
 }
 
 /* ---- a frame line: /^\s*(\w+)\s*(.+) \((.*)\)/ ---- */
@@ -567,7 +569,7 @@ const char *perf_collapse_event(const struct perf_collapse *pc)
 void perf_collapse_report(const struct perf_collapse *pc, FILE *f, const char *prog)
 {
     for (size_t i = 0; i < pc->nmsg; i++)
-        term_printf(f, "%s: %s:%zu: %s", prog, pc->files[pc->msg[i].file], pc->msg[i].lineno,
+        term_printf(f, "%s: %s:%zu: %s", prog, file_name(pc, pc->msg[i].file), pc->msg[i].lineno,
                     pc->msg[i].why);
     if (pc->st.bad > pc->nmsg)
         term_printf(f, "%s: %zu more lines not understood", prog, pc->st.bad - pc->nmsg);
@@ -584,7 +586,7 @@ void perf_collapse_report(const struct perf_collapse *pc, FILE *f, const char *p
     if (pc->open_at_end)
         term_printf(f, "%s: %s:%zu: the last sample has no blank line after it: not counted "
                        "(as stackcollapse-perf.pl)",
-                    prog, pc->files[pc->header_file], pc->header_line);
+                    prog, file_name(pc, pc->header_file), pc->header_line);
     if (pc->o.inline_frames)
         term_printf(f, "%s: --inline: addr2line is not run; inline frames that perf printed "
                        "are kept", prog);

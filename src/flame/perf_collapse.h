@@ -37,8 +37,8 @@ struct perf_collapse;
 /* o is copied (event_filter too). */
 struct perf_collapse *perf_collapse_new(const struct collapse_opts *o);
 void perf_collapse_free(struct perf_collapse *pc);
-/* Starts a new input: file names the input in messages (copied); line
- * numbers restart at 1.  The state of a sample carries over, as it does
+/* Starts a new input: file names the input in messages (copied; lines fed
+ * before any file are "<input>"); line numbers restart at 1.  The state of a sample carries over, as it does
  * when the Perl script reads several files. */
 void perf_collapse_begin_file(struct perf_collapse *pc, const char *file);
 /* One line without its "\n" (a "\r" before it is dropped here); len may

@@ -63,6 +63,23 @@ grep -q "open.txt:1: the last sample has no blank line" "$TMPD/err" \
 "$PERFREPORT_BIN" collapse --help > "$TMPD/h.out"; rc=$?
 [ $rc = 0 ] && grep -q -- '--event-filter EVENT' "$TMPD/h.out" && ok e2e_collapse_help || not_ok e2e_collapse_help "exit $rc"
 
+# On a terminal an escape sequence in a name is shown, not obeyed; in a pipe
+# the bytes stay as the Perl script writes them.
+printf 'ab 1 1.0: 3 ev:\n\t1 evil\033[31mred (m)\n\n' > "$TMPD/esc.txt"
+if command -v script >/dev/null 2>&1; then
+    script -qc "$PERFREPORT_BIN collapse $TMPD/esc.txt" /dev/null > "$TMPD/tty.out" 2>&1
+    if grep -q 'evil\\e\[31mred 3' "$TMPD/tty.out" && ! grep -q "$(printf '\033')" "$TMPD/tty.out"; then
+        ok e2e_collapse_terminal_escaped
+    else
+        not_ok e2e_collapse_terminal_escaped "$(od -c "$TMPD/tty.out" | head -3)"
+    fi
+else
+    skip e2e_collapse_terminal_escaped "script(1) missing"
+fi
+"$PERFREPORT_BIN" collapse "$TMPD/esc.txt" > "$TMPD/pipe.out"
+[ "$(cat "$TMPD/pipe.out")" = "$(printf 'ab;evil\033[31mred 3')" ] && ok e2e_collapse_pipe_bytes_kept \
+    || not_ok e2e_collapse_pipe_bytes_kept "$(od -c "$TMPD/pipe.out" | head -3)"
+
 # flamegraph: unindented frames are taken for perf script, and the graph is
 # the one drawn from `collapse --all` output
 "$PERFREPORT_BIN" flamegraph "$FX/unindented.txt" > "$TMPD/u1.svg" 2> "$TMPD/u1.err"; rc1=$?
