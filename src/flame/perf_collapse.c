@@ -603,6 +603,12 @@ bool perf_collapse_sniff(const char *text, size_t len)
         size_t n = (size_t)((nl ? nl : end) - s);
         if (n && s[n - 1] == '\r')
             n--;
+        /* `perf script --header`: its comment block can outlast the lines
+         * looked at (a line per CPU) */
+        static const char *const marks[] = {"# captured on", "# perf version", "# cmdline :"};
+        for (size_t i = 0; i < sizeof marks / sizeof marks[0]; i++)
+            if (n >= strlen(marks[i]) && memcmp(s, marks[i], strlen(marks[i])) == 0)
+                return true;
         struct header h;
         struct frame_line f;
         const char *ev, *per;

@@ -69,7 +69,8 @@ const char *perf_collapse_event(const struct perf_collapse *pc);
 void perf_collapse_report(const struct perf_collapse *pc, FILE *f, const char *prog);
 
 /* Guess from the first lines of input whether it is `perf script` text: a
- * sample header ending in "EVENT:", or a header followed by a frame line,
- * or an indented "hexaddr symbol" line.  Folded stacks never end in ':'. */
+ * sample header ending in "EVENT:", a header followed by a frame line, an
+ * indented "hexaddr symbol" line, or the comments of `perf script
+ * --header`.  Folded stacks never end in ':'. */
 bool perf_collapse_sniff(const char *text, size_t len);
 #endif

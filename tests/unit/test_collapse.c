@@ -292,6 +292,13 @@ TEST(collapse_sniff)
     /* "comm tid" headers (perf script -F comm,tid,...) and unindented frames */
     const char *bare = "dd  2040 \n12e84 search_cache (/lib/ld.so)\n\n";
     CHECK(perf_collapse_sniff(bare, strlen(bare)));
+    /* a --header block longer than the lines looked at (one per CPU) */
+    struct strbuf hdr = STRBUF_INIT;
+    sb_add(&hdr, "# ========\n# captured on    : Tue Nov 25 10:00:00 2025\n");
+    for (int i = 0; i < 300; i++)
+        sb_addf(&hdr, "# CPU %d: Core ID 0, Die ID 0, Socket ID 0\n", i);
+    CHECK(perf_collapse_sniff(hdr.buf, hdr.len));
+    sb_free(&hdr);
     const char *folded[] = {"a;b 1\nc 2\n", "java 123;main 5\r\n", "main;foo (bar) 12\n",
                             "sh 1 2 3;x 4\n"};
     for (size_t i = 0; i < 4; i++)
