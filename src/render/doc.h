@@ -33,6 +33,7 @@ struct doc_cell {
     char *text; /* owned plain text; NULL shows "-" */
     bool host;  /* host/model text: escaped for Markdown (numbers are ours) */
     int sev;    /* enum severity from the model, or DOC_NO_SEV */
+    const char *anchor; /* a link to this heading anchor (the doc's slugs), or NULL */
 };
 
 struct doc_table {

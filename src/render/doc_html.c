@@ -78,7 +78,14 @@ static void cell(struct strbuf *out, const char *tag, const struct doc_cell *c, 
         else
             sb_addf(out, "%s \xC2\xB7 ", w);
     }
+    if (c->anchor) {
+        sb_add(out, "<a href=\"#");
+        esc_xml(out, c->anchor);
+        sb_add(out, "\">");
+    }
     esc_xml(out, text);
+    if (c->anchor)
+        sb_add(out, "</a>");
     sb_addf(out, "</%s>", tag);
 }
 
@@ -185,6 +192,11 @@ void doc_render_html(const struct report *r, struct doc *d, struct strbuf *out)
             cmark_node_free(node);
             continue;
         case CMARK_NODE_HEADING: {
+            if (cmark_node_get_heading_level(node) == 1) {
+                /* the title: the banner above names the host */
+                cmark_node_free(node);
+                continue;
+            }
             /* cmark writes "<hN>inner</hN>\n"; ours carries the anchor that
              * the contents and evidence links point at. */
             int level = cmark_node_get_heading_level(node);

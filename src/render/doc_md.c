@@ -88,10 +88,14 @@ static void cell(const struct doc_cell *c, struct strbuf *out)
         default: sb_add(out, "ok · "); break;
         }
     }
+    if (c->anchor)
+        sb_addc(out, '[');
     if (c->host)
-        esc_md_cell(out, c->text);
+        (c->anchor ? esc_md_label : esc_md_cell)(out, c->text);
     else
         sb_add(out, c->text);
+    if (c->anchor)
+        sb_addf(out, "](#%s)", c->anchor);
 }
 
 static void table(const struct doc_table *t, struct strbuf *out)

@@ -216,7 +216,7 @@ static void title_and_verdict(struct doc *d, const struct report *r)
     /* Whoever reads the ticket should know that command lines were edited. */
     double red = report_metric_value(r, NM_PRIVACY_REDACTED);
     const char *redact = kv_get(&r->host, "cmdline_redaction");
-    if (isfinite(red))
+    if (isfinite(red) && red > 0)
         doc_textf(doc_para(root),
                   "Command lines: %.0f value%s redacted (pass/token/secret/key/auth/credential "
                   "options, URL passwords, Authorization headers); --no-redact shows them.",
@@ -625,10 +625,27 @@ static void section(struct doc *d, const struct report *r, const char *res, cons
     quiet_flush(&q);
 }
 
-static void resource_sections(struct doc *d, const struct report *r)
+/* The resource sections in document order, for the overview. */
+struct sections {
+    const char **res;   /* borrowed: fixed words or the model's */
+    const char **title; /* NULL: the resource's name is its title */
+    size_t n, cap, cap2;
+};
+
+static void sections_add(struct sections *ss, const char *res, const char *title)
 {
-    for (size_t i = 0; i < NKNOWN; i++)
+    xgrow(&ss->res, &ss->cap, ss->n + 1, sizeof *ss->res);
+    xgrow(&ss->title, &ss->cap2, ss->n + 1, sizeof *ss->title);
+    ss->res[ss->n] = res;
+    ss->title[ss->n++] = title;
+}
+
+static void resource_sections(struct doc *d, const struct report *r, struct sections *ss)
+{
+    for (size_t i = 0; i < NKNOWN; i++) {
         section(d, r, known_sections[i].resource, known_sections[i].title);
+        sections_add(ss, known_sections[i].resource, known_sections[i].title);
+    }
 
     struct reslist other = {0};
     for (size_t i = 0; i < r->nmetrics; i++)
@@ -640,8 +657,10 @@ static void resource_sections(struct doc *d, const struct report *r)
         reslist_add(&other, r->tables[i]->hdr.resource);
     for (size_t i = 0; i < r->nhists; i++)
         reslist_add(&other, r->hists[i]->hdr.resource);
-    for (size_t i = 0; i < other.n; i++)
+    for (size_t i = 0; i < other.n; i++) {
         section(d, r, other.v[i], section_title(other.v[i]));
+        sections_add(ss, other.v[i], section_title(other.v[i]));
+    }
     free(other.v);
 }
 
@@ -813,6 +832,100 @@ static void evidence_links(const struct doc *d, const struct finding *f, cmark_n
     }
 }
 
+/* The figure that says most about a resource at a glance: its USE
+ * utilisation and saturation when the check covers it, else a chosen metric
+ * or the first the model files under it. */
+static void key_figures(const struct report *r, const char *res, struct strbuf *out)
+{
+    for (size_t i = 0; i < r->nuse; i++) {
+        const struct use_row *u = &r->use[i];
+        if (!same(u->resource, res))
+            continue;
+        const struct use_cell *c[2] = {&u->util, &u->sat};
+        for (size_t k = 0; k < 2; k++) {
+            if (!c[k]->text || !*c[k]->text || strcmp(c[k]->text, "-") == 0)
+                continue;
+            if (out->len)
+                sb_add(out, "; ");
+            sb_add(out, c[k]->text);
+        }
+        return;
+    }
+    static const struct {
+        const char *res, *metric;
+    } chosen[] = {{"profile", NM_PROFILE_SAMPLES},
+                  {"syscall", NM_SYSCALL_TOTAL_PER_S},
+                  {"offcpu", NM_OFFCPU_TOTAL_MS}};
+    const struct metric *m = NULL;
+    for (size_t i = 0; i < sizeof chosen / sizeof chosen[0] && !m; i++)
+        if (same(res, chosen[i].res))
+            m = report_find_metric(r, chosen[i].metric);
+    for (size_t i = 0; i < r->nmetrics && !m; i++)
+        if (same(r->metrics[i].resource, res))
+            m = &r->metrics[i];
+    if (!m)
+        return;
+    sb_add(out, m->title && *m->title ? m->title : m->name);
+    sb_addc(out, ' ');
+    value_text(out, m->value, m->unit);
+}
+
+/* One row per resource section: its worst severity (findings filed under
+ * it and its USE cells), how many findings, its key figures, a link. */
+static void overview(struct doc *d, const struct report *r, const struct sections *ss,
+                     struct doc_table *t)
+{
+    struct strbuf sb = STRBUF_INIT;
+    for (size_t i = 0; i < ss->n; i++) {
+        const char *res = ss->res[i];
+        bool measured = same(res, "profile") ? report_find_profile(r, "cpu") != NULL
+                                             : section_has_content(r, res);
+        if (same(res, "host") || (!measured && is_known(res) && !same(res, "profile")))
+            continue; /* "Host" holds the run's own bookkeeping */
+        int worst = SEV_NONE;
+        size_t nf = 0;
+        for (size_t k = 0; k < r->nfindings; k++)
+            if (same(r->findings[k].resource, res)) {
+                nf++;
+                if ((int)r->findings[k].sev > worst)
+                    worst = (int)r->findings[k].sev;
+            }
+        for (size_t k = 0; k < r->nuse; k++) {
+            const struct use_row *u = &r->use[k];
+            if (!same(u->resource, res))
+                continue;
+            const struct use_cell *c[3] = {&u->util, &u->sat, &u->err};
+            for (size_t j = 0; j < 3; j++)
+                if (c[j]->text && *c[j]->text && strcmp(c[j]->text, "-") != 0 &&
+                    (int)c[j]->sev > worst)
+                    worst = (int)c[j]->sev;
+        }
+        doc_table_row(t);
+        size_t row = t->nrows - 1;
+        struct doc_cell *area = doc_table_cell(t, row, 0);
+        doc_cell_host(area, ss->title[i] ? ss->title[i] : res, MD_MAX_TEXT);
+        area->anchor = section_anchor(d, area->text);
+        struct doc_cell *status = doc_table_cell(t, row, 1);
+        if (!measured) {
+            doc_cell_ours(status, "not measured");
+        } else {
+            if (nf)
+                doc_cell_ours(status, "%zu finding%s", nf, nf == 1 ? "" : "s");
+            else
+                doc_cell_ours(status, "nothing found");
+            status->sev = worst;
+            if (nf)
+                status->anchor = section_anchor(d, "Findings");
+        }
+        sb_reset(&sb);
+        if (measured)
+            key_figures(r, res, &sb);
+        if (sb.len)
+            doc_cell_host(doc_table_cell(t, row, 2), sb_str(&sb), 160);
+    }
+    sb_free(&sb);
+}
+
 static void findings(struct doc *d, const struct report *r, cmark_node **items)
 {
     doc_heading(d, d->root, 2, "Findings", false);
@@ -836,19 +949,28 @@ struct doc *doc_report(const struct report *r)
     struct doc *d = doc_new();
     title_and_verdict(d, r);
     /* filled once every section exists */
+    doc_heading(d, d->root, 2, "Overview", false);
+    struct doc_table *over = doc_table_block(d, d->root, 3);
+    doc_table_head(over, 0, "Area", false);
+    doc_table_head(over, 1, "Status", false);
+    doc_table_head(over, 2, "Key figures", false);
     cmark_node *toc = doc_para(d->root);
     doc_strong(toc, "Contents:");
     doc_text(toc, " ");
     cmark_node **items = xcalloc(r->nfindings + 1, sizeof *items);
     findings(d, r, items);
     use_table(d, r);
-    resource_sections(d, r);
+    struct sections ss = {0};
+    resource_sections(d, r, &ss);
     system_section(d, r);
     collectors(d, r);
     thresholds(d, r);
     for (size_t i = 0; i < r->nfindings; i++)
         evidence_links(d, &r->findings[i], items[i]);
     free(items);
+    overview(d, r, &ss, over);
+    free(ss.res);
+    free(ss.title);
     contents(d, toc);
     return d;
 }

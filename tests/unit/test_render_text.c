@@ -208,6 +208,41 @@ static size_t lines_of(const char *s)
     return n;
 }
 
+/* The overview under the verdict: one row per section, its colour the
+ * worst severity of its findings and USE cells, its key figures, a link to
+ * the section and to the findings. */
+TEST(render_overview_one_row_per_resource)
+{
+    struct report *r = synthetic();
+    struct mem_sink m = {0};
+    CHECK(render_all(r, &m) == 0);
+    const char *md = mem_get(&m, "report.md");
+    const char *html = mem_get(&m, "index.html");
+    REQUIRE(md && html);
+    const char *over = strstr(md, "## Overview\n");
+    const char *find = strstr(md, "## Findings\n");
+    REQUIRE(over && find && over < find);
+    CHECK_CONTAINS(md, "| [CPU](#cpu) | **critical** · [1 finding](#findings) | 96% busy; run queue 2.35/CPU |");
+    CHECK_CONTAINS(md, "| [Memory](#memory) | ok · nothing found | 39% used; no swapping |");
+    CHECK_CONTAINS(md, "| [Processes](#processes) | **warning** · [1 finding](#findings) |");
+    CHECK_CONTAINS(html, "<td><a href=\"#cpu\">CPU</a></td><td class=\"sev sev-critical\"><strong>"
+                         "critical</strong> · <a href=\"#findings\">1 finding</a></td>");
+    CHECK_CONTAINS(html, "<td class=\"sev sev-ok\">ok · nothing found</td>");
+    /* a USE cell judged worse than any finding colours its row too */
+    struct use_row *u = NULL;
+    for (size_t i = 0; i < r->nuse; i++)
+        if (strcmp(r->use[i].resource, "memory") == 0)
+            u = &r->use[i];
+    REQUIRE(u);
+    u->sat.sev = SEV_WARNING;
+    mem_free(&m);
+    memset(&m, 0, sizeof m);
+    CHECK(render_all(r, &m) == 0);
+    CHECK_CONTAINS(mem_get(&m, "report.md"), "| [Memory](#memory) | **warning** · nothing found |");
+    mem_free(&m);
+    report_free(r);
+}
+
 /* Every link of report.md's contents line and of the findings' evidence
  * lines lands on a heading of index.html: the ids html.c gives headings are
  * the anchors markdown.c links to. */
@@ -219,7 +254,7 @@ TEST(render_links_land_on_headings)
     const char *md = mem_get(&m, "report.md");
     const char *html = mem_get(&m, "index.html");
     REQUIRE(md && html);
-    CHECK_CONTAINS(md, "**Contents:** [Findings](#findings) · ");
+    CHECK_CONTAINS(md, "**Contents:** [Overview](#overview) · [Findings](#findings) · ");
     CHECK_CONTAINS(md, "[CPU](#cpu)");
     /* the CPU finding points at its section and at the flame graph's */
     CHECK_CONTAINS(md, "   **Evidence:** [CPU](#cpu)");
