@@ -34,6 +34,7 @@ struct doc_cell {
     bool host;  /* host/model text: escaped for Markdown (numbers are ours) */
     int sev;    /* enum severity from the model, or DOC_NO_SEV */
     const char *anchor; /* a link to this heading anchor (the doc's slugs), or NULL */
+    bool code;          /* an identifier, path or command: shown as code */
 };
 
 struct doc_table {

@@ -83,7 +83,11 @@ static void cell(struct strbuf *out, const char *tag, const struct doc_cell *c, 
         esc_xml(out, c->anchor);
         sb_add(out, "\">");
     }
+    if (c->code && c->text)
+        sb_add(out, "<code>");
     esc_xml(out, text);
+    if (c->code && c->text)
+        sb_add(out, "</code>");
     if (c->anchor)
         sb_add(out, "</a>");
     sb_addf(out, "</%s>", tag);

@@ -88,6 +88,19 @@ static void cell(const struct doc_cell *c, struct strbuf *out)
         default: sb_add(out, "ok · "); break;
         }
     }
+    if (c->code) {
+        /* a table's pipe needs its backslash even inside code (GFM splits
+         * cells before it reads code spans) */
+        struct strbuf lit = STRBUF_INIT;
+        for (const char *p = c->text; *p; p++) {
+            if (*p == '|')
+                sb_addc(&lit, '\\');
+            sb_addc(&lit, *p);
+        }
+        code_span(sb_str(&lit), out);
+        sb_free(&lit);
+        return;
+    }
     if (c->anchor)
         sb_addc(out, '[');
     if (c->host)
@@ -124,26 +137,32 @@ static void table(const struct doc_table *t, struct strbuf *out)
     sb_addc(out, '\n');
 }
 
-static void image(const struct doc_block *b, struct strbuf *out)
+/* A picture is named as a file of the bundle, not linked as an image:
+ * report.md pasted into a ticket has no files beside it. */
+static void picture(const char *what, const struct doc_block *b, const char *after,
+                    struct strbuf *out)
 {
-    sb_add(out, "![");
-    esc_md_label(out, b->label);
-    /* bundle file names are [A-Za-z0-9._-] only: safe link destinations */
-    sb_addf(out, "](%s)\n\n", b->file);
+    sb_addf(out, "%s ", what);
+    code_span(b->file, out); /* [A-Za-z0-9._-] only */
+    sb_add(out, ": ");
+    esc_md(out, b->label);
+    sb_addf(out, "%s\n\n", after);
 }
 
 static void custom(const struct doc_block *b, struct strbuf *out)
 {
     switch (b->kind) {
     case DOC_TABLE: table(&b->table, out); break;
-    case DOC_CHART: image(b, out); break;
+    case DOC_CHART: picture("Chart", b, "", out); break;
     case DOC_HIST:
         sb_add(out, "```text\n");
         sb_add(out, b->text);
         sb_add(out, "```\n\n");
-        image(b, out);
+        picture("Graph", b, "", out);
         break;
-    case DOC_FLAME: image(b, out); break;
+    case DOC_FLAME:
+        picture("Flame graph", b, " (open it in a browser to zoom and search)", out);
+        break;
     }
 }
 

@@ -400,6 +400,16 @@ static bool table_is_empty(const struct table *t)
     return (t->ncols == 0 || t->nrows == 0) && !(t->note && *t->note);
 }
 
+/* Columns of identifiers, paths and commands: shown as code. */
+static bool is_code_column(const char *name)
+{
+    static const char *const code[] = {"cmdline", "path", "cgroup", "function", "stack"};
+    for (size_t i = 0; i < sizeof code / sizeof code[0]; i++)
+        if (same(name, code[i]))
+            return true;
+    return false;
+}
+
 static void model_table(struct doc *d, const struct table *t)
 {
     doc_heading(d, d->root, 3, title_of(&t->hdr), true);
@@ -432,6 +442,7 @@ static void model_table(struct doc *d, const struct table *t)
                 } else if (cl->kind == CELL_STR) {
                     doc_cell_host(out, cl->str,
                                   same(col->name, "cmdline") ? MD_MAX_CMDLINE : MD_MAX_TEXT);
+                    out->code = is_code_column(col->name);
                 }
             }
         }
@@ -582,9 +593,7 @@ static void profile_section(struct doc *d, const struct report *r)
         cmark_node *para = doc_para(root);
         doc_text(para, "Folded stacks: ");
         doc_code(para, folded);
-        doc_text(para, " (flamegraph.pl input); standalone graph: ");
-        doc_code(para, svg);
-        doc_text(para, ".");
+        doc_text(para, " (flamegraph.pl input).");
     }
 }
 
@@ -623,6 +632,18 @@ static void section(struct doc *d, const struct report *r, const char *res, cons
             hist_block(d, h);
     }
     quiet_flush(&q);
+    const struct profile *off = report_find_profile(r, "offcpu");
+    if (same(res, "offcpu") && off && profile_total(off) > 0) {
+        char svg[512], folded[512];
+        flame_filename(off, "svg", svg, sizeof svg);
+        flame_filename(off, "folded", folded, sizeof folded);
+        doc_flame(d, d->root, off, profile_index(r, off),
+                  "Off-CPU flame graph: where threads waited while blocked", svg);
+        cmark_node *para = doc_para(d->root);
+        doc_text(para, "Folded stacks: ");
+        doc_code(para, folded);
+        doc_text(para, " (flamegraph.pl input, microseconds).");
+    }
 }
 
 /* The resource sections in document order, for the overview. */
@@ -723,6 +744,7 @@ static void collectors(struct doc *d, const struct report *r)
         const struct ledger_entry *e = &r->ledger[i];
         doc_table_row(t);
         doc_cell_host(doc_table_cell(t, i, 0), e->name, MD_MAX_TEXT);
+        doc_table_cell(t, i, 0)->code = true;
         doc_cell_ours(doc_table_cell(t, i, 1), "%s", coll_status_name(e->status));
         doc_cell_host(doc_table_cell(t, i, 2), e->reason, 200);
         doc_cell_ours(doc_table_cell(t, i, 3), "%.1f",
@@ -748,6 +770,7 @@ static void thresholds(struct doc *d, const struct report *r)
         const struct threshold *th = &r->thresholds[i];
         doc_table_row(t);
         doc_cell_host(doc_table_cell(t, i, 0), th->id, MD_MAX_TEXT);
+        doc_table_cell(t, i, 0)->code = true;
         doc_cell_host(doc_table_cell(t, i, 1), th->title, MD_MAX_TEXT);
         sb_reset(&sb);
         md_number(&sb, th->warn);

@@ -145,7 +145,7 @@ TEST(hist_markdown_section_table_and_image)
     CHECK_CONTAINS(s, "     8-16 us |         10 |  10.0% | #######\n");
     CHECK_CONTAINS(s, "   64-128 us |         45 |  45.0% | ##############################\n");
     CHECK_CONTAINS(s, "    32-64 us |          0 |   0.0% |\n");
-    CHECK_CONTAINS(s, "](hist-biolat.vd_a_.read.svg)\n");
+    CHECK_CONTAINS(s, "```\n\nGraph `hist-biolat.vd_a_.read.svg`: vd\\<a> & \"read\" latency\n");
     sb_free(&md);
     report_free(r);
 }

@@ -361,7 +361,7 @@ TEST(html_tables_charts_from_the_model)
     CHECK_CONTAINS(h, "<tr><td class=\"num\">1037</td><td>evil|&lt;script&gt;</td>"
                       "<td class=\"num\">48.8</td>");
     /* a long command line keeps a minimum width */
-    CHECK_CONTAINS(h, "<td class=\"wide\">/usr/bin/evil --url=http://x.example/a?b=c&amp;d="
+    CHECK_CONTAINS(h, "<td class=\"wide\"><code>/usr/bin/evil --url=http://x.example/a?b=c&amp;d="
                       "&lt;img src=x onerror=y&gt;");
     /* both charts inline, without a namespace URL; no image file referenced */
     CHECK_CONTAINS(h, "<figure class=\"chart\">\n<svg viewBox=\"0 0 640 180\"");
