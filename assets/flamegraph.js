@@ -24,6 +24,8 @@
         var xpad = num(svg, 'data-fg-xpad', 10);
         var fontSize = num(svg, 'font-size', 12);
         var inverted = svg.getAttribute('data-fg-inverted') === '1';
+        var fontWidth = num(svg, 'data-fg-fontwidth', 0.59);
+        var nametype = svg.getAttribute('data-fg-nametype');
         var framesG = svg.querySelector('.fg-frames');
         var details = svg.querySelector('.fg-details');
         var reset = svg.querySelector('.fg-reset');
@@ -80,7 +82,7 @@
 
         function fitText(f, x, w) {
             f.text.setAttribute('x', (x + 3).toFixed(2));
-            var fit = Math.floor((w - 3) / (fontSize * 0.59));
+            var fit = Math.floor((w - 3) / (fontSize * fontWidth));
             var c = chars(f.name);
             if (fit < 3) {
                 f.text.textContent = '';
@@ -187,7 +189,7 @@
         svg.addEventListener('mouseover', function (e) {
             var f = frameOf(e.target);
             if (f && details) {
-                details.textContent = f.label;
+                details.textContent = nametype ? nametype + ' ' + f.label : f.label;
             }
         });
         svg.addEventListener('mouseout', function (e) {
@@ -197,6 +199,14 @@
         });
         svg.addEventListener('click', function (e) {
             var f = frameOf(e.target);
+            /* a frame with a link (--nameattr href) follows it; Ctrl-click zooms */
+            var link = f && e.target.closest ? e.target.closest('a') : null;
+            if (link && f.g.contains(link)) {
+                if (!e.ctrlKey && !e.metaKey) {
+                    return;
+                }
+                e.preventDefault();
+            }
             if (f) {
                 zoom(f);
             } else if (reset && (e.target === reset || reset.contains(e.target))) {
