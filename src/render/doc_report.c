@@ -8,6 +8,7 @@
 #include "../model/model.h"
 #include "../model/names.h"
 #include "../model/profile.h"
+#include "../util/fmtnum.h"
 #include "../util/strbuf.h"
 #include "../util/xalloc.h"
 #include <math.h>
@@ -26,6 +27,15 @@ static const char *title_of(const struct model_entry *e)
 
 /* ---- numbers --------------------------------------------------------------- */
 
+/* Characters of UTF-8 text (continuation bytes not counted). */
+static size_t utf8_width(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xC0) != 0x80;
+    return n;
+}
+
 /* "/s" reads best glued to the number ("12/s"), words after a space. */
 static void unit_suffix(struct strbuf *sb, const char *unit)
 {
@@ -38,20 +48,9 @@ static void unit_suffix(struct strbuf *sb, const char *unit)
 
 static void value_text(struct strbuf *sb, double v, const char *unit)
 {
-    if (!isfinite(v)) {
-        sb_addc(sb, '-');
-        return;
-    }
-    if (unit && strcmp(unit, "%") == 0) {
-        sb_addf(sb, "%.1f%%", v);
-    } else if (unit && strcmp(unit, "KiB") == 0 && fabs(v) >= 1024.0 * 1024.0) {
-        sb_addf(sb, "%.1f GiB", v / (1024.0 * 1024.0));
-    } else if (unit && strcmp(unit, "KiB") == 0 && fabs(v) >= 1024.0) {
-        sb_addf(sb, "%.1f MiB", v / 1024.0);
-    } else {
-        md_number(sb, v);
-        unit_suffix(sb, unit);
-    }
+    char buf[96];
+    fmt_quantity(buf, sizeof buf, v, unit);
+    sb_add(sb, buf);
 }
 
 /* "3 d 2 h 5 min", "2 h 0 min", "11 min", "42 s": an uptime, read at a glance. */
@@ -487,13 +486,14 @@ static void hist_block(struct doc *d, const struct hist *h)
     }
 
     struct strbuf sb = STRBUF_INIT;
+    /* Columns padded by characters, not bytes: a label may hold "µs". */
     uint64_t top = 0;
     size_t wlabel = strlen("range");
     for (unsigned b = first; b <= last; b++) {
         char label[64];
         hist_bucket_label(h->hdr.unit, b, label, sizeof label);
-        if (strlen(label) > wlabel)
-            wlabel = strlen(label);
+        if (utf8_width(label) > wlabel)
+            wlabel = utf8_width(label);
         if (h->buckets[b] > top)
             top = h->buckets[b];
     }
@@ -506,8 +506,10 @@ static void hist_block(struct doc *d, const struct hist *h)
         unsigned bar = top ? (unsigned)llround(30.0 * (double)h->buckets[b] / (double)top) : 0;
         if (bar == 0 && h->buckets[b])
             bar = 1;
-        sb_addf(&sb, "%*s | %10llu | %5.1f%% |%s", (int)wlabel, label,
-                (unsigned long long)h->buckets[b], share, bar ? " " : "");
+        for (size_t k = utf8_width(label); k < wlabel; k++)
+            sb_addc(&sb, ' ');
+        sb_addf(&sb, "%s | %10llu | %5.1f%% |%s", label, (unsigned long long)h->buckets[b], share,
+                bar ? " " : "");
         for (unsigned k = 0; k < bar; k++)
             sb_addc(&sb, '#');
         sb_addc(&sb, '\n');

@@ -2,6 +2,7 @@
 #include "md_common.h"
 #include "renderer.h"
 #include "escape.h"
+#include "../util/fmtnum.h"
 #include "../util/xalloc.h"
 #include <math.h>
 #include <stdio.h>
@@ -18,20 +19,11 @@ int md_write_file(const struct report *r, const struct out_sink *out, const char
     return rc;
 }
 
-/* Adaptive precision for numbers without a declared number of decimals. */
 void md_number(struct strbuf *sb, double v)
 {
-    double a = fabs(v);
-    if (!isfinite(v))
-        sb_addc(sb, '-');
-    else if (v == trunc(v) && a < 1e15)
-        sb_addf(sb, "%.0f", v);
-    else if (a >= 100)
-        sb_addf(sb, "%.0f", v);
-    else if (a >= 10)
-        sb_addf(sb, "%.1f", v);
-    else
-        sb_addf(sb, "%.2f", v);
+    char buf[64];
+    fmt_num(buf, sizeof buf, v);
+    sb_add(sb, buf);
 }
 
 const char *md_sev_word(enum severity s)

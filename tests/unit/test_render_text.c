@@ -795,8 +795,8 @@ TEST(render_text_md_sections_order_and_formats)
         }
     }
     CHECK_CONTAINS(md, "| CPU utilisation | 96.4% |");
-    CHECK_CONTAINS(md, "| Memory total | 3.8 GiB |");
-    CHECK_CONTAINS(md, "| Dirty | 2.0 MiB |");
+    CHECK_CONTAINS(md, "| Memory total | 3.84 GiB |");
+    CHECK_CONTAINS(md, "| Dirty | 2 MiB |");
     CHECK_CONTAINS(md, "| Slab | 512 KiB |");
     CHECK_CONTAINS(md, "| Context switches | 15235/s |");
     CHECK_CONTAINS(md, "| Load average (1 min) | - |");
