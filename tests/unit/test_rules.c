@@ -443,6 +443,9 @@ TEST(rules_two_burners_rank_cpu_saturation_first)
     CHECK(any_evidence(f, "burner (pid 124) 98%"));
     CHECK(any_evidence(f, "iowait 0.2% and steal 0.1% are not counted as busy"));
     CHECK(f->recommendation && strstr(f->recommendation, "flame graph"));
+    /* the command to paste names the culprit's pid, not a placeholder */
+    CHECK_CONTAINS(f->recommendation, "perf record -g -p 123)");
+    CHECK_NOT_CONTAINS(f->recommendation, "PID");
     CHECK_STR(r->findings[1].id, "disk.saturation");
     CHECK(f->score > r->findings[1].score);
     CHECK_STR(r->headline, "CPU saturated: 99% busy across 2 CPUs, run queue 1.5 per "
