@@ -143,6 +143,35 @@ const check = (name, cond, why) => (cond ? ok(name) : notOk(name, why));
             independent.push(`searching graph ${k} changed graph ${o}'s match line`);
         await flame.locator('.fg-search input').fill('');
       }
+      // Keyboard only: Tab reaches the graph's one tab stop, an arrow moves to
+      // a frame above, Enter zooms on it, Esc resets; the controls are buttons.
+      const kb = [];
+      const flame0 = page.locator('svg.flamegraph').first();
+      const a11y = await page.evaluate(() => {
+        const svg = document.querySelector('svg.flamegraph');
+        return { label: svg.getAttribute('aria-label') || '',
+                 stops: svg.querySelectorAll('.fg-frames > g[tabindex="0"]').length,
+                 reset: svg.querySelector('.fg-reset').getAttribute('role'),
+                 search: svg.querySelector('.fg-search-btn').getAttribute('role') };
+      });
+      if (!a11y.label || a11y.stops !== 1 || a11y.reset !== 'button' || a11y.search !== 'button')
+        kb.push(`name "${a11y.label}", ${a11y.stops} tab stops, reset ${a11y.reset}, search ${a11y.search}`);
+      await flame0.locator('.fg-frames > g[tabindex="0"]').focus();
+      await page.keyboard.press('ArrowUp');
+      const moved = await page.evaluate(() => {
+        const svg = document.querySelector('svg.flamegraph');
+        const f = document.activeElement;
+        return { inFrames: !!(f && f.parentNode === svg.querySelector('.fg-frames')),
+                 details: svg.querySelector('.fg-details').textContent };
+      });
+      if (!moved.inFrames) kb.push('ArrowUp left the frames');
+      await page.keyboard.press('Enter');
+      const kzoom = await page.evaluate(() => document.querySelector('svg.flamegraph .fg-reset').getAttribute('display'));
+      if (kzoom === 'none') kb.push('Enter did not zoom');
+      await page.keyboard.press('Escape');
+      const kreset = await page.evaluate(() => document.querySelector('svg.flamegraph .fg-reset').getAttribute('display'));
+      if (kreset !== 'none') kb.push('Esc did not reset');
+      check('browser_html_flame_keyboard', kb.length === 0, kb.join('; '));
       check('browser_html_flame_click_zooms', zoomed.length === 0, zoomed.join('; '));
       check('browser_html_flame_search', searched.length === 0, searched.join('; '));
       if (nflame > 1)
