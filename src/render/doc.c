@@ -194,6 +194,13 @@ void doc_code_block(cmark_node *parent, const char *info, const char *text)
         tree_failed();
 }
 
+void doc_item_anchor(struct doc *d, cmark_node *item, const char *anchor)
+{
+    cmark_node_set_user_data(item, (void *)md_slugs_add(&d->slugs, anchor));
+}
+
+const char *doc_item_anchor_of(cmark_node *item) { return cmark_node_get_user_data(item); }
+
 void doc_mark_verdict(cmark_node *para) { cmark_node_set_user_data(para, (void *)&verdict_mark); }
 
 bool doc_is_verdict(cmark_node *para) { return cmark_node_get_user_data(para) == &verdict_mark; }

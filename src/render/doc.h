@@ -92,6 +92,12 @@ cmark_node *doc_list(cmark_node *parent, bool ordered, int start);
 /* A code block of our own text. */
 void doc_code_block(cmark_node *parent, const char *info, const char *text);
 
+/* An anchor of an item of its own (a finding: "finding-cpu.saturation"),
+ * kept by the item (owned by the doc's slugs); HTML gives the item that id,
+ * Markdown has no place for it. */
+void doc_item_anchor(struct doc *d, cmark_node *item, const char *anchor);
+const char *doc_item_anchor_of(cmark_node *item);
+
 /* Marks a paragraph as the verdict, which the HTML banner already shows. */
 void doc_mark_verdict(cmark_node *para);
 bool doc_is_verdict(cmark_node *para);

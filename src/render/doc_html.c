@@ -179,6 +179,7 @@ void doc_render_html(const struct report *r, struct doc *d, struct strbuf *out)
         cmark_node_type t = cmark_node_get_type(node);
         if (ev == CMARK_EVENT_ENTER &&
             (t == CMARK_NODE_HEADING || t == CMARK_NODE_CUSTOM_BLOCK ||
+             (t == CMARK_NODE_ITEM && doc_item_anchor_of(node)) ||
              (t == CMARK_NODE_PARAGRAPH && doc_is_verdict(node)))) {
             xgrow(&nodes, &cap, n + 1, sizeof *nodes);
             nodes[n++] = node;
@@ -195,6 +196,20 @@ void doc_render_html(const struct report *r, struct doc *d, struct strbuf *out)
             /* the verdict: the banner above shows it */
             cmark_node_free(node);
             continue;
+        case CMARK_NODE_ITEM: {
+            /* cmark's <li> has no id: an empty anchor opens its first line */
+            cmark_node *first = cmark_node_first_child(node);
+            if (first && cmark_node_get_type(first) == CMARK_NODE_PARAGRAPH) {
+                sb_add(&html, "<span id=\"");
+                esc_xml(&html, doc_item_anchor_of(node));
+                sb_add(&html, "\"></span>");
+                cmark_node *a = cmark_node_new(CMARK_NODE_HTML_INLINE);
+                if (!a || !cmark_node_set_literal(a, sb_str(&html)) ||
+                    !cmark_node_prepend_child(first, a))
+                    tree_failed();
+            }
+            continue;
+        }
         case CMARK_NODE_HEADING: {
             if (cmark_node_get_heading_level(node) == 1) {
                 /* the title: the banner above names the host */

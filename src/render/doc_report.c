@@ -965,8 +965,12 @@ static void findings(struct doc *d, const struct report *r, cmark_node **items)
     if (r->nfindings == 0)
         return;
     cmark_node *list = doc_list(d->root, true, 1);
-    for (size_t i = 0; i < r->nfindings; i++)
+    for (size_t i = 0; i < r->nfindings; i++) {
         items[i] = doc_finding(list, &r->findings[i], r->findings[i].nevidence);
+        char anchor[160];
+        snprintf(anchor, sizeof anchor, "finding-%s", r->findings[i].id);
+        doc_item_anchor(d, items[i], anchor);
+    }
 }
 
 struct doc *doc_report(const struct report *r)

@@ -4,6 +4,7 @@
 #include "test_util.h"
 #include "../../src/model/model.h"
 #include "../../src/render/charts.h"
+#include "../../src/render/doc_report.h"
 #include "../../src/render/json_common.h"
 #include "../../src/render/json_writer.h"
 #include "../../src/render/markdown.h"
@@ -171,6 +172,19 @@ TEST(render_text_golden_report_md_and_json)
     CHECK_GOLDEN("golden/report.md", md);
     CHECK_GOLDEN("golden/report.json", js);
     mem_free(&m);
+    report_free(r);
+}
+
+/* The tree's HTML rendering (index.html's body) beside its Markdown one. */
+TEST(render_html_golden_body)
+{
+    struct report *r = synthetic();
+    struct doc *d = doc_report(r);
+    struct strbuf body = STRBUF_INIT;
+    doc_render_html(r, d, &body);
+    CHECK_GOLDEN("golden/report.body.html", sb_str(&body));
+    sb_free(&body);
+    doc_free(d);
     report_free(r);
 }
 
