@@ -6,6 +6,15 @@
 #include <stdio.h>
 #include <string.h>
 
+/* " (containerd 9a8b7c6d5e4f in pod ...)": who the cgroup is, when its
+ * path names a container, pod or unit. */
+static void workload(struct strbuf *t, const struct table *cg, size_t row)
+{
+    const char *name = table_str(cg, row, "name");
+    if (name && *name)
+        sb_addf(t, " (%s)", name);
+}
+
 void rule_cgroup_memory_limit(struct report *r, const struct rule *self)
 {
     const struct table *cg = report_find_table(r, NM_CGROUP);
@@ -25,7 +34,9 @@ void rule_cgroup_memory_limit(struct report *r, const struct rule *self)
         return;
     const char *path = table_str(cg, (size_t)row, "path");
     struct strbuf t = STRBUF_INIT;
-    sb_addf(&t, "cgroup %s at %.0f%% of its memory limit", path ? path : "?", best.v);
+    sb_addf(&t, "cgroup %s", path ? path : "?");
+    workload(&t, cg, (size_t)row);
+    sb_addf(&t, " at %.0f%% of its memory limit", best.v);
     double mem = table_num(cg, (size_t)row, "mem_kib"), lim = table_num(cg, (size_t)row, "mem_limit_kib");
     if (!isnan(mem) && !isnan(lim)) {
         char a[32], b[32];
@@ -77,12 +88,12 @@ void rule_cgroup_cpu_throttled(struct report *r, const struct rule *self)
     fmt_quantity(held, sizeof held, tms, "ms");
     fmt_quantity(ran, sizeof ran, used_ms, "ms");
     struct strbuf t = STRBUF_INIT;
+    sb_addf(&t, "cgroup %s", path ? path : "?");
+    workload(&t, cg, i);
     if (!isnan(tms) && !isnan(used_ms))
-        sb_addf(&t, "cgroup %s CPU-throttled: held back %s (summed over CPUs) while it ran %s",
-                path ? path : "?", held, ran);
+        sb_addf(&t, " CPU-throttled: held back %s (summed over CPUs) while it ran %s", held, ran);
     else
-        sb_addf(&t, "cgroup %s CPU-throttled: throttled time %.0f%% of the CPU time it used",
-                path ? path : "?", best.v);
+        sb_addf(&t, " CPU-throttled: throttled time %.0f%% of the CPU time it used", best.v);
     if (!isnan(np) && !isnan(nt) && np > 0)
         sb_addf(&t, "; %.0f of %.0f periods throttled", nt, np);
     if (!isnan(quota))
