@@ -43,6 +43,7 @@ struct doc_table {
     bool *num;             /* ncols: a column of numbers, right-aligned */
     struct doc_cell *cells; /* nrows * ncols, row-major */
     size_t cap_cells;
+    const char *cls; /* HTML class of the table (ours), or NULL */
 };
 
 struct doc_block {

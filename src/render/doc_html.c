@@ -95,7 +95,10 @@ static void cell(struct strbuf *out, const char *tag, const struct doc_cell *c, 
 
 static void table(const struct doc_table *t, struct strbuf *out)
 {
-    sb_add(out, "<div class=\"table-wrap\"><table>\n<thead><tr>");
+    sb_add(out, "<div class=\"table-wrap\"><table");
+    if (t->cls)
+        sb_addf(out, " class=\"%s\"", t->cls);
+    sb_add(out, ">\n<thead><tr>");
     for (size_t c = 0; c < t->ncols; c++)
         cell(out, "th", &t->head[c], t->num[c]);
     sb_add(out, "</tr></thead>\n");

@@ -980,6 +980,7 @@ struct doc *doc_report(const struct report *r)
     /* filled once every section exists */
     doc_heading(d, d->root, 2, "Overview", false);
     struct doc_table *over = doc_table_block(d, d->root, 3);
+    over->cls = "overview";
     doc_table_head(over, 0, "Area", false);
     doc_table_head(over, 1, "Status", false);
     doc_table_head(over, 2, "Key figures", false);
