@@ -24,6 +24,8 @@
         var xpad = num(svg, 'data-fg-xpad', 10);
         var fontSize = num(svg, 'font-size', 12);
         var inverted = svg.getAttribute('data-fg-inverted') === '1';
+        var fontWidth = num(svg, 'data-fg-fontwidth', 0.59);
+        var nametype = svg.getAttribute('data-fg-nametype');
         var framesG = svg.querySelector('.fg-frames');
         var details = svg.querySelector('.fg-details');
         var reset = svg.querySelector('.fg-reset');
@@ -80,7 +82,7 @@
 
         function fitText(f, x, w) {
             f.text.setAttribute('x', (x + 3).toFixed(2));
-            var fit = Math.floor((w - 3) / (fontSize * 0.59));
+            var fit = Math.floor((w - 3) / (fontSize * fontWidth));
             var c = chars(f.name);
             if (fit < 3) {
                 f.text.textContent = '';
@@ -187,7 +189,7 @@
         svg.addEventListener('mouseover', function (e) {
             var f = frameOf(e.target);
             if (f && details) {
-                details.textContent = f.label;
+                details.textContent = nametype ? nametype + ' ' + f.label : f.label;
             }
         });
         svg.addEventListener('mouseout', function (e) {
@@ -197,6 +199,14 @@
         });
         svg.addEventListener('click', function (e) {
             var f = frameOf(e.target);
+            /* a frame with a link (--nameattr href) follows it; Ctrl-click zooms */
+            var link = f && e.target.closest ? e.target.closest('a') : null;
+            if (link && f.g.contains(link)) {
+                if (!e.ctrlKey && !e.metaKey) {
+                    return;
+                }
+                e.preventDefault();
+            }
             if (f) {
                 zoom(f);
             } else if (reset && (e.target === reset || reset.contains(e.target))) {
@@ -209,6 +219,141 @@
                 }
             }
         });
+        /* Keyboard: the graph is one tab stop (a roving focus): arrows move
+         * between frames (Left/Right along a row, Up/Down to the frame above
+         * or below), Enter or Space zooms, Esc resets; Reset and Search are
+         * buttons.  The frame in focus is described as on hover. */
+        if (!svg.getAttribute('role')) {
+            svg.setAttribute('role', 'group');
+        }
+        if (!svg.getAttribute('aria-label')) {
+            var t0 = svg.querySelector('.fg-title');
+            svg.setAttribute('aria-label', (t0 && t0.textContent) || 'Flame graph');
+        }
+        var order = frames.slice().sort(function (a, b) { return a.y - b.y || a.x - b.x; });
+        var current = null;
+        function focusFrame(f) {
+            if (!f) {
+                return;
+            }
+            if (current) {
+                current.g.setAttribute('tabindex', '-1');
+            }
+            current = f;
+            f.g.setAttribute('tabindex', '0');
+            f.g.focus();
+            if (details) {
+                details.textContent = nametype ? nametype + ' ' + f.label : f.label;
+            }
+        }
+        function visible(f) { return f.g.getAttribute('display') !== 'none'; }
+        function shown(f) {
+            return { x: parseFloat(f.rect.getAttribute('x')), w: parseFloat(f.rect.getAttribute('width')) };
+        }
+        function step(f, key) {
+            var a = shown(f), mid = a.x + a.w / 2, best = null, bd = Infinity;
+            for (var k = 0; k < order.length; k++) {
+                var o = order[k];
+                if (o === f || !visible(o)) {
+                    continue;
+                }
+                var b = shown(o), d;
+                if (key === 'ArrowLeft' || key === 'ArrowRight') {
+                    if (o.y !== f.y || (key === 'ArrowLeft' ? b.x >= a.x : b.x <= a.x)) {
+                        continue;
+                    }
+                    d = Math.abs(b.x - a.x);
+                } else {
+                    var up = key === 'ArrowUp';
+                    var dy = inverted ? (up ? f.y - o.y : o.y - f.y) : (up ? f.y - o.y : o.y - f.y);
+                    if (dy <= 0 || mid < b.x - eps || mid > b.x + b.w + eps) {
+                        continue;
+                    }
+                    d = dy;
+                }
+                if (d < bd) {
+                    bd = d;
+                    best = o;
+                }
+            }
+            return best;
+        }
+        for (i = 0; i < frames.length; i++) {
+            frames[i].g.setAttribute('tabindex', '-1');
+            frames[i].g.setAttribute('role', 'button');
+            frames[i].g.setAttribute('aria-label', frames[i].label);
+        }
+        /* the root frame (widest, nearest the base) takes the tab stop */
+        var root = null;
+        for (i = 0; i < frames.length; i++) {
+            if (!root || frames[i].w > root.w) {
+                root = frames[i];
+            }
+        }
+        if (root) {
+            root.g.setAttribute('tabindex', '0');
+            current = root;
+        }
+        function asButton(el, label, act) {
+            if (!el) {
+                return;
+            }
+            el.setAttribute('role', 'button');
+            el.setAttribute('tabindex', '0');
+            el.setAttribute('aria-label', label);
+            el.addEventListener('keydown', function (e) {
+                if (e.key === 'Enter' || e.key === ' ') {
+                    e.preventDefault();
+                    e.stopPropagation();
+                    act();
+                }
+            });
+        }
+        asButton(reset, 'Reset zoom', function () {
+            unzoom();
+            if (current) {
+                focusFrame(current);
+            }
+        });
+        asButton(searchBtn, 'Search', function () {
+            if (input && input.value) {
+                search(input.value);
+            } else if (input) {
+                input.focus();
+            }
+        });
+        svg.addEventListener('keydown', function (e) {
+            var f = frameOf(e.target);
+            if (e.key === 'Escape') {
+                unzoom();
+                if (input && e.target === input) {
+                    return; /* the box clears itself below */
+                }
+                if (input && input.value) {
+                    input.value = '';
+                    clearSearch();
+                }
+                return;
+            }
+            if (!f) {
+                return;
+            }
+            if (e.key === 'Enter' || e.key === ' ') {
+                e.preventDefault();
+                zoom(f);
+                focusFrame(f);
+            } else if (e.key.indexOf('Arrow') === 0) {
+                e.preventDefault();
+                focusFrame(step(f, e.key));
+            }
+        });
+        svg.addEventListener('focusin', function (e) {
+            var f = frameOf(e.target);
+            if (f && f !== current) {
+                focusFrame(f);
+            }
+        });
+
         if (input) {
             input.addEventListener('input', function () { search(input.value); });
             input.addEventListener('keydown', function (e) {

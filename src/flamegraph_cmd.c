@@ -2,39 +2,82 @@
 #include "flame/perf_collapse.h"
 #include "util/parse_num.h"
 #include "model/profile.h"
+#include "model/profile_chart.h"
+#include "model/profile_diff.h"
+#include "render/escape.h"
+#include "render/flame_colors.h"
+#include "render/flame_nameattr.h"
+#include "render/flame_palette_map.h"
 #include "render/folded.h"
 #include "render/svg_flame.h"
 #include "util/strbuf.h"
+#include "util/xalloc.h"
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
 
 #define PROG "perfreport flamegraph"
 #define SNIFF_LINES 64
 
 static void usage(FILE *f)
 {
-    fputs("Usage: perfreport flamegraph [options] [FILE|-]\n"
+    fputs("Usage: perfreport flamegraph [options] [FILE|-]...\n"
           "Draws an interactive flamegraph SVG (on stdout) from folded stacks\n"
-          "(\"a;b;c 12\" lines, as stackcollapse-*.pl write them) or `perf script` text.\n"
+          "(\"a;b;c 12\" lines, as stackcollapse-*.pl write them), `perf script` text, or\n"
+          "difffolded.pl's differential lines (\"a;b;c 10 12\": before, after). Several\n"
+          "files are read one after the other. Options are flamegraph.pl's; each can be\n"
+          "written -option or --option, and --option=VALUE.\n"
           "\n"
-          "      --title TEXT        title (default \"Flame Graph\")\n"
+          "      --title TEXT        title (default \"Flame Graph\"; \"Icicle Graph\" with\n"
+          "                          --inverted, \"Flame Chart\" with --flamechart)\n"
           "      --subtitle TEXT     second title line\n"
           "      --width PX          image width (default 1200)\n"
           "      --height PX         height of one frame (default 16)\n"
+          "      --minwidth PX|N%    omit frames narrower than PX pixels or N % of the\n"
+          "                          total (default 0.1 px); their count stays in the parent\n"
+          "      --fonttype FONT     font family (default \"Verdana, sans-serif\")\n"
           "      --fontsize PX       font size (default 12)\n"
-          "      --minwidth PX       omit frames narrower than this (default 0.1)\n"
-          "      --colors PALETTE    hot (default), mem, io, java, kernel\n"
+          "      --fontwidth F       average character width / font size, to fit names\n"
+          "                          in frames (default 0.59)\n"
+          "      --countname NAME    what a count is (default \"samples\")\n"
+          "      --nametype TEXT     words before a frame's line on hover, e.g. \"Function:\"\n"
+          "                          (default none)\n"
+          "      --colors PALETTE    hot (default), mem, io, wakeup, java, js, perl, chain,\n"
+          "                          red, green, blue, aqua, yellow, purple, orange, kernel\n"
+          "      --bgcolors COLOR    background gradient yellow, blue, green, grey, or a\n"
+          "                          flat #rrggbb (default a plain light grey)\n"
+          "      --hash              shade by the name's first characters: related names\n"
+          "                          get close colours (default: a shade per name)\n"
+          "      --random            a random shade for every frame, every run\n"
+          "      --cp                consistent palette: names listed in ./palette.map keep\n"
+          "                          their colour there, new names are added to it\n"
           "      --reverse           merge stacks leaf-first\n"
           "      --inverted          icicle graph: root at the top\n"
-          "      --countname NAME    what a count is (default \"samples\")\n"
+          "      --flamechart        flame chart: stacks in input (time) order, not merged\n"
+          "                          and sorted; only neighbours merge\n"
+          "      --negate            differential input: red for less, blue for more\n"
+          "      --total N           the count of the full width (default the input's\n"
+          "                          total); a larger N leaves room, to compare graphs\n"
+          "      --factor F          multiply the counts shown by F (e.g. a sampling period)\n"
+          "      --notes TEXT        text kept in the SVG (<desc class=\"fg-notes\">)\n"
+          "      --nameattr FILE     extra attributes per name: lines NAME<TAB>key=value...\n"
+          "                          (title, href, target, class, id, g_extra, a_extra)\n"
+          "      --encoding NAME     XML encoding declared (default UTF-8); characters it\n"
+          "                          may not hold are written as &#x..; references\n"
           "      --input-format FMT  auto (default), folded, perf\n"
           "  -h, --help              this help\n"
           "\n"
-          "Exit status: 0 graph written, 3 bad options or no usable input.\n",
+          "Differential input colours each frame by the change of its own count (after\n"
+          "minus before): red where it grew, blue where it shrank, white where it did\n"
+          "not; widths are the after counts.\n"
+          "Exit status: 0 graph written, 3 bad options or no usable input (nothing is\n"
+          "written to stdout then).\n",
           f);
 }
 
@@ -75,9 +118,18 @@ static void perf_into_folded(struct feeder *fd)
 }
 
 enum { OPT_TITLE = 256, OPT_SUBTITLE, OPT_WIDTH, OPT_HEIGHT, OPT_FONTSIZE, OPT_MINWIDTH,
-       OPT_COLORS, OPT_REVERSE, OPT_INVERTED, OPT_COUNTNAME, OPT_FORMAT };
+       OPT_COLORS, OPT_REVERSE, OPT_INVERTED, OPT_COUNTNAME, OPT_FORMAT, OPT_FONTTYPE,
+       OPT_FONTWIDTH, OPT_NAMETYPE, OPT_BGCOLORS, OPT_HASH, OPT_RANDOM, OPT_CP, OPT_FLAMECHART,
+       OPT_NEGATE, OPT_NOTES, OPT_TOTAL, OPT_FACTOR, OPT_ENCODING, OPT_NAMEATTR };
 
-int flamegraph_main(int argc, char **argv)
+/* Option text goes through esc_term: it may hold anything. */
+static int bad_value(const char *opt, const char *val, const char *why)
+{
+    term_printf(stderr, PROG ": %s: '%s' %s", opt, val, why);
+    return 3;
+}
+
+int flamegraph_parse_args(int argc, char **argv, struct flamegraph_args *a)
 {
     static const struct option longopts[] = {
         {"title", required_argument, NULL, OPT_TITLE},
@@ -91,81 +143,280 @@ int flamegraph_main(int argc, char **argv)
         {"inverted", no_argument, NULL, OPT_INVERTED},
         {"countname", required_argument, NULL, OPT_COUNTNAME},
         {"input-format", required_argument, NULL, OPT_FORMAT},
+        {"fonttype", required_argument, NULL, OPT_FONTTYPE},
+        {"fontwidth", required_argument, NULL, OPT_FONTWIDTH},
+        {"nametype", required_argument, NULL, OPT_NAMETYPE},
+        {"bgcolors", required_argument, NULL, OPT_BGCOLORS},
+        {"hash", no_argument, NULL, OPT_HASH},
+        {"random", no_argument, NULL, OPT_RANDOM},
+        {"cp", no_argument, NULL, OPT_CP},
+        {"flamechart", no_argument, NULL, OPT_FLAMECHART},
+        {"negate", no_argument, NULL, OPT_NEGATE},
+        {"notes", required_argument, NULL, OPT_NOTES},
+        {"total", required_argument, NULL, OPT_TOTAL},
+        {"factor", required_argument, NULL, OPT_FACTOR},
+        {"encoding", required_argument, NULL, OPT_ENCODING},
+        {"nameattr", required_argument, NULL, OPT_NAMEATTR},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    struct flame_opts o;
-    flame_opts_default(&o);
-    enum fmt fmt = FMT_AUTO;
+    memset(a, 0, sizeof *a);
+    flame_opts_default(&a->o);
+    a->fmt = FLAMEGRAPH_AUTO;
     int ch;
+    double v;
     optind = 0; /* GNU: full re-initialisation, flamegraph_main may run more than once */
-    while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    /* _only: "-title T" is "--title T", as Getopt::Long (flamegraph.pl) reads it */
+    while ((ch = getopt_long_only(argc, argv, "h", longopts, NULL)) != -1) {
         switch (ch) {
-        case OPT_TITLE: o.title = optarg; break;
-        case OPT_SUBTITLE: o.subtitle = optarg; break;
+        case OPT_TITLE: a->o.title = optarg; break;
+        case OPT_SUBTITLE: a->o.subtitle = optarg; break;
         case OPT_WIDTH:
-            if (parse_double_arg("--width", optarg, 100, 100000, "a number", &o.width))
+            if (parse_double_arg("--width", optarg, 100, 100000, "a number", &a->o.width))
                 return 3;
             break;
         case OPT_HEIGHT:
-            if (parse_double_arg("--height", optarg, 4, 1000, "a number", &o.frame_height))
+            if (parse_double_arg("--height", optarg, 4, 1000, "a number", &a->o.frame_height))
                 return 3;
             break;
         case OPT_FONTSIZE:
-            if (parse_double_arg("--fontsize", optarg, 4, 200, "a number", &o.font_size))
+            if (parse_double_arg("--fontsize", optarg, 4, 200, "a number", &a->o.font_size))
                 return 3;
             break;
-        case OPT_MINWIDTH:
-            if (parse_double_arg("--minwidth", optarg, 0, 100000, "a number", &o.minwidth))
+        case OPT_FONTWIDTH:
+            if (parse_double_arg("--fontwidth", optarg, 0.1, 2, "a number", &a->o.fontwidth))
                 return 3;
             break;
+        case OPT_MINWIDTH: {
+            size_t n = strlen(optarg);
+            a->o.minwidth_pct = n > 1 && optarg[n - 1] == '%';
+            char *num = xstrndup(optarg, a->o.minwidth_pct ? n - 1 : n);
+            int rc = a->o.minwidth_pct
+                         ? parse_double_arg("--minwidth", num, 0, 100, "a percentage", &a->o.minwidth)
+                         : parse_double_arg("--minwidth", num, 0, 100000, "a number of pixels",
+                                            &a->o.minwidth);
+            free(num);
+            if (rc)
+                return 3;
+            break;
+        }
         case OPT_COLORS:
-            if (!flame_palette_valid(optarg)) {
-                fprintf(stderr, PROG ": --colors: unknown palette '%s' (hot, mem, io, java, kernel)\n",
-                        optarg);
-                return 3;
-            }
-            o.colors = optarg;
+            if (!flame_palette_valid(optarg))
+                return bad_value("--colors", optarg, "is not a palette (" FLAME_PALETTES ")");
+            a->o.colors = optarg;
             break;
-        case OPT_REVERSE: o.reverse = true; break;
-        case OPT_INVERTED: o.inverted = true; break;
-        case OPT_COUNTNAME: o.countname = optarg; break;
+        case OPT_BGCOLORS: {
+            char c1[8], c2[8];
+            if (!flame_bgcolors(optarg, c1, c2))
+                return bad_value("--bgcolors", optarg, "is not yellow, blue, green, grey or #rrggbb");
+            a->o.bgcolors = optarg;
+            break;
+        }
+        case OPT_HASH: a->o.shade = FLAME_SHADE_HASH; break;
+        case OPT_RANDOM: a->o.shade = FLAME_SHADE_RANDOM; break;
+        case OPT_CP: a->cp = true; break;
+        case OPT_REVERSE: a->o.reverse = true; break;
+        case OPT_INVERTED: a->o.inverted = true; break;
+        case OPT_FLAMECHART: a->flamechart = true; break;
+        case OPT_NEGATE: a->o.negate = true; break;
+        case OPT_COUNTNAME: a->o.countname = optarg; break;
+        case OPT_FONTTYPE: a->o.fonttype = optarg; break;
+        case OPT_NAMETYPE: a->o.nametype = optarg; break;
+        case OPT_NOTES: a->o.notes = optarg; break;
+        case OPT_NAMEATTR: a->nameattr = optarg; break;
+        case OPT_TOTAL:
+            if (parse_double_arg("--total", optarg, 1, 1e18, "a count", &v))
+                return 3;
+            a->o.total = (uint64_t)ceil(v);
+            break;
+        case OPT_FACTOR:
+            if (parse_double_arg("--factor", optarg, 1e-12, 1e12, "a number", &a->o.factor))
+                return 3;
+            break;
+        case OPT_ENCODING:
+            if (!flame_encoding_valid(optarg))
+                return bad_value("--encoding", optarg,
+                                 "is not an encoding known here that keeps ASCII as it is");
+            a->o.encoding = optarg;
+            break;
         case OPT_FORMAT:
             if (strcmp(optarg, "auto") == 0)
-                fmt = FMT_AUTO;
+                a->fmt = FLAMEGRAPH_AUTO;
             else if (strcmp(optarg, "folded") == 0)
-                fmt = FMT_FOLDED;
+                a->fmt = FLAMEGRAPH_FOLDED;
             else if (strcmp(optarg, "perf") == 0)
-                fmt = FMT_PERF;
-            else {
-                fprintf(stderr, PROG ": --input-format: '%s' is not auto, folded or perf\n",
-                        optarg);
-                return 3;
-            }
+                a->fmt = FLAMEGRAPH_PERF;
+            else
+                return bad_value("--input-format", optarg, "is not auto, folded or perf");
             break;
-        case 'h': usage(stdout); return 0;
+        case 'h': usage(stdout); return 1;
         default: usage(stderr); return 3;
         }
     }
-    if (argc - optind > 1) {
-        fprintf(stderr, PROG ": one input file at most\n");
-        usage(stderr);
-        return 3;
+    a->files = (const char *const *)argv + optind;
+    a->nfiles = (size_t)(argc - optind);
+    return 0;
+}
+
+/* Several input files read as one stream (the sniffing and the parsers see
+ * one text), with a line break between files that lack a last one.  Line
+ * numbers are mapped back to a file and its own line for messages. */
+struct catin {
+    const char *const *paths;
+    FILE **f;
+    size_t n, cur;
+    size_t *first_line; /* per file: lines read before it */
+    size_t lines;
+    char last;          /* last byte of the current file, 0 when none yet */
+};
+
+static ssize_t cat_read(void *cookie, char *buf, size_t size)
+{
+    struct catin *c = cookie;
+    while (c->cur < c->n) {
+        FILE *f = c->f[c->cur];
+        size_t n = fread(buf, 1, size, f);
+        if (n > 0) {
+            for (size_t i = 0; i < n; i++)
+                c->lines += buf[i] == '\n';
+            c->last = buf[n - 1];
+            return (ssize_t)n;
+        }
+        if (ferror(f)) {
+            term_printf(stderr, PROG ": %s: read error", c->paths[c->cur]);
+            return -1;
+        }
+        if (c->last && c->last != '\n' && size) { /* end the file's last line */
+            c->last = '\n';
+            c->lines++;
+            buf[0] = '\n';
+            return 1;
+        }
+        if (f != stdin)
+            fclose(f);
+        c->f[c->cur] = NULL;
+        c->cur++;
+        c->last = 0;
+        if (c->cur < c->n)
+            c->first_line[c->cur] = c->lines;
     }
-    const char *path = optind < argc ? argv[optind] : "-";
-    FILE *in = stdin;
-    if (strcmp(path, "-") != 0) {
-        in = fopen(path, "r");
-        if (!in) {
-            fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
-            return 3;
+    return 0;
+}
+
+static int cat_close(void *cookie)
+{
+    struct catin *c = cookie;
+    for (size_t i = 0; i < c->n; i++)
+        if (c->f[i] && c->f[i] != stdin)
+            fclose(c->f[i]);
+    free(c->f);
+    free(c->first_line);
+    free(c);
+    return 0;
+}
+
+/* Opens every file first, so that a missing one fails before any work. */
+static FILE *cat_open(const char *const *paths, size_t n, struct catin **out)
+{
+    struct catin *c = xcalloc(1, sizeof *c);
+    c->paths = paths;
+    c->n = n;
+    c->f = xcalloc(n, sizeof *c->f);
+    c->first_line = xcalloc(n, sizeof *c->first_line);
+    for (size_t i = 0; i < n; i++) {
+        c->f[i] = strcmp(paths[i], "-") == 0 ? stdin : fopen(paths[i], "r");
+        if (!c->f[i]) {
+            term_printf(stderr, PROG ": %s: %s", paths[i], strerror(errno));
+            cat_close(c);
+            return NULL;
         }
     }
-    const char *shown = strcmp(path, "-") == 0 ? "<stdin>" : path;
+    FILE *f = fopencookie(c, "r", (cookie_io_functions_t){.read = cat_read, .close = cat_close});
+    if (!f) {
+        cat_close(c);
+        return NULL;
+    }
+    *out = c;
+    return f;
+}
+
+/* "FILE:LINE" of a line number of the joined stream. */
+static void where(const struct catin *c, size_t lineno, struct strbuf *sb)
+{
+    size_t i = 0;
+    while (i + 1 < c->n && c->first_line[i + 1] < lineno && i + 1 <= c->cur)
+        i++;
+    const char *path = strcmp(c->paths[i], "-") == 0 ? "<stdin>" : c->paths[i];
+    sb_reset(sb);
+    sb_addf(sb, "%s:%zu", path, lineno - c->first_line[i]);
+}
+
+static void where_cb(void *cat, size_t lineno, struct strbuf *sb) { where(cat, lineno, sb); }
+
+int flamegraph_main(int argc, char **argv)
+{
+    struct flamegraph_args args;
+    int prc = flamegraph_parse_args(argc, argv, &args);
+    if (prc)
+        return prc == 1 ? 0 : 3;
+    struct flame_opts o = args.o;
+    enum fmt fmt = args.fmt == FLAMEGRAPH_PERF     ? FMT_PERF
+                   : args.fmt == FLAMEGRAPH_FOLDED ? FMT_FOLDED
+                                                   : FMT_AUTO;
+    if (o.shade == FLAME_SHADE_RANDOM &&
+        getrandom(&o.random_seed, sizeof o.random_seed, GRND_NONBLOCK) != sizeof o.random_seed)
+        o.random_seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+    struct flame_nameattr nameattr = {0};
+    if (args.nameattr) {
+        if (flame_nameattr_load(&nameattr, args.nameattr, stderr)) {
+            flame_nameattr_free(&nameattr);
+            return 3;
+        }
+        o.nameattr = &nameattr;
+    }
+    struct flame_palette_map pmap;
+    flame_palette_map_init(&pmap);
+    static const char pmap_path[] = "palette.map"; /* flamegraph.pl's, in the current directory */
+    if (args.cp) {
+        int rc = flame_palette_map_load(&pmap, pmap_path);
+        if (rc) {
+            fprintf(stderr, PROG ": --cp: %s: %s\n", pmap_path,
+                    rc == -EFBIG ? "larger than 64 MiB" : strerror(-rc));
+            flame_nameattr_free(&nameattr);
+            return 3;
+        }
+        if (pmap.skipped)
+            fprintf(stderr, PROG ": --cp: %s: %zu lines are not NAME->rgb(R,G,B) and were "
+                            "ignored (the first: line %zu); they are dropped when it is rewritten\n",
+                    pmap_path, pmap.skipped, pmap.first_skipped);
+        o.palette_map = &pmap;
+    }
+
+    static const char *const dash[] = {"-"};
+    const char *const *paths = args.nfiles ? args.files : dash;
+    size_t npaths = args.nfiles ? args.nfiles : 1;
+    struct catin *cat = NULL;
+    FILE *in = cat_open(paths, npaths, &cat);
+    if (!in) {
+        flame_nameattr_free(&nameattr);
+        flame_palette_map_free(&pmap);
+        return 3;
+    }
+    struct strbuf shown_sb = STRBUF_INIT;
+    if (npaths == 1)
+        sb_add(&shown_sb, strcmp(paths[0], "-") == 0 ? "<stdin>" : paths[0]);
+    else
+        sb_addf(&shown_sb, "%zu input files", npaths);
+    const char *shown = sb_str(&shown_sb);
 
     struct feeder fd = {.fmt = fmt, .p = profile_new("flamegraph", "Flame Graph", "samples")};
+    if (args.flamechart) {
+        profile_chart_begin(fd.p, o.reverse); /* a chart is reversed as it is built */
+        o.reverse = false;
+    }
+
     fd.pc = perf_collapse_new(&(struct collapse_opts){.kernel = true, .jit = true});
-    perf_collapse_begin_file(fd.pc, shown);
+    perf_collapse_set_where(fd.pc, where_cb, cat);
     folded_init(&fd.fp, fd.p);
 
     /* auto: look at the first lines before committing to a parser */
@@ -197,42 +448,70 @@ int flamegraph_main(int argc, char **argv)
         feed(&fd, line, (size_t)n, ++lineno);
     int read_err = ferror(in);
     free(line);
-    if (in != stdin)
-        fclose(in);
 
     if (fd.fmt == FMT_PERF)
         perf_into_folded(&fd);
     folded_finish(&fd.fp);
     struct flame_parse_stats st = fd.fp.st;
-    if (read_err) {
-        fprintf(stderr, PROG ": %s: read error\n", shown);
-        perf_collapse_free(fd.pc);
-        profile_free(fd.p);
-        return 3;
-    }
-    if (fd.fmt == FMT_PERF)
+    int rc = read_err ? 3 : 0; /* the read error is reported by cat_read */
+    if (!rc && fd.fmt == FMT_PERF)
         perf_collapse_report(fd.pc, stderr, PROG);
     perf_collapse_free(fd.pc);
-    for (size_t i = 0; i < st.nbad; i++)
-        fprintf(stderr, PROG ": %s:%zu: %s\n", shown, st.bad_line[i], st.bad_why[i]);
-    if (st.malformed > st.nbad)
-        fprintf(stderr, PROG ": %s: %zu more malformed lines\n", shown, st.malformed - st.nbad);
-    if (st.malformed)
-        fprintf(stderr, PROG ": %s: %zu malformed lines ignored\n", shown, st.malformed);
-
-    int rc = 0;
-    if (profile_total(fd.p) == 0) {
-        fprintf(stderr, PROG ": %s: no stack counts found (%s input)\n", shown,
-                fd.fmt == FMT_PERF ? "perf script" : "folded");
+    struct strbuf at = STRBUF_INIT;
+    for (size_t i = 0; !rc && i < st.nbad; i++) {
+        where(cat, st.bad_line[i], &at);
+        term_printf(stderr, PROG ": %s: %s", sb_str(&at), st.bad_why[i]);
+    }
+    if (!rc && st.malformed > st.nbad)
+        term_printf(stderr, PROG ": %s: %zu more malformed lines", shown, st.malformed - st.nbad);
+    if (!rc && st.malformed)
+        term_printf(stderr, PROG ": %s: %zu malformed lines ignored", shown, st.malformed);
+    if (!rc && st.mixed) {
+        /* half a differential graph would be drawn wrong without a sign */
+        struct strbuf first = STRBUF_INIT;
+        where(cat, st.mixed_line, &at);
+        where(cat, fd.fp.form_line, &first);
+        term_printf(stderr,
+                    PROG ": %s: %s count%s where %s has %s: single and differential "
+                         "(difffolded.pl) lines cannot be mixed (%zu such lines)",
+                    sb_str(&at), fd.fp.form == 2 ? "one" : "two", fd.fp.form == 2 ? "" : "s",
+                    sb_str(&first), fd.fp.form == 2 ? "two" : "one", st.mixed);
+        sb_free(&first);
         rc = 3;
     }
+    sb_free(&at);
+    if (!rc && profile_total(fd.p) == 0) {
+        term_printf(stderr, PROG ": %s: no stack counts found (%s input)", shown,
+                    fd.fmt == FMT_PERF ? "perf script" : "folded");
+        rc = 3;
+    }
+    if (!rc && o.total && o.total < profile_total(fd.p)) {
+        fprintf(stderr, PROG ": --total %llu is less than the input's total %llu: ignored\n",
+                (unsigned long long)o.total, (unsigned long long)profile_total(fd.p));
+        o.total = 0;
+    }
+    fclose(in); /* closes every file (cat_close) */
+    sb_free(&shown_sb);
+
+    /* the SVG is made in memory and written only when everything worked:
+     * a failed run leaves nothing that looks like a graph */
     struct strbuf out = STRBUF_INIT;
-    svg_flame_render(fd.p, &o, true, NULL, &out);
+    if (!rc)
+        svg_flame_render(fd.p, &o, true, NULL, &out);
     profile_free(fd.p);
-    if (fwrite(out.buf, 1, out.len, stdout) != out.len || fflush(stdout) != 0) {
+    if (!rc && args.cp && pmap.changed) {
+        int wrc = flame_palette_map_save(&pmap, pmap_path);
+        if (wrc) {
+            fprintf(stderr, PROG ": --cp: writing %s: %s\n", pmap_path, strerror(-wrc));
+            rc = 3;
+        }
+    }
+    if (!rc && (fwrite(out.buf, 1, out.len, stdout) != out.len || fflush(stdout) != 0)) {
         fprintf(stderr, PROG ": writing the SVG: %s\n", strerror(errno));
         rc = 3;
     }
     sb_free(&out);
+    flame_nameattr_free(&nameattr);
+    flame_palette_map_free(&pmap);
     return rc;
 }

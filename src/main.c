@@ -1,4 +1,5 @@
 #include "collapse_cmd.h"
+#include "collect/cgroup_name.h"
 #include "flamegraph_cmd.h"
 #include "options.h"
 #include "pipeline.h"
@@ -26,7 +27,8 @@ static void usage(FILE *f)
           "  -d, --duration SECS     capture window length (default 30)\n"
           "  -i, --interval SECS     snapshot interval (default 1)\n"
           "  -p, --pid PID           focus on one process (and its cgroup)\n"
-          "  -c, --cgroup PATH       focus on one cgroup (path below the cgroup root)\n"
+          "  -c, --cgroup PATH|ID    focus on one cgroup (path below the cgroup root), or\n"
+          "                          the container (id) or Kubernetes pod (UID) in one\n"
           "  -o, --output DIR        bundle directory; must not exist (taken by the end:\n"
           "                          published as DIR.1, ..., or in /var/tmp; exit 4-6)\n"
           "                          (default ./perfreport-<host>-<YYYYmmdd-HHMMSS>)\n"
@@ -211,5 +213,19 @@ int main(int argc, char **argv)
             return 3;
         }
     }
-    return pipeline_run(&o);
+    /* -c may name a container or a pod by its id */
+    char *cg_path = NULL;
+    char cg_err[512];
+    if (cgroup_resolve_arg(o.cgroup, &cg_path, cg_err, sizeof cg_err) != 0) {
+        term_printf(stderr, "perfreport: %s", cg_err);
+        return 3;
+    }
+    if (cg_path) {
+        if (o.verbose)
+            term_printf(stderr, "perfreport: -c %s is cgroup %s", o.cgroup, cg_path);
+        o.cgroup = cg_path;
+    }
+    int rc = pipeline_run(&o);
+    free(cg_path);
+    return rc;
 }

@@ -2,6 +2,8 @@
  * lines for the charts, rules, USE table, ranking and headline. */
 #include "analyze.h"
 #include "analyze_internal.h"
+#include "../util/strbuf.h"
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -53,6 +55,36 @@ static void set_chart_lines(struct report *r)
     }
 }
 
+/* "strace -p PID" in a finding's advice becomes the culprit's own pid when
+ * its culprit names one ("perl (pid 4242)"), so the command can be pasted. */
+static void advice_with_pid(struct finding *f)
+{
+    const char *at = f->culprit ? strstr(f->culprit, "(pid ") : NULL;
+    if (!at || !f->recommendation)
+        return;
+    char pid[24];
+    size_t n = 0;
+    for (const char *p = at + 5; *p >= '0' && *p <= '9' && n + 1 < sizeof pid; p++)
+        pid[n++] = *p;
+    pid[n] = '\0';
+    if (n == 0)
+        return;
+    struct strbuf sb = STRBUF_INIT;
+    const char *s = f->recommendation;
+    for (const char *p = s; *p;) {
+        bool word = strncmp(p, "PID", 3) == 0 && (p == s || !isalnum((unsigned char)p[-1])) &&
+                    !isalnum((unsigned char)p[3]);
+        if (word) {
+            sb_add(&sb, pid);
+            p += 3;
+        } else {
+            sb_addc(&sb, *p++);
+        }
+    }
+    finding_set_recommendation(f, sb_str(&sb));
+    sb_free(&sb);
+}
+
 void analyze_run(struct report *r)
 {
     if (r->nthresholds == 0) {
@@ -63,5 +95,7 @@ void analyze_run(struct report *r)
     rules_run(r);
     use_fill(r);
     rank_findings(r);
+    for (size_t i = 0; i < r->nfindings; i++)
+        advice_with_pid(&r->findings[i]);
     rank_headline(r);
 }

@@ -68,6 +68,8 @@ static const struct fold {
     bool same_culprit;
 } folds[] = {
     {"memory.swap", "memory.pressure", false},   /* swapping is how pressure shows */
+    /* tasks waiting for a CPU is how saturated CPUs show */
+    {"sched.runqueue_latency", "cpu.saturation", false},
     /* reclaim evicts the page cache: misses are how memory pressure shows in I/O */
     {"io.cache_misses", "memory.pressure", false},
     {"io.cache_misses", "memory.oom", false},

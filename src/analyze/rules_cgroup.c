@@ -1,9 +1,19 @@
 /* Cgroup findings: memory limits and CPU throttling. */
 #include "analyze_internal.h"
+#include "../util/fmtnum.h"
 #include "../util/strbuf.h"
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+
+/* " (containerd 9a8b7c6d5e4f in pod ...)": who the cgroup is, when its
+ * path names a container, pod or unit. */
+static void workload(struct strbuf *t, const struct table *cg, size_t row)
+{
+    const char *name = table_str(cg, row, "name");
+    if (name && *name)
+        sb_addf(t, " (%s)", name);
+}
 
 void rule_cgroup_memory_limit(struct report *r, const struct rule *self)
 {
@@ -24,7 +34,9 @@ void rule_cgroup_memory_limit(struct report *r, const struct rule *self)
         return;
     const char *path = table_str(cg, (size_t)row, "path");
     struct strbuf t = STRBUF_INIT;
-    sb_addf(&t, "cgroup %s at %.0f%% of its memory limit", path ? path : "?", best.v);
+    sb_addf(&t, "cgroup %s", path ? path : "?");
+    workload(&t, cg, (size_t)row);
+    sb_addf(&t, " at %.0f%% of its memory limit", best.v);
     double mem = table_num(cg, (size_t)row, "mem_kib"), lim = table_num(cg, (size_t)row, "mem_limit_kib");
     if (!isnan(mem) && !isnan(lim)) {
         char a[32], b[32];
@@ -68,21 +80,37 @@ void rule_cgroup_cpu_throttled(struct report *r, const struct rule *self)
     double np = table_num(cg, i, "nr_periods"), nt = table_num(cg, i, "nr_throttled");
     double quota = table_num(cg, i, "quota_cpus"), tms = table_num(cg, i, "throttled_ms");
     double cpu = table_num(cg, i, "cpu_pct");
+    /* Throttled time is summed over the CPUs the group's threads were held
+     * back on, so it can pass the CPU time used: say it in those words. */
+    double window_s = r->window.actual_s > 0 ? r->window.actual_s : r->window.planned_s;
+    double used_ms = !isnan(cpu) && window_s > 0 ? cpu / 100.0 * window_s * 1000.0 : NAN;
+    char held[64], ran[64];
+    fmt_quantity(held, sizeof held, tms, "ms");
+    fmt_quantity(ran, sizeof ran, used_ms, "ms");
     struct strbuf t = STRBUF_INIT;
-    sb_addf(&t, "cgroup %s CPU-throttled: throttled time %.0f%% of the CPU time it used",
-            path ? path : "?", best.v);
+    sb_addf(&t, "cgroup %s", path ? path : "?");
+    workload(&t, cg, i);
+    if (!isnan(tms) && !isnan(used_ms))
+        sb_addf(&t, " CPU-throttled: held back %s (summed over CPUs) while it ran %s", held, ran);
+    else
+        sb_addf(&t, " CPU-throttled: throttled time %.0f%% of the CPU time it used", best.v);
     if (!isnan(np) && !isnan(nt) && np > 0)
-        sb_addf(&t, ", %.0f of %.0f periods throttled", nt, np);
+        sb_addf(&t, "; %.0f of %.0f periods throttled", nt, np);
     if (!isnan(quota))
         sb_addf(&t, " (quota %.2g CPU%s)", quota, plural(quota));
     struct finding *f = rule_add(r, self, best.sev, &t);
-    sig_evidence(f, "Throttled time / CPU used", &best);
+    sig_evidence(f, "Throttled time / CPU time used", &best);
+    if (best.v > 100)
+        finding_evidence(f, "Over 100%%: the throttled time is summed over the CPUs its threads "
+                            "waited on, so the group waited %.1f times as long as it ran",
+                         best.v / 100.0);
     double ppct = table_num(cg, i, "throttled_periods_pct");
     if (!isnan(np) && !isnan(nt))
         finding_evidence(f, "Throttled in %.0f of %.0f scheduling periods (%.0f%%)", nt, np,
                          !isnan(ppct) ? ppct : np > 0 ? nt / np * 100 : 0);
     if (!isnan(tms))
-        finding_evidence(f, "Throttled for %.0f ms in the window", tms);
+        finding_evidence(f, "Throttled for %s summed over CPUs in a %.0f s window", held,
+                         window_s);
     if (!isnan(cpu))
         finding_evidence(f, "Used %.0f%% of one CPU%s", cpu,
                          isnan(quota) ? "" : " against its quota");

@@ -63,7 +63,7 @@ void rule_cpu_saturation(struct report *r, const struct rule *self)
     if (!isnan(runq.v))
         sb_addf(&t, "%srun queue %.1f per CPU", sepr, runq.v);
     if (top >= 0)
-        sb_addf(&t, "; top process %s at %.0f%%", culprit,
+        sb_addf(&t, "; top process %s at %.0f%% of one CPU", culprit,
                 table_num(procs, (size_t)top, "cpu_pct"));
     struct finding *f = rule_add(r, self, sev, &t);
 

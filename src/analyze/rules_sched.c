@@ -1,6 +1,7 @@
 /* sched.runqueue_latency: how long runnable tasks wait for a CPU (BPF
  * runqlat histogram), naming the processes that waited most. */
 #include "analyze_internal.h"
+#include "../util/fmtnum.h"
 #include "../util/strbuf.h"
 #include <math.h>
 #include <stdio.h>
@@ -28,23 +29,30 @@ void rule_sched_runqueue_latency(struct report *r, const struct rule *self)
     if (t && t->nrows > 0) {
         char lab[128];
         proc_label(t, 0, lab, sizeof lab);
-        snprintf(who, sizeof who, "; %s waited longest (%.0f ms in total)", lab,
-                 table_num(t, 0, "total_ms"));
+        char tot[64];
+        fmt_quantity(tot, sizeof tot, table_num(t, 0, "total_ms"), "ms");
+        snprintf(who, sizeof who, "; %s waited longest (%s summed over its threads)", lab, tot);
     }
     struct strbuf tt = STRBUF_INIT;
-    sb_addf(&tt, "Run-queue latency high: p99 %.1f ms from wakeup to running%s", p99 / 1000.0,
-            who);
+    char p99s[64];
+    fmt_quantity(p99s, sizeof p99s, p99, "us");
+    sb_addf(&tt, "Run-queue latency high: p99 %s from wakeup to running%s", p99s, who);
     struct finding *f = rule_add(r, self, sev, &tt);
     sig_evidence(f, "Run-queue latency p99", &s);
-    finding_evidence(f, "p50 %.0f us, p90 %.0f us, max %.1f ms over %llu waits",
-                     hist_percentile(h, 0.5), hist_percentile(h, 0.9),
-                     isfinite(h->max) ? h->max / 1000.0 : NAN, (unsigned long long)h->count);
+    char p50s[64], p90s[64], maxs[64];
+    fmt_quantity(p50s, sizeof p50s, hist_percentile(h, 0.5), "us");
+    fmt_quantity(p90s, sizeof p90s, hist_percentile(h, 0.9), "us");
+    fmt_quantity(maxs, sizeof maxs, h->max, "us");
+    finding_evidence(f, "p50 %s, p90 %s, max %s over %llu waits", p50s, p90s, maxs,
+                     (unsigned long long)h->count);
     for (size_t i = 0; t && i < t->nrows && i < 3; i++) {
-        char lab[128];
+        char lab[128], tot[64], avg[64], mx[64];
         proc_label(t, i, lab, sizeof lab);
-        finding_evidence(f, "%s waited %.1f ms in total over %.0f waits (avg %.0f us, max %.1f ms)",
-                         lab, table_num(t, i, "total_ms"), table_num(t, i, "waits"),
-                         table_num(t, i, "avg_us"), table_num(t, i, "max_us") / 1000.0);
+        fmt_quantity(tot, sizeof tot, table_num(t, i, "total_ms"), "ms");
+        fmt_quantity(avg, sizeof avg, table_num(t, i, "avg_us"), "us");
+        fmt_quantity(mx, sizeof mx, table_num(t, i, "max_us"), "us");
+        finding_evidence(f, "%s waited %s summed over its threads, in %.0f waits (avg %s, max %s)",
+                         lab, tot, table_num(t, i, "waits"), avg, mx);
     }
     double behind_self = report_metric_value(r, NM_SCHED_RUNQ_BEHIND_SELF);
     if (!isnan(behind_self) && behind_self > 0) /* the reader may wonder whether we caused it */

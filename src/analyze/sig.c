@@ -1,6 +1,7 @@
 /* Signals (a number judged against a threshold row), their evidence
  * sentences, and small number/table helpers shared by rules and USE. */
 #include "analyze_internal.h"
+#include "../util/fmtnum.h"
 #include "../util/strbuf.h"
 #include <math.h>
 #include <stdio.h>
@@ -52,47 +53,9 @@ bool sig_worse(const struct sig *a, const struct sig *b)
     return a->t->lower_is_worse ? a->v < b->v : a->v > b->v;
 }
 
-void fmt_val(char *buf, size_t n, double v, const char *unit)
-{
-    char num[64];
-    if (isnan(v))
-        snprintf(num, sizeof num, "-");
-    else if (fabs(v) < 1e15 && v == rint(v))
-        snprintf(num, sizeof num, "%.0f", v);
-    else if (fabs(v) >= 100)
-        snprintf(num, sizeof num, "%.0f", v);
-    else
-        snprintf(num, sizeof num, "%.1f", v);
-    if (!unit || !*unit)
-        snprintf(buf, n, "%s", num);
-    else if (strcmp(unit, "%") == 0 || unit[0] == '/')
-        snprintf(buf, n, "%s%s", num, unit);
-    else
-        snprintf(buf, n, "%s %s", num, unit);
-}
+void fmt_val(char *buf, size_t n, double v, const char *unit) { fmt_quantity(buf, n, v, unit); }
 
-/* Thresholds print with %g: they are round numbers chosen by people. */
-static void fmt_thr(char *buf, size_t n, double v, const char *unit)
-{
-    if (!unit || !*unit)
-        snprintf(buf, n, "%g", v);
-    else if (strcmp(unit, "%") == 0 || unit[0] == '/')
-        snprintf(buf, n, "%g%s", v, unit);
-    else
-        snprintf(buf, n, "%g %s", v, unit);
-}
-
-void fmt_kib(char *buf, size_t n, double kib)
-{
-    if (isnan(kib))
-        snprintf(buf, n, "-");
-    else if (kib >= 1024.0 * 1024.0)
-        snprintf(buf, n, "%.1f GiB", kib / (1024.0 * 1024.0));
-    else if (kib >= 1024.0)
-        snprintf(buf, n, "%.1f MiB", kib / 1024.0);
-    else
-        snprintf(buf, n, "%.0f KiB", kib);
-}
+void fmt_kib(char *buf, size_t n, double kib) { fmt_quantity(buf, n, kib, "KiB"); }
 
 void sig_evidence(struct finding *f, const char *label, const struct sig *s)
 {
@@ -100,8 +63,8 @@ void sig_evidence(struct finding *f, const char *label, const struct sig *s)
         return;
     char v[64], w[64], c[64];
     fmt_val(v, sizeof v, s->v, s->t->unit);
-    fmt_thr(w, sizeof w, s->t->warn, s->t->unit);
-    fmt_thr(c, sizeof c, s->t->crit, s->t->unit);
+    fmt_quantity(w, sizeof w, s->t->warn, s->t->unit);
+    fmt_quantity(c, sizeof c, s->t->crit, s->t->unit);
     const char *cmp = s->t->lower_is_worse ? "≤" : "≥";
     struct strbuf sb = STRBUF_INIT;
     if (s->sev == SEV_CRITICAL)

@@ -7,6 +7,7 @@
  * unified plus v1 cpu/cpuacct/memory); readings are merged per path, each
  * field coming from the hierarchy whose controller provides it. */
 #include "cgroup.h"
+#include "cgroup_name.h"
 #include "model/model.h"
 #include "model/names.h"
 #include "util/hostfs.h"
@@ -1009,6 +1010,7 @@ static void emit_table(struct report *r, struct cg_calc *k, size_t n)
     struct table *t = report_table(r, NM_CGROUP, "Cgroups", "cgroup");
     static const struct col_spec cgroup_cols[] = {
         {"path", "Cgroup", "", 0},
+        {"name", "Workload", "", 0},
         {"cpu_pct", "CPU", "%", 1},
         {"quota_cpus", "Quota", "CPUs", 2},
         {"nr_periods", "Periods", "", 0},
@@ -1034,6 +1036,12 @@ static void emit_table(struct report *r, struct cg_calc *k, size_t n)
             continue;
         size_t row = table_add_row(t);
         table_set_str(t, row, "path", k[i].path);
+        struct cgroup_workload w;
+        if (cgroup_workload_of(k[i].path, &w)) {
+            char name[192];
+            cgroup_workload_name(&w, name, sizeof name);
+            table_set_str(t, row, "name", name);
+        }
         set_num(t, row, "cpu_pct", k[i].cpu_pct);
         set_num(t, row, "quota_cpus", k[i].quota_cpus);
         set_num(t, row, "nr_periods", k[i].nr_periods);

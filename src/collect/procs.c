@@ -829,7 +829,7 @@ static void system_fd_metrics(struct report *r, struct procs_state *st)
     report_metric(r, NM_FD_SYSTEM_USED, "File handles in use (system)", "", "fd", (double)used);
     report_metric(r, NM_FD_SYSTEM_MAX, "File handle limit (system)", "", "fd", (double)max);
     if (max > 0)
-        report_metric(r, NM_FD_SYSTEM_PCT, "File handles in use (system)", "%", "fd",
+        report_metric(r, NM_FD_SYSTEM_PCT, "File handles in use (system, of file-max)", "%", "fd",
                       (double)used / (double)max * 100.0);
 }
 

@@ -47,6 +47,8 @@ struct perf_collapse {
 
     char **files;
     size_t nfiles, cap_files, lineno;
+    perf_collapse_where_fn where;
+    void *where_ctx;
 
     struct perf_collapse_stats st;
     struct bad_msg msg[PERF_COLLAPSE_MAX_MSGS];
@@ -58,9 +60,22 @@ struct perf_collapse {
 
 #define NO_FILE ((size_t)-1)
 
-static const char *file_name(const struct perf_collapse *pc, size_t i)
+void perf_collapse_set_where(struct perf_collapse *pc, perf_collapse_where_fn fn, void *ctx)
 {
-    return i == NO_FILE ? "<input>" : pc->files[i];
+    pc->where = fn;
+    pc->where_ctx = ctx;
+}
+
+/* "FILE:LINE" into sb */
+static const char *place(const struct perf_collapse *pc, size_t file, size_t lineno,
+                         struct strbuf *sb)
+{
+    sb_reset(sb);
+    if (pc->where)
+        pc->where(pc->where_ctx, lineno, sb);
+    else
+        sb_addf(sb, "%s:%zu", file == NO_FILE ? "<input>" : pc->files[file], lineno);
+    return sb_str(sb);
 }
 
 static bool p_space(char c)
@@ -568,8 +583,9 @@ const char *perf_collapse_event(const struct perf_collapse *pc)
 
 void perf_collapse_report(const struct perf_collapse *pc, FILE *f, const char *prog)
 {
+    struct strbuf at = STRBUF_INIT;
     for (size_t i = 0; i < pc->nmsg; i++)
-        term_printf(f, "%s: %s:%zu: %s", prog, file_name(pc, pc->msg[i].file), pc->msg[i].lineno,
+        term_printf(f, "%s: %s: %s", prog, place(pc, pc->msg[i].file, pc->msg[i].lineno, &at),
                     pc->msg[i].why);
     if (pc->st.bad > pc->nmsg)
         term_printf(f, "%s: %zu more lines not understood", prog, pc->st.bad - pc->nmsg);
@@ -584,12 +600,13 @@ void perf_collapse_report(const struct perf_collapse *pc, FILE *f, const char *p
     if (pc->other_rest)
         term_printf(f, "%s: %zu samples of further events skipped", prog, pc->other_rest);
     if (pc->open_at_end)
-        term_printf(f, "%s: %s:%zu: the last sample has no blank line after it: not counted "
+        term_printf(f, "%s: %s: the last sample has no blank line after it: not counted "
                        "(as stackcollapse-perf.pl)",
-                    prog, file_name(pc, pc->header_file), pc->header_line);
+                    prog, place(pc, pc->header_file, pc->header_line, &at));
     if (pc->o.inline_frames)
         term_printf(f, "%s: --inline: addr2line is not run; inline frames that perf printed "
                        "are kept", prog);
+    sb_free(&at);
 }
 
 /* ---- input detection ---- */

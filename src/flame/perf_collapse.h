@@ -63,6 +63,12 @@ const struct perf_collapse_stats *perf_collapse_stats(const struct perf_collapse
 /* The event whose samples are kept ("" before the first header with one). */
 const char *perf_collapse_event(const struct perf_collapse *pc);
 
+/* Messages name lines through fn (line numbers counted since the last
+ * perf_collapse_begin_file, or from the start) instead of "FILE:LINE" from
+ * begin_file: for a caller that joins several files into one stream. */
+typedef void (*perf_collapse_where_fn)(void *ctx, size_t lineno, struct strbuf *out);
+void perf_collapse_set_where(struct perf_collapse *pc, perf_collapse_where_fn fn, void *ctx);
+
 /* Prints the warnings (bad lines with file:line, the first
  * PERF_COLLAPSE_MAX_MSGS one by one; samples of other events by event; an
  * open last sample) to f, each line starting "prog: ", through esc_term. */

@@ -1,4 +1,5 @@
 #include "profile.h"
+#include "profile_chart.h"
 #include "../util/xalloc.h"
 #include <stdlib.h>
 #include <string.h>
@@ -210,6 +211,8 @@ void profile_free(struct profile *p)
     free(p->blob);
     free(p->str_off);
     free(p->str_ht);
+    free(p->base);
+    profile_chart_free(p->chart);
     free(p);
 }
 
@@ -260,6 +263,11 @@ static uint32_t child_n(struct profile *p, uint32_t parent, const char *s, size_
 
 void profile_add_stacks(struct profile *p, const struct pstack *st, size_t n)
 {
+    if (p->chart) { /* a flame chart merges only with the previous stack */
+        for (size_t j = 0; j < n; j++)
+            profile_chart_add(p, st[j].f, st[j].depth, st[j].count);
+        return;
+    }
     /* Level by level across the batch: the lookups of one level are
      * independent, so their cache misses are prefetched and overlap instead
      * of being paid one after another down each stack. */
@@ -332,6 +340,8 @@ uint32_t profile_add_frames(struct profile *p, const struct pframe *f, size_t de
                             uint64_t count)
 {
     static const struct pframe unknown = {"[unknown]", 9, FRAME_UNKNOWN};
+    if (p->chart)
+        return profile_chart_add(p, f, depth, count);
     if (depth == 0) {
         f = &unknown;
         depth = 1;
@@ -364,6 +374,19 @@ uint32_t profile_add_stack(struct profile *p, const char *const *frames,
     if (f != buf)
         free(f);
     return leaf;
+}
+
+uint32_t profile_intern_name(struct profile *p, const char *s, size_t n)
+{
+    return intern_frame(p, s, n);
+}
+
+uint32_t profile_new_child(struct profile *p, uint32_t parent, uint32_t name,
+                           enum frame_kind kind)
+{
+    if (parent >= p->nnodes || name >= p->nstrs)
+        return PROFILE_NONE;
+    return new_node(p, parent, name, norm_kind(kind));
 }
 
 void profile_set_source(struct profile *p, uint32_t node, const char *file_line)

@@ -50,6 +50,14 @@ struct profile {
     uint32_t nstrs, cap_strs;
     uint32_t *str_ht; /* open-addressed string -> id */
     uint32_t str_ht_mask;
+
+    /* Differential profiles (profile_diff.h): per node the baseline count,
+     * summed like nodes[].total; NULL for an ordinary profile. */
+    uint64_t *base;
+    uint32_t nbase; /* nodes from nbase on have a baseline of 0 */
+    /* Flame charts (profile_chart.h): stacks kept in input order; NULL for
+     * a merged profile. */
+    struct profile_chart *chart;
 };
 
 struct profile *profile_new(const char *name, const char *title, const char *unit);
@@ -80,6 +88,14 @@ void profile_add_stacks(struct profile *p, const struct pstack *st, size_t n);
 /* Child of parent with that name and kind, created when `create`. */
 uint32_t profile_child(struct profile *p, uint32_t parent, const char *name,
                        enum frame_kind kind, bool create);
+/* The string id a frame name is stored under (interned now); an empty name
+ * is "[unknown]", as in profile_add_frames. */
+uint32_t profile_intern_name(struct profile *p, const char *s, size_t n);
+/* A new child of parent even when one of that name exists: flame charts
+ * keep equal frames apart in time apart.  PROFILE_NONE when the node index
+ * space is exhausted. */
+uint32_t profile_new_child(struct profile *p, uint32_t parent, uint32_t name,
+                           enum frame_kind kind);
 /* Sets the hover source ("file:line") of a node. */
 void profile_set_source(struct profile *p, uint32_t node, const char *file_line);
 

@@ -1,4 +1,5 @@
 #include "folded.h"
+#include "../model/profile_diff.h"
 #include "../util/strbuf.h"
 #include "../util/xalloc.h"
 #include <stdlib.h>
@@ -43,6 +44,39 @@ enum frame_kind folded_frame_kind(const char *name, size_t *len)
     if (n == 9 && memcmp(name, "[unknown]", 9) == 0)
         return FRAME_UNKNOWN;
     return FRAME_USER;
+}
+
+/* Parses the count that ends line[0..end) ("12", "12.", "12.5": rounded
+ * half up, as flamegraph.pl accepts fractions); *start is where its digits
+ * begin, after a blank.  Returns NULL or why it is not a count. */
+static const char *trailing_count(const char *line, size_t end, size_t *start, uint64_t *count)
+{
+    size_t i = end;
+    while (i && is_digit(line[i - 1]))
+        i--;
+    size_t int_end = end;
+    bool round_up = false;
+    if (i && line[i - 1] == '.') {
+        round_up = i < end && line[i] >= '5';
+        int_end = i - 1;
+        i = int_end;
+        while (i && is_digit(line[i - 1]))
+            i--;
+    }
+    if (i == int_end || i == 0 || !is_space(line[i - 1]))
+        return "missing count after the last space";
+    uint64_t v = 0;
+    for (size_t k = i; k < int_end; k++) {
+        unsigned d = (unsigned)(line[k] - '0');
+        if (v > (UINT64_MAX - d) / 10)
+            return "count too large";
+        v = v * 10 + d;
+    }
+    if (round_up && v < UINT64_MAX)
+        v++;
+    *start = i;
+    *count = v;
+    return NULL;
 }
 
 void folded_init(struct folded_parser *fp, struct profile *p)
@@ -103,41 +137,47 @@ void folded_line(struct folded_parser *fp, const char *line, size_t len, size_t 
         return;
     }
     /* the count is the number after the last space: names may hold spaces */
-    size_t i = end;
-    while (i && is_digit(line[i - 1]))
-        i--;
-    size_t int_end = end;
-    bool round_up = false;
-    if (i && line[i - 1] == '.') { /* flamegraph.pl accepts fractional counts */
-        round_up = i < end && line[i] >= '5';
-        int_end = i - 1;
-        i = int_end;
-        while (i && is_digit(line[i - 1]))
-            i--;
-    }
-    if (i == int_end || i == 0 || !is_space(line[i - 1])) {
-        bad(st, lineno, "missing count after the last space");
+    uint64_t count = 0, count0 = 0;
+    size_t i = 0;
+    const char *why = trailing_count(line, end, &i, &count);
+    if (why) {
+        bad(st, lineno, why);
         return;
     }
-    uint64_t count = 0;
-    for (size_t k = i; k < int_end; k++) {
-        unsigned d = (unsigned)(line[k] - '0');
-        if (count > (UINT64_MAX - d) / 10) {
-            bad(st, lineno, "count too large");
-            return;
-        }
-        count = count * 10 + d;
-    }
-    if (round_up && count < UINT64_MAX)
-        count++;
     size_t send = i - 1;
     while (send && is_space(line[send - 1]))
         send--;
+    /* difffolded.pl's "stack BEFORE AFTER": a second count before the last
+     * one, as long as a stack is left before it */
+    size_t j = 0;
+    unsigned form = 1;
+    const char *why0 = send ? trailing_count(line, send, &j, &count0) : "";
+    if (why0 && strcmp(why0, "count too large") == 0) {
+        bad(st, lineno, why0);
+        return;
+    }
+    if (!why0) {
+        size_t s2 = j - 1;
+        while (s2 && is_space(line[s2 - 1]))
+            s2--;
+        if (s2) {
+            form = 2;
+            send = s2;
+        }
+    }
     if (send == 0) {
         bad(st, lineno, "empty stack");
         return;
     }
-    if (count == 0) {
+    if (!fp->form) {
+        fp->form = form;
+        fp->form_line = lineno;
+    } else if (form != fp->form) {
+        if (!st->mixed++)
+            st->mixed_line = lineno;
+        return;
+    }
+    if (count == 0 && (form == 1 || count0 == 0)) {
         st->zero++;
         return;
     }
@@ -164,6 +204,17 @@ void folded_line(struct folded_parser *fp, const char *line, size_t len, size_t 
         if (!semi)
             break;
         s = semi + 1;
+    }
+    if (form == 2) { /* one at a time: the baseline needs the leaf (small inputs);
+                      * nothing is pending, every line of this input has form 2 */
+        struct pframe *pf = xmalloc((fp->nfr - first) * sizeof *pf);
+        for (size_t k = first; k < fp->nfr; k++)
+            pf[k - first] = (struct pframe){fp->blk + fp->fr[k].off, fp->fr[k].len, fp->fr[k].kind};
+        profile_add_frames2(fp->p, pf, fp->nfr - first, count, count0);
+        free(pf);
+        fp->nfr = fp->blk_len = 0;
+        st->stacks++;
+        return;
     }
     /* frames shared with the previous pending line (sorted input shares many) */
     size_t shared = 0;

@@ -21,6 +21,9 @@ struct flame_parse_stats {
     size_t blank;     /* blank lines */
     size_t zero;      /* folded lines with count 0: valid, add nothing */
     size_t malformed; /* lines that could not be used */
+    size_t mixed;        /* folded lines with one count in a differential input or the
+                          * reverse (the first line with a count decides): not used */
+    size_t mixed_line;   /* the first of them */
     size_t bad_line[FLAME_MAX_BAD];   /* 1-based line numbers of the first bad lines */
     const char *bad_why[FLAME_MAX_BAD]; /* static strings */
     size_t nbad;
@@ -48,9 +51,16 @@ struct folded_parser {
     struct folded_pending *pend;
     size_t npend, cap_pend;
     uint64_t pend_total;
+    unsigned form;       /* 0 until the first counted line, then its number of counts:
+                          * 1, or 2 for difffolded.pl's "stack BEFORE AFTER" lines
+                          * (the profile is then differential, profile_diff.h) */
+    size_t form_line;    /* that line */
 };
 void folded_init(struct folded_parser *fp, struct profile *p);
-/* Feeds one line (with or without its "\n"/"\r\n"); lineno is 1-based. */
+/* Feeds one line (with or without its "\n"/"\r\n"); lineno is 1-based.
+ * "stack BEFORE AFTER" (two counts) is a differential line: AFTER is the
+ * count, BEFORE the baseline.  A line whose number of counts differs from the
+ * first line's is counted in st.mixed and not used. */
 void folded_line(struct folded_parser *fp, const char *line, size_t len, size_t lineno);
 /* Adds what is pending, releases the parser's memory (not the profile);
  * fp->st stays valid. */

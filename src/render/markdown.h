@@ -1,7 +1,6 @@
-/* report.md: the report as CommonMark + GitHub pipe tables, for tickets.
- * The HTML renderer converts the same text with cmark, so it must hold no
- * raw HTML: every host or model string is escaped with esc_md(), and charts
- * are image nodes ![title](chart-*.svg) that the HTML side swaps for SVG. */
+/* report.md: the report's document tree (doc_report.h) as CommonMark with
+ * GitHub pipe tables, for tickets.  index.html is the same tree rendered as
+ * HTML; nothing parses this text back. */
 #ifndef PERFREPORT_MARKDOWN_H
 #define PERFREPORT_MARKDOWN_H
 

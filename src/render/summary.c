@@ -3,6 +3,7 @@
  * their first evidence and what to do, in at most SUMMARY_MAX_LINES lines;
  * the rest is in the bundle's report.  Same escaping as report.md. */
 #include "summary.h"
+#include "doc_report.h"
 #include "md_common.h"
 #include "renderer.h"
 #include "../model/model.h"
@@ -20,41 +21,58 @@ static size_t count_lines(const struct strbuf *sb)
     return n;
 }
 
-/* "Not checked: Network (/proc/net): cannot read ...; ..." on one line. */
-static void not_checked(const struct report *r, struct strbuf *sb)
+static size_t rendered_lines(const struct doc *d)
 {
-    bool any = false;
+    struct strbuf sb = STRBUF_INIT;
+    doc_render_md(d, &sb);
+    size_t n = count_lines(&sb);
+    sb_free(&sb);
+    return n;
+}
+
+/* "Not checked: Network (/proc/net): cannot read ...; ..." in one paragraph. */
+static void not_checked(const struct report *r, cmark_node *root)
+{
+    cmark_node *p = NULL;
     for (size_t i = 0; i < r->nledger; i++) {
         const struct ledger_entry *e = &r->ledger[i];
         if (e->status != CS_FAILED && e->status != CS_TIMED_OUT)
             continue;
-        sb_add(sb, any ? "; " : "**Not checked:** ");
-        md_text(sb, e->title ? e->title : e->name, MD_MAX_TEXT);
-        sb_add(sb, e->status == CS_FAILED ? " failed: " : " timed out: ");
-        md_text(sb, e->reason ? e->reason : "no reason given", MD_MAX_TEXT);
-        any = true;
+        if (!p) {
+            p = doc_para(root);
+            doc_strong(p, "Not checked:");
+            doc_text(p, " ");
+        } else {
+            doc_text(p, "; ");
+        }
+        doc_host(p, e->title ? e->title : e->name, MD_MAX_TEXT);
+        doc_text(p, e->status == CS_FAILED ? " failed: " : " timed out: ");
+        doc_host(p, e->reason ? e->reason : "no reason given", MD_MAX_TEXT);
     }
-    if (any)
-        sb_add(sb, "\n\n");
 }
 
 void summary_render(const struct report *r, struct strbuf *out)
 {
-    sb_add(out, "# perfreport: ");
-    md_text(out, kv_get(&r->host, "hostname"), MD_MAX_TEXT);
-    sb_add(out, "\n\n");
-    if (r->window.interrupted)
-        sb_addf(out,
-                "**INCOMPLETE:** the window was interrupted after %.1f s of the planned "
-                "%.0f s.\n\n",
-                r->window.actual_s, r->window.planned_s);
-    md_verdict(r, out);
-    sb_add(out, "\n\n");
-    md_context(r, out);
-    sb_add(out, "\n\n");
-    if (r->ngaps)
-        sb_addf(out, "**Sampling gaps:** %zu (perfreport was stopped or starved).\n\n", r->ngaps);
-    not_checked(r, out);
+    struct doc *d = doc_new();
+    cmark_node *root = d->root;
+    cmark_node *h = doc_add(root, CMARK_NODE_HEADING);
+    cmark_node_set_heading_level(h, 1);
+    doc_text(h, "perfreport: ");
+    doc_host(h, kv_get(&r->host, "hostname"), MD_MAX_TEXT);
+    if (r->window.interrupted) {
+        cmark_node *p = doc_para(root);
+        doc_strong(p, "INCOMPLETE:");
+        doc_textf(p, " the window was interrupted after %.1f s of the planned %.0f s.",
+                  r->window.actual_s, r->window.planned_s);
+    }
+    doc_verdict(r, root);
+    doc_context(r, root);
+    if (r->ngaps) {
+        cmark_node *p = doc_para(root);
+        doc_strong(p, "Sampling gaps:");
+        doc_textf(p, " %zu (perfreport was stopped or starved).", r->ngaps);
+    }
+    not_checked(r, root);
 
     /* Findings come ranked; each goes in whole or not at all, leaving room
      * for the closing lines. */
@@ -66,35 +84,39 @@ void summary_render(const struct report *r, struct strbuf *out)
         else if (r->findings[i].sev == SEV_INFO)
             info++;
     if (serious) {
-        sb_add(out, "## Findings\n\n");
-        struct strbuf item = STRBUF_INIT;
+        doc_heading(d, root, 2, "Findings", false);
+        cmark_node *list = doc_list(root, true, 1);
         for (size_t i = 0; i < r->nfindings; i++) {
             const struct finding *f = &r->findings[i];
             if (f->sev < SEV_WARNING)
                 continue;
-            sb_reset(&item);
-            md_finding(&item, f, shown + 1, SUMMARY_EVIDENCE, NULL);
-            if (count_lines(out) + count_lines(&item) + footer > SUMMARY_MAX_LINES)
+            cmark_node *item = doc_finding(list, f, SUMMARY_EVIDENCE);
+            if (rendered_lines(d) + footer > SUMMARY_MAX_LINES) {
+                cmark_node_free(item);
                 break;
-            sb_addn(out, item.buf, item.len);
+            }
             shown++;
         }
-        sb_free(&item);
+        if (!shown)
+            cmark_node_free(list);
     } else {
-        sb_add(out, "No findings at warning or above.\n\n");
-        md_window_limits(r, out);
+        doc_text(doc_para(root), "No findings at warning or above.");
+        doc_window_limits(r, root);
     }
     if (shown < serious || info) {
-        sb_add(out, "Also in the report:");
+        cmark_node *p = doc_para(root);
+        doc_text(p, "Also in the report:");
         if (shown < serious)
-            sb_addf(out, " %zu more finding%s at warning or above", serious - shown,
-                    serious - shown == 1 ? "" : "s");
+            doc_textf(p, " %zu more finding%s at warning or above", serious - shown,
+                      serious - shown == 1 ? "" : "s");
         if (info)
-            sb_addf(out, "%s %zu informational", shown < serious ? "," : "", info);
-        sb_add(out, ".\n\n");
+            doc_textf(p, "%s %zu informational", shown < serious ? "," : "", info);
+        doc_text(p, ".");
     }
-    sb_add(out, "Evidence: index.html in the bundle (charts, flame graphs, tables); the same "
-                "as text in report.md, the data in report.json.\n");
+    doc_text(doc_para(root), "Evidence: index.html in the bundle (charts, flame graphs, tables); "
+                             "the same as text in report.md, the data in report.json.");
+    doc_render_md(d, out);
+    doc_free(d);
 }
 
 static int render_summary(const struct report *r, const struct out_sink *out)

@@ -1,14 +1,22 @@
 #include "svg_flame.h"
 #include "../model/profile.h"
+#include "../model/profile_chart.h"
+#include "../model/profile_diff.h"
+#include "flame_colors.h"
+#include "flame_nameattr.h"
+#include "flame_palette_map.h"
 #include "../util/strbuf.h"
 #include "../util/xalloc.h"
 #include "escape.h"
 #include "assets.h"
+#include <ctype.h>
+#include <iconv.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define XPAD 10.0
 #define CHAR_WIDTH 0.59 /* average glyph width / font size, as flamegraph.pl assumes */
@@ -21,65 +29,55 @@ void flame_opts_default(struct flame_opts *o)
     o->font_size = 12;
     o->minwidth = 0.1;
     o->colors = "hot";
+    o->fontwidth = CHAR_WIDTH;
+    o->factor = 1;
 }
 
-enum palette { PAL_HOT, PAL_MEM, PAL_IO, PAL_JAVA, PAL_KERNEL };
-static const char *const palette_names[] = {"hot", "mem", "io", "java", "kernel"};
-
-static int palette_of(const char *name)
+bool flame_encoding_valid(const char *name)
 {
-    for (size_t i = 0; i < sizeof palette_names / sizeof *palette_names; i++)
-        if (name && strcmp(name, palette_names[i]) == 0)
-            return (int)i;
-    return -1;
+    size_t n = strlen(name);
+    if (n == 0 || n > 40 || !isalpha((unsigned char)name[0]))
+        return false;
+    for (size_t i = 1; i < n; i++) /* XML's EncName */
+        if (!isalnum((unsigned char)name[i]) && !strchr("._-", name[i]))
+            return false;
+    iconv_t cd = iconv_open(name, "UTF-8");
+    if (cd == (iconv_t)-1)
+        return false;
+    /* every printable ASCII character must come out as itself */
+    char in[96], outb[512];
+    for (int i = 0; i < 95; i++)
+        in[i] = (char)(0x20 + i);
+    in[95] = '\n';
+    char *ip = in, *op = outb;
+    size_t il = sizeof in, ol = sizeof outb;
+    bool ok = iconv(cd, &ip, &il, &op, &ol) != (size_t)-1 && il == 0 &&
+              (size_t)(op - outb) == sizeof in && memcmp(outb, in, sizeof in) == 0;
+    iconv_close(cd);
+    return ok;
 }
 
-bool flame_palette_valid(const char *name) { return palette_of(name) >= 0; }
-
-/* Same name, same colour, in every graph: the shade comes from a hash of the
- * name only; the kind picks the hue family. */
-static void frame_color(const char *name, enum frame_kind kind, enum palette pal, char *out,
-                        size_t n)
+/* Everything from `from` on as ASCII: each other character as a character
+ * reference.  Only for text where references are read as characters: our
+ * script is ASCII (a unit test keeps it so) and we write no comments. */
+static void to_ascii(struct strbuf *out, size_t from)
 {
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (const unsigned char *s = (const unsigned char *)name; *s; s++)
-        h = (h ^ *s) * 0x100000001b3ull;
-    h ^= h >> 31;
-    double v1 = (double)(h & 0xffff) / 65535.0;
-    double v2 = (double)((h >> 16) & 0xffff) / 65535.0;
-    double v3 = (double)((h >> 32) & 0xffff) / 65535.0;
-    double r, g, b;
-    switch (kind) {
-    case FRAME_KERNEL: /* violet: a hue no user palette makes (2026-11-25:
-                        * orange shared the hot palette's band) */
-        r = 165 + 45 * v1, g = 115 + 35 * v1, b = 215 + 40 * v1;
-        break;
-    case FRAME_JIT: /* green */
-        r = 50 + 60 * v1, g = 200 + 55 * v1, b = 50 + 60 * v1;
-        break;
-    case FRAME_INLINE: /* aqua */
-        r = 50 + 60 * v1, g = 165 + 55 * v1, b = 165 + 55 * v1;
-        break;
-    case FRAME_UNKNOWN: /* grey */
-        r = g = b = 170 + 40 * v1;
-        break;
-    default:
-        switch (pal) {
-        case PAL_MEM:
-            r = 0, g = 190 + 50 * v2, b = 210 * v1;
-            break;
-        case PAL_IO:
-            r = 80 + 60 * v1, g = r, b = 190 + 55 * v2;
-            break;
-        case PAL_JAVA: /* native user code in yellow, as flamegraph.pl paints C++ */
-            r = 175 + 55 * v2, g = r, b = 50 + 20 * v1;
-            break;
-        default:
-            r = 205 + 50 * v3, g = 230 * v1, b = 55 * v2;
-            break;
+    struct strbuf a = STRBUF_INIT;
+    const unsigned char *s = (const unsigned char *)out->buf + from;
+    size_t len = out->len - from;
+    for (size_t i = 0; i < len;) {
+        if (s[i] < 0x80) {
+            sb_addc(&a, (char)s[i++]);
+            continue;
         }
+        unsigned cp;
+        size_t k = utf8_decode(s + i, len - i, &cp);
+        sb_addf(&a, "&#x%X;", k ? cp : 0xFFFDu);
+        i += k ? k : 1;
     }
-    snprintf(out, n, "rgb(%d,%d,%d)", (int)r, (int)g, (int)b);
+    out->len = from;
+    sb_addn(out, a.buf ? a.buf : "", a.len);
+    sb_free(&a);
 }
 
 static void add_count(struct strbuf *out, uint64_t v)
@@ -183,10 +181,29 @@ static void lay_out(const struct profile *p, uint64_t min_count, struct layout *
     free(ranks);
 }
 
+/* A flame chart: every frame where its stack started, in input order. */
+static void lay_out_chart(const struct profile *p, uint64_t min_count, struct layout *L)
+{
+    xgrow(&L->v, &L->cap, 1, sizeof *L->v);
+    L->v[L->n++] = (struct drawn){PROFILE_ROOT, 0, 0};
+    for (size_t q = 0; q < L->n; q++) {
+        struct drawn d = L->v[q];
+        for (uint32_t c = p->nodes[d.node].first_child; c != PROFILE_NONE;
+             c = p->nodes[c].next_sibling) {
+            if (p->nodes[c].total == 0 || p->nodes[c].total < min_count)
+                continue;
+            xgrow(&L->v, &L->cap, L->n + 1, sizeof *L->v);
+            L->v[L->n++] = (struct drawn){c, d.depth + 1, profile_chart_start(p, c)};
+            if (d.depth + 1 > L->max_depth)
+                L->max_depth = d.depth + 1;
+        }
+    }
+}
+
 /* One row, centred at y: a swatch and a word for each kind of frame the
  * graph holds (the swatch of a hypothetical name: colours vary by name). */
-static void legend(const struct profile *p, enum palette pal, double width, double y, double fs,
-                   struct strbuf *out)
+static void legend(const struct profile *p, const char *palette, double width, double y,
+                   double fs, struct strbuf *out)
 {
     static const struct {
         enum frame_kind kind;
@@ -207,7 +224,9 @@ static void legend(const struct profile *p, enum palette pal, double width, doub
         if (!present[kinds[k].kind])
             continue;
         char color[32];
-        frame_color("legend", kinds[k].kind, pal, color, sizeof color);
+        struct flame_colorer c;
+        flame_colorer_init(&c, palette, FLAME_SHADE_NAME, 0);
+        flame_frame_color(&c, "legend", kinds[k].kind, false, color, sizeof color);
         sb_addf(out,
                 "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.0f\" height=\"%.0f\" fill=\"%s\"/>"
                 "<text x=\"%.1f\" y=\"%.1f\">%s</text>\n",
@@ -217,37 +236,179 @@ static void legend(const struct profile *p, enum palette pal, double width, doub
     sb_add(out, "</g>\n");
 }
 
+/* A count as shown: times --factor, with thousands separators. */
+static void add_scaled(struct strbuf *out, uint64_t v, double factor)
+{
+    if (factor == 1) {
+        add_count(out, v);
+        return;
+    }
+    double x = (double)v * factor;
+    if (x < 9.2e18)
+        add_count(out, (uint64_t)llround(x));
+    else
+        sb_addf(out, "%.0f", x);
+}
+
+static bool has_suffix(const char *s, const char *suf)
+{
+    size_t n = strlen(s), m = strlen(suf);
+    return n >= m && strcmp(s + n - m, suf) == 0;
+}
+
+/* The name as flamegraph.pl's input spelled it (annotation included): the
+ * key of palette.map and --nameattr lines. */
+static void annotated(struct strbuf *sb, const char *name, enum frame_kind kind)
+{
+    sb_reset(sb);
+    sb_add(sb, name);
+    sb_add(sb, kind == FRAME_KERNEL ? "_[k]" : kind == FRAME_JIT ? "_[j]"
+               : kind == FRAME_INLINE ? "_[i]" : "");
+}
+
+/* Self count change of a differential node, negated on request. */
+static double self_delta(const struct profile *p, uint32_t n, bool negate)
+{
+    double d = (double)profile_self(p, n) - (double)profile_self_base(p, n);
+    return negate ? -d : d;
+}
+
+static void add_attrs(struct strbuf *out, const struct flame_attr *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        sb_addf(out, " %s=\"", v[i].name); /* names checked by flame_nameattr */
+        esc_xml(out, v[i].value);
+        sb_addc(out, '"');
+    }
+}
+
+struct frame_ctx {
+    const struct profile *p;
+    const struct flame_opts *o;
+    struct flame_colorer col;
+    const char *countname;
+    uint64_t timemax;
+    double maxdelta; /* differential: the largest self change (0: not differential) */
+    bool *waker;     /* chain palette: per node, above a "--" separator; else NULL */
+    struct strbuf key;
+};
+
+static void frame_fill(struct frame_ctx *c, uint32_t node, const char *name,
+                       enum frame_kind kind, char *color, size_t n)
+{
+    if (strcmp(name, "--") == 0) { /* stack separators, as flamegraph.pl greys them */
+        snprintf(color, n, "rgb(160,160,160)");
+        return;
+    }
+    if (strcmp(name, "-") == 0) {
+        snprintf(color, n, "rgb(200,200,200)");
+        return;
+    }
+    if (c->maxdelta > 0) {
+        flame_delta_color(self_delta(c->p, node, c->o->negate), c->maxdelta, color, n);
+        return;
+    }
+    bool waker = (c->waker && c->waker[node]) || has_suffix(name, "_[w]");
+    struct flame_palette_map *pm = node == PROFILE_ROOT ? NULL : c->o->palette_map;
+    if (pm) {
+        annotated(&c->key, name, kind);
+        const char *known = flame_palette_map_get(pm, sb_str(&c->key));
+        if (known) {
+            snprintf(color, n, "%s", known);
+            return;
+        }
+    }
+    flame_frame_color(&c->col, name, kind, waker, color, n);
+    if (pm)
+        flame_palette_map_put(pm, sb_str(&c->key), color);
+}
+
+static void frame_title(struct frame_ctx *c, uint32_t node, const char *shown, uint64_t cnt,
+                        struct strbuf *out)
+{
+    esc_xml(out, shown);
+    sb_add(out, " (");
+    add_scaled(out, cnt, c->o->factor);
+    sb_addc(out, ' ');
+    esc_xml(out, c->countname);
+    sb_addf(out, ", %.2f%%", 100.0 * (double)cnt / (double)c->timemax);
+    if (c->maxdelta > 0 && node != PROFILE_ROOT) {
+        double d = self_delta(c->p, node, c->o->negate);
+        sb_add(out, "; self ");
+        if (d != 0) /* no sign for no change */
+            sb_addc(out, d > 0 ? '+' : '-');
+        add_scaled(out, (uint64_t)fabs(d), c->o->factor);
+        double pct = d == 0 ? 0 : 100.0 * d / (double)c->timemax; /* never "-0.00" */
+        sb_addf(out, pct > 0 ? ", +%.2f%%" : ", %.2f%%", pct);
+    }
+    sb_addc(out, ')');
+}
+
 static void render(const struct profile *p, const struct flame_opts *o, bool standalone,
                    const char *id_prefix, struct strbuf *out)
 {
-    int pal = palette_of(o->colors);
-    if (pal < 0)
-        pal = PAL_HOT;
+    size_t doc_start = out->len;
     double width = o->width >= 100 ? o->width : 100;
     double fh = o->frame_height >= 4 ? o->frame_height : 4;
     double fs = o->font_size >= 4 ? o->font_size : 4;
     double minw = o->minwidth >= 0 ? o->minwidth : 0;
-    const char *title = o->title ? o->title : o->inverted ? "Icicle Graph" : "Flame Graph";
+    double fw = o->fontwidth > 0 ? o->fontwidth : CHAR_WIDTH;
+    const char *title = o->title        ? o->title
+                        : p->chart      ? "Flame Chart"
+                        : o->inverted   ? "Icicle Graph"
+                                        : "Flame Graph";
     const char *countname = o->countname ? o->countname : p->unit;
     uint64_t total = profile_total(p);
+    uint64_t timemax = o->total > total ? o->total : total; /* --total: the full width */
     double usable = width - 2 * XPAD;
-    double per = total ? usable / (double)total : 0;
-    uint64_t min_count = per > 0 ? (uint64_t)ceil(minw / per) : 0;
+    double per = timemax ? usable / (double)timemax : 0;
+    uint64_t min_count;
+    if (o->minwidth_pct)
+        min_count = (uint64_t)ceil((double)timemax * minw / 100.0);
+    else
+        min_count = per > 0 ? (uint64_t)ceil(minw / per) : 0;
     if (min_count == 0)
         min_count = 1;
 
     struct layout L = {0};
-    if (total)
+    if (total && p->chart)
+        lay_out_chart(p, min_count, &L);
+    else if (total)
         lay_out(p, min_count, &L);
+
+    struct frame_ctx fc = {.p = p, .o = o, .countname = countname, .timemax = timemax};
+    flame_colorer_init(&fc.col, o->colors, o->shade, o->random_seed);
+    if (profile_is_diff(p)) {
+        fc.maxdelta = 1; /* as flamegraph.pl: changes of 1 or less are not full colour */
+        for (uint32_t n = 0; n < p->nnodes; n++) {
+            double d = fabs(self_delta(p, n, false));
+            if (d > fc.maxdelta)
+                fc.maxdelta = d;
+        }
+    }
+    if (o->colors && strcmp(o->colors, "chain") == 0 && !fc.maxdelta) {
+        /* parents precede their children in the node array */
+        fc.waker = xcalloc(p->nnodes, sizeof *fc.waker);
+        for (uint32_t n = 1; n < p->nnodes; n++) {
+            uint32_t up = p->nodes[n].parent;
+            fc.waker[n] = fc.waker[up] ||
+                          (up != PROFILE_ROOT && strcmp(profile_node_name(p, up), "--") == 0);
+        }
+    }
 
     double ypad1 = fs * 3 + (o->subtitle ? fs * 2 : 0) + (o->legend ? fs * 2 : 0);
     double ypad2 = fs * 2 + 10;
     double height = (double)(L.max_depth + 1) * fh + ypad1 + ypad2;
     if (!total)
         height = ypad1 + ypad2 + fh * 2;
+    bool links = o->nameattr && o->nameattr->any_href;
 
-    if (standalone)
-        sb_add(out, "<?xml version=\"1.0\" standalone=\"no\"?>\n");
+    if (standalone) {
+        sb_add(out, "<?xml version=\"1.0\"");
+        if (o->encoding)
+            sb_addf(out, " encoding=\"%s\"", o->encoding); /* flame_encoding_valid's name */
+        sb_add(out, " standalone=\"no\"?>\n");
+    }
     sb_add(out, "<svg version=\"1.1\" class=\"flamegraph\"");
     if (id_prefix && *id_prefix) {
         sb_add(out, " id=\"");
@@ -256,17 +417,46 @@ static void render(const struct profile *p, const struct flame_opts *o, bool sta
     }
     sb_addf(out,
             " width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\""
-            " xmlns=\"http://www.w3.org/2000/svg\" font-family=\"Verdana, sans-serif\""
-            " font-size=\"%.0f\" data-fg-xpad=\"%.0f\" data-fg-inverted=\"%d\""
-            " data-fg-total=\"%llu\" data-fg-countname=\"",
-            width, height, width, height, fs, XPAD, o->inverted ? 1 : 0,
-            (unsigned long long)total);
+            " xmlns=\"http://www.w3.org/2000/svg\"%s font-family=\"",
+            width, height, width, height,
+            links ? " xmlns:xlink=\"http://www.w3.org/1999/xlink\"" : "");
+    esc_xml(out, o->fonttype ? o->fonttype : "Verdana, sans-serif");
+    sb_addf(out, "\" font-size=\"%.0f\" data-fg-xpad=\"%.0f\" data-fg-inverted=\"%d\""
+                 " data-fg-total=\"%llu\" data-fg-countname=\"",
+            fs, XPAD, o->inverted ? 1 : 0, (unsigned long long)timemax);
     esc_xml(out, countname);
-    sb_add(out, "\">\n");
+    sb_addc(out, '"');
+    if (fw != CHAR_WIDTH)
+        sb_addf(out, " data-fg-fontwidth=\"%.3f\"", fw);
+    if (o->nametype) {
+        sb_add(out, " data-fg-nametype=\"");
+        esc_xml(out, o->nametype);
+        sb_addc(out, '"');
+    }
+    sb_add(out, ">\n");
+    if (o->notes) {
+        sb_add(out, "<desc class=\"fg-notes\">");
+        esc_xml(out, o->notes);
+        sb_add(out, "</desc>\n");
+    }
 
     /* background, title, controls */
-    sb_addf(out, "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"#f8f8f4\"/>\n",
-            width, height);
+    char bg1[8], bg2[8];
+    if (o->bgcolors && flame_bgcolors(o->bgcolors, bg1, bg2)) {
+        struct strbuf gid = STRBUF_INIT;
+        esc_xml(&gid, id_prefix ? id_prefix : "");
+        sb_add(&gid, "flamegraph-bg");
+        sb_addf(out,
+                "<defs><linearGradient id=\"%s\" x1=\"0\" x2=\"0\" y1=\"0\" y2=\"1\">"
+                "<stop stop-color=\"%s\" offset=\"5%%\"/><stop stop-color=\"%s\" "
+                "offset=\"95%%\"/></linearGradient></defs>\n"
+                "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"url(#%s)\"/>\n",
+                gid.buf, bg1, bg2, width, height, gid.buf);
+        sb_free(&gid);
+    } else {
+        sb_addf(out, "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"#f8f8f4\"/>\n",
+                width, height);
+    }
     sb_addf(out,
             "<text class=\"fg-title\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" "
             "font-size=\"%.0f\">",
@@ -295,8 +485,8 @@ static void render(const struct profile *p, const struct flame_opts *o, bool sta
             "placeholder=\"regex or text\" aria-label=\"Search frames\" autocomplete=\"off\" "
             "spellcheck=\"false\" size=\"18\"/></foreignObject>\n",
             width - XPAD - sw - 6, fs * 2, width - XPAD - sw, fs * 2 - fs - 4, sw, fs + 10);
-    if (o->legend && total)
-        legend(p, (enum palette)pal, width, (o->subtitle ? fs * 4 : fs * 2) + fs * 1.8, fs, out);
+    if (o->legend && total && flame_colorer_by_kind(&fc.col) && !fc.maxdelta)
+        legend(p, o->colors, width, (o->subtitle ? fs * 4 : fs * 2) + fs * 1.8, fs, out);
     sb_addf(out, "<text class=\"fg-details\" x=\"%.1f\" y=\"%.1f\"> </text>\n", XPAD,
             height - fs / 2 - 4);
     sb_addf(out, "<text class=\"fg-matched\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\"></text>\n",
@@ -311,38 +501,71 @@ static void render(const struct profile *p, const struct flame_opts *o, bool sta
 
     sb_add(out, "<g class=\"fg-frames\">\n");
     char color[32];
+    struct strbuf shown = STRBUF_INIT;
     for (size_t i = 0; i < L.n; i++) {
         const struct drawn *d = &L.v[i];
-        uint64_t cnt = p->nodes[d->node].total;
+        bool root = d->node == PROFILE_ROOT;
+        /* the root spans the full width: --total's count when given */
+        uint64_t cnt = root ? timemax : p->nodes[d->node].total;
         double x = XPAD + (double)d->x0 * per;
         double w = (double)cnt * per;
         double y = o->inverted ? ypad1 + d->depth * fh
                                : height - ypad2 - (double)(d->depth + 1) * fh;
-        const char *name = d->node == PROFILE_ROOT ? "all" : profile_node_name(p, d->node);
-        enum frame_kind kind =
-            d->node == PROFILE_ROOT ? FRAME_USER : profile_node_kind(p, d->node);
-        frame_color(name, kind, (enum palette)pal, color, sizeof color);
+        const char *name = root ? "all" : profile_node_name(p, d->node);
+        enum frame_kind kind = root ? FRAME_USER : profile_node_kind(p, d->node);
+        frame_fill(&fc, d->node, name, kind, color, sizeof color);
+        sb_reset(&shown);
+        sb_add(&shown, name);
+        if (has_suffix(name, "_[w]")) /* the chain palette's waker mark: not shown */
+            shown.len -= 4, shown.buf[shown.len] = '\0';
 
-        sb_add(out, "<g><title>");
-        esc_xml(out, name);
-        sb_add(out, " (");
-        add_count(out, cnt);
-        sb_addc(out, ' ');
-        esc_xml(out, countname);
-        sb_addf(out, ", %.2f%%)", 100.0 * (double)cnt / (double)total);
+        const struct flame_attrs *at = NULL;
+        if (o->nameattr && !root) {
+            annotated(&fc.key, name, kind);
+            at = flame_nameattr_get(o->nameattr, sb_str(&fc.key));
+            if (!at)
+                at = flame_nameattr_get(o->nameattr, name);
+        }
+        sb_add(out, "<g");
+        if (at)
+            add_attrs(out, at->g, at->ng);
+        sb_add(out, "><title>");
+        frame_title(&fc, d->node, sb_str(&shown), cnt, out);
         const char *src = profile_node_source(p, d->node);
         if (src) {
             sb_addc(out, '\n');
             esc_xml(out, src);
         }
+        if (at && at->title) {
+            sb_addc(out, '\n');
+            esc_xml(out, at->title);
+        }
+        sb_add(out, "</title>");
+        if (at && at->href) {
+            sb_add(out, "<a href=\"");
+            esc_xml(out, at->href);
+            sb_add(out, "\" xlink:href=\"");
+            esc_xml(out, at->href);
+            sb_add(out, "\" target=\"");
+            esc_xml(out, at->target ? at->target : "_top");
+            sb_addc(out, '"');
+            add_attrs(out, at->a, at->na);
+            sb_addc(out, '>');
+        }
         sb_addf(out,
-                "</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" "
+                "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" "
                 "fill=\"%s\" rx=\"2\" ry=\"2\"/><text x=\"%.2f\" y=\"%.1f\">",
                 x, y, w, fh - 1, color, x + 3, y + fh / 2 + fs / 3 + 0.5);
-        add_fitted(out, name, (long)((w - 3) / (fs * CHAR_WIDTH)));
-        sb_add(out, "</text></g>\n");
+        add_fitted(out, sb_str(&shown), (long)((w - 3) / (fs * fw)));
+        sb_add(out, "</text>");
+        if (at && at->href)
+            sb_add(out, "</a>");
+        sb_add(out, "</g>\n");
     }
     sb_add(out, "</g>\n");
+    sb_free(&shown);
+    sb_free(&fc.key);
+    free(fc.waker);
     free(L.v);
 
     if (standalone) {
@@ -351,6 +574,9 @@ static void render(const struct profile *p, const struct flame_opts *o, bool sta
         sb_add(out, "</script>\n");
     }
     sb_add(out, "</svg>\n");
+    if (standalone && o->encoding && strcasecmp(o->encoding, "UTF-8") != 0 &&
+        strcasecmp(o->encoding, "UTF8") != 0)
+        to_ascii(out, doc_start);
 }
 
 void svg_flame_render(const struct profile *p, const struct flame_opts *o, bool standalone,
@@ -361,8 +587,10 @@ void svg_flame_render(const struct profile *p, const struct flame_opts *o, bool 
         flame_opts_default(&def);
         o = &def;
     }
-    if (o->reverse) {
-        struct profile *r = profile_reversed(p);
+    /* a chart is reversed as it is built (profile_chart_begin): its order
+     * cannot be rebuilt from the trie */
+    if (o->reverse && !p->chart) {
+        struct profile *r = profile_is_diff(p) ? profile_reversed_diff(p) : profile_reversed(p);
         render(r, o, standalone, id_prefix, out);
         profile_free(r);
     } else {

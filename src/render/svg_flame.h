@@ -9,19 +9,41 @@
  * CDATA; for HTML the page includes the script once and inlines the <svg>. */
 #ifndef PERFREPORT_SVG_FLAME_H
 #define PERFREPORT_SVG_FLAME_H
+#include "flame_colors.h"
 #include <stdbool.h>
+#include <stdint.h>
 
 struct profile;
 struct strbuf;
 
+struct flame_palette_map;
+struct flame_nameattr;
+
+/* flamegraph.pl's options, named as it names them (see the README's
+ * `perfreport flamegraph` section for each one's meaning). */
 struct flame_opts {
-    const char *title;     /* NULL: "Flame Graph" ("Icicle Graph" when inverted) */
+    const char *title;     /* NULL: "Flame Graph" ("Icicle Graph" inverted, "Flame Chart"
+                            * for a chart profile) */
     const char *subtitle;  /* NULL: none */
     double width;          /* image width in px (1200) */
     double frame_height;   /* px per frame (16) */
     double font_size;      /* px (12) */
-    double minwidth;       /* px; narrower frames are omitted, their count stays in the parent (0.1) */
-    const char *colors;    /* palette: "hot" (default) "mem" "io" "java" "kernel" */
+    double minwidth;       /* narrower frames are omitted, their count stays in the parent (0.1) */
+    bool minwidth_pct;     /* minwidth is a percentage of the total, not px */
+    const char *colors;    /* palette (flame_colors.h): "hot" (default) ... */
+    enum flame_shade shade; /* --hash, --random */
+    uint64_t random_seed;  /* FLAME_SHADE_RANDOM */
+    struct flame_palette_map *palette_map; /* --cp: colours read from and added to it */
+    const struct flame_nameattr *nameattr; /* --nameattr: attributes per name */
+    const char *bgcolors;  /* NULL: plain; flame_bgcolors() spec */
+    const char *fonttype;  /* NULL: "Verdana, sans-serif" */
+    double fontwidth;      /* average glyph width / font size (0.59) */
+    const char *nametype;  /* NULL: none; words before a frame's line on hover ("Function:") */
+    const char *notes;     /* NULL: none; text kept in the SVG (<desc class="fg-notes">) */
+    const char *encoding;  /* NULL: UTF-8; else declared, every other character as &#x..; */
+    uint64_t total;        /* 0: the profile's; larger: the count of the full width */
+    double factor;         /* counts shown are multiplied by it (1) */
+    bool negate;           /* differential: red for less, blue for more */
     bool reverse;          /* merge stacks leaf-first (flamegraph.pl --reverse) */
     bool inverted;         /* icicle graph: root at the top */
     const char *countname; /* NULL: the profile's unit ("samples") */
@@ -29,12 +51,21 @@ struct flame_opts {
 };
 
 void flame_opts_default(struct flame_opts *o);
-bool flame_palette_valid(const char *name);
+/* --encoding: an XML encoding name whose bytes for ASCII are ASCII (UTF-8,
+ * ISO-8859-1, windows-1252 ...; not UTF-16), known to iconv. */
+bool flame_encoding_valid(const char *name);
 
 /* Appends the graph to out.  standalone: a complete SVG document with the
  * script embedded; otherwise one <svg class="flamegraph"> element for an
  * HTML page that includes asset_flamegraph_js itself.  id_prefix (may be NULL
- * or "") makes the root's id "<prefix>flamegraph"; nothing else has an id. */
+ * or "") makes the root's id "<prefix>flamegraph"; nothing else has an id but
+ * a --bgcolors gradient ("<prefix>flamegraph-bg") and --nameattr's ids.
+ *
+ * A differential profile (profile_diff.h) is drawn by its ordinary counts
+ * and coloured by each frame's own change (self count minus self baseline):
+ * red where it grew, blue where it shrank, white where it did not, the
+ * strongest change full colour; the change is in the tooltip.  A flame
+ * chart (profile_chart.h) keeps its x order. */
 void svg_flame_render(const struct profile *p, const struct flame_opts *o, bool standalone,
                       const char *id_prefix, struct strbuf *out);
 #endif

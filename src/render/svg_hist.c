@@ -5,6 +5,7 @@
 #include "hists.h"
 #include "escape.h"
 #include "../model/model.h"
+#include "../util/fmtnum.h"
 #include "../util/strbuf.h"
 #include "../util/xalloc.h"
 #include <math.h>
@@ -52,64 +53,13 @@ const struct hist *hist_by_filename(const struct report *r, const char *file)
     return NULL;
 }
 
-/* Unit ladders: each step divides by `div` into the next unit. */
-struct ladder {
-    const char *unit[4];
-    double div;
-};
-static const struct ladder ladders[] = {
-    {{"ns", "us", "ms", "s"}, 1000},
-    {{"us", "ms", "s", NULL}, 1000},
-    {{"ms", "s", NULL, NULL}, 1000},
-    {{"B", "KiB", "MiB", "GiB"}, 1024},
-    {{"KiB", "MiB", "GiB", "TiB"}, 1024},
-};
-
-/* Picks the unit in which `ref` is below one step; returns the divisor. */
-static double scale_for(double ref, const char *unit, const char **out_unit)
-{
-    *out_unit = unit ? unit : "";
-    for (size_t l = 0; l < sizeof ladders / sizeof ladders[0]; l++) {
-        if (!unit || strcmp(unit, ladders[l].unit[0]) != 0)
-            continue;
-        double d = 1;
-        for (int k = 1; k < 4 && ladders[l].unit[k] && fabs(ref) / d >= ladders[l].div; k++) {
-            d *= ladders[l].div;
-            *out_unit = ladders[l].unit[k];
-        }
-        return d;
-    }
-    return 1;
-}
-
-/* 3 significant digits, trailing zeros trimmed, no exponent. */
-static void sig3(double v, char *out, size_t n)
-{
-    double a = fabs(v);
-    int dec = a == 0 ? 0 : a >= 100 ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : 3;
-    snprintf(out, n, "%.*f", dec, v);
-    if (strchr(out, '.')) {
-        size_t len = strlen(out);
-        while (len > 0 && out[len - 1] == '0')
-            out[--len] = '\0';
-        if (len > 0 && out[len - 1] == '.')
-            out[--len] = '\0';
-    }
-    if (strcmp(out, "-0") == 0)
-        snprintf(out, n, "0");
-}
-
 void hist_fmt_value(double v, const char *unit, char *out, size_t n)
 {
     if (!isfinite(v)) {
         snprintf(out, n, "-");
         return;
     }
-    const char *u;
-    double d = scale_for(v, unit, &u);
-    char num[48];
-    sig3(v / d, num, sizeof num);
-    snprintf(out, n, "%s%s%s", num, *u ? " " : "", u);
+    fmt_quantity(out, n, v, unit);
 }
 
 static double bucket_lo(unsigned b) { return b == 0 ? 0 : ldexp(1.0, (int)b); }
@@ -118,10 +68,10 @@ static double bucket_hi(unsigned b) { return ldexp(1.0, (int)b + 1); }
 void hist_bucket_label(const char *unit, unsigned b, char *out, size_t n)
 {
     const char *u;
-    double d = scale_for(bucket_hi(b), unit, &u);
+    double d = fmt_scale(bucket_hi(b), unit, &u);
     char lo[48], hi[48];
-    sig3(bucket_lo(b) / d, lo, sizeof lo);
-    sig3(bucket_hi(b) / d, hi, sizeof hi);
+    fmt_sig3(lo, sizeof lo, bucket_lo(b) / d);
+    fmt_sig3(hi, sizeof hi, bucket_hi(b) / d);
     snprintf(out, n, "%s-%s%s%s", lo, hi, *u ? " " : "", u);
 }
 

@@ -88,46 +88,98 @@ const check = (name, cond, why) => (cond ? ok(name) : notOk(name, why));
     check('browser_html_charts_rendered', charts.every((w) => w > 100),
           `chart widths ${JSON.stringify(charts)}`);
 
-    // Inline flame graphs (runs with a profile): a click on a frame zooms,
-    // the search marks matches, and no CSP violation is reported.
+    // Inline flame graphs (runs with a profile; on-CPU and off-CPU): in each,
+    // a click on a frame zooms, Reset restores, the search marks matches,
+    // and nothing of it touches the other graph; no CSP violation.
     const nflame = await page.locator('svg.flamegraph').count();
     if (nflame > 0) {
-      const cspErrors = [];
       await page.evaluate(() => { window.__csp = []; document.addEventListener('securitypolicyviolation', (e) => window.__csp.push(e.effectiveDirective)); });
-      const g = await page.evaluate(() => {
-        const svg = document.querySelector('svg.flamegraph');
-        const gs = Array.from(svg.querySelectorAll('.fg-frames > g'));
-        const full = Math.max(...gs.map((x) => parseFloat(x.querySelector('rect').getAttribute('width'))));
-        // the widest frame narrower than the whole graph: zooming changes it
-        let best = -1, bw = 0;
-        gs.forEach((x, i) => { const w = parseFloat(x.querySelector('rect').getAttribute('width')); if (w < full - 1 && w > bw) { bw = w; best = i; } });
-        const name = best >= 0 ? gs[best].querySelector('title').textContent : '';
-        return { best, bw, full, name };
-      });
-      if (g.best < 0) {
-        notOk('browser_html_flame_click_zooms', 'no frame narrower than the graph');
-      } else {
-        const rect = page.locator('svg.flamegraph').first().locator('.fg-frames > g').nth(g.best).locator('rect');
-        await rect.scrollIntoViewIfNeeded();
-        await rect.click();
-        const after = await page.evaluate((i) => {
-          const svg = document.querySelector('svg.flamegraph');
-          const r = svg.querySelectorAll('.fg-frames > g')[i].querySelector('rect');
-          return { w: parseFloat(r.getAttribute('width')), reset: svg.querySelector('.fg-reset').getAttribute('display') };
-        }, g.best);
-        check('browser_html_flame_click_zooms', Math.abs(after.w - g.full) < 1 && after.reset !== 'none',
-              `clicked "${g.name}" width ${g.bw} -> ${after.w} (full ${g.full}), reset ${after.reset}`);
-        await page.locator('svg.flamegraph').first().locator('.fg-reset').click();
+      const state = () => page.evaluate(() => Array.from(document.querySelectorAll('svg.flamegraph')).map((svg) => ({
+        reset: svg.querySelector('.fg-reset').getAttribute('display'),
+        matched: (svg.querySelector('.fg-matched') || {}).textContent || '',
+        widths: Array.from(svg.querySelectorAll('.fg-frames > g rect')).slice(0, 50).map((r) => r.getAttribute('width')).join(','),
+      })));
+      const zoomed = [], searched = [], independent = [];
+      for (let k = 0; k < nflame; k++) {
+        const flame = page.locator('svg.flamegraph').nth(k);
+        const g = await page.evaluate((kk) => {
+          const svg = document.querySelectorAll('svg.flamegraph')[kk];
+          const gs = Array.from(svg.querySelectorAll('.fg-frames > g'));
+          const full = Math.max(...gs.map((x) => parseFloat(x.querySelector('rect').getAttribute('width'))));
+          // the widest frame narrower than the whole graph: zooming changes it
+          let best = -1, bw = 0;
+          gs.forEach((x, i) => { const w = parseFloat(x.querySelector('rect').getAttribute('width')); if (w < full - 1 && w > bw) { bw = w; best = i; } });
+          const name = best >= 0 ? gs[best].querySelector('title').textContent : '';
+          return { best, bw, full, name };
+        }, k);
+        const before = await state();
+        if (g.best < 0) {
+          zoomed.push(`graph ${k}: no frame narrower than the graph`);
+        } else {
+          const rect = flame.locator('.fg-frames > g').nth(g.best).locator('rect');
+          await rect.scrollIntoViewIfNeeded();
+          await rect.click();
+          const after = await page.evaluate(([kk, i]) => {
+            const svg = document.querySelectorAll('svg.flamegraph')[kk];
+            const r = svg.querySelectorAll('.fg-frames > g')[i].querySelector('rect');
+            return { w: parseFloat(r.getAttribute('width')), reset: svg.querySelector('.fg-reset').getAttribute('display') };
+          }, [k, g.best]);
+          if (!(Math.abs(after.w - g.full) < 1 && after.reset !== 'none'))
+            zoomed.push(`graph ${k}: clicked "${g.name}" width ${g.bw} -> ${after.w} (full ${g.full}), reset ${after.reset}`);
+          const mid = await state();
+          for (let o = 0; o < nflame; o++)
+            if (o !== k && JSON.stringify(mid[o]) !== JSON.stringify(before[o]))
+              independent.push(`zooming graph ${k} changed graph ${o}`);
+          await flame.locator('.fg-reset').click();
+          const reset = await state();
+          if (reset[k].widths !== before[k].widths) zoomed.push(`graph ${k}: Reset did not restore the widths`);
+        }
+        const fn = g.name.split(' (')[0];
+        await flame.locator('.fg-search input').fill(fn.slice(0, 6) || 'a');
+        const now = await state();
+        if (!/^Matched: [0-9.]+%$/.test(now[k].matched)) searched.push(`graph ${k}: search "${fn.slice(0, 6)}" shows "${now[k].matched}"`);
+        for (let o = 0; o < nflame; o++)
+          if (o !== k && now[o].matched !== before[o].matched)
+            independent.push(`searching graph ${k} changed graph ${o}'s match line`);
+        await flame.locator('.fg-search input').fill('');
       }
-      const fn = g.name.split(' (')[0];
-      await page.locator('svg.flamegraph').first().locator('.fg-search input').fill(fn.slice(0, 6) || 'a');
-      const m = await page.locator('svg.flamegraph').first().locator('.fg-matched').textContent();
-      check('browser_html_flame_search', /^Matched: [0-9.]+%$/.test(m || ''), `search "${fn.slice(0, 6)}" shows "${m}"`);
+      // Keyboard only: Tab reaches the graph's one tab stop, an arrow moves to
+      // a frame above, Enter zooms on it, Esc resets; the controls are buttons.
+      const kb = [];
+      const flame0 = page.locator('svg.flamegraph').first();
+      const a11y = await page.evaluate(() => {
+        const svg = document.querySelector('svg.flamegraph');
+        return { label: svg.getAttribute('aria-label') || '',
+                 stops: svg.querySelectorAll('.fg-frames > g[tabindex="0"]').length,
+                 reset: svg.querySelector('.fg-reset').getAttribute('role'),
+                 search: svg.querySelector('.fg-search-btn').getAttribute('role') };
+      });
+      if (!a11y.label || a11y.stops !== 1 || a11y.reset !== 'button' || a11y.search !== 'button')
+        kb.push(`name "${a11y.label}", ${a11y.stops} tab stops, reset ${a11y.reset}, search ${a11y.search}`);
+      await flame0.locator('.fg-frames > g[tabindex="0"]').focus();
+      await page.keyboard.press('ArrowUp');
+      const moved = await page.evaluate(() => {
+        const svg = document.querySelector('svg.flamegraph');
+        const f = document.activeElement;
+        return { inFrames: !!(f && f.parentNode === svg.querySelector('.fg-frames')),
+                 details: svg.querySelector('.fg-details').textContent };
+      });
+      if (!moved.inFrames) kb.push('ArrowUp left the frames');
+      await page.keyboard.press('Enter');
+      const kzoom = await page.evaluate(() => document.querySelector('svg.flamegraph .fg-reset').getAttribute('display'));
+      if (kzoom === 'none') kb.push('Enter did not zoom');
+      await page.keyboard.press('Escape');
+      const kreset = await page.evaluate(() => document.querySelector('svg.flamegraph .fg-reset').getAttribute('display'));
+      if (kreset !== 'none') kb.push('Esc did not reset');
+      check('browser_html_flame_keyboard', kb.length === 0, kb.join('; '));
+      check('browser_html_flame_click_zooms', zoomed.length === 0, zoomed.join('; '));
+      check('browser_html_flame_search', searched.length === 0, searched.join('; '));
+      if (nflame > 1)
+        check('browser_html_flames_independent', independent.length === 0, independent.join('; '));
       await page.waitForTimeout(200);
       const csp = await page.evaluate(() => window.__csp);
       check('browser_html_flame_no_csp_violation', csp.length === 0 && errors.length === 0,
-            `violations ${JSON.stringify(csp)} console ${errors.join(' | ')} ${cspErrors.join(' ')}`);
-      await page.locator('svg.flamegraph').first().locator('.fg-search input').fill('');
+            `violations ${JSON.stringify(csp)} console ${errors.join(' | ')}`);
     }
 
     // On screen the flame graphs fit the column (the search box in view).

@@ -94,6 +94,12 @@ fi
 [ $rc = 0 ] && grep -q 'pvm_save_fl' "$TMPD/u3.svg" && ok e2e_collapse_flamegraph_perf_format \
     || not_ok e2e_collapse_flamegraph_perf_format "exit $rc"
 
+# several perf script files through flamegraph: a bad line is named by its
+# own file and line
+"$PERFREPORT_BIN" flamegraph "$FX/period.txt" "$FX/bad_lines.txt" > /dev/null 2> "$TMPD/fm.err"; rc=$?
+[ $rc = 0 ] && grep -q "bad_lines.txt:11: neither a sample header" "$TMPD/fm.err" \
+    && ok e2e_collapse_flamegraph_files_lines || not_ok e2e_collapse_flamegraph_files_lines "exit $rc; $(head -c 300 "$TMPD/fm.err")"
+
 # a live capture, if perf can record here: the same stacks as the folded
 # text perfreport collapse writes for it (names, counts weighted by period)
 if command -v perf >/dev/null 2>&1 &&

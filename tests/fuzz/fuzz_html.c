@@ -1,27 +1,38 @@
-/* Markdown -> HTML (index.html body).  Whatever the Markdown says, the
- * output carries no script element and no event-handler attribute, and
- * links only point inside the page. */
+/* Host text -> index.html.  The input, split at newlines, is put into
+ * every place of the model that holds host text (hostname, finding title,
+ * evidence and advice, table title, column and cells, collector reason,
+ * USE cell); whatever it says, the page carries no script element and no
+ * event-handler attribute, and links only point inside the page. */
 #include "fuzz.h"
 #include "model/model.h"
 #include "render/html.h"
 #include <ctype.h>
 #include <strings.h>
 
-static struct report *rep;
+static const char *piece(char **parts, size_t n, size_t i) { return n ? parts[i % n] : ""; }
 
-/* A report with one charted series, so chart images in the input are
- * replaced by inline SVG. */
-static struct report *make_report(void)
+static struct report *make_report(char **parts, size_t n)
 {
     struct report *r = report_new();
-    struct series *s = report_series(r, "cpu.util_pct", "CPU <utilisation>", "%", "cpu");
+    kv_add(&r->host, "hostname", "Hostname", piece(parts, n, 0));
+    struct series *s = report_series(r, "cpu.util_pct", piece(parts, n, 1), "%", "cpu");
     for (int i = 0; i < 4; i++) {
         report_add_tick(r, i + 1.0);
         series_set(r, s, 10.0 * i);
     }
-    s->warn = 70;
-    s->crit = 90;
     s->chart = true;
+    struct finding *f = report_add_finding(r, "x.y", SEV_WARNING, piece(parts, n, 2),
+                                           piece(parts, n, 3));
+    finding_evidence(f, "%s", piece(parts, n, 4));
+    f->recommendation = strdup(piece(parts, n, 5));
+    report_set_headline(r, piece(parts, n, 3));
+    struct table *t = report_table(r, "t", piece(parts, n, 6), piece(parts, n, 2));
+    table_add_col(t, "comm", piece(parts, n, 7), piece(parts, n, 8), -1);
+    size_t row = table_add_row(t);
+    table_set_str(t, row, "comm", piece(parts, n, 9));
+    ledger_set(report_ledger(r, "c", piece(parts, n, 10)), CS_FAILED, piece(parts, n, 11));
+    use_cell_set(&report_add_use(r, piece(parts, n, 12))->util, SEV_CRITICAL, "%s",
+                 piece(parts, n, 13));
     return r;
 }
 
@@ -79,13 +90,23 @@ static void check_tags(const char *h)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (!rep)
-        rep = make_report();
-    char *md = fuzz_cstr(data, size);
+    char *text = fuzz_cstr(data, size);
+    char *parts[16];
+    size_t n = 0;
+    for (char *p = text; n < 16;) {
+        parts[n++] = p;
+        char *nl = strchr(p, '\n');
+        if (!nl)
+            break;
+        *nl = '\0';
+        p = nl + 1;
+    }
+    struct report *r = make_report(parts, n);
     struct strbuf out = STRBUF_INIT;
-    html_from_markdown(rep, md, &out);
+    html_document(r, &out);
     check_tags(sb_str(&out));
     sb_free(&out);
-    free(md);
+    report_free(r);
+    free(text);
     return 0;
 }

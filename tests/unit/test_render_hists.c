@@ -20,12 +20,12 @@ TEST(hist_bucket_labels_are_unit_aware)
 {
     char b[64];
     hist_bucket_label("us", 0, b, sizeof b);
-    CHECK_STR(b, "0-2 us");
+    CHECK_STR(b, "0-2 µs");
     hist_bucket_label("us", 1, b, sizeof b);
-    CHECK_STR(b, "2-4 us");
+    CHECK_STR(b, "2-4 µs");
     hist_bucket_label("us", 8, b, sizeof b);
-    CHECK_STR(b, "256-512 us");
-    hist_bucket_label("us", 9, b, sizeof b); /* 512-1024 us: upper bound is past 1000 */
+    CHECK_STR(b, "256-512 µs");
+    hist_bucket_label("us", 9, b, sizeof b); /* 512-1024 µs: upper bound is past 1000 */
     CHECK_STR(b, "0.512-1.02 ms");
     hist_bucket_label("us", 20, b, sizeof b);
     CHECK_STR(b, "1.05-2.1 s");
@@ -38,7 +38,7 @@ TEST(hist_bucket_labels_are_unit_aware)
     hist_fmt_value(1500, "us", b, sizeof b);
     CHECK_STR(b, "1.5 ms");
     hist_fmt_value(999, "us", b, sizeof b);
-    CHECK_STR(b, "999 us");
+    CHECK_STR(b, "999 µs");
     hist_fmt_value(2048, "KiB", b, sizeof b);
     CHECK_STR(b, "2 MiB");
     hist_fmt_value(NAN, "us", b, sizeof b);
@@ -48,9 +48,9 @@ TEST(hist_bucket_labels_are_unit_aware)
 static struct hist *sample_hist(struct report *r)
 {
     struct hist *h = report_hist(r, "biolat.vd<a>.read", "vd<a> & \"read\" latency", "us", "disk");
-    hist_add_bucket(h, 3, 10);   /* 8-16 us */
-    hist_add_bucket(h, 4, 40);   /* 16-32 us */
-    hist_add_bucket(h, 6, 45);   /* 64-128 us (bucket 5 empty inside the range) */
+    hist_add_bucket(h, 3, 10);   /* 8-16 µs */
+    hist_add_bucket(h, 4, 40);   /* 16-32 µs */
+    hist_add_bucket(h, 6, 45);   /* 64-128 µs (bucket 5 empty inside the range) */
     hist_add_bucket(h, 11, 5);   /* 2.05-4.1 ms */
     h->sum = 20000;
     h->max = 3000;
@@ -98,9 +98,9 @@ TEST(hist_svg_matches_golden_and_is_valid_xml)
     for (const char *p = strstr(s, "<rect x="); p; p = strstr(p + 1, "<rect x="))
         bars++;
     CHECK(bars == 9);
-    CHECK_CONTAINS(s, ">8-16 us</text>");
+    CHECK_CONTAINS(s, ">8-16 µs</text>");
     CHECK_CONTAINS(s, ">2.05-4.1 ms</text>");
-    CHECK_NOT_CONTAINS(s, ">4-8 us<");
+    CHECK_NOT_CONTAINS(s, ">4-8 µs<");
     CHECK_NOT_CONTAINS(s, ">4.1-8.19 ms<");
     CHECK_CONTAINS(s, "vd&lt;a&gt; &amp; &quot;read&quot; latency");
     CHECK_NOT_CONTAINS(s, "vd<a>");
@@ -140,12 +140,12 @@ TEST(hist_markdown_section_table_and_image)
     CHECK_CONTAINS(s, "## Disks\n");
     CHECK_CONTAINS(s, "### vd\\<a> & \"read\" latency\n");
     /* p50: target 50 of 100, bucket 4 holds 11..50 -> 32; p90 in bucket 6 */
-    CHECK_CONTAINS(s, "100 samples · p50 32 us · p90 ");
+    CHECK_CONTAINS(s, "100 samples · p50 32 µs · p90 ");
     CHECK_CONTAINS(s, " · max 3 ms\n");
-    CHECK_CONTAINS(s, "     8-16 us |         10 |  10.0% | #######\n");
-    CHECK_CONTAINS(s, "   64-128 us |         45 |  45.0% | ##############################\n");
-    CHECK_CONTAINS(s, "    32-64 us |          0 |   0.0% |\n");
-    CHECK_CONTAINS(s, "](hist-biolat.vd_a_.read.svg)\n");
+    CHECK_CONTAINS(s, "     8-16 µs |         10 |  10.0% | #######\n");
+    CHECK_CONTAINS(s, "   64-128 µs |         45 |  45.0% | ##############################\n");
+    CHECK_CONTAINS(s, "    32-64 µs |          0 |   0.0% |\n");
+    CHECK_CONTAINS(s, "```\n\nGraph `hist-biolat.vd_a_.read.svg`: vd\\<a> & \"read\" latency\n");
     sb_free(&md);
     report_free(r);
 }

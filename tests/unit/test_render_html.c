@@ -9,7 +9,9 @@
 #include "../../src/util/strbuf.h"
 #include "../../src/util/xalloc.h"
 #include "assets.h"
+#include <ctype.h>
 #include <errno.h>
+#include <strings.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -253,113 +255,148 @@ TEST(chart_svg_no_data_and_flat)
     report_free(r);
 }
 
-static const char hostile_md[] =
-    "# Report for web\\-01\n"
-    "\n"
-    "Top processes:\n"
-    "| Process | PID | CPU | Severity |\n"
-    "|---|---:|---|:---:|\n"
-    "| evil\\|name | 42 | 97.5 | critical |\n"
-    "| \\<script\\>alert(1)\\</script\\> | 7 | 1,234 | ok |\n"
-    "| `a\\|b` | 8 | 3.2 ms | Warning |\n"
-    "| short row |\n"
-    "\n"
-    "![CPU utilisation](chart-cpu.util_pct.svg)\n"
-    "\n"
-    "![tracker](http://evil.example/x.png) and [a link](https://evil.example/) and "
-    "[local](#findings) and [js](javascript:alert(1))\n"
-    "\n"
-    "<script>alert(1)</script>\n"
-    "\n"
-    "<img src=x onerror=y>\n"
-    "\n"
-    "Inline <b onclick=z>bold</b> text and \x01 control.\n"
-    "\n"
-    "- item with table\n"
-    "- | a | b |\n"
-    "  |---|---|\n"
-    "  | 1 | x |\n";
+/* Host text that would be markup, a link, a table or a control sequence if
+ * anything parsed it: every place of the model that holds host text gets
+ * these, and the page must show them as text. */
+static const char *const odd_texts[] = {
+    "<script>alert(1)</script>",
+    "<img src=x onerror=y>",
+    "Inline <b onclick=z>bold</b> text and \x01 control.",
+    "[js](javascript:alert(1)) and <http://auto.example/> and ![t](http://e.example/i.png)",
+    "| a | b |\n|---|---|\n| 1 | x |",
+    "<!-- comment --> <?pi x?> <![CDATA[ y ]]> &lt;ok&gt; &amp; &#0; &#x1F600;",
+    "```html\n<script>alert(1)</script>\n```",
+    "\xff\xfe bad utf8 \xc3\x28 \x7f \x02 \x1b[31m",
+    "# heading\n\n- list <div onclick=\"x\">",
+    NULL};
 
-TEST(html_fragment_tables_charts_and_neutralised_markup)
+/* Puts s into every host-text place of r. */
+static void plant(struct report *r, const char *s, int i)
+{
+    char name[32];
+    snprintf(name, sizeof name, "odd.%d", i);
+    struct finding *f = report_add_finding(r, name, SEV_WARNING, "process", s);
+    finding_evidence(f, "%s", s);
+    f->recommendation = xstrdup(s);
+    struct table *t = report_table(r, name, s, "process");
+    table_add_col(t, "comm", s, "", -1);
+    table_add_col(t, "n", "N", "", 0);
+    size_t row = table_add_row(t);
+    table_set_str(t, row, "comm", s);
+    table_set_num(t, row, "n", i);
+    struct ledger_entry *e = report_ledger(r, name, s);
+    ledger_set(e, CS_FAILED, s);
+    kv_add(&r->host, name, s, s);
+    struct use_row *u = report_add_use(r, s);
+    use_cell_set(&u->util, SEV_WARNING, "%s", s);
+}
+
+/* Whether any tag is one host text could have made: a script, image,
+ * frame or object element, an attribute named on..., a reference (href,
+ * src, xlink:href) that leaves the page; or a control byte anywhere.
+ * Attribute values may hold host text (a heading's anchor), so they are
+ * skipped, not searched. */
+static bool unsafe(const char *h)
+{
+    if (strchr(h, '\x01') || strchr(h, '\x1b') || strchr(h, '\x7f'))
+        return true;
+    for (const char *p = strchr(h, '<'); p; p = strchr(p, '<')) {
+        p++;
+        if (strncmp(p, "!--", 3) == 0 || strncmp(p, "![CDATA[", 8) == 0 || *p == '!') {
+            p++;
+            continue;
+        }
+        static const char *const bad[] = {"script", "img", "iframe", "object", "embed", "b "};
+        for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+            if (strncasecmp(p, bad[i], strlen(bad[i])) == 0 &&
+                !(i == 0 && strncmp(p, "script>//<![CDATA[", 18) == 0))
+                return true;
+        while (*p && !isspace((unsigned char)*p) && *p != '>')
+            p++;
+        for (;;) {
+            while (isspace((unsigned char)*p) || *p == '/')
+                p++;
+            if (!*p || *p == '>')
+                break;
+            const char *name = p;
+            while (*p && !isspace((unsigned char)*p) && *p != '=' && *p != '>')
+                p++;
+            size_t nl = (size_t)(p - name);
+            if (nl >= 2 && strncasecmp(name, "on", 2) == 0)
+                return true;
+            if (*p != '=')
+                continue;
+            p++;
+            const char *val = p;
+            if (*p == '"' || *p == '\'') {
+                char q = *p++;
+                val = p;
+                const char *e = strchr(p, q);
+                if (!e)
+                    return true;
+                p = e + 1;
+            } else {
+                while (*p && !isspace((unsigned char)*p) && *p != '>')
+                    p++;
+            }
+            bool ref = (nl == 4 && strncasecmp(name, "href", 4) == 0) ||
+                       (nl == 3 && strncasecmp(name, "src", 3) == 0) ||
+                       (nl == 10 && strncasecmp(name, "xlink:href", 10) == 0);
+            if (ref && *val != '#')
+                return true;
+        }
+    }
+    return false;
+}
+
+TEST(html_tables_charts_from_the_model)
 {
     struct report *r = sample_report();
     struct strbuf out = STRBUF_INIT;
-    html_from_markdown(r, hostile_md, &out);
+    html_document(r, &out);
     const char *h = sb_str(&out);
-
-    CHECK_CONTAINS(h, "<p>Top processes:</p>\n<div class=\"table-wrap\"><table>");
-    /* header: PID right-aligned by the delimiter row, CPU by its numbers */
-    CHECK_CONTAINS(h, "<thead><tr><th>Process</th><th class=\"num\">PID</th>"
-                      "<th class=\"num\">CPU</th><th class=\"center\">Severity</th></tr></thead>");
-    CHECK_CONTAINS(h, "<tr><td>evil|name</td><td class=\"num\">42</td><td class=\"num\">97.5</td>"
-                      "<td class=\"center sev sev-critical\">critical</td></tr>");
-    CHECK_CONTAINS(h, "<td>&lt;script&gt;alert(1)&lt;/script&gt;</td>");
-    CHECK_CONTAINS(h, "<td class=\"num\">1,234</td>");
-    CHECK_CONTAINS(h, "<td><code>a|b</code></td>");
-    CHECK_CONTAINS(h, "<td class=\"num\">3.2 ms</td><td class=\"center sev sev-warning\">Warning</td>");
-    /* a short row is padded to the header's width */
-    CHECK_CONTAINS(h, "<tr><td>short row</td><td class=\"num\"></td><td class=\"num\"></td>"
-                      "<td class=\"center\"></td></tr>");
-    /* a table inside a list item */
-    CHECK_CONTAINS(h, "<thead><tr><th class=\"num\">a</th><th>b</th></tr></thead>");
-
-    /* the chart image became an inline SVG figure without namespace URL */
+    /* typed cells: numeric columns right-aligned from the model's numbers */
+    CHECK_CONTAINS(h, "<thead><tr><th class=\"num\">PID</th><th>Command</th>"
+                      "<th class=\"num\">CPU %</th>");
+    CHECK_CONTAINS(h, "<tr><td class=\"num\">1037</td><td>evil|&lt;script&gt;</td>"
+                      "<td class=\"num\">48.8</td>");
+    /* a long command line keeps a minimum width */
+    CHECK_CONTAINS(h, "<td class=\"wide\"><code>/usr/bin/evil --url=http://x.example/a?b=c&amp;d="
+                      "&lt;img src=x onerror=y&gt;");
+    /* both charts inline, without a namespace URL; no image file referenced */
     CHECK_CONTAINS(h, "<figure class=\"chart\">\n<svg viewBox=\"0 0 640 180\"");
     CHECK_NOT_CONTAINS(h, "chart-cpu.util_pct.svg");
-    /* external image/link/autolink/javascript: reduced to their text; '#' link kept */
-    CHECK_CONTAINS(h, "<p>tracker and a link and <a href=\"#findings\">local</a> and js</p>");
-    CHECK_NOT_CONTAINS(h, "http");
-    CHECK(!tag_has(h, "src="));
-    CHECK_NOT_CONTAINS(h, "javascript:alert");
-
-    /* raw HTML typed into the Markdown is shown as text, never as markup */
-    CHECK_CONTAINS(h, "<p>&lt;script&gt;alert(1)&lt;/script&gt;</p>");
-    CHECK_CONTAINS(h, "<p>&lt;img src=x onerror=y&gt;</p>");
-    CHECK_CONTAINS(h, "Inline &lt;b onclick=z&gt;bold&lt;/b&gt; text");
-    CHECK_NOT_CONTAINS(h, "<script");
-    CHECK_NOT_CONTAINS(h, "<img");
-    CHECK_NOT_CONTAINS(h, "<b ");
-    CHECK(!tag_has(h, "onerror"));
-    CHECK(!tag_has(h, "onclick"));
-    CHECK(!strchr(h, '\x01'));
-
-    /* well-formed as XML once wrapped in one root */
-    struct strbuf wrapped = STRBUF_INIT;
-    sb_add(&wrapped, "<div>");
-    sb_add(&wrapped, h);
-    sb_add(&wrapped, "</div>");
-    int wf = xml_wellformed(wrapped.buf, wrapped.len);
-    CHECK(wf != 0);
-    sb_free(&wrapped);
+    CHECK_NOT_CONTAINS(h, "xmlns=");
+    /* headings carry the anchors the contents line links to */
+    CHECK_CONTAINS(h, "<h2 id=\"findings\">Findings</h2>");
+    CHECK_CONTAINS(h, "<a href=\"#findings\">Findings</a>");
+    CHECK_CONTAINS(h, "<a href=\"#cpu\">CPU</a>");
+    CHECK_CONTAINS(h, "<h2 id=\"cpu\">CPU</h2>");
+    CHECK(!unsafe(h));
+    CHECK(xml_wellformed(out.buf, out.len) != 0);
     sb_free(&out);
     report_free(r);
 }
 
-TEST(html_autolink_becomes_plain_text)
+/* A cell is coloured by the severity the model gave it, never by its words:
+ * a USE cell judged critical is red whatever it says, and a process named
+ * "critical" is not. */
+TEST(html_severity_class_comes_from_the_model)
 {
-    struct report *r = report_new();
+    struct report *r = sample_report();
+    struct use_row *u = report_add_use(r, "CPU");
+    use_cell_set(&u->util, SEV_CRITICAL, "97.5%% busy");
+    use_cell_set(&u->sat, SEV_NONE, "warning");
+    use_cell_set(&u->err, SEV_WARNING, "ok");
+    struct table *t = report_find_table(r, "proc.top_cpu");
+    table_set_str(t, 0, "comm", "critical");
     struct strbuf out = STRBUF_INIT;
-    /* The URL stays readable as text (host text may quote one) but is no
-     * longer a reference anything could follow or fetch. */
-    html_from_markdown(r, "see <http://auto.example/> and <mailto:a@b.c>\n", &out);
-    CHECK_STR(sb_str(&out), "<p>see http://auto.example/ and mailto:a@b.c</p>\n");
-    CHECK(!tag_has(sb_str(&out), "http"));
-    sb_free(&out);
-    report_free(r);
-}
-
-TEST(html_fragment_plain_paragraph_with_pipes_is_not_a_table)
-{
-    struct report *r = report_new();
-    struct strbuf out = STRBUF_INIT;
-    html_from_markdown(r, "a | b\nnot a delimiter\n\n| x |\n| y |\n", &out);
-    CHECK_NOT_CONTAINS(sb_str(&out), "<table");
-    CHECK_CONTAINS(sb_str(&out), "<p>a | b\nnot a delimiter</p>");
-    sb_reset(&out);
-    /* a header-only table, and an escaped pipe at the end of a row */
-    html_from_markdown(r, "| h1 | h2 \\|\n|:--|--:|\n", &out);
-    CHECK_CONTAINS(sb_str(&out), "<thead><tr><th>h1</th><th class=\"num\">h2 |</th></tr></thead>");
-    CHECK_NOT_CONTAINS(sb_str(&out), "<tbody>");
+    html_document(r, &out);
+    const char *h = sb_str(&out);
+    CHECK_CONTAINS(h, "<td class=\"sev sev-critical\"><strong>critical</strong> \xC2\xB7 97.5% busy</td>");
+    CHECK_CONTAINS(h, "<td class=\"sev sev-ok\">ok \xC2\xB7 warning</td>");
+    CHECK_CONTAINS(h, "<td class=\"sev sev-warning\"><strong>warning</strong> \xC2\xB7 ok</td>");
+    CHECK_CONTAINS(h, "<td>critical</td>");
     sb_free(&out);
     report_free(r);
 }
@@ -367,11 +404,10 @@ TEST(html_fragment_plain_paragraph_with_pipes_is_not_a_table)
 TEST(html_document_is_wellformed_and_self_contained)
 {
     struct report *r = sample_report();
-    struct strbuf md = STRBUF_INIT, out = STRBUF_INIT;
-    markdown_render(r, &md);
-    sb_add(&md, "\n");
-    sb_add(&md, hostile_md);
-    html_document(r, sb_str(&md), &out);
+    for (int i = 0; odd_texts[i]; i++)
+        plant(r, odd_texts[i], i);
+    struct strbuf out = STRBUF_INIT;
+    html_document(r, &out);
     const char *h = sb_str(&out);
     CHECK(strncmp(h, "<!DOCTYPE html>\n<html lang=\"en\">", 31) == 0);
     CHECK_CONTAINS(h, "<meta charset=\"utf-8\" />");
@@ -388,9 +424,15 @@ TEST(html_document_is_wellformed_and_self_contained)
     CHECK_CONTAINS(h, ".banner-critical");
     CHECK_CONTAINS(h, "<table>");
     CHECK_CONTAINS(h, "<svg viewBox=");
-    CHECK_NOT_CONTAINS(h, "<script");
-    CHECK_NOT_CONTAINS(h, "<img");
-    CHECK(!tag_has(h, "onerror"));
+    /* every odd text is there, as text */
+    CHECK_CONTAINS(h, "&lt;script&gt;alert(1)&lt;/script&gt;");
+    CHECK_CONTAINS(h, "Inline &lt;b onclick=z&gt;bold&lt;/b&gt; text and   control.");
+    CHECK_CONTAINS(h, "[js](javascript:alert(1)) and &lt;http://auto.example/&gt;");
+    CHECK_CONTAINS(h, "| a | b |");
+    CHECK_CONTAINS(h, "&lt;!-- comment --&gt;");
+    CHECK_CONTAINS(h, "\xEF\xBF\xBD\xEF\xBF\xBD bad utf8 \xEF\xBF\xBD(");
+    CHECK(!unsafe(h));
+    CHECK_NOT_CONTAINS(h, "<a href=\"javascript");
     /* nothing that points outside: no URL in any tag (host text may quote a
      * URL, which then shows as plain text), no fetches from CSS */
     CHECK(!tag_has(h, "http:"));
@@ -401,7 +443,6 @@ TEST(html_document_is_wellformed_and_self_contained)
     CHECK_NOT_CONTAINS(h, "url(");
     CHECK_NOT_CONTAINS(h, "@import");
     CHECK(xml_wellformed(out.buf, out.len) != 0);
-    sb_free(&md);
     sb_free(&out);
     report_free(r);
 }
@@ -409,18 +450,20 @@ TEST(html_document_is_wellformed_and_self_contained)
 TEST(html_headline_not_repeated_after_banner)
 {
     struct report *r = sample_report();
-    struct strbuf md = STRBUF_INIT, out = STRBUF_INIT;
-    sb_add(&md, "# Title\n\n");
-    esc_md(&md, r->headline);
-    sb_add(&md, "\n\n## Findings\n");
-    html_document(r, sb_str(&md), &out);
-    const char *first = strstr(sb_str(&out), "CPU saturated: 97.5");
-    REQUIRE(first);
-    /* once in <title>, once in the banner, not again in the body */
-    const char *second = strstr(first + 1, "CPU saturated: 97.5");
-    REQUIRE(second);
-    CHECK(!strstr(second + 1, "CPU saturated: 97.5"));
-    sb_free(&md);
+    struct strbuf out = STRBUF_INIT;
+    html_document(r, &out);
+    /* in <title>, in the banner and as finding 1; the verdict paragraph
+     * that report.md opens with is not repeated under the banner */
+    int seen = 0;
+    for (const char *p = strstr(sb_str(&out), "CPU saturated: 97.5"); p;
+         p = strstr(p + 1, "CPU saturated: 97.5"))
+        seen++;
+    CHECK(seen == 3);
+    const char *banner_end = strstr(sb_str(&out), "</header>");
+    REQUIRE(banner_end);
+    /* nor the title: the banner names the host */
+    CHECK_NOT_CONTAINS(banner_end, "<h1");
+    CHECK_CONTAINS(banner_end, "<p>Host web-01 &lt;b&gt;&amp; · ");
     sb_free(&out);
     report_free(r);
 }
@@ -527,35 +570,19 @@ TEST(renderers_registered_and_write_files)
     report_free(r);
 }
 
-TEST(html_odd_markdown_stays_safe_and_wellformed)
+/* Each odd text alone in a report: the page stays well-formed and safe
+ * wherever it lands. */
+TEST(html_odd_host_text_stays_safe_and_wellformed)
 {
-    static const char *cases[] = {
-        "[![x](chart-cpu.util_pct.svg)](http://e.example/)\n",
-        "![a ![b](chart-cpu.util_pct.svg) c](http://e.example/i.png)\n",
-        "| a | b |\n|---|---|\n| ![i](chart-cpu.util_pct.svg) | [l](http://e.example/) |\n",
-        "| a |\n|---|\n| <img src=x onerror=y> |\n| 1. |\n| # h |\n| - |\n",
-        "|\n|-|\n|\n",
-        "| a | b |\n|---|---|\n| \\\\| x |\n| trailing \\\\\n",
-        "> | q | r |\n> |---|---|\n> | <b onmouseover=x> | 2 |\n",
-        "<div onclick=\"x\">\n| a |\n|---|\n</div>\n",
-        "```html\n<script>alert(1)</script>\n```\n\n    <iframe src=x>\n",
-        "<!-- comment --> <?pi x?> <![CDATA[ y ]]> &lt;ok&gt; &amp; &#0; &#x1F600;\n",
-        "[ref]\n\n[ref]: http://e.example/ \"t\"\n",
-        "\xff\xfe bad utf8 \xc3\x28 | x |\n|---|---|\n| \x7f | \x02 |\n",
-        NULL};
-    struct report *r = sample_report();
-    for (int i = 0; cases[i]; i++) {
+    for (int i = 0; odd_texts[i]; i++) {
+        struct report *r = sample_report();
+        plant(r, odd_texts[i], i);
         struct strbuf out = STRBUF_INIT;
-        sb_add(&out, "<div>");
-        html_from_markdown(r, cases[i], &out);
-        sb_add(&out, "</div>");
+        html_document(r, &out);
         const char *h = sb_str(&out);
-        if (strstr(h, "<script") || strstr(h, "<img") || strstr(h, "<iframe") ||
-            strstr(h, "<b ") || strstr(h, "<div onclick") || tag_has(h, "http") ||
-            tag_has(h, "onerror") || tag_has(h, "onmouseover") || tag_has(h, "onclick") ||
-            xml_wellformed(out.buf, out.len) == 0)
-            test_fail(__FILE__, __LINE__, "case %d unsafe or not well-formed: %s", i, h);
+        if (unsafe(h) || xml_wellformed(out.buf, out.len) == 0)
+            test_fail(__FILE__, __LINE__, "case %d unsafe or not well-formed", i);
         sb_free(&out);
+        report_free(r);
     }
-    report_free(r);
 }

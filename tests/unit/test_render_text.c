@@ -4,6 +4,7 @@
 #include "test_util.h"
 #include "../../src/model/model.h"
 #include "../../src/render/charts.h"
+#include "../../src/render/doc_report.h"
 #include "../../src/render/json_common.h"
 #include "../../src/render/json_writer.h"
 #include "../../src/render/markdown.h"
@@ -174,6 +175,19 @@ TEST(render_text_golden_report_md_and_json)
     report_free(r);
 }
 
+/* The tree's HTML rendering (index.html's body) beside its Markdown one. */
+TEST(render_html_golden_body)
+{
+    struct report *r = synthetic();
+    struct doc *d = doc_report(r);
+    struct strbuf body = STRBUF_INIT;
+    doc_render_html(r, d, &body);
+    CHECK_GOLDEN("golden/report.body.html", sb_str(&body));
+    sb_free(&body);
+    doc_free(d);
+    report_free(r);
+}
+
 TEST(render_text_registry_order)
 {
     REQUIRE(renderer_registry[0] && renderer_registry[1] && renderer_registry[2]);
@@ -208,6 +222,41 @@ static size_t lines_of(const char *s)
     return n;
 }
 
+/* The overview under the verdict: one row per section, its colour the
+ * worst severity of its findings and USE cells, its key figures, a link to
+ * the section and to the findings. */
+TEST(render_overview_one_row_per_resource)
+{
+    struct report *r = synthetic();
+    struct mem_sink m = {0};
+    CHECK(render_all(r, &m) == 0);
+    const char *md = mem_get(&m, "report.md");
+    const char *html = mem_get(&m, "index.html");
+    REQUIRE(md && html);
+    const char *over = strstr(md, "## Overview\n");
+    const char *find = strstr(md, "## Findings\n");
+    REQUIRE(over && find && over < find);
+    CHECK_CONTAINS(md, "| [CPU](#cpu) | **critical** · [1 finding](#findings) | 96% busy; run queue 2.35/CPU |");
+    CHECK_CONTAINS(md, "| [Memory](#memory) | ok · nothing found | 39% used; no swapping |");
+    CHECK_CONTAINS(md, "| [Processes](#processes) | **warning** · [1 finding](#findings) |");
+    CHECK_CONTAINS(html, "<td><a href=\"#cpu\">CPU</a></td><td class=\"sev sev-critical\"><strong>"
+                         "critical</strong> · <a href=\"#findings\">1 finding</a></td>");
+    CHECK_CONTAINS(html, "<td class=\"sev sev-ok\">ok · nothing found</td>");
+    /* a USE cell judged worse than any finding colours its row too */
+    struct use_row *u = NULL;
+    for (size_t i = 0; i < r->nuse; i++)
+        if (strcmp(r->use[i].resource, "memory") == 0)
+            u = &r->use[i];
+    REQUIRE(u);
+    u->sat.sev = SEV_WARNING;
+    mem_free(&m);
+    memset(&m, 0, sizeof m);
+    CHECK(render_all(r, &m) == 0);
+    CHECK_CONTAINS(mem_get(&m, "report.md"), "| [Memory](#memory) | **warning** · nothing found |");
+    mem_free(&m);
+    report_free(r);
+}
+
 /* Every link of report.md's contents line and of the findings' evidence
  * lines lands on a heading of index.html: the ids html.c gives headings are
  * the anchors markdown.c links to. */
@@ -219,7 +268,7 @@ TEST(render_links_land_on_headings)
     const char *md = mem_get(&m, "report.md");
     const char *html = mem_get(&m, "index.html");
     REQUIRE(md && html);
-    CHECK_CONTAINS(md, "**Contents:** [Findings](#findings) · ");
+    CHECK_CONTAINS(md, "**Contents:** [Overview](#overview) · [Findings](#findings) · ");
     CHECK_CONTAINS(md, "[CPU](#cpu)");
     /* the CPU finding points at its section and at the flame graph's */
     CHECK_CONTAINS(md, "   **Evidence:** [CPU](#cpu)");
@@ -646,8 +695,11 @@ TEST(render_text_md_escapes_host_strings)
 {
     struct report *r = synthetic();
     char *md = md_of(r);
+    bool code = false; /* inside a code span nothing is markup */
     for (size_t i = 0; md[i]; i++) {
-        if (md[i] == '<' && md[i + 1] != ' ')
+        if (md[i] == '`' && (i == 0 || md[i - 1] != '\\'))
+            code = !code;
+        if (md[i] == '<' && md[i + 1] != ' ' && !code)
             CHECK(i > 0 && md[i - 1] == '\\'); /* no tag or autolink can start */
         CHECK((unsigned char)md[i] >= 0x20 || md[i] == '\n');
     }
@@ -683,13 +735,11 @@ TEST(render_text_md_escapes_host_strings)
     CHECK_NOT_CONTAINS(html, "<svg");
     for (const char *a = html; (a = strstr(a, "<a ")); a++)
         CHECK(strncmp(a, "<a href=\"#", 10) == 0);
-    CHECK_CONTAINS(html, "<img src=\"chart-cpu.util_pct.svg\" alt=\"CPU utilisation\" />");
-    CHECK_CONTAINS(html, "<img src=\"chart-disk.vd_a_.util_pct.svg\" alt=\"vd&lt;a&gt; utilisation\" />");
-    int imgs = 0;
-    for (const char *p = html; (p = strstr(p, "<img")); p++)
-        imgs++;
-    CHECK_CONTAINS(html, "<img src=\"hist-runqlat.svg\" alt=\"Run-queue latency &lt;all CPUs&gt;\" />");
-    CHECK(imgs == 3);
+    /* pictures are the bundle's files named in code, never images */
+    CHECK_NOT_CONTAINS(html, "<img");
+    CHECK_CONTAINS(html, "Chart <code>chart-cpu.util_pct.svg</code>: CPU utilisation");
+    CHECK_CONTAINS(html, "Chart <code>chart-disk.vd_a_.util_pct.svg</code>: vd&lt;a&gt; utilisation");
+    CHECK_CONTAINS(html, "Graph <code>hist-runqlat.svg</code>: Run-queue latency &lt;all CPUs&gt;");
     free(html);
     free(md);
     report_free(r);
@@ -759,17 +809,19 @@ TEST(render_text_md_sections_order_and_formats)
         }
     }
     CHECK_CONTAINS(md, "| CPU utilisation | 96.4% |");
-    CHECK_CONTAINS(md, "| Memory total | 3.8 GiB |");
-    CHECK_CONTAINS(md, "| Dirty | 2.0 MiB |");
+    CHECK_CONTAINS(md, "| Memory total | 3.84 GiB |");
+    CHECK_CONTAINS(md, "| Dirty | 2 MiB |");
     CHECK_CONTAINS(md, "| Slab | 512 KiB |");
     CHECK_CONTAINS(md, "| Context switches | 15235/s |");
     CHECK_CONTAINS(md, "| Load average (1 min) | - |");
     CHECK_CONTAINS(md, "| Device | Class | Reads/s | Await ms | Util % |");
     CHECK_CONTAINS(md, "| vda | virtio | 12.3 | 0.84 | 12.5 |");
     CHECK_CONTAINS(md, "| vd\\<a> | - | - | - | - |");
-    CHECK_CONTAINS(md, "![CPU utilisation](chart-cpu.util_pct.svg)\n\n");
-    CHECK_CONTAINS(md, "| offcpu | skipped | BPF disabled by --no-bpf | 0.0 | - |");
-    CHECK_CONTAINS(md, "| mem.available_pct | Memory available | 20 | 10 | % | lower is worse |");
+    /* pictures are named as the bundle's files, not linked */
+    CHECK_CONTAINS(md, "\n\nChart `chart-cpu.util_pct.svg`: CPU utilisation\n\n");
+    CHECK_NOT_CONTAINS(md, "![");
+    CHECK_CONTAINS(md, "| `offcpu` | skipped | BPF disabled by --no-bpf | 0.0 | - |");
+    CHECK_CONTAINS(md, "| `mem.available_pct` | Memory available | 20 | 10 | % | lower is worse |");
     CHECK_CONTAINS(md, "1. **CRITICAL:** CPU saturated");
     CHECK_CONTAINS(md, "\n   - run queue 2.35 per CPU ≥ 2 (critical)\n");
     CHECK_CONTAINS(md, "2. **WARNING:** \\<script>");
@@ -792,7 +844,7 @@ TEST(render_text_md_sections_order_and_formats)
     CHECK_CONTAINS(md, "| 2019 |");
     char cut[130];
     memset(cut, 'c', 120);
-    memcpy(cut + 120, "… |", sizeof "… |");
+    memcpy(cut + 120, "…` |", sizeof "…` |"); /* a command line, in code */
     CHECK_CONTAINS(md, cut);
     free(md);
     report_free(r);
@@ -825,7 +877,7 @@ TEST(render_text_manifest_lists_files_and_status)
         if (!r->series[i]->chart)
             continue;
         chart_filename(r->series[i], name, sizeof name);
-        snprintf(ref, sizeof ref, "](%s)", name);
+        snprintf(ref, sizeof ref, "Chart `%s`: ", name);
         CHECK_CONTAINS(md, ref);
     }
     free(md);

@@ -117,7 +117,7 @@ TEST(rule_runqueue_latency_boundaries)
     report_free(r);
     r = runq_case(5000, 12);
     CHECK(sev_of(r, "sched.runqueue_latency") == SEV_WARNING);
-    CHECK(evidence_has(r, "sched.runqueue_latency", "5000"));
+    CHECK(evidence_has(r, "sched.runqueue_latency", "p99 5 ms ≥ 5 ms (warning"));
     CHECK_CONTAINS(report_find_finding(r, "sched.runqueue_latency")->title, "burner (pid 42)");
     CHECK(evidence_has(r, "sched.runqueue_latency", "run queue per CPU"));
     report_free(r);
@@ -132,6 +132,28 @@ TEST(rule_runqueue_latency_few_waits_is_info)
     struct report *r = runq_host(2, 0, 14, 10, 30000);
     analyze_run(r);
     CHECK(sev_of(r, "sched.runqueue_latency") == SEV_INFO);
+    report_free(r);
+}
+
+/* Saturated CPUs and a long run-queue wait are one story: the wait is
+ * folded into cpu.saturation's evidence instead of competing with it. */
+TEST(rule_runqueue_latency_folds_into_cpu_saturation)
+{
+    struct report *r = runq_host(2, 980, 14, 20, 20000);
+    struct runq_proc p = {.pid = 42, .comm = "burner", .total_ns = 900000000, .count = 500,
+                          .max_ns = 30000000};
+    runqlat_fill_table(r, &p, 1, NULL);
+    report_metric(r, "cpu.util_pct", "CPU utilisation", "%", "cpu", 99);
+    report_metric(r, "cpu.runq_per_cpu", "Run queue per CPU", "", "cpu", 2.5);
+    analyze_run(r);
+    CHECK(report_find_finding(r, "sched.runqueue_latency") == NULL);
+    const struct finding *f = report_find_finding(r, "cpu.saturation");
+    REQUIRE(f);
+    CHECK(f->sev == SEV_CRITICAL);
+    CHECK(evidence_has(r, "cpu.saturation",
+                       "Also seen, explained by this (sched.runqueue_latency): Run-queue latency "
+                       "high: p99 "));
+    CHECK(evidence_has(r, "cpu.saturation", "burner (pid 42) waited 900 ms summed over its threads"));
     report_free(r);
 }
 

@@ -1,0 +1,1006 @@
+/* The report's document tree from the model: see doc_report.h.  Reading
+ * order: title and verdict, contents, findings, USE check, one section per
+ * resource, system facts, collectors, thresholds. */
+#include "doc_report.h"
+#include "charts.h"
+#include "hists.h"
+#include "json_common.h"
+#include "../model/model.h"
+#include "../model/names.h"
+#include "../model/profile.h"
+#include "../util/fmtnum.h"
+#include "../util/strbuf.h"
+#include "../util/xalloc.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_ROWS 20 /* rows of a table shown; a count says how many more */
+
+static bool same(const char *a, const char *b) { return a && b && strcmp(a, b) == 0; }
+
+static const char *title_of(const struct model_entry *e)
+{
+    return e->title && *e->title ? e->title : e->name;
+}
+
+/* ---- numbers --------------------------------------------------------------- */
+
+/* Characters of UTF-8 text (continuation bytes not counted). */
+static size_t utf8_width(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xC0) != 0x80;
+    return n;
+}
+
+/* "/s" reads best glued to the number ("12/s"), words after a space. */
+static void unit_suffix(struct strbuf *sb, const char *unit)
+{
+    if (!unit || !*unit)
+        return;
+    if (unit[0] != '/' && strcmp(unit, "%") != 0)
+        sb_addc(sb, ' ');
+    sb_add(sb, unit);
+}
+
+static void value_text(struct strbuf *sb, double v, const char *unit)
+{
+    char buf[96];
+    fmt_quantity(buf, sizeof buf, v, unit);
+    sb_add(sb, buf);
+}
+
+/* "3 d 2 h 5 min", "2 h 0 min", "11 min", "42 s": an uptime, read at a glance. */
+static void duration_text(struct strbuf *sb, double seconds)
+{
+    if (!(seconds >= 0) || !(seconds < 1e15)) { /* garbled: not converted */
+        sb_addc(sb, '-');
+        return;
+    }
+    unsigned long long s = (unsigned long long)seconds;
+    unsigned long long d = s / 86400, h = s % 86400 / 3600, m = s % 3600 / 60;
+    if (d)
+        sb_addf(sb, "%llu d %llu h %llu min", d, h, m);
+    else if (h)
+        sb_addf(sb, "%llu h %llu min", h, m);
+    else if (m)
+        sb_addf(sb, "%llu min", m);
+    else
+        sb_addf(sb, "%llu s", s);
+}
+
+/* ---- the pieces summary.md shares ---------------------------------------- */
+
+void doc_verdict(const struct report *r, cmark_node *parent)
+{
+    cmark_node *p = doc_para(parent);
+    doc_mark_verdict(p);
+    enum severity worst = report_worst_severity(r);
+    char word[32];
+    snprintf(word, sizeof word, "%s:",
+             r->failed ? "FAILED" : worst == SEV_INFO ? "OK" : md_sev_word(worst));
+    doc_strong(p, word);
+    doc_text(p, " ");
+    if (r->headline && *r->headline)
+        doc_host(p, r->headline, 400);
+    else if (r->nfindings)
+        doc_host(p, r->findings[0].title, 400);
+    else
+        doc_text(p, "No findings at warning or above.");
+}
+
+void doc_window_limits(const struct report *r, cmark_node *parent)
+{
+    if (r->failed || report_worst_severity(r) >= SEV_WARNING)
+        return;
+    cmark_node *p = doc_para(parent);
+    double s = r->window.actual_s > 0 ? r->window.actual_s : r->window.planned_s;
+    if (s > 0)
+        doc_textf(p, "What a %.0f s window cannot show: ", s);
+    else
+        doc_text(p, "What a short window cannot show: ");
+    doc_text(p, "load that comes and goes over minutes or hours, slow growth (memory, file "
+                "descriptors, disk space) and anything before the window. Run perfreport again "
+                "while the problem is happening, or from a timer (examples/systemd) to follow "
+                "the host.");
+}
+
+void doc_context(const struct report *r, cmark_node *parent)
+{
+    cmark_node *p = doc_para(parent);
+    const char *kernel = kv_get(&r->host, "kernel");
+    double cpus = kv_num(&r->host, "cpus");
+    doc_text(p, "Host ");
+    doc_host(p, kv_get(&r->host, "hostname"), MD_MAX_TEXT);
+    if (kernel) {
+        doc_text(p, " · kernel ");
+        doc_host(p, kernel, MD_MAX_TEXT);
+    }
+    struct strbuf sb = STRBUF_INIT;
+    if (!isfinite(cpus))
+        cpus = report_metric_value(r, NM_CPU_COUNT);
+    if (isfinite(cpus))
+        sb_addf(&sb, " · %.0f CPUs", cpus);
+    sb_addf(&sb, " · %.1f s window", r->window.actual_s);
+    if (r->window.interrupted || fabs(r->window.actual_s - r->window.planned_s) >= 1)
+        sb_addf(&sb, " (planned %.0f s)", r->window.planned_s);
+    if (r->window.interval_s > 0) {
+        sb_add(&sb, ", sampled every ");
+        md_number(&sb, r->window.interval_s);
+        sb_add(&sb, " s");
+    }
+    sb_add(&sb, " · ");
+    doc_text(p, sb_str(&sb));
+    sb_free(&sb);
+    doc_host(p, r->window.target ? r->window.target : "system-wide", MD_MAX_TEXT);
+    char iso[40];
+    format_iso8601_utc(&r->window.start_wall, iso, sizeof iso);
+    if (iso[0]) {
+        /* 2024-05-01T12:00:00Z -> 2024-05-01 12:00:00 UTC */
+        iso[10] = ' ';
+        iso[19] = '\0';
+        doc_textf(p, " · started %s UTC", iso);
+    }
+}
+
+cmark_node *doc_finding(cmark_node *list, const struct finding *f, size_t max_evidence)
+{
+    cmark_node *item = doc_add(list, CMARK_NODE_ITEM);
+    cmark_node *p = doc_para(item);
+    char word[32];
+    snprintf(word, sizeof word, "%s:", md_sev_word(f->sev));
+    doc_strong(p, word);
+    doc_text(p, " ");
+    doc_host(p, f->title, 400);
+    size_t shown = f->nevidence < max_evidence ? f->nevidence : max_evidence;
+    if (shown || shown < f->nevidence) {
+        cmark_node *ev = doc_list(item, false, 0);
+        cmark_node_set_list_tight(ev, 1);
+        for (size_t k = 0; k < shown; k++)
+            doc_host(doc_para(doc_add(ev, CMARK_NODE_ITEM)), f->evidence[k], 400);
+        if (shown < f->nevidence)
+            doc_textf(doc_para(doc_add(ev, CMARK_NODE_ITEM)), "(%zu more in the report)",
+                      f->nevidence - shown);
+    }
+    if (f->recommendation && *f->recommendation) {
+        cmark_node *todo = doc_para(item);
+        doc_strong(todo, "What to do:");
+        doc_text(todo, " ");
+        doc_host(todo, f->recommendation, 600);
+    }
+    return item;
+}
+
+/* ---- title, verdict, notes --------------------------------------------------- */
+
+static void title_and_verdict(struct doc *d, const struct report *r)
+{
+    cmark_node *root = d->root;
+    cmark_node *h = doc_add(root, CMARK_NODE_HEADING);
+    cmark_node_set_heading_level(h, 1);
+    doc_text(h, "perfreport: ");
+    doc_host(h, kv_get(&r->host, "hostname"), MD_MAX_TEXT);
+    struct strbuf title = STRBUF_INIT;
+    doc_plain(h, &title);
+    cmark_node_set_user_data(h, (void *)md_slugs_add(&d->slugs, sb_str(&title)));
+    sb_free(&title);
+
+    /* A partial window changes how every number below must be read, so it
+     * comes before the verdict. */
+    if (r->window.interrupted) {
+        cmark_node *p = doc_para(root);
+        doc_strong(p, "INCOMPLETE:");
+        doc_textf(p,
+                  " the capture window was interrupted after %.1f s of the planned %.0f s; "
+                  "every figure covers only that part.",
+                  r->window.actual_s, r->window.planned_s);
+    }
+    doc_verdict(r, root);
+    doc_context(r, root);
+
+    /* A value after a gap averages over it; its chart line breaks there. */
+    for (size_t i = 0; i < r->ngaps; i++) {
+        cmark_node *p = doc_para(root);
+        doc_strong(p, "Sampling gap:");
+        doc_textf(p,
+                  " no sample from %.1f s to %.1f s (%.1f s, over %.0f intervals; perfreport "
+                  "was stopped or starved); the sample after it averages over the whole gap.",
+                  r->gaps[i].start_s, r->gaps[i].start_s + r->gaps[i].len_s, r->gaps[i].len_s,
+                  TICK_GAP_FACTOR);
+    }
+
+    /* Whoever reads the ticket should know that command lines were edited. */
+    double red = report_metric_value(r, NM_PRIVACY_REDACTED);
+    const char *redact = kv_get(&r->host, "cmdline_redaction");
+    if (isfinite(red) && red > 0)
+        doc_textf(doc_para(root),
+                  "Command lines: %.0f value%s redacted (pass/token/secret/key/auth/credential "
+                  "options, URL passwords, Authorization headers); --no-redact shows them.",
+                  red, red == 1 ? "" : "s");
+    else if (redact && strncmp(redact, "off", 3) == 0)
+        doc_text(doc_para(root), "Command lines: not redacted (--no-redact).");
+
+    /* Missing sections are said right under the verdict: the figures that
+     * collector would have given are absent below. */
+    for (size_t i = 0; i < r->nledger; i++) {
+        const struct ledger_entry *e = &r->ledger[i];
+        if (e->status != CS_FAILED && e->status != CS_TIMED_OUT)
+            continue;
+        cmark_node *p = doc_para(root);
+        doc_strong(p, "PARTIAL:");
+        doc_text(p, " collector ");
+        doc_host(p, e->title ? e->title : e->name, MD_MAX_TEXT);
+        doc_text(p, e->status == CS_FAILED ? " failed: " : " timed out: ");
+        doc_host(p, e->reason ? e->reason : "no reason given", MD_MAX_TEXT);
+    }
+}
+
+/* ---- USE check --------------------------------------------------------------- */
+
+static void use_cell(struct doc_cell *c, const struct use_cell *u)
+{
+    if (!u->text || !*u->text || strcmp(u->text, "-") == 0)
+        return; /* "-" */
+    doc_cell_host(c, u->text, MD_MAX_TEXT);
+    c->sev = (int)u->sev;
+}
+
+static void use_table(struct doc *d, const struct report *r)
+{
+    doc_heading(d, d->root, 2, "USE check", false);
+    if (r->nuse == 0) {
+        doc_text(doc_para(d->root), "The USE check did not run.");
+        return;
+    }
+    static const char *const head[] = {"Resource", "Utilisation", "Saturation", "Errors"};
+    struct doc_table *t = doc_table_block(d, d->root, 4);
+    for (size_t c = 0; c < 4; c++)
+        doc_table_head(t, c, head[c], false);
+    for (size_t i = 0; i < r->nuse; i++) {
+        const struct use_row *u = &r->use[i];
+        doc_table_row(t);
+        doc_cell_host(doc_table_cell(t, i, 0), u->resource, MD_MAX_TEXT);
+        use_cell(doc_table_cell(t, i, 1), &u->util);
+        use_cell(doc_table_cell(t, i, 2), &u->sat);
+        use_cell(doc_table_cell(t, i, 3), &u->err);
+    }
+}
+
+/* ---- resource sections ------------------------------------------------------- */
+
+/* Sections in reading order; resources not listed follow in the order the
+ * model first mentions them. */
+static const struct {
+    const char *resource, *title;
+} known_sections[] = {
+    {"cpu", "CPU"},         {"memory", "Memory"},       {"psi", "Pressure (PSI)"},
+    {"disk", "Disks"},      {"network", "Network"},     {"process", "Processes"},
+    {"cgroup", "Cgroups"},     {"profile", "CPU profile"},
+};
+#define NKNOWN (sizeof known_sections / sizeof known_sections[0])
+
+/* Fixed titles for resources that are not main sections but are expected. */
+static const struct {
+    const char *resource, *title;
+} extra_titles[] = {
+    {"fd", "File descriptors"}, {"host", "Host"},          {"sched", "Scheduler"},
+    {"offcpu", "Off-CPU time"}, {"syscall", "System calls"}, {"io", "I/O"},
+    {"lock", "Locks"},
+};
+
+/* The heading of resource res's section: its fixed title, or NULL. */
+static const char *section_title(const char *res)
+{
+    for (size_t i = 0; i < NKNOWN; i++)
+        if (same(res, known_sections[i].resource))
+            return known_sections[i].title;
+    for (size_t i = 0; i < sizeof extra_titles / sizeof extra_titles[0]; i++)
+        if (same(res, extra_titles[i].resource))
+            return extra_titles[i].title;
+    return NULL;
+}
+
+static bool is_known(const char *res)
+{
+    for (size_t i = 0; i < NKNOWN; i++)
+        if (same(res, known_sections[i].resource))
+            return true;
+    return false;
+}
+
+struct reslist {
+    const char **v; /* borrowed from the model */
+    size_t n, cap;
+};
+
+static void reslist_add(struct reslist *l, const char *res)
+{
+    if (!res || is_known(res))
+        return;
+    for (size_t i = 0; i < l->n; i++)
+        if (strcmp(l->v[i], res) == 0)
+            return;
+    xgrow(&l->v, &l->cap, l->n + 1, sizeof *l->v);
+    l->v[l->n++] = res;
+}
+
+static void metrics_table(struct doc *d, const struct report *r, const char *res)
+{
+    struct doc_table *t = NULL;
+    struct strbuf v = STRBUF_INIT;
+    for (size_t i = 0; i < r->nmetrics; i++) {
+        const struct metric *m = &r->metrics[i];
+        if (!same(m->resource, res))
+            continue;
+        if (!t) {
+            t = doc_table_block(d, d->root, 2);
+            doc_table_head(t, 0, "Metric", false);
+            doc_table_head(t, 1, "Value", true);
+        }
+        doc_table_row(t);
+        doc_cell_host(doc_table_cell(t, t->nrows - 1, 0),
+                      m->title && *m->title ? m->title : m->name, MD_MAX_TEXT);
+        sb_reset(&v);
+        value_text(&v, m->value, m->unit);
+        doc_cell_ours(doc_table_cell(t, t->nrows - 1, 1), "%s", sb_str(&v));
+    }
+    sb_free(&v);
+}
+
+static void charts(struct doc *d, const struct report *r, const char *res)
+{
+    for (size_t i = 0; i < r->nseries; i++) {
+        const struct series *s = r->series[i];
+        if (!s->chart || !same(s->hdr.resource, res))
+            continue;
+        char file[512];
+        chart_filename(s, file, sizeof file);
+        doc_chart(d, d->root, s, title_of(&s->hdr), file);
+    }
+}
+
+static bool col_has_numbers(const struct table *t, size_t c)
+{
+    for (size_t row = 0; row < t->nrows; row++)
+        if (t->cells[row * t->ncols + c].kind == CELL_NUM)
+            return true;
+    return false;
+}
+
+/* The titles of a section's tables and histograms that hold nothing: one
+ * line at the section's end instead of a heading and "No rows." each. */
+struct quiet {
+    cmark_node *para; /* NULL until the first title */
+};
+
+static void quiet_add(struct quiet *q, cmark_node *parent, const char *title)
+{
+    if (!q->para) {
+        q->para = doc_para(parent);
+        doc_text(q->para, "Checked, nothing to report: ");
+    } else {
+        doc_text(q->para, ", ");
+    }
+    doc_host(q->para, title, MD_MAX_TEXT);
+}
+
+static void quiet_flush(struct quiet *q)
+{
+    if (q->para)
+        doc_text(q->para, ".");
+    q->para = NULL;
+}
+
+static bool table_is_empty(const struct table *t)
+{
+    return (t->ncols == 0 || t->nrows == 0) && !(t->note && *t->note);
+}
+
+/* Columns of identifiers, paths and commands: shown as code. */
+static bool is_code_column(const char *name)
+{
+    static const char *const code[] = {"cmdline", "path", "cgroup", "function", "stack"};
+    for (size_t i = 0; i < sizeof code / sizeof code[0]; i++)
+        if (same(name, code[i]))
+            return true;
+    return false;
+}
+
+static void model_table(struct doc *d, const struct table *t)
+{
+    doc_heading(d, d->root, 3, title_of(&t->hdr), true);
+    if (t->ncols && t->nrows) {
+        struct doc_table *dt = doc_table_block(d, d->root, t->ncols);
+        struct strbuf sb = STRBUF_INIT;
+        for (size_t c = 0; c < t->ncols; c++) {
+            const struct column *col = &t->cols[c];
+            const char *title = col->title && *col->title ? col->title : col->name;
+            sb_reset(&sb);
+            sb_add(&sb, title ? title : "");
+            if (col->unit && *col->unit) {
+                size_t tl = strlen(sb_str(&sb)), ul = strlen(col->unit);
+                if (!(tl >= ul && strcmp(sb_str(&sb) + tl - ul, col->unit) == 0))
+                    unit_suffix(&sb, col->unit);
+            }
+            doc_table_head(dt, c, sb_str(&sb), col_has_numbers(t, c));
+        }
+        sb_free(&sb);
+        size_t shown = t->nrows < MAX_ROWS ? t->nrows : MAX_ROWS;
+        for (size_t row = 0; row < shown; row++) {
+            doc_table_row(dt);
+            for (size_t c = 0; c < t->ncols; c++) {
+                const struct cell *cl = &t->cells[row * t->ncols + c];
+                const struct column *col = &t->cols[c];
+                struct doc_cell *out = doc_table_cell(dt, row, c);
+                if (cl->kind == CELL_NUM && isfinite(cl->num)) {
+                    int dec = col->decimals < 0 ? 0 : col->decimals > 9 ? 9 : col->decimals;
+                    doc_cell_ours(out, "%.*f", dec, cl->num);
+                } else if (cl->kind == CELL_STR) {
+                    doc_cell_host(out, cl->str,
+                                  same(col->name, "cmdline") ? MD_MAX_CMDLINE : MD_MAX_TEXT);
+                    out->code = is_code_column(col->name);
+                }
+            }
+        }
+        if (t->nrows > shown)
+            doc_textf(doc_para(d->root), "… %zu more rows (all of them are in report.json).",
+                      t->nrows - shown);
+    }
+    if (t->note && *t->note) {
+        cmark_node *p = doc_para(d->root);
+        doc_text(p, "Note: ");
+        doc_host(p, t->note, 400);
+    }
+}
+
+/* One histogram: heading, summary line, the buckets as a text table and
+ * the graph (one block: Markdown shows both, HTML the graph). */
+static void hist_block(struct doc *d, const struct hist *h)
+{
+    const char *title = title_of(&h->hdr);
+    doc_heading(d, d->root, 3, title, true);
+    unsigned first = 0, last = 0;
+    if (!hist_range(h, &first, &last)) {
+        doc_text(doc_para(d->root), "No samples in this window.");
+        return;
+    }
+    char v[64];
+    cmark_node *line = doc_para(d->root);
+    doc_textf(line, "%llu samples", (unsigned long long)h->count);
+    static const struct {
+        const char *label;
+        double p;
+    } ps[] = {{"p50", 0.50}, {"p90", 0.90}, {"p99", 0.99}};
+    for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++) {
+        hist_fmt_value(hist_percentile(h, ps[i].p), h->hdr.unit, v, sizeof v);
+        doc_textf(line, " · %s ", ps[i].label);
+        doc_host(line, v, 40);
+    }
+    if (isfinite(h->max)) {
+        hist_fmt_value(h->max, h->hdr.unit, v, sizeof v);
+        doc_text(line, " · max ");
+        doc_host(line, v, 40);
+    }
+
+    struct strbuf sb = STRBUF_INIT;
+    /* Columns padded by characters, not bytes: a label may hold "µs". */
+    uint64_t top = 0;
+    size_t wlabel = strlen("range");
+    for (unsigned b = first; b <= last; b++) {
+        char label[64];
+        hist_bucket_label(h->hdr.unit, b, label, sizeof label);
+        if (utf8_width(label) > wlabel)
+            wlabel = utf8_width(label);
+        if (h->buckets[b] > top)
+            top = h->buckets[b];
+    }
+    sb_addf(&sb, "%*s | %10s | %6s |\n", (int)wlabel, "range", "count", "share");
+    for (unsigned b = first; b <= last; b++) {
+        char label[64];
+        hist_bucket_label(h->hdr.unit, b, label, sizeof label);
+        double share = 100.0 * (double)h->buckets[b] / (double)h->count;
+        /* a non-empty bucket always shows at least one mark */
+        unsigned bar = top ? (unsigned)llround(30.0 * (double)h->buckets[b] / (double)top) : 0;
+        if (bar == 0 && h->buckets[b])
+            bar = 1;
+        for (size_t k = utf8_width(label); k < wlabel; k++)
+            sb_addc(&sb, ' ');
+        sb_addf(&sb, "%s | %10llu | %5.1f%% |%s", label, (unsigned long long)h->buckets[b], share,
+                bar ? " " : "");
+        for (unsigned k = 0; k < bar; k++)
+            sb_addc(&sb, '#');
+        sb_addc(&sb, '\n');
+    }
+    char file[512];
+    hist_filename(h, file, sizeof file);
+    doc_hist(d, d->root, h, title, file, sb_str(&sb));
+    sb_free(&sb);
+}
+
+static bool section_has_content(const struct report *r, const char *res)
+{
+    for (size_t i = 0; i < r->nmetrics; i++)
+        if (same(r->metrics[i].resource, res))
+            return true;
+    for (size_t i = 0; i < r->nseries; i++)
+        if (r->series[i]->chart && same(r->series[i]->hdr.resource, res))
+            return true;
+    for (size_t i = 0; i < r->ntables; i++)
+        if (same(r->tables[i]->hdr.resource, res))
+            return true;
+    for (size_t i = 0; i < r->nhists; i++)
+        if (same(r->hists[i]->hdr.resource, res))
+            return true;
+    return false;
+}
+
+static size_t profile_index(const struct report *r, const struct profile *p)
+{
+    for (size_t i = 0; i < r->nprofiles; i++)
+        if (r->profiles[i] == p)
+            return i;
+    return 0;
+}
+
+/* The on-CPU profile: how it was sampled, the kernel/user split, top
+ * processes and functions, the flame graph. */
+static void profile_section(struct doc *d, const struct report *r)
+{
+    cmark_node *root = d->root;
+    const struct profile *p = report_find_profile(r, "cpu");
+    double n = report_metric_value(r, NM_PROFILE_SAMPLES);
+    double hz = report_metric_value(r, NM_PROFILE_HZ), cpus = report_metric_value(r, NM_PROFILE_CPUS);
+    double idle = report_metric_value(r, NM_PROFILE_IDLE_SAMPLES);
+    if (!p || !isfinite(n)) {
+        doc_text(doc_para(root), "Not measured in this run (see Collectors).");
+        return;
+    }
+    struct strbuf sb = STRBUF_INIT;
+    sb_addf(&sb, "cpu-clock (software) sampling at %.0f Hz on %.0f CPU%s: %.0f samples on CPU",
+            hz, cpus, cpus == 1 ? "" : "s", n);
+    if (isfinite(idle))
+        sb_addf(&sb, " (and %.0f idle samples, not shown)", idle);
+    double k = report_metric_value(r, NM_PROFILE_KERNEL_PCT), u = report_metric_value(r, NM_PROFILE_USER_PCT);
+    if (n > 0 && isfinite(k) && isfinite(u))
+        sb_addf(&sb, "; kernel %.1f %%, user %.1f %%", k, u);
+    sb_addc(&sb, '.');
+    doc_text(doc_para(root), sb_str(&sb));
+    sb_free(&sb);
+    double lost = report_metric_value(r, NM_PROFILE_DROPPED);
+    double mu = report_metric_value(r, NM_PROFILE_MISSING_USER);
+    double mk = report_metric_value(r, NM_PROFILE_MISSING_KERNEL);
+    if ((isfinite(lost) && lost > 0) || (isfinite(mu) && mu > 0) || (isfinite(mk) && mk > 0))
+        doc_textf(doc_para(root),
+                  "Losses: %.0f samples dropped (map full), %.0f without a user stack, %.0f "
+                  "without a kernel stack (reasons under Collectors).",
+                  isfinite(lost) ? lost : 0, isfinite(mu) ? mu : 0, isfinite(mk) ? mk : 0);
+    static const char *const order[] = {NM_PROFILE_TOP_PROCS, NM_PROFILE_TOP_SELF, NM_PROFILE_TOP_TOTAL};
+    struct quiet q = {NULL};
+    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+        const struct table *t = report_find_table(r, order[i]);
+        if (t && table_is_empty(t))
+            quiet_add(&q, root, title_of(&t->hdr));
+        else if (t)
+            model_table(d, t);
+    }
+    quiet_flush(&q);
+    if (n > 0) {
+        char svg[512], folded[512];
+        flame_filename(p, "svg", svg, sizeof svg);
+        flame_filename(p, "folded", folded, sizeof folded);
+        doc_flame(d, root, p, profile_index(r, p), "On-CPU flame graph", svg);
+        cmark_node *para = doc_para(root);
+        doc_text(para, "Folded stacks: ");
+        doc_code(para, folded);
+        doc_text(para, " (flamegraph.pl input).");
+    }
+}
+
+static void section(struct doc *d, const struct report *r, const char *res, const char *title)
+{
+    if (same(res, "profile")) {
+        doc_heading(d, d->root, 2, title ? title : "CPU profile", false);
+        profile_section(d, r);
+        return;
+    }
+    doc_heading(d, d->root, 2, title ? title : res, title == NULL);
+    if (!section_has_content(r, res)) {
+        doc_text(doc_para(d->root), "Not measured in this run (see Collectors).");
+        return;
+    }
+    metrics_table(d, r, res);
+    charts(d, r, res);
+    struct quiet q = {NULL};
+    for (size_t i = 0; i < r->ntables; i++) {
+        const struct table *t = r->tables[i];
+        if (!same(t->hdr.resource, res))
+            continue;
+        if (table_is_empty(t))
+            quiet_add(&q, d->root, title_of(&t->hdr));
+        else
+            model_table(d, t);
+    }
+    for (size_t i = 0; i < r->nhists; i++) {
+        const struct hist *h = r->hists[i];
+        unsigned first, last;
+        if (!same(h->hdr.resource, res))
+            continue;
+        if (!hist_range(h, &first, &last))
+            quiet_add(&q, d->root, title_of(&h->hdr));
+        else
+            hist_block(d, h);
+    }
+    quiet_flush(&q);
+    const struct profile *off = report_find_profile(r, "offcpu");
+    if (same(res, "offcpu") && off && profile_total(off) > 0) {
+        char svg[512], folded[512];
+        flame_filename(off, "svg", svg, sizeof svg);
+        flame_filename(off, "folded", folded, sizeof folded);
+        doc_flame(d, d->root, off, profile_index(r, off),
+                  "Off-CPU flame graph: where threads waited while blocked", svg);
+        cmark_node *para = doc_para(d->root);
+        doc_text(para, "Folded stacks: ");
+        doc_code(para, folded);
+        doc_text(para, " (flamegraph.pl input, microseconds).");
+    }
+}
+
+/* The resource sections in document order, for the overview. */
+struct sections {
+    const char **res;   /* borrowed: fixed words or the model's */
+    const char **title; /* NULL: the resource's name is its title */
+    size_t n, cap, cap2;
+};
+
+static void sections_add(struct sections *ss, const char *res, const char *title)
+{
+    xgrow(&ss->res, &ss->cap, ss->n + 1, sizeof *ss->res);
+    xgrow(&ss->title, &ss->cap2, ss->n + 1, sizeof *ss->title);
+    ss->res[ss->n] = res;
+    ss->title[ss->n++] = title;
+}
+
+static void resource_sections(struct doc *d, const struct report *r, struct sections *ss)
+{
+    for (size_t i = 0; i < NKNOWN; i++) {
+        section(d, r, known_sections[i].resource, known_sections[i].title);
+        sections_add(ss, known_sections[i].resource, known_sections[i].title);
+    }
+
+    struct reslist other = {0};
+    for (size_t i = 0; i < r->nmetrics; i++)
+        reslist_add(&other, r->metrics[i].resource);
+    for (size_t i = 0; i < r->nseries; i++)
+        if (r->series[i]->chart)
+            reslist_add(&other, r->series[i]->hdr.resource);
+    for (size_t i = 0; i < r->ntables; i++)
+        reslist_add(&other, r->tables[i]->hdr.resource);
+    for (size_t i = 0; i < r->nhists; i++)
+        reslist_add(&other, r->hists[i]->hdr.resource);
+    for (size_t i = 0; i < other.n; i++) {
+        section(d, r, other.v[i], section_title(other.v[i]));
+        sections_add(ss, other.v[i], section_title(other.v[i]));
+    }
+    free(other.v);
+}
+
+/* ---- system, collectors, thresholds ----------------------------------------- */
+
+static void kv_bullets(cmark_node *parent, const struct kvlist *l)
+{
+    cmark_node *list = doc_list(parent, false, 0);
+    cmark_node_set_list_tight(list, 1);
+    struct strbuf v = STRBUF_INIT;
+    for (size_t i = 0; i < l->n; i++) {
+        const struct kv *e = &l->v[i];
+        cmark_node *p = doc_para(doc_add(list, CMARK_NODE_ITEM));
+        cmark_node *key = doc_add(p, CMARK_NODE_STRONG);
+        doc_host(key, e->title && *e->title ? e->title : e->key, MD_MAX_TEXT);
+        doc_text(key, ":");
+        doc_text(p, " ");
+        sb_reset(&v);
+        if (!e->unit) {
+            doc_host(p, e->value, MD_MAX_CMDLINE);
+            continue;
+        }
+        if (!isfinite(e->num))
+            sb_add(&v, "n/a");
+        else if (strcmp(e->unit, "s") == 0)
+            duration_text(&v, e->num);
+        else
+            value_text(&v, e->num, e->unit);
+        doc_text(p, sb_str(&v));
+    }
+    sb_free(&v);
+}
+
+static void system_section(struct doc *d, const struct report *r)
+{
+    doc_heading(d, d->root, 2, "System", false);
+    if (r->host.n)
+        kv_bullets(d->root, &r->host);
+    else
+        doc_text(doc_para(d->root), "No system facts were recorded.");
+    doc_heading(d, d->root, 3, "Capabilities", false);
+    if (r->caps.n)
+        kv_bullets(d->root, &r->caps);
+    else
+        doc_text(doc_para(d->root), "No capability probe results were recorded.");
+}
+
+static void collectors(struct doc *d, const struct report *r)
+{
+    doc_heading(d, d->root, 2, "Collectors", false);
+    if (r->nledger == 0) {
+        doc_text(doc_para(d->root), "No collectors were planned.");
+        return;
+    }
+    static const char *const head[] = {"Collector", "Status", "Reason", "Duration ms", "Notes"};
+    struct doc_table *t = doc_table_block(d, d->root, 5);
+    for (size_t c = 0; c < 5; c++)
+        doc_table_head(t, c, head[c], c == 3);
+    for (size_t i = 0; i < r->nledger; i++) {
+        const struct ledger_entry *e = &r->ledger[i];
+        doc_table_row(t);
+        doc_cell_host(doc_table_cell(t, i, 0), e->name, MD_MAX_TEXT);
+        doc_table_cell(t, i, 0)->code = true;
+        doc_cell_ours(doc_table_cell(t, i, 1), "%s", coll_status_name(e->status));
+        doc_cell_host(doc_table_cell(t, i, 2), e->reason, 200);
+        doc_cell_ours(doc_table_cell(t, i, 3), "%.1f",
+                      isfinite(e->duration_ms) ? e->duration_ms : 0.0);
+        doc_cell_host(doc_table_cell(t, i, 4), e->notes, 200);
+    }
+}
+
+static void thresholds(struct doc *d, const struct report *r)
+{
+    doc_heading(d, d->root, 2, "Appendix: thresholds", false);
+    if (r->nthresholds == 0) {
+        doc_text(doc_para(d->root), "No thresholds were loaded.");
+        return;
+    }
+    static const char *const head[] = {"Id", "Threshold", "Warning", "Critical", "Unit",
+                                       "Direction"};
+    struct doc_table *t = doc_table_block(d, d->root, 6);
+    for (size_t c = 0; c < 6; c++)
+        doc_table_head(t, c, head[c], c == 2 || c == 3);
+    struct strbuf sb = STRBUF_INIT;
+    for (size_t i = 0; i < r->nthresholds; i++) {
+        const struct threshold *th = &r->thresholds[i];
+        doc_table_row(t);
+        doc_cell_host(doc_table_cell(t, i, 0), th->id, MD_MAX_TEXT);
+        doc_table_cell(t, i, 0)->code = true;
+        doc_cell_host(doc_table_cell(t, i, 1), th->title, MD_MAX_TEXT);
+        sb_reset(&sb);
+        md_number(&sb, th->warn);
+        doc_cell_ours(doc_table_cell(t, i, 2), "%s", sb_str(&sb));
+        sb_reset(&sb);
+        md_number(&sb, th->crit);
+        doc_cell_ours(doc_table_cell(t, i, 3), "%s", sb_str(&sb));
+        doc_cell_host(doc_table_cell(t, i, 4), th->unit, 20);
+        doc_cell_ours(doc_table_cell(t, i, 5), "%s",
+                      th->lower_is_worse ? "lower is worse" : "higher is worse");
+    }
+    sb_free(&sb);
+}
+
+/* ---- contents and evidence links ------------------------------------------- */
+
+/* The anchor of the level-2 section titled `title`, or NULL. */
+static const char *section_anchor(const struct doc *d, const char *title)
+{
+    const char *found = NULL;
+    struct strbuf text = STRBUF_INIT;
+    for (cmark_node *n = cmark_node_first_child(d->root); n && !found; n = cmark_node_next(n)) {
+        if (cmark_node_get_type(n) != CMARK_NODE_HEADING || cmark_node_get_heading_level(n) != 2)
+            continue;
+        sb_reset(&text);
+        doc_plain(n, &text);
+        if (title && strcmp(sb_str(&text), title) == 0)
+            found = doc_anchor(n);
+    }
+    sb_free(&text);
+    return found;
+}
+
+static void link_to(cmark_node *para, const char *title, const char *anchor)
+{
+    cmark_node *l = doc_link(para, anchor);
+    doc_host(l, title, MD_MAX_TEXT);
+}
+
+/* "**Contents:** [Findings](#findings) · ...": every level-2 section, in
+ * para (which holds the label); dropped when there are fewer than two. */
+static void contents(struct doc *d, cmark_node *para)
+{
+    size_t n = 0;
+    struct strbuf text = STRBUF_INIT;
+    for (cmark_node *h = cmark_node_first_child(d->root); h; h = cmark_node_next(h)) {
+        if (cmark_node_get_type(h) != CMARK_NODE_HEADING || cmark_node_get_heading_level(h) != 2)
+            continue;
+        if (n++)
+            doc_text(para, " · ");
+        sb_reset(&text);
+        doc_plain(h, &text);
+        link_to(para, sb_str(&text), doc_anchor(h));
+    }
+    sb_free(&text);
+    if (n < 2)
+        cmark_node_free(para);
+}
+
+/* "**Evidence:** [CPU](#cpu) · [CPU profile](#cpu-profile)": the sections
+ * that hold a finding's evidence. */
+static void evidence_links(const struct doc *d, const struct finding *f, cmark_node *item)
+{
+    const char *titles[2] = {section_title(f->resource), NULL};
+    if (!titles[0])
+        titles[0] = f->resource;
+    if (same(f->resource, "cpu") || same(f->resource, "process") || same(f->resource, "sched"))
+        titles[1] = "CPU profile"; /* the flame graph: where its advice points */
+    cmark_node *p = NULL;
+    for (size_t i = 0; i < 2; i++) {
+        const char *anchor = section_anchor(d, titles[i]);
+        if (!anchor)
+            continue;
+        if (!p) {
+            p = doc_para(item);
+            doc_strong(p, "Evidence:");
+            doc_text(p, " ");
+        } else {
+            doc_text(p, " · ");
+        }
+        link_to(p, titles[i], anchor);
+    }
+}
+
+/* The figure that says most about a resource at a glance: its USE
+ * utilisation and saturation when the check covers it, else a chosen metric
+ * or the first the model files under it. */
+static void key_figures(const struct report *r, const char *res, struct strbuf *out)
+{
+    for (size_t i = 0; i < r->nuse; i++) {
+        const struct use_row *u = &r->use[i];
+        if (!same(u->resource, res))
+            continue;
+        const struct use_cell *c[2] = {&u->util, &u->sat};
+        for (size_t k = 0; k < 2; k++) {
+            if (!c[k]->text || !*c[k]->text || strcmp(c[k]->text, "-") == 0)
+                continue;
+            if (out->len)
+                sb_add(out, "; ");
+            sb_add(out, c[k]->text);
+        }
+        return;
+    }
+    static const struct {
+        const char *res, *metric;
+    } chosen[] = {{"profile", NM_PROFILE_SAMPLES},
+                  {"syscall", NM_SYSCALL_TOTAL_PER_S},
+                  {"offcpu", NM_OFFCPU_TOTAL_MS}};
+    const struct metric *m = NULL;
+    for (size_t i = 0; i < sizeof chosen / sizeof chosen[0] && !m; i++)
+        if (same(res, chosen[i].res))
+            m = report_find_metric(r, chosen[i].metric);
+    for (size_t i = 0; i < r->nmetrics && !m; i++)
+        if (same(r->metrics[i].resource, res))
+            m = &r->metrics[i];
+    if (!m)
+        return;
+    sb_add(out, m->title && *m->title ? m->title : m->name);
+    sb_addc(out, ' ');
+    value_text(out, m->value, m->unit);
+}
+
+/* One row per resource section: its worst severity (findings filed under
+ * it and its USE cells), how many findings, its key figures, a link. */
+static void overview(struct doc *d, const struct report *r, const struct sections *ss,
+                     struct doc_table *t)
+{
+    struct strbuf sb = STRBUF_INIT;
+    for (size_t i = 0; i < ss->n; i++) {
+        const char *res = ss->res[i];
+        bool measured = same(res, "profile") ? report_find_profile(r, "cpu") != NULL
+                                             : section_has_content(r, res);
+        if (same(res, "host") || (!measured && is_known(res) && !same(res, "profile")))
+            continue; /* "Host" holds the run's own bookkeeping */
+        int worst = SEV_NONE;
+        size_t nf = 0;
+        for (size_t k = 0; k < r->nfindings; k++)
+            if (same(r->findings[k].resource, res)) {
+                nf++;
+                if ((int)r->findings[k].sev > worst)
+                    worst = (int)r->findings[k].sev;
+            }
+        for (size_t k = 0; k < r->nuse; k++) {
+            const struct use_row *u = &r->use[k];
+            if (!same(u->resource, res))
+                continue;
+            const struct use_cell *c[3] = {&u->util, &u->sat, &u->err};
+            for (size_t j = 0; j < 3; j++)
+                if (c[j]->text && *c[j]->text && strcmp(c[j]->text, "-") != 0 &&
+                    (int)c[j]->sev > worst)
+                    worst = (int)c[j]->sev;
+        }
+        doc_table_row(t);
+        size_t row = t->nrows - 1;
+        struct doc_cell *area = doc_table_cell(t, row, 0);
+        doc_cell_host(area, ss->title[i] ? ss->title[i] : res, MD_MAX_TEXT);
+        area->anchor = section_anchor(d, area->text);
+        struct doc_cell *status = doc_table_cell(t, row, 1);
+        if (!measured) {
+            doc_cell_ours(status, "not measured");
+        } else {
+            if (nf)
+                doc_cell_ours(status, "%zu finding%s", nf, nf == 1 ? "" : "s");
+            else
+                doc_cell_ours(status, "nothing found");
+            status->sev = worst;
+            if (nf)
+                status->anchor = section_anchor(d, "Findings");
+        }
+        sb_reset(&sb);
+        if (measured)
+            key_figures(r, res, &sb);
+        if (sb.len)
+            doc_cell_host(doc_table_cell(t, row, 2), sb_str(&sb), 160);
+    }
+    sb_free(&sb);
+}
+
+static void findings(struct doc *d, const struct report *r, cmark_node **items)
+{
+    doc_heading(d, d->root, 2, "Findings", false);
+    size_t serious = 0;
+    for (size_t i = 0; i < r->nfindings; i++)
+        if (r->findings[i].sev >= SEV_WARNING)
+            serious++;
+    if (serious == 0) {
+        doc_text(doc_para(d->root), "No findings at warning or above.");
+        doc_window_limits(r, d->root);
+    }
+    if (r->nfindings == 0)
+        return;
+    cmark_node *list = doc_list(d->root, true, 1);
+    for (size_t i = 0; i < r->nfindings; i++) {
+        items[i] = doc_finding(list, &r->findings[i], r->findings[i].nevidence);
+        char anchor[160];
+        snprintf(anchor, sizeof anchor, "finding-%s", r->findings[i].id);
+        doc_item_anchor(d, items[i], anchor);
+    }
+}
+
+struct doc *doc_report(const struct report *r)
+{
+    struct doc *d = doc_new();
+    title_and_verdict(d, r);
+    /* filled once every section exists */
+    doc_heading(d, d->root, 2, "Overview", false);
+    struct doc_table *over = doc_table_block(d, d->root, 3);
+    over->cls = "overview";
+    doc_table_head(over, 0, "Area", false);
+    doc_table_head(over, 1, "Status", false);
+    doc_table_head(over, 2, "Key figures", false);
+    cmark_node *toc = doc_para(d->root);
+    doc_strong(toc, "Contents:");
+    doc_text(toc, " ");
+    cmark_node **items = xcalloc(r->nfindings + 1, sizeof *items);
+    findings(d, r, items);
+    use_table(d, r);
+    struct sections ss = {0};
+    resource_sections(d, r, &ss);
+    system_section(d, r);
+    collectors(d, r);
+    thresholds(d, r);
+    for (size_t i = 0; i < r->nfindings; i++)
+        evidence_links(d, &r->findings[i], items[i]);
+    free(items);
+    overview(d, r, &ss, over);
+    free(ss.res);
+    free(ss.title);
+    contents(d, toc);
+    return d;
+}

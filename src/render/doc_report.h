@@ -1,0 +1,22 @@
+/* The report's document tree, built from the model (doc.h); and the pieces
+ * that summary.md shares with it. */
+#ifndef PERFREPORT_DOC_REPORT_H
+#define PERFREPORT_DOC_REPORT_H
+#include "doc.h"
+
+/* The whole report, as report.md and index.html show it.  Caller frees. */
+struct doc *doc_report(const struct report *r);
+
+/* "**CRITICAL:** headline" (FAILED for a failed run) as a paragraph marked
+ * as the verdict. */
+void doc_verdict(const struct report *r, cmark_node *parent);
+/* "Host web1 · kernel 6.1 · 2 CPUs · 10.0 s window ... · started ... UTC". */
+void doc_context(const struct report *r, cmark_node *parent);
+/* For a report without a finding at warning or above: a paragraph on what a
+ * window of this length cannot see; nothing otherwise. */
+void doc_window_limits(const struct report *r, cmark_node *parent);
+/* One finding as an item of the ordered list `list`: title, at most
+ * max_evidence evidence lines (and how many more), what to do.  Returns
+ * the item, to which the caller may add paragraphs. */
+cmark_node *doc_finding(cmark_node *list, const struct finding *f, size_t max_evidence);
+#endif
