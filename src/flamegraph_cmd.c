@@ -142,6 +142,8 @@ int flamegraph_main(int argc, char **argv)
         }
     }
     const char *shown = strcmp(path, "-") == 0 ? "<stdin>" : path;
+    /* 1 MiB reads instead of 4 KiB ones: a 160 MB input is 40,000 fewer syscalls */
+    setvbuf(in, NULL, _IOFBF, 1 << 20);
 
     struct feeder fd = {.fmt = fmt, .p = profile_new("flamegraph", "Flame Graph", "samples")};
     perf_script_init(&fd.ps, fd.p);
@@ -181,6 +183,8 @@ int flamegraph_main(int argc, char **argv)
         fclose(in);
 
     perf_script_finish(&fd.ps);
+    /* frames too narrow to draw are not built: most nodes of a large profile */
+    profile_bulk_prune(fd.fp.bulk, svg_flame_undrawn_below(&o, profile_total(fd.p)));
     folded_finish(&fd.fp);
     struct flame_parse_stats st = fd.fmt == FMT_PERF ? fd.ps.st : fd.fp.st;
     if (read_err) {

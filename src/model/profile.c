@@ -28,7 +28,8 @@ static uint64_t hash_bytes(const char *s, size_t n)
     }
     if (n) {
         uint64_t w = 0;
-        memcpy(&w, s, n);
+        for (size_t k = 0; k < n; k++)
+            w |= (uint64_t)(unsigned char)s[k] << (8 * k);
         h = (h ^ w) * 0xBF58476D1CE4E5B9ull;
     }
     h ^= h >> 29;
@@ -73,6 +74,23 @@ static void str_rehash(struct profile *p, uint32_t size)
     }
 }
 
+/* Whether a and b hold the same n bytes: names are short, and memcmp's
+ * call costs more than the compare itself here. */
+static bool same_bytes(const char *a, const char *b, size_t n)
+{
+    for (; n >= 8; a += 8, b += 8, n -= 8) {
+        uint64_t x, y;
+        memcpy(&x, a, 8);
+        memcpy(&y, b, 8);
+        if (x != y)
+            return false;
+    }
+    while (n--)
+        if (*a++ != *b++)
+            return false;
+    return true;
+}
+
 /* Id of s[0..n), which holds no NUL: names are stored as C strings, and one
  * with a NUL inside would hash unlike its stored form. */
 static uint32_t intern(struct profile *p, const char *s, size_t n)
@@ -86,7 +104,7 @@ static uint32_t intern(struct profile *p, const char *s, size_t n)
             break;
         uint32_t id = (uint32_t)slot;
         if ((uint32_t)(slot >> 32) == tag && str_len(p, id) == n &&
-            memcmp(p->blob + p->str_off[id], s, n) == 0)
+            same_bytes(p->blob + p->str_off[id], s, n))
             return id;
         i = (i + 1) & p->str_ht_mask;
     }
@@ -374,12 +392,16 @@ void profile_add_stacks(struct profile *p, const struct pstack *st, size_t n)
 
 /* ---- bulk ---- */
 
+/* 32 bytes: glibc sorts records of up to 32 bytes in place; larger ones
+ * through pointers, a cache miss per compare. */
 struct bstack {
-    size_t off; /* its first frame in ids */
+    uint64_t key[2]; /* its first four frames' codes (0 for none): most compares end here */
     uint64_t count;
+    uint32_t off;    /* its first frame in ids (fewer than max_ids <= UINT32_MAX wait) */
     uint32_t depth;
-    uint32_t lcp; /* leading frames equal to the previous stack's, once sorted */
 };
+
+_Static_assert(sizeof(struct bstack) == 32, "see struct bstack");
 
 struct profile_bulk {
     struct profile *p;
@@ -388,6 +410,7 @@ struct profile_bulk {
     struct bstack *st;
     size_t nst, cap_st;
     size_t max_ids; /* merge when more frames would wait */
+    uint64_t prune; /* the last merge creates no node whose total stays below this */
 };
 
 struct profile_bulk *profile_bulk_new(struct profile *p)
@@ -398,7 +421,42 @@ struct profile_bulk *profile_bulk_new(struct profile *p)
     return b;
 }
 
-void profile_bulk_limit(struct profile_bulk *b, size_t max_ids) { b->max_ids = max_ids; }
+void profile_bulk_limit(struct profile_bulk *b, size_t max_ids)
+{
+    b->max_ids = max_ids < UINT32_MAX ? max_ids : UINT32_MAX;
+}
+
+void profile_bulk_prune(struct profile_bulk *b, uint64_t min_total) { b->prune = min_total; }
+
+/* Marks with KEEP the frames whose new node would reach a total of at least
+ * min (the first frame of each node's run of sorted stacks stands for it).
+ * The stacks through a node are a run of neighbours in the sorted order, so
+ * its total is a difference of prefix sums of their counts. */
+#define KEEP 0x80000000u
+static void mark_keep(struct profile_bulk *b, const uint32_t *lcps, uint32_t maxd, uint64_t min)
+{
+    uint64_t *sum = xmalloc((b->nst + 1) * sizeof *sum);
+    size_t *first = xmalloc(((size_t)maxd + 1) * sizeof *first); /* run start per open depth */
+    sum[0] = 0;
+    for (size_t j = 0; j < b->nst; j++) {
+        uint64_t c = b->st[j].count;
+        sum[j + 1] = sum[j] + (c < UINT64_MAX - sum[j] ? c : UINT64_MAX - sum[j]);
+    }
+    uint32_t open = 0;
+    for (size_t j = 0; j <= b->nst; j++) {
+        uint32_t lcp = j < b->nst ? lcps[j] : 0;
+        for (uint32_t d = lcp; d < open; d++) /* runs that end before stack j */
+            if (sum[j] - sum[first[d]] >= min)
+                b->ids[b->st[first[d]].off + d] |= KEEP;
+        if (j == b->nst)
+            break;
+        for (uint32_t d = lcp; d < b->st[j].depth; d++)
+            first[d] = j;
+        open = b->st[j].depth;
+    }
+    free(sum);
+    free(first);
+}
 
 /* Lexicographic on the frame codes, a stack before its extensions: any
  * order that keeps the stacks sharing a prefix together would do. */
@@ -406,6 +464,11 @@ static int cmp_bstack(const void *x, const void *y, void *ctx)
 {
     const uint32_t *ids = ctx;
     const struct bstack *a = x, *b = y;
+    /* keys that differ order as the codes do (a stack of one frame has 0
+     * where its extensions have a code: it comes first, as below) */
+    for (int k = 0; k < 2; k++)
+        if (a->key[k] != b->key[k])
+            return a->key[k] < b->key[k] ? -1 : 1;
     const uint32_t *u = ids + a->off, *v = ids + b->off;
     uint32_t n = a->depth < b->depth ? a->depth : b->depth;
     for (uint32_t i = 0; i < n; i++)
@@ -427,7 +490,7 @@ static void reserve_nodes(struct profile *p, uint64_t want)
         p->srcs = xrealloc(p->srcs, (size_t)p->cap_nodes * sizeof *p->srcs);
 }
 
-static void bulk_merge(struct profile_bulk *b)
+static void bulk_merge(struct profile_bulk *b, bool final)
 {
     struct profile *p = b->p;
     const uint32_t *ids = b->ids;
@@ -436,8 +499,9 @@ static void bulk_merge(struct profile_bulk *b)
     qsort_r(b->st, b->nst, sizeof *b->st, cmp_bstack, b->ids);
     uint64_t most_new = 0; /* nodes this merge creates at most: one array, no regrowth */
     uint32_t maxd = 0;
+    uint32_t *lcps = xmalloc(b->nst * sizeof *lcps); /* frames equal to the previous stack's */
     for (size_t j = 0; j < b->nst; j++) {
-        struct bstack *s = &b->st[j];
+        const struct bstack *s = &b->st[j];
         uint32_t l = 0;
         if (j) {
             const struct bstack *q = &b->st[j - 1];
@@ -445,12 +509,16 @@ static void bulk_merge(struct profile_bulk *b)
             while (l < n && ids[s->off + l] == ids[q->off + l])
                 l++;
         }
-        s->lcp = l;
+        lcps[j] = l;
         most_new += s->depth - l;
         if (s->depth > maxd)
             maxd = s->depth;
     }
-    reserve_nodes(p, (uint64_t)p->nnodes + most_new);
+    bool prune = b->prune > 1 && final;
+    if (prune)
+        mark_keep(b, lcps, maxd, b->prune);
+    else
+        reserve_nodes(p, (uint64_t)p->nnodes + most_new);
 
     /* Below a node created by this merge no lookup is needed: the stacks
      * through it are neighbours in the sorted order, so a child it should
@@ -460,17 +528,19 @@ static void bulk_merge(struct profile_bulk *b)
     uint32_t have = 0; /* frames of the previous stack that got a node */
     for (size_t j = 0; j < b->nst; j++) {
         const struct bstack *s = &b->st[j];
-        uint32_t from = s->lcp < have ? s->lcp : have;
+        uint32_t from = lcps[j] < have ? lcps[j] : have;
         for (uint32_t d = 0; d < from; d++)
             p->nodes[path[d]].total += s->count;
         uint32_t cur = from ? path[from - 1] : PROFILE_ROOT;
         uint32_t d;
         for (d = from; d < s->depth; d++) {
-            uint32_t code = ids[s->off + d], name = code >> 3, kind = code & 7;
+            uint32_t code = ids[s->off + d], name = (code & ~KEEP) >> 3, kind = code & 7;
             uint32_t c = PROFILE_NONE, nkids = 0;
             if (cur < base)
                 c = find_child(p, cur, name, kind, &nkids);
             if (c == PROFILE_NONE) {
+                if (prune && !(code & KEEP))
+                    break; /* too light to draw: the rest stays in cur */
                 c = add_child(p, cur, name, kind, nkids);
                 if (c == PROFILE_NONE)
                     break; /* node index space exhausted: the rest stays in cur */
@@ -482,6 +552,7 @@ static void bulk_merge(struct profile_bulk *b)
         have = d;
     }
     free(path);
+    free(lcps);
     b->nst = 0;
     b->nids = 0;
 }
@@ -494,7 +565,7 @@ void profile_bulk_add(struct profile_bulk *b, const struct pstack *s)
         return; /* counts at the root only, as in profile_add_stacks */
     uint32_t depth = s->depth < UINT32_MAX ? (uint32_t)s->depth : UINT32_MAX;
     if (b->nst && b->nids + depth > b->max_ids)
-        bulk_merge(b); /* bounds the memory waiting stacks hold */
+        bulk_merge(b, false); /* bounds the memory waiting stacks hold */
     if (b->nids + depth > b->cap_ids) {
         size_t cap = b->cap_ids ? b->cap_ids : 4096;
         while (cap < b->nids + depth)
@@ -518,7 +589,11 @@ void profile_bulk_add(struct profile_bulk *b, const struct pstack *s)
     }
     for (uint32_t d = sh; d < depth; d++)
         out[d] = intern_frame(p, s->f[d].s, s->f[d].len) << 3 | norm_kind(s->f[d].kind);
-    b->st[b->nst++] = (struct bstack){b->nids, s->count, depth, 0};
+    uint32_t c[4];
+    for (uint32_t k = 0; k < 4; k++)
+        c[k] = k < depth ? out[k] : 0;
+    b->st[b->nst++] = (struct bstack){{(uint64_t)c[0] << 32 | c[1], (uint64_t)c[2] << 32 | c[3]},
+                                      s->count, (uint32_t)b->nids, depth};
     b->nids += depth;
 }
 
@@ -526,7 +601,7 @@ void profile_bulk_end(struct profile_bulk *b)
 {
     if (!b)
         return;
-    bulk_merge(b);
+    bulk_merge(b, true);
     xbig_free(b->ids, b->cap_ids * sizeof *b->ids);
     xbig_free(b->st, b->cap_st * sizeof *b->st);
     free(b);

@@ -102,6 +102,11 @@ void profile_bulk_add(struct profile_bulk *b, const struct pstack *s);
 void profile_bulk_end(struct profile_bulk *b);
 /* Merges whenever max_ids frames wait instead (tests use a small one). */
 void profile_bulk_limit(struct profile_bulk *b, size_t max_ids);
+/* For a profile only drawn with frames narrower than a count left out: the
+ * merge at profile_bulk_end() creates no node whose total would stay below
+ * min_total (their counts stay in the parent, as the graph shows them).
+ * Nodes made by earlier merges (a huge input) are all there. */
+void profile_bulk_prune(struct profile_bulk *b, uint64_t min_total);
 /* Child of parent with that name and kind, created when `create`. */
 uint32_t profile_child(struct profile *p, uint32_t parent, const char *name,
                        enum frame_kind kind, bool create);

@@ -84,13 +84,17 @@ static void frame_color(const char *name, enum frame_kind kind, enum palette pal
 
 static void add_count(struct strbuf *out, uint64_t v)
 {
-    char digits[32];
-    int n = snprintf(digits, sizeof digits, "%llu", (unsigned long long)v);
-    for (int i = 0; i < n; i++) {
-        if (i && (n - i) % 3 == 0)
-            sb_addc(out, ',');
-        sb_addc(out, digits[i]);
+    char d[32]; /* 20 digits and 6 commas at most, written from the end */
+    size_t i = sizeof d;
+    for (int k = 0;; k++) {
+        if (k && k % 3 == 0)
+            d[--i] = ',';
+        d[--i] = (char)('0' + v % 10);
+        v /= 10;
+        if (!v)
+            break;
     }
+    sb_addn(out, d + i, sizeof d - i);
 }
 
 /* Writes at most max_chars characters of s, escaped; cut names end in "..". */
@@ -217,6 +221,23 @@ static void legend(const struct profile *p, enum palette pal, double width, doub
     sb_add(out, "</g>\n");
 }
 
+/* Frames with a smaller count are narrower than o->minwidth: not drawn. */
+static uint64_t min_count_of(const struct flame_opts *o, uint64_t total)
+{
+    double width = o->width >= 100 ? o->width : 100;
+    double minw = o->minwidth >= 0 ? o->minwidth : 0;
+    double per = total ? (width - 2 * XPAD) / (double)total : 0;
+    uint64_t min_count = per > 0 ? (uint64_t)ceil(minw / per) : 0;
+    return min_count ? min_count : 1;
+}
+
+uint64_t svg_flame_undrawn_below(const struct flame_opts *o, uint64_t total)
+{
+    if (o->reverse || o->legend)
+        return 0; /* the reversed profile re-merges every stack; the legend lists every kind */
+    return min_count_of(o, total);
+}
+
 static void render(const struct profile *p, const struct flame_opts *o, bool standalone,
                    const char *id_prefix, struct strbuf *out)
 {
@@ -226,15 +247,12 @@ static void render(const struct profile *p, const struct flame_opts *o, bool sta
     double width = o->width >= 100 ? o->width : 100;
     double fh = o->frame_height >= 4 ? o->frame_height : 4;
     double fs = o->font_size >= 4 ? o->font_size : 4;
-    double minw = o->minwidth >= 0 ? o->minwidth : 0;
     const char *title = o->title ? o->title : o->inverted ? "Icicle Graph" : "Flame Graph";
     const char *countname = o->countname ? o->countname : p->unit;
     uint64_t total = profile_total(p);
     double usable = width - 2 * XPAD;
     double per = total ? usable / (double)total : 0;
-    uint64_t min_count = per > 0 ? (uint64_t)ceil(minw / per) : 0;
-    if (min_count == 0)
-        min_count = 1;
+    uint64_t min_count = min_count_of(o, total);
 
     struct layout L = {0};
     if (total)
@@ -311,6 +329,10 @@ static void render(const struct profile *p, const struct flame_opts *o, bool sta
 
     sb_add(out, "<g class=\"fg-frames\">\n");
     char color[32];
+    struct strbuf unit = STRBUF_INIT; /* " countname, " escaped once */
+    sb_addc(&unit, ' ');
+    esc_xml(&unit, countname);
+    sb_add(&unit, ", ");
     for (size_t i = 0; i < L.n; i++) {
         const struct drawn *d = &L.v[i];
         uint64_t cnt = p->nodes[d->node].total;
@@ -323,26 +345,40 @@ static void render(const struct profile *p, const struct flame_opts *o, bool sta
             d->node == PROFILE_ROOT ? FRAME_USER : profile_node_kind(p, d->node);
         frame_color(name, kind, (enum palette)pal, color, sizeof color);
 
+        /* sb_add_fixed writes what "%.2f" / "%.1f" would, at a fraction of
+         * printf's cost: these numbers were most of a large graph's time */
         sb_add(out, "<g><title>");
         esc_xml(out, name);
         sb_add(out, " (");
         add_count(out, cnt);
-        sb_addc(out, ' ');
-        esc_xml(out, countname);
-        sb_addf(out, ", %.2f%%)", 100.0 * (double)cnt / (double)total);
+        sb_addn(out, unit.buf, unit.len);
+        sb_add_fixed(out, 100.0 * (double)cnt / (double)total, 2);
+        sb_add(out, "%)");
         const char *src = profile_node_source(p, d->node);
         if (src) {
             sb_addc(out, '\n');
             esc_xml(out, src);
         }
-        sb_addf(out,
-                "</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" "
-                "fill=\"%s\" rx=\"2\" ry=\"2\"/><text x=\"%.2f\" y=\"%.1f\">",
-                x, y, w, fh - 1, color, x + 3, y + fh / 2 + fs / 3 + 0.5);
+        sb_add(out, "</title><rect x=\"");
+        sb_add_fixed(out, x, 2);
+        sb_add(out, "\" y=\"");
+        sb_add_fixed(out, y, 1);
+        sb_add(out, "\" width=\"");
+        sb_add_fixed(out, w, 2);
+        sb_add(out, "\" height=\"");
+        sb_add_fixed(out, fh - 1, 1);
+        sb_add(out, "\" fill=\"");
+        sb_add(out, color);
+        sb_add(out, "\" rx=\"2\" ry=\"2\"/><text x=\"");
+        sb_add_fixed(out, x + 3, 2);
+        sb_add(out, "\" y=\"");
+        sb_add_fixed(out, y + fh / 2 + fs / 3 + 0.5, 1);
+        sb_add(out, "\">");
         add_fitted(out, name, (long)((w - 3) / (fs * CHAR_WIDTH)));
         sb_add(out, "</text></g>\n");
     }
     sb_add(out, "</g>\n");
+    sb_free(&unit);
     free(L.v);
 
     if (standalone) {

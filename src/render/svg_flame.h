@@ -10,6 +10,7 @@
 #ifndef PERFREPORT_SVG_FLAME_H
 #define PERFREPORT_SVG_FLAME_H
 #include <stdbool.h>
+#include <stdint.h>
 
 struct profile;
 struct strbuf;
@@ -30,6 +31,11 @@ struct flame_opts {
 
 void flame_opts_default(struct flame_opts *o);
 bool flame_palette_valid(const char *name);
+
+/* Frames of a profile with this total whose count is below the result are
+ * never drawn under o, so a builder may leave them out (profile_bulk_prune);
+ * 0 when every node matters (--reverse, the legend). */
+uint64_t svg_flame_undrawn_below(const struct flame_opts *o, uint64_t total);
 
 /* Appends the graph to out.  standalone: a complete SVG document with the
  * script embedded; otherwise one <svg class="flamegraph"> element for an

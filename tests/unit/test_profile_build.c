@@ -148,6 +148,16 @@ static struct profile *build_batches(const char *text)
     return p;
 }
 
+static void folded_parse_lines(struct folded_parser *fp, const char *text)
+{
+    size_t lineno = 0;
+    for (const char *s = text; *s;) {
+        const char *nl = strchr(s, '\n');
+        folded_line(fp, s, (size_t)(nl - s), ++lineno);
+        s = nl + 1;
+    }
+}
+
 /* Through the folded parser's bulk, merging every max_ids frames (0: once). */
 static struct profile *build_bulk(const char *text, size_t max_ids)
 {
@@ -156,12 +166,7 @@ static struct profile *build_bulk(const char *text, size_t max_ids)
     folded_init(&fp, p);
     if (max_ids)
         profile_bulk_limit(fp.bulk, max_ids);
-    size_t lineno = 0;
-    for (const char *s = text; *s;) {
-        const char *nl = strchr(s, '\n');
-        folded_line(&fp, s, (size_t)(nl - s), ++lineno);
-        s = nl + 1;
-    }
+    folded_parse_lines(&fp, text);
     folded_finish(&fp);
     CHECK_NUM(fp.st.malformed, 0, 0);
     return p;
@@ -320,4 +325,88 @@ TEST(profile_build_bulk_into_existing)
     CHECK_NUM(profile_self(p, PROFILE_ROOT), 8, 0);
     profile_free(p);
     profile_bulk_end(NULL);
+}
+
+/* Frames too narrow to draw are not built, and the picture does not change:
+ * pruned and complete profiles give the same SVG, for wide and narrow
+ * minimum widths. */
+TEST(profile_build_prune_keeps_the_picture)
+{
+    char *text = random_folded(11, 4000);
+    /* skewed counts, as profiles have: a few heavy stacks make a frame's
+     * minimum count well above the light ones' */
+    struct strbuf heavy = STRBUF_INIT;
+    uint64_t seed = 3;
+    for (const char *l = text; *l;) {
+        const char *sp = strchr(l, ' '), *nl = strchr(l, '\n');
+        while (strchr(sp + 1, ' ') && strchr(sp + 1, ' ') < nl)
+            sp = strchr(sp + 1, ' ');
+        uint32_t r = rnd(&seed);
+        sb_addf(&heavy, "%.*s %u\n", (int)(sp - l), l, r % 50 ? 1 + r % 3 : 1000 + r % 50000);
+        l = nl + 1;
+    }
+    static const double minwidths[] = {0.1, 0, 3};
+    for (size_t m = 0; m < 3; m++) {
+        struct flame_opts o;
+        flame_opts_default(&o);
+        o.minwidth = minwidths[m];
+        struct profile *full = build_bulk(heavy.buf, 0);
+        struct profile *pruned = profile_new("cpu", NULL, NULL);
+        struct folded_parser fp;
+        folded_init(&fp, pruned);
+        folded_parse_lines(&fp, heavy.buf);
+        uint64_t below = svg_flame_undrawn_below(&o, profile_total(pruned));
+        CHECK(m == 1 ? below == 1 : below > 10);
+        profile_bulk_prune(fp.bulk, below);
+        folded_finish(&fp);
+        struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+        svg_flame_render(full, &o, true, NULL, &a);
+        svg_flame_render(pruned, &o, true, NULL, &b);
+        CHECK(a.len > 1000 && strcmp(sb_str(&a), sb_str(&b)) == 0);
+        if (m == 1)
+            CHECK_NUM(pruned->nnodes, full->nnodes, 0); /* minwidth 0: everything is drawn */
+        else
+            CHECK(pruned->nnodes * 2 < full->nnodes);
+        CHECK_NUM(profile_total(pruned), profile_total(full), 0);
+        sb_free(&a);
+        sb_free(&b);
+        profile_free(full);
+        profile_free(pruned);
+    }
+    /* a frame of exactly the minimum count is drawn, one below it is not */
+    struct flame_opts o1;
+    flame_opts_default(&o1);
+    uint64_t k = svg_flame_undrawn_below(&o1, 1000000);
+    while (svg_flame_undrawn_below(&o1, 1000000 + k + k - 1) != k)
+        k = svg_flame_undrawn_below(&o1, 1000000 + k + k - 1);
+    char edge[200];
+    snprintf(edge, sizeof edge, "a;b 1000000\na;c;d %llu\na;e;f %llu\n", (unsigned long long)k,
+             (unsigned long long)k - 1);
+    struct profile *pe = profile_new("cpu", NULL, NULL);
+    struct folded_parser fe;
+    folded_init(&fe, pe);
+    folded_parse_lines(&fe, edge);
+    REQUIRE(svg_flame_undrawn_below(&o1, profile_total(pe)) == k);
+    profile_bulk_prune(fe.bulk, k);
+    folded_finish(&fe);
+    CHECK(profile_find(pe, (const char *[]){"a", "c", "d"}, 3) != PROFILE_NONE);
+    CHECK(profile_find(pe, (const char *[]){"a", "e"}, 2) == PROFILE_NONE);
+    CHECK_NUM(profile_self(pe, profile_find(pe, (const char *[]){"a"}, 1)), k - 1, 0);
+    struct strbuf se = STRBUF_INIT;
+    svg_flame_render(pe, &o1, true, NULL, &se);
+    CHECK_CONTAINS(sb_str(&se), "<title>d (");
+    CHECK(strstr(sb_str(&se), "<title>e (") == NULL);
+    sb_free(&se);
+    profile_free(pe);
+
+    /* where every node matters, nothing may be left out */
+    struct flame_opts o;
+    flame_opts_default(&o);
+    o.reverse = true;
+    CHECK_NUM(svg_flame_undrawn_below(&o, 1000000), 0, 0);
+    flame_opts_default(&o);
+    o.legend = true;
+    CHECK_NUM(svg_flame_undrawn_below(&o, 1000000), 0, 0);
+    sb_free(&heavy);
+    free(text);
 }
