@@ -149,7 +149,7 @@ test-fast: all unit workloads
 
 bench: all workloads
 	sh bench/run.sh
-	sh bench/flame_bench.sh
+	FLAMEGRAPH_DIR="$(FLAMEGRAPH_DIR)" sh bench/flame_bench.sh
 	sh bench/profile_bench.sh
 	sh bench/page_bench.sh
 

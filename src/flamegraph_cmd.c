@@ -277,8 +277,8 @@ static ssize_t cat_read(void *cookie, char *buf, size_t size)
         FILE *f = c->f[c->cur];
         size_t n = fread(buf, 1, size, f);
         if (n > 0) {
-            for (size_t i = 0; i < n; i++)
-                c->lines += buf[i] == '\n';
+            for (const char *q = buf; (q = memchr(q, '\n', (size_t)(buf + n - q))) != NULL; q++)
+                c->lines++;
             c->last = buf[n - 1];
             return (ssize_t)n;
         }
@@ -336,6 +336,10 @@ static FILE *cat_open(const char *const *paths, size_t n, struct catin **out)
         cat_close(c);
         return NULL;
     }
+    /* 1 MiB reads instead of 4 KiB ones (fread passes requests that large
+     * straight to read()): a 160 MB input is 40,000 fewer calls.  On failure
+     * the default buffer stays. */
+    (void)setvbuf(f, NULL, _IOFBF, 1 << 20);
     *out = c;
     return f;
 }
@@ -451,6 +455,8 @@ int flamegraph_main(int argc, char **argv)
 
     if (fd.fmt == FMT_PERF)
         perf_into_folded(&fd);
+    /* frames too narrow to draw are not built: most nodes of a large profile */
+    profile_bulk_prune(fd.fp.bulk, svg_flame_undrawn_below(&o, profile_total(fd.p)));
     folded_finish(&fd.fp);
     struct flame_parse_stats st = fd.fp.st;
     int rc = read_err ? 3 : 0; /* the read error is reported by cat_read */

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+_Static_assert(FRAME_KIND_COUNT <= 8, "struct pnode keeps the kind in 3 bits");
+
 static const char *const kind_names[FRAME_KIND_COUNT] = {"user", "kernel", "jit", "inline", "unknown",
                                                  "process"};
 
@@ -14,21 +16,26 @@ const char *frame_kind_name(enum frame_kind k)
 
 static uint64_t hash_bytes(const char *s, size_t n)
 {
-    /* FNV-1a folded 8 bytes at a time: names are short, this is not the bottleneck */
-    uint64_t h = 0xcbf29ce484222325ull;
+    /* a multiply-xorshift per 8-byte word: names are short and hashed once
+     * per frame of every stack, so this runs millions of times */
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ n;
     while (n >= 8) {
         uint64_t w;
         memcpy(&w, s, 8);
-        h = (h ^ w) * 0x100000001b3ull;
-        h ^= h >> 29;
+        h = (h ^ w) * 0xBF58476D1CE4E5B9ull;
+        h ^= h >> 31;
         s += 8;
         n -= 8;
     }
-    while (n--) {
-        h = (h ^ (unsigned char)*s++) * 0x100000001b3ull;
+    if (n) {
+        uint64_t w = 0;
+        for (size_t k = 0; k < n; k++)
+            w |= (uint64_t)(unsigned char)s[k] << (8 * k);
+        h = (h ^ w) * 0xBF58476D1CE4E5B9ull;
     }
-    h ^= h >> 32;
-    return h;
+    h ^= h >> 29;
+    h *= 0x94D049BB133111EBull;
+    return h ^ (h >> 32);
 }
 
 /* Low bits index the table, high 32 bits are the tag kept in the slot. */
@@ -41,9 +48,17 @@ static uint64_t hash_child(uint32_t parent, uint32_t name, unsigned kind)
 }
 
 #define SLOT_EMPTY UINT64_MAX
-#define SLOT(tag, node) ((uint64_t)(tag) << 32 | (node))
+#define SLOT(tag, id) ((uint64_t)(tag) << 32 | (id))
 
 /* ---- string table ---- */
+
+/* Strings lie in the blob in id order (intern appends, profile_map_strings
+ * rewrites in order), so a string's length is the gap to the next one. */
+static size_t str_len(const struct profile *p, uint32_t id)
+{
+    size_t end = id + 1 < p->nstrs ? p->str_off[id + 1] : p->blob_len;
+    return end - p->str_off[id] - 1;
+}
 
 static void str_rehash(struct profile *p, uint32_t size)
 {
@@ -52,27 +67,45 @@ static void str_rehash(struct profile *p, uint32_t size)
     memset(p->str_ht, 0xff, (size_t)size * sizeof *p->str_ht);
     p->str_ht_mask = size - 1;
     for (uint32_t id = 0; id < p->nstrs; id++) {
-        const char *s = p->blob + p->str_off[id];
-        uint32_t i = (uint32_t)hash_bytes(s, strlen(s)) & p->str_ht_mask;
-        while (p->str_ht[i] != PROFILE_NONE)
+        uint64_t h = hash_bytes(p->blob + p->str_off[id], str_len(p, id));
+        uint32_t i = (uint32_t)h & p->str_ht_mask;
+        while (p->str_ht[i] != SLOT_EMPTY)
             i = (i + 1) & p->str_ht_mask;
-        p->str_ht[i] = id;
+        p->str_ht[i] = SLOT(h >> 32, id);
     }
 }
 
+/* Whether a and b hold the same n bytes: names are short, and memcmp's
+ * call costs more than the compare itself here. */
+static bool same_bytes(const char *a, const char *b, size_t n)
+{
+    for (; n >= 8; a += 8, b += 8, n -= 8) {
+        uint64_t x, y;
+        memcpy(&x, a, 8);
+        memcpy(&y, b, 8);
+        if (x != y)
+            return false;
+    }
+    while (n--)
+        if (*a++ != *b++)
+            return false;
+    return true;
+}
+
+/* Id of s[0..n), which holds no NUL: names are stored as C strings, and one
+ * with a NUL inside would hash unlike its stored form. */
 static uint32_t intern(struct profile *p, const char *s, size_t n)
 {
-    /* Names are stored as C strings: one ends at its first NUL, here too,
-     * or a host-supplied "a\0b" would hash unlike its stored form. */
-    n = strnlen(s, n);
-    uint32_t i = (uint32_t)hash_bytes(s, n) & p->str_ht_mask;
+    uint64_t h = hash_bytes(s, n);
+    uint32_t tag = (uint32_t)(h >> 32);
+    uint32_t i = (uint32_t)h & p->str_ht_mask;
     for (;;) {
-        uint32_t id = p->str_ht[i];
-        if (id == PROFILE_NONE)
+        uint64_t slot = p->str_ht[i];
+        if (slot == SLOT_EMPTY)
             break;
-        const char *t = p->blob + p->str_off[id];
-        /* strncmp, not memcmp: t may be shorter than n and end the blob. */
-        if (strncmp(t, s, n) == 0 && t[n] == '\0')
+        uint32_t id = (uint32_t)slot;
+        if ((uint32_t)(slot >> 32) == tag && str_len(p, id) == n &&
+            same_bytes(p->blob + p->str_off[id], s, n))
             return id;
         i = (i + 1) & p->str_ht_mask;
     }
@@ -90,7 +123,7 @@ static uint32_t intern(struct profile *p, const char *s, size_t n)
     uint32_t id = p->nstrs++;
     p->str_off[id] = (uint32_t)p->blob_len;
     p->blob_len += n + 1;
-    p->str_ht[i] = id;
+    p->str_ht[i] = SLOT(tag, id);
     if ((uint64_t)p->nstrs * 4 > (uint64_t)(p->str_ht_mask + 1) * 3)
         str_rehash(p, (p->str_ht_mask + 1) * 2);
     return id;
@@ -131,29 +164,48 @@ const char *profile_str(const struct profile *p, uint32_t id)
 
 /* ---- nodes ---- */
 
+/* A parent with more children than this gets them indexed in child_ht:
+ * beyond it a sibling scan, a cache miss per sibling, costs more than a
+ * hash probe. */
+#define WIDE_KIDS 8
+
+static uint64_t node_hash(const struct profile *p, uint32_t n)
+{
+    const struct pnode *nd = &p->nodes[n];
+    return hash_child(nd->parent, nd->name, nd->kind);
+}
+
+static void ht_put(struct profile *p, uint64_t h, uint32_t node)
+{
+    uint32_t i = (uint32_t)h & p->ht_mask;
+    while (p->child_ht[i] != SLOT_EMPTY)
+        i = (i + 1) & p->ht_mask;
+    p->child_ht[i] = SLOT(h >> 32, node);
+}
+
 static void child_rehash(struct profile *p, uint32_t size)
 {
-    free(p->child_ht);
+    uint64_t *old = p->child_ht;
+    size_t old_size = old ? (size_t)p->ht_mask + 1 : 0;
     p->child_ht = xmalloc((size_t)size * sizeof *p->child_ht);
     memset(p->child_ht, 0xff, (size_t)size * sizeof *p->child_ht);
     p->ht_mask = size - 1;
-    /* in groups, prefetching the slots: the writes land at random */
-    enum { GROUP = 32 };
-    uint64_t hs[GROUP];
-    for (uint32_t base = 1; base < p->nnodes; base += GROUP) {
-        uint32_t cnt = p->nnodes - base < GROUP ? p->nnodes - base : GROUP;
-        for (uint32_t k = 0; k < cnt; k++) {
-            const struct pnode *nd = &p->nodes[base + k];
-            hs[k] = hash_child(nd->parent, nd->name, nd->kind);
-            __builtin_prefetch(&p->child_ht[(uint32_t)hs[k] & p->ht_mask], 1);
-        }
-        for (uint32_t k = 0; k < cnt; k++) {
-            uint32_t i = (uint32_t)hs[k] & p->ht_mask;
-            while (p->child_ht[i] != SLOT_EMPTY)
-                i = (i + 1) & p->ht_mask;
-            p->child_ht[i] = SLOT(hs[k] >> 32, base + k);
-        }
-    }
+    for (size_t i = 0; i < old_size; i++)
+        if (old[i] != SLOT_EMPTY)
+            ht_put(p, node_hash(p, (uint32_t)old[i]), (uint32_t)old[i]);
+    free(old);
+}
+
+static void ht_add(struct profile *p, uint32_t node)
+{
+    if (!p->child_ht)
+        child_rehash(p, 1024);
+    else if ((uint64_t)(p->ht_used + 1) * 10 > ((uint64_t)p->ht_mask + 1) * 7 &&
+             p->ht_mask < UINT32_MAX / 2)
+        child_rehash(p, (p->ht_mask + 1) * 2);
+    /* past 2^31 slots the table only fills up: fewer nodes than slots exist */
+    ht_put(p, node_hash(p, node), node);
+    p->ht_used++;
 }
 
 static uint32_t new_node(struct profile *p, uint32_t parent, uint32_t name, unsigned kind)
@@ -162,18 +214,21 @@ static uint32_t new_node(struct profile *p, uint32_t parent, uint32_t name, unsi
         if (p->cap_nodes >= UINT32_MAX / 2) {
             return PROFILE_NONE;
         }
-        p->cap_nodes = p->cap_nodes ? p->cap_nodes * 2 : 1024;
-        p->nodes = xrealloc(p->nodes, (size_t)p->cap_nodes * sizeof *p->nodes);
+        uint32_t cap = p->cap_nodes ? p->cap_nodes * 2 : 1024;
+        p->nodes = xbig_realloc(p->nodes, (size_t)p->cap_nodes * sizeof *p->nodes,
+                                (size_t)cap * sizeof *p->nodes);
+        p->cap_nodes = cap;
         if (p->srcs)
             p->srcs = xrealloc(p->srcs, (size_t)p->cap_nodes * sizeof *p->srcs);
     }
     uint32_t n = p->nnodes++;
     struct pnode *nd = &p->nodes[n];
     nd->name = name;
+    nd->kind = kind & 7;
+    nd->wide = 0;
     nd->parent = parent;
     nd->first_child = PROFILE_NONE;
     nd->total = 0;
-    nd->kind = kind & 15;
     if (p->srcs)
         p->srcs[n] = PROFILE_NONE;
     if (parent != PROFILE_NONE) {
@@ -194,7 +249,6 @@ struct profile *profile_new(const char *name, const char *title, const char *uni
     str_rehash(p, 1024);
     intern(p, "all", 3); /* id 0: the root's name, also the overflow fallback */
     new_node(p, PROFILE_NONE, 0, FRAME_PROCESS);
-    child_rehash(p, 1024);
     return p;
 }
 
@@ -205,7 +259,7 @@ void profile_free(struct profile *p)
     free(p->name);
     free(p->title);
     free(p->unit);
-    free(p->nodes);
+    xbig_free(p->nodes, (size_t)p->cap_nodes * sizeof *p->nodes);
     free(p->srcs);
     free(p->child_ht);
     free(p->blob);
@@ -216,32 +270,50 @@ void profile_free(struct profile *p)
     free(p);
 }
 
-/* Looks up (parent, name, kind) with its precomputed hash; creates it when
- * `create`. */
-static uint32_t child_h(struct profile *p, uint32_t parent, uint32_t name, unsigned kind,
-                        uint64_t h, bool create)
+/* The child (name, kind) of parent, or PROFILE_NONE; then *nkids is how
+ * many children a parent that is not wide has. */
+static uint32_t find_child(const struct profile *p, uint32_t parent, uint32_t name,
+                           unsigned kind, uint32_t *nkids)
 {
-    uint32_t tag = (uint32_t)(h >> 32);
-    uint32_t i = (uint32_t)h & p->ht_mask;
-    for (;;) {
-        uint64_t slot = p->child_ht[i];
-        if (slot == SLOT_EMPTY)
-            break;
-        /* the tag spares a cache miss on the node for almost every non-match */
-        uint32_t c = (uint32_t)slot;
-        if ((uint32_t)(slot >> 32) == tag && p->nodes[c].parent == parent &&
-            p->nodes[c].name == name && p->nodes[c].kind == kind)
-            return c;
-        i = (i + 1) & p->ht_mask;
+    const struct pnode *nd = p->nodes;
+    if (nd[parent].wide) {
+        uint64_t h = hash_child(parent, name, kind);
+        uint32_t tag = (uint32_t)(h >> 32);
+        for (uint32_t i = (uint32_t)h & p->ht_mask;; i = (i + 1) & p->ht_mask) {
+            uint64_t slot = p->child_ht[i];
+            if (slot == SLOT_EMPTY)
+                return PROFILE_NONE;
+            /* the tag spares a cache miss on the node for almost every non-match */
+            uint32_t c = (uint32_t)slot;
+            if ((uint32_t)(slot >> 32) == tag && nd[c].parent == parent && nd[c].name == name &&
+                nd[c].kind == kind)
+                return c;
+        }
     }
-    if (!create)
-        return PROFILE_NONE;
+    uint32_t k = 0;
+    for (uint32_t c = nd[parent].first_child; c != PROFILE_NONE; c = nd[c].next_sibling, k++)
+        if (nd[c].name == name && nd[c].kind == kind)
+            return c;
+    *nkids = k;
+    return PROFILE_NONE;
+}
+
+/* A new child of parent, which has nkids children unless it is wide;
+ * PROFILE_NONE when the node index space is exhausted. */
+static uint32_t add_child(struct profile *p, uint32_t parent, uint32_t name, unsigned kind,
+                          uint32_t nkids)
+{
     uint32_t c = new_node(p, parent, name, kind);
     if (c == PROFILE_NONE)
         return PROFILE_NONE;
-    p->child_ht[i] = SLOT(tag, c);
-    if ((uint64_t)p->nnodes * 10 > (uint64_t)(p->ht_mask + 1) * 7)
-        child_rehash(p, (p->ht_mask + 1) * 2);
+    struct pnode *pn = &p->nodes[parent]; /* after new_node: it may move the array */
+    if (pn->wide) {
+        ht_add(p, c);
+    } else if (nkids >= WIDE_KIDS) {
+        pn->wide = 1;
+        for (uint32_t k = pn->first_child; k != PROFILE_NONE; k = p->nodes[k].next_sibling)
+            ht_add(p, k);
+    }
     return c;
 }
 
@@ -253,12 +325,46 @@ static uint32_t intern_frame(struct profile *p, const char *s, size_t n)
     return n ? intern(p, s, n) : intern(p, "[unknown]", 9);
 }
 
+/* Goes down from node cur along the depth frames f, adding count to every
+ * node reached (created when missing) and noting it in path[] when path is
+ * not NULL.  Returns the last node reached; *reached is how many frames were
+ * followed (fewer than depth only when the node index space ran out: the
+ * rest of the count stays in that node). */
+static uint32_t descend(struct profile *p, uint32_t cur, const struct pframe *f, size_t depth,
+                        uint64_t count, uint32_t *path, size_t *reached)
+{
+    bool fresh = false; /* cur was created by this stack: it has no children to look at */
+    size_t d;
+    for (d = 0; d < depth; d++) {
+        unsigned kind = norm_kind(f[d].kind);
+        uint32_t name = intern_frame(p, f[d].s, f[d].len);
+        uint32_t c = PROFILE_NONE, nkids = 0;
+        if (!fresh)
+            c = find_child(p, cur, name, kind, &nkids);
+        if (c == PROFILE_NONE) {
+            c = add_child(p, cur, name, kind, nkids);
+            if (c == PROFILE_NONE)
+                break;
+            fresh = true;
+        }
+        p->nodes[c].total += count;
+        if (path)
+            path[d] = c;
+        cur = c;
+    }
+    *reached = d;
+    return cur;
+}
+
 static uint32_t child_n(struct profile *p, uint32_t parent, const char *s, size_t n,
                         unsigned kind, bool create)
 {
     kind = norm_kind(kind);
-    uint32_t name = intern_frame(p, s, n);
-    return child_h(p, parent, name, kind, hash_child(parent, name, kind), create);
+    uint32_t name = intern_frame(p, s, n), nkids = 0;
+    uint32_t c = find_child(p, parent, name, kind, &nkids);
+    if (c == PROFILE_NONE && create)
+        c = add_child(p, parent, name, kind, nkids);
+    return c;
 }
 
 void profile_add_stacks(struct profile *p, const struct pstack *st, size_t n)
@@ -268,64 +374,245 @@ void profile_add_stacks(struct profile *p, const struct pstack *st, size_t n)
             profile_chart_add(p, st[j].f, st[j].depth, st[j].count);
         return;
     }
-    /* Level by level across the batch: the lookups of one level are
-     * independent, so their cache misses are prefetched and overlap instead
-     * of being paid one after another down each stack. */
-    uint32_t *cur = xmalloc((n + 1) * sizeof *cur);
-    uint32_t *name = xmalloc((n + 1) * sizeof *name);
-    uint64_t *h = xmalloc((n + 1) * sizeof *h);
-    size_t *lim = xmalloc((n + 1) * sizeof *lim);
-    size_t maxd = 0;
+    /* path: the nodes of the previous stack, whose first `have` frames were
+     * followed; frames it shares with the next one need no lookup */
+    uint32_t *path = NULL;
+    size_t cap = 0, have = 0;
     for (size_t j = 0; j < n; j++) {
-        cur[j] = PROFILE_ROOT;
-        lim[j] = st[j].depth;
-        if (lim[j] > maxd)
-            maxd = lim[j];
-        p->nodes[PROFILE_ROOT].total += st[j].count;
+        uint64_t count = st[j].count;
+        size_t depth = st[j].depth;
+        p->nodes[PROFILE_ROOT].total += count;
+        size_t from = j ? st[j].shared : 0;
+        if (from > have)
+            from = have;
+        if (from > depth)
+            from = depth;
+        for (size_t d = 0; d < from; d++)
+            p->nodes[path[d]].total += count;
+        xgrow(&path, &cap, depth + 1, sizeof *path);
+        size_t reached;
+        descend(p, from ? path[from - 1] : PROFILE_ROOT, st[j].f + from, depth - from, count,
+                path + from, &reached);
+        have = from + reached;
     }
-    for (size_t d = 0; d < maxd; d++) {
-        for (size_t j = 0; j < n; j++) {
-            if (d >= lim[j] || (j && d < st[j].shared))
-                continue;
-            const struct pframe *f = &st[j].f[d];
-            name[j] = intern_frame(p, f->s, f->len);
-            h[j] = hash_child(cur[j], name[j], norm_kind(f->kind));
-            __builtin_prefetch(&p->child_ht[(uint32_t)h[j] & p->ht_mask]);
+    free(path);
+}
+
+/* ---- bulk ---- */
+
+/* 32 bytes: glibc sorts records of up to 32 bytes in place; larger ones
+ * through pointers, a cache miss per compare. */
+struct bstack {
+    uint64_t key[2]; /* its first four frames' codes (0 for none): most compares end here */
+    uint64_t count;
+    uint32_t off;    /* its first frame in ids (fewer than max_ids <= UINT32_MAX wait) */
+    uint32_t depth;
+};
+
+_Static_assert(sizeof(struct bstack) == 32, "see struct bstack");
+
+struct profile_bulk {
+    struct profile *p;
+    uint32_t *ids; /* name id << 3 | kind for every frame of every waiting stack */
+    size_t nids, cap_ids;
+    struct bstack *st;
+    size_t nst, cap_st;
+    size_t max_ids; /* merge when more frames would wait */
+    uint64_t prune; /* the last merge creates no node whose total stays below this */
+};
+
+struct profile_bulk *profile_bulk_new(struct profile *p)
+{
+    struct profile_bulk *b = xcalloc(1, sizeof *b);
+    b->p = p;
+    b->max_ids = PROFILE_BULK_MAX_IDS;
+    return b;
+}
+
+void profile_bulk_limit(struct profile_bulk *b, size_t max_ids)
+{
+    b->max_ids = max_ids < UINT32_MAX ? max_ids : UINT32_MAX;
+}
+
+void profile_bulk_prune(struct profile_bulk *b, uint64_t min_total) { b->prune = min_total; }
+
+/* Marks with KEEP the frames whose new node would reach a total of at least
+ * min (the first frame of each node's run of sorted stacks stands for it).
+ * The stacks through a node are a run of neighbours in the sorted order, so
+ * its total is a difference of prefix sums of their counts. */
+#define KEEP 0x80000000u
+static void mark_keep(struct profile_bulk *b, const uint32_t *lcps, uint32_t maxd, uint64_t min)
+{
+    uint64_t *sum = xmalloc((b->nst + 1) * sizeof *sum);
+    size_t *first = xmalloc(((size_t)maxd + 1) * sizeof *first); /* run start per open depth */
+    sum[0] = 0;
+    for (size_t j = 0; j < b->nst; j++) {
+        uint64_t c = b->st[j].count;
+        sum[j + 1] = sum[j] + (c < UINT64_MAX - sum[j] ? c : UINT64_MAX - sum[j]);
+    }
+    uint32_t open = 0;
+    for (size_t j = 0; j <= b->nst; j++) {
+        uint32_t lcp = j < b->nst ? lcps[j] : 0;
+        for (uint32_t d = lcp; d < open; d++) /* runs that end before stack j */
+            if (sum[j] - sum[first[d]] >= min)
+                b->ids[b->st[first[d]].off + d] |= KEEP;
+        if (j == b->nst)
+            break;
+        for (uint32_t d = lcp; d < b->st[j].depth; d++)
+            first[d] = j;
+        open = b->st[j].depth;
+    }
+    free(sum);
+    free(first);
+}
+
+/* Lexicographic on the frame codes, a stack before its extensions: any
+ * order that keeps the stacks sharing a prefix together would do. */
+static int cmp_bstack(const void *x, const void *y, void *ctx)
+{
+    const uint32_t *ids = ctx;
+    const struct bstack *a = x, *b = y;
+    /* keys that differ order as the codes do (a stack of one frame has 0
+     * where its extensions have a code: it comes first, as below) */
+    for (int k = 0; k < 2; k++)
+        if (a->key[k] != b->key[k])
+            return a->key[k] < b->key[k] ? -1 : 1;
+    const uint32_t *u = ids + a->off, *v = ids + b->off;
+    uint32_t n = a->depth < b->depth ? a->depth : b->depth;
+    for (uint32_t i = 0; i < n; i++)
+        if (u[i] != v[i])
+            return u[i] < v[i] ? -1 : 1;
+    return (a->depth > b->depth) - (a->depth < b->depth);
+}
+
+static void reserve_nodes(struct profile *p, uint64_t want)
+{
+    if (want > UINT32_MAX / 2)
+        want = UINT32_MAX / 2;
+    if (want <= p->cap_nodes)
+        return;
+    p->nodes = xbig_realloc(p->nodes, (size_t)p->cap_nodes * sizeof *p->nodes,
+                            (size_t)want * sizeof *p->nodes);
+    p->cap_nodes = (uint32_t)want;
+    if (p->srcs)
+        p->srcs = xrealloc(p->srcs, (size_t)p->cap_nodes * sizeof *p->srcs);
+}
+
+static void bulk_merge(struct profile_bulk *b, bool final)
+{
+    struct profile *p = b->p;
+    const uint32_t *ids = b->ids;
+    if (!b->nst)
+        return;
+    qsort_r(b->st, b->nst, sizeof *b->st, cmp_bstack, b->ids);
+    uint64_t most_new = 0; /* nodes this merge creates at most: one array, no regrowth */
+    uint32_t maxd = 0;
+    uint32_t *lcps = xmalloc(b->nst * sizeof *lcps); /* frames equal to the previous stack's */
+    for (size_t j = 0; j < b->nst; j++) {
+        const struct bstack *s = &b->st[j];
+        uint32_t l = 0;
+        if (j) {
+            const struct bstack *q = &b->st[j - 1];
+            uint32_t n = s->depth < q->depth ? s->depth : q->depth;
+            while (l < n && ids[s->off + l] == ids[q->off + l])
+                l++;
         }
-        for (size_t j = 0; j < n; j++) {
-            if (d >= lim[j] || (j && d < st[j].shared))
-                continue;
-            uint64_t slot = p->child_ht[(uint32_t)h[j] & p->ht_mask];
-            if (slot != SLOT_EMPTY)
-                __builtin_prefetch(&p->nodes[(uint32_t)slot]);
-        }
-        for (size_t j = 0; j < n; j++) {
-            if (d >= lim[j])
-                continue;
-            if (j && d < st[j].shared && d < lim[j - 1]) {
-                /* same frame as the previous stack, already resolved at this level */
-                cur[j] = cur[j - 1];
-                p->nodes[cur[j]].total += st[j].count;
-                continue;
-            }
-            if (j && d < st[j].shared) { /* the previous stack was cut short: look up */
-                const struct pframe *f = &st[j].f[d];
-                name[j] = intern_frame(p, f->s, f->len);
-                h[j] = hash_child(cur[j], name[j], norm_kind(f->kind));
-            }
-            uint32_t c = child_h(p, cur[j], name[j], norm_kind(st[j].f[d].kind), h[j], true);
+        lcps[j] = l;
+        most_new += s->depth - l;
+        if (s->depth > maxd)
+            maxd = s->depth;
+    }
+    bool prune = b->prune > 1 && final;
+    if (prune)
+        mark_keep(b, lcps, maxd, b->prune);
+    else
+        reserve_nodes(p, (uint64_t)p->nnodes + most_new);
+
+    /* Below a node created by this merge no lookup is needed: the stacks
+     * through it are neighbours in the sorted order, so a child it should
+     * have was made by the previous stack, within the shared prefix. */
+    uint32_t base = p->nnodes;
+    uint32_t *path = xmalloc(((size_t)maxd + 1) * sizeof *path);
+    uint32_t have = 0; /* frames of the previous stack that got a node */
+    for (size_t j = 0; j < b->nst; j++) {
+        const struct bstack *s = &b->st[j];
+        uint32_t from = lcps[j] < have ? lcps[j] : have;
+        for (uint32_t d = 0; d < from; d++)
+            p->nodes[path[d]].total += s->count;
+        uint32_t cur = from ? path[from - 1] : PROFILE_ROOT;
+        uint32_t d;
+        for (d = from; d < s->depth; d++) {
+            uint32_t code = ids[s->off + d], name = (code & ~KEEP) >> 3, kind = code & 7;
+            uint32_t c = PROFILE_NONE, nkids = 0;
+            if (cur < base)
+                c = find_child(p, cur, name, kind, &nkids);
             if (c == PROFILE_NONE) {
-                lim[j] = d; /* node index space exhausted: the rest stays in the parent */
-                continue;
+                if (prune && !(code & KEEP))
+                    break; /* too light to draw: the rest stays in cur */
+                c = add_child(p, cur, name, kind, nkids);
+                if (c == PROFILE_NONE)
+                    break; /* node index space exhausted: the rest stays in cur */
             }
-            cur[j] = c;
-            p->nodes[c].total += st[j].count;
+            p->nodes[c].total += s->count;
+            path[d] = c;
+            cur = c;
         }
+        have = d;
     }
-    free(cur);
-    free(name);
-    free(h);
-    free(lim);
+    free(path);
+    free(lcps);
+    b->nst = 0;
+    b->nids = 0;
+}
+
+void profile_bulk_add(struct profile_bulk *b, const struct pstack *s)
+{
+    struct profile *p = b->p;
+    p->nodes[PROFILE_ROOT].total += s->count;
+    if (s->depth == 0)
+        return; /* counts at the root only, as in profile_add_stacks */
+    uint32_t depth = s->depth < UINT32_MAX ? (uint32_t)s->depth : UINT32_MAX;
+    if (b->nst && b->nids + depth > b->max_ids)
+        bulk_merge(b, false); /* bounds the memory waiting stacks hold */
+    if (b->nids + depth > b->cap_ids) {
+        size_t cap = b->cap_ids ? b->cap_ids : 4096;
+        while (cap < b->nids + depth)
+            cap *= 2;
+        b->ids = xbig_realloc(b->ids, b->cap_ids * sizeof *b->ids, cap * sizeof *b->ids);
+        b->cap_ids = cap;
+    }
+    if (b->nst == b->cap_st) {
+        size_t cap = b->cap_st ? b->cap_st * 2 : 1024;
+        b->st = xbig_realloc(b->st, b->cap_st * sizeof *b->st, cap * sizeof *b->st);
+        b->cap_st = cap;
+    }
+    uint32_t *out = b->ids + b->nids;
+    uint32_t sh = 0;
+    if (b->nst && s->shared) { /* the previous stack's codes: no interning */
+        const struct bstack *q = &b->st[b->nst - 1];
+        sh = s->shared < q->depth ? (uint32_t)s->shared : q->depth;
+        if (sh > depth)
+            sh = depth;
+        memcpy(out, b->ids + q->off, (size_t)sh * sizeof *out);
+    }
+    for (uint32_t d = sh; d < depth; d++)
+        out[d] = intern_frame(p, s->f[d].s, s->f[d].len) << 3 | norm_kind(s->f[d].kind);
+    uint32_t c[4];
+    for (uint32_t k = 0; k < 4; k++)
+        c[k] = k < depth ? out[k] : 0;
+    b->st[b->nst++] = (struct bstack){{(uint64_t)c[0] << 32 | c[1], (uint64_t)c[2] << 32 | c[3]},
+                                      s->count, (uint32_t)b->nids, depth};
+    b->nids += depth;
+}
+
+void profile_bulk_end(struct profile_bulk *b)
+{
+    if (!b)
+        return;
+    bulk_merge(b, true);
+    xbig_free(b->ids, b->cap_ids * sizeof *b->ids);
+    xbig_free(b->st, b->cap_st * sizeof *b->st);
+    free(b);
 }
 
 uint32_t profile_child(struct profile *p, uint32_t parent, const char *name,
@@ -346,16 +633,9 @@ uint32_t profile_add_frames(struct profile *p, const struct pframe *f, size_t de
         f = &unknown;
         depth = 1;
     }
-    uint32_t cur = PROFILE_ROOT;
-    p->nodes[cur].total += count;
-    for (size_t d = 0; d < depth; d++) {
-        uint32_t c = child_n(p, cur, f[d].s, f[d].len, f[d].kind, true);
-        if (c == PROFILE_NONE)
-            break; /* node index space exhausted: count stays in the parent */
-        cur = c;
-        p->nodes[cur].total += count;
-    }
-    return cur;
+    p->nodes[PROFILE_ROOT].total += count;
+    size_t reached;
+    return descend(p, PROFILE_ROOT, f, depth, count, NULL, &reached);
 }
 
 uint32_t profile_add_stack(struct profile *p, const char *const *frames,
@@ -386,7 +666,7 @@ uint32_t profile_new_child(struct profile *p, uint32_t parent, uint32_t name,
 {
     if (parent >= p->nnodes || name >= p->nstrs)
         return PROFILE_NONE;
-    return new_node(p, parent, name, norm_kind(kind));
+    return add_child(p, parent, name, norm_kind(kind), 0); /* hashed under a wide parent */
 }
 
 void profile_set_source(struct profile *p, uint32_t node, const char *file_line)

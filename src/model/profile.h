@@ -4,6 +4,12 @@
  * records in one array (no per-node malloc) so 200k unique stacks of depth
  * 60 fit in well under 256 MiB.  Node 0 is the synthetic root "all".
  *
+ * Most nodes have one child: a new stack's frames below where it leaves the
+ * known trie are appended one after another, so descending such a chain
+ * later reads adjacent memory.  Children are found by scanning the sibling
+ * list; only a parent with many children gets its children indexed in a hash
+ * table (child_ht), which then stays small.
+ *
  * Ownership: a profile owns its strings and nodes; profile_free() releases
  * everything.  Functions taking strings copy them. */
 #ifndef PERFREPORT_PROFILE_H
@@ -23,7 +29,8 @@ const char *frame_kind_name(enum frame_kind k);
 
 struct pnode {
     uint32_t name : 28;    /* string id */
-    uint32_t kind : 4;     /* enum frame_kind; in the node to save a cache miss per lookup */
+    uint32_t kind : 3;     /* enum frame_kind; in the node to save a cache miss per lookup */
+    uint32_t wide : 1;     /* internal: this node's children are indexed in child_ht */
     uint32_t parent;       /* PROFILE_NONE for the root */
     uint32_t first_child;  /* PROFILE_NONE when a leaf; unsorted sibling list */
     uint32_t next_sibling;
@@ -39,16 +46,17 @@ struct profile {
     uint32_t *srcs;    /* per node "file:line" string id or PROFILE_NONE; NULL until used */
     uint32_t nnodes, cap_nodes;
 
-    /* open-addressed (parent, name, kind) -> hash tag << 32 | node index */
+    /* open-addressed (parent, name, kind) -> hash tag << 32 | node index,
+     * for the children of wide nodes only; NULL until a node is wide */
     uint64_t *child_ht;
-    uint32_t ht_mask;
+    uint32_t ht_mask, ht_used;
 
     /* string table: all names in one blob, offsets per id */
     char *blob;
     size_t blob_len, blob_cap;
     uint32_t *str_off;
     uint32_t nstrs, cap_strs;
-    uint32_t *str_ht; /* open-addressed string -> id */
+    uint64_t *str_ht; /* open-addressed string -> hash tag << 32 | id */
     uint32_t str_ht_mask;
 
     /* Differential profiles (profile_diff.h): per node the baseline count,
@@ -76,8 +84,9 @@ struct pframe {
 };
 uint32_t profile_add_frames(struct profile *p, const struct pframe *f, size_t depth,
                             uint64_t count);
-/* A batch of stacks at once, faster for large inputs (overlapped cache
- * misses).  Depth-0 stacks only count at the root here. */
+/* A batch of stacks at once: a stack's frames shared with the one before it
+ * follow that one's nodes without a lookup.  Depth-0 stacks only count at
+ * the root here. */
 struct pstack {
     const struct pframe *f;
     size_t depth;
@@ -85,6 +94,27 @@ struct pstack {
     uint64_t count;
 };
 void profile_add_stacks(struct profile *p, const struct pstack *st, size_t n);
+/* Many stacks, most of them new (a folded file): the fastest way in.  Stacks
+ * wait as interned frame ids, are sorted so that stacks sharing frames are
+ * neighbours and are merged in one pass that needs no lookup below the nodes
+ * that were there before; the new nodes come out in depth-first order.  The
+ * root's total counts a stack at once, the other nodes when the stacks are
+ * merged: at profile_bulk_end(), or early whenever PROFILE_BULK_MAX_IDS
+ * frames wait.  s->shared counts the leading frames equal to those of the
+ * previous stack given to this bulk (their names are not looked up again). */
+#define PROFILE_BULK_MAX_IDS (16u << 20) /* 64 MiB of frame ids */
+struct profile_bulk;
+struct profile_bulk *profile_bulk_new(struct profile *p);
+void profile_bulk_add(struct profile_bulk *b, const struct pstack *s);
+/* Merges what waits and frees b (NULL is fine). */
+void profile_bulk_end(struct profile_bulk *b);
+/* Merges whenever max_ids frames wait instead (tests use a small one). */
+void profile_bulk_limit(struct profile_bulk *b, size_t max_ids);
+/* For a profile only drawn with frames narrower than a count left out: the
+ * merge at profile_bulk_end() creates no node whose total would stay below
+ * min_total (their counts stay in the parent, as the graph shows them).
+ * Nodes made by earlier merges (a huge input) are all there. */
+void profile_bulk_prune(struct profile_bulk *b, uint64_t min_total);
 /* Child of parent with that name and kind, created when `create`. */
 uint32_t profile_child(struct profile *p, uint32_t parent, const char *name,
                        enum frame_kind kind, bool create);

@@ -83,39 +83,34 @@ void folded_init(struct folded_parser *fp, struct profile *p)
 {
     memset(fp, 0, sizeof *fp);
     fp->p = p;
-}
-
-#define BATCH_LINES 1024
-#define BATCH_BYTES (4u << 20)
-
-static void flush_batch(struct folded_parser *fp)
-{
-    if (fp->npend == 0)
-        return;
-    struct pframe *f = xmalloc(fp->nfr * sizeof *f + 1);
-    struct pstack *st = xmalloc(fp->npend * sizeof *st);
-    for (size_t i = 0; i < fp->nfr; i++)
-        f[i] = (struct pframe){fp->blk + fp->fr[i].off, fp->fr[i].len, fp->fr[i].kind};
-    for (size_t j = 0; j < fp->npend; j++)
-        st[j] = (struct pstack){f + fp->pend[j].first, fp->pend[j].depth, fp->pend[j].shared,
-                                fp->pend[j].count};
-    profile_add_stacks(fp->p, st, fp->npend);
-    free(f);
-    free(st);
-    fp->npend = fp->nfr = fp->blk_len = 0;
-    fp->pend_total = 0;
+    fp->bulk = profile_bulk_new(p);
 }
 
 void folded_finish(struct folded_parser *fp)
 {
-    flush_batch(fp);
-    free(fp->blk);
+    profile_bulk_end(fp->bulk);
     free(fp->fr);
-    free(fp->pend);
-    fp->blk = NULL;
+    free(fp->prev);
+    fp->bulk = NULL;
     fp->fr = NULL;
-    fp->pend = NULL;
-    fp->blk_cap = fp->cap_fr = fp->cap_pend = 0;
+    fp->prev = NULL;
+    fp->cap_fr = fp->prev_len = fp->prev_cap = 0;
+}
+
+/* Length of the common prefix of a and b. */
+static size_t common_prefix(const char *a, size_t na, const char *b, size_t nb)
+{
+    size_t n = na < nb ? na : nb, i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t x, y;
+        memcpy(&x, a + i, 8);
+        memcpy(&y, b + i, 8);
+        if (x != y)
+            break;
+    }
+    while (i < n && a[i] == b[i])
+        i++;
+    return i;
 }
 
 void folded_line(struct folded_parser *fp, const char *line, size_t len, size_t lineno)
@@ -181,17 +176,18 @@ void folded_line(struct folded_parser *fp, const char *line, size_t len, size_t 
         st->zero++;
         return;
     }
-    uint64_t sofar = profile_total(fp->p) + fp->pend_total;
-    if (sofar > UINT64_MAX - count) {
+    if (profile_total(fp->p) > UINT64_MAX - count) {
         bad(st, lineno, "total count overflows");
         return;
     }
 
-    size_t base = fp->blk_len;
-    xgrow(&fp->blk, &fp->blk_cap, base + send + 1, 1);
-    memcpy(fp->blk + base, line, send);
-    fp->blk_len += send;
-    size_t first = fp->nfr;
+    /* Frames, and how many lead the previous stack too (sorted input, as
+     * stackcollapse writes it, shares many): frame i is shared when the
+     * common text reaches its end and both stacks have a boundary there. */
+    size_t lcp = common_prefix(line, send, fp->prev, fp->prev_len);
+    bool edge = fp->prev_len && (lcp == send || line[lcp] == ';') &&
+                (lcp == fp->prev_len || fp->prev[lcp] == ';');
+    size_t nfr = 0, shared = 0;
     const char *s = line;
     const char *stop = line + send;
     for (;;) {
@@ -199,42 +195,34 @@ void folded_line(struct folded_parser *fp, const char *line, size_t len, size_t 
         const char *fe = semi ? semi : stop;
         size_t n = (size_t)(fe - s);
         uint8_t k = (uint8_t)folded_frame_kind(s, &n);
-        xgrow(&fp->fr, &fp->cap_fr, fp->nfr + 1, sizeof *fp->fr);
-        fp->fr[fp->nfr++] = (struct folded_frame){base + (size_t)(s - line), n, k};
+        if (nfr == fp->cap_fr) {
+            fp->cap_fr = fp->cap_fr ? fp->cap_fr * 2 : 64;
+            fp->fr = xrealloc(fp->fr, fp->cap_fr * sizeof *fp->fr);
+        }
+        fp->fr[nfr++] = (struct pframe){s, n, k};
+        size_t fend = (size_t)(fe - line);
+        if (fend < lcp || (fend == lcp && edge))
+            shared = nfr;
         if (!semi)
             break;
         s = semi + 1;
     }
     if (form == 2) { /* one at a time: the baseline needs the leaf (small inputs);
-                      * nothing is pending, every line of this input has form 2 */
-        struct pframe *pf = xmalloc((fp->nfr - first) * sizeof *pf);
-        for (size_t k = first; k < fp->nfr; k++)
-            pf[k - first] = (struct pframe){fp->blk + fp->fr[k].off, fp->fr[k].len, fp->fr[k].kind};
-        profile_add_frames2(fp->p, pf, fp->nfr - first, count, count0);
-        free(pf);
-        fp->nfr = fp->blk_len = 0;
-        st->stacks++;
-        return;
+                      * nothing waits in the bulk, every line of this input has form 2 */
+        profile_add_frames2(fp->p, fp->fr, nfr, count, count0);
+    } else if (fp->p->chart) { /* a flame chart keeps the input's order: no sorting */
+        profile_add_stacks(fp->p, &(struct pstack){fp->fr, nfr, 0, count}, 1);
+    } else {
+        profile_bulk_add(fp->bulk, &(struct pstack){fp->fr, nfr, shared, count});
     }
-    /* frames shared with the previous pending line (sorted input shares many) */
-    size_t shared = 0;
-    if (fp->npend) {
-        const struct folded_pending *pv = &fp->pend[fp->npend - 1];
-        size_t depth = fp->nfr - first;
-        while (shared < depth && shared < pv->depth) {
-            const struct folded_frame *a = &fp->fr[first + shared], *b = &fp->fr[pv->first + shared];
-            if (a->len != b->len || a->kind != b->kind ||
-                memcmp(fp->blk + a->off, fp->blk + b->off, a->len) != 0)
-                break;
-            shared++;
-        }
-    }
-    xgrow(&fp->pend, &fp->cap_pend, fp->npend + 1, sizeof *fp->pend);
-    fp->pend[fp->npend++] = (struct folded_pending){first, fp->nfr - first, shared, count};
-    fp->pend_total += count;
     st->stacks++;
-    if (fp->npend >= BATCH_LINES || fp->blk_len >= BATCH_BYTES)
-        flush_batch(fp);
+    if (send > fp->prev_cap) {
+        fp->prev_cap = send * 2;
+        free(fp->prev);
+        fp->prev = xmalloc(fp->prev_cap);
+    }
+    memcpy(fp->prev, line, send);
+    fp->prev_len = send;
 }
 
 size_t folded_parse(struct profile *p, const char *text, size_t len, struct flame_parse_stats *st)

@@ -29,28 +29,17 @@ struct flame_parse_stats {
     size_t nbad;
 };
 
-/* Streaming folded parser.  Lines are parsed at once but added to the
- * profile in batches (profile_add_stacks), which overlaps the cache misses of
- * a large trie; folded_finish() adds the last batch. */
-struct folded_frame {
-    size_t off, len; /* in blk */
-    uint8_t kind;
-};
-struct folded_pending {
-    size_t first, depth; /* frames[first .. first+depth) */
-    size_t shared;       /* leading frames equal to the previous pending line's */
-    uint64_t count;
-};
+/* Streaming folded parser.  Lines are parsed at once; their stacks wait in
+ * a profile_bulk and reach the trie's nodes below the root at
+ * folded_finish() (the root's total counts them at once). */
 struct folded_parser {
     struct profile *p;
     struct flame_parse_stats st;
-    char *blk;           /* stack text of the pending lines */
-    size_t blk_len, blk_cap;
-    struct folded_frame *fr;
-    size_t nfr, cap_fr;
-    struct folded_pending *pend;
-    size_t npend, cap_pend;
-    uint64_t pend_total;
+    struct profile_bulk *bulk;
+    struct pframe *fr; /* this line's frames */
+    size_t cap_fr;
+    char *prev;        /* the previous stack's text: frames it shares need no interning */
+    size_t prev_len, prev_cap;
     unsigned form;       /* 0 until the first counted line, then its number of counts:
                           * 1, or 2 for difffolded.pl's "stack BEFORE AFTER" lines
                           * (the profile is then differential, profile_diff.h) */

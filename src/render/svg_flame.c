@@ -82,13 +82,17 @@ static void to_ascii(struct strbuf *out, size_t from)
 
 static void add_count(struct strbuf *out, uint64_t v)
 {
-    char digits[32];
-    int n = snprintf(digits, sizeof digits, "%llu", (unsigned long long)v);
-    for (int i = 0; i < n; i++) {
-        if (i && (n - i) % 3 == 0)
-            sb_addc(out, ',');
-        sb_addc(out, digits[i]);
+    char d[32]; /* 20 digits and 6 commas at most, written from the end */
+    size_t i = sizeof d;
+    for (int k = 0;; k++) {
+        if (k && k % 3 == 0)
+            d[--i] = ',';
+        d[--i] = (char)('0' + v % 10);
+        v /= 10;
+        if (!v)
+            break;
     }
+    sb_addn(out, d + i, sizeof d - i);
 }
 
 /* Writes at most max_chars characters of s, escaped; cut names end in "..". */
@@ -331,7 +335,9 @@ static void frame_title(struct frame_ctx *c, uint32_t node, const char *shown, u
     add_scaled(out, cnt, c->o->factor);
     sb_addc(out, ' ');
     esc_xml(out, c->countname);
-    sb_addf(out, ", %.2f%%", 100.0 * (double)cnt / (double)c->timemax);
+    sb_add(out, ", ");
+    sb_add_fixed(out, 100.0 * (double)cnt / (double)c->timemax, 2); /* "%.2f", without printf */
+    sb_addc(out, '%');
     if (c->maxdelta > 0 && node != PROFILE_ROOT) {
         double d = self_delta(c->p, node, c->o->negate);
         sb_add(out, "; self ");
@@ -344,6 +350,28 @@ static void frame_title(struct frame_ctx *c, uint32_t node, const char *shown, u
     sb_addc(out, ')');
 }
 
+/* Frames with a smaller count are narrower than --minwidth: not drawn.
+ * timemax is the count of the full width. */
+static uint64_t min_count_of(const struct flame_opts *o, uint64_t timemax)
+{
+    double width = o->width >= 100 ? o->width : 100;
+    double minw = o->minwidth >= 0 ? o->minwidth : 0;
+    double per = timemax ? (width - 2 * XPAD) / (double)timemax : 0;
+    uint64_t min_count;
+    if (o->minwidth_pct)
+        min_count = (uint64_t)ceil((double)timemax * minw / 100.0);
+    else
+        min_count = per > 0 ? (uint64_t)ceil(minw / per) : 0;
+    return min_count ? min_count : 1;
+}
+
+uint64_t svg_flame_undrawn_below(const struct flame_opts *o, uint64_t total)
+{
+    if (o->reverse || o->legend)
+        return 0; /* the reversed profile re-merges every stack; the legend lists every kind */
+    return min_count_of(o, o->total > total ? o->total : total);
+}
+
 static void render(const struct profile *p, const struct flame_opts *o, bool standalone,
                    const char *id_prefix, struct strbuf *out)
 {
@@ -351,7 +379,6 @@ static void render(const struct profile *p, const struct flame_opts *o, bool sta
     double width = o->width >= 100 ? o->width : 100;
     double fh = o->frame_height >= 4 ? o->frame_height : 4;
     double fs = o->font_size >= 4 ? o->font_size : 4;
-    double minw = o->minwidth >= 0 ? o->minwidth : 0;
     double fw = o->fontwidth > 0 ? o->fontwidth : CHAR_WIDTH;
     const char *title = o->title        ? o->title
                         : p->chart      ? "Flame Chart"
@@ -362,13 +389,7 @@ static void render(const struct profile *p, const struct flame_opts *o, bool sta
     uint64_t timemax = o->total > total ? o->total : total; /* --total: the full width */
     double usable = width - 2 * XPAD;
     double per = timemax ? usable / (double)timemax : 0;
-    uint64_t min_count;
-    if (o->minwidth_pct)
-        min_count = (uint64_t)ceil((double)timemax * minw / 100.0);
-    else
-        min_count = per > 0 ? (uint64_t)ceil(minw / per) : 0;
-    if (min_count == 0)
-        min_count = 1;
+    uint64_t min_count = min_count_of(o, timemax);
 
     struct layout L = {0};
     if (total && p->chart)
@@ -552,10 +573,23 @@ static void render(const struct profile *p, const struct flame_opts *o, bool sta
             add_attrs(out, at->a, at->na);
             sb_addc(out, '>');
         }
-        sb_addf(out,
-                "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" "
-                "fill=\"%s\" rx=\"2\" ry=\"2\"/><text x=\"%.2f\" y=\"%.1f\">",
-                x, y, w, fh - 1, color, x + 3, y + fh / 2 + fs / 3 + 0.5);
+        /* sb_add_fixed writes what "%.2f" / "%.1f" would, at a fraction of
+         * printf's cost: these numbers were most of a large graph's time */
+        sb_add(out, "<rect x=\"");
+        sb_add_fixed(out, x, 2);
+        sb_add(out, "\" y=\"");
+        sb_add_fixed(out, y, 1);
+        sb_add(out, "\" width=\"");
+        sb_add_fixed(out, w, 2);
+        sb_add(out, "\" height=\"");
+        sb_add_fixed(out, fh - 1, 1);
+        sb_add(out, "\" fill=\"");
+        sb_add(out, color);
+        sb_add(out, "\" rx=\"2\" ry=\"2\"/><text x=\"");
+        sb_add_fixed(out, x + 3, 2);
+        sb_add(out, "\" y=\"");
+        sb_add_fixed(out, y + fh / 2 + fs / 3 + 0.5, 1);
+        sb_add(out, "\">");
         add_fitted(out, sb_str(&shown), (long)((w - 3) / (fs * fw)));
         sb_add(out, "</text>");
         if (at && at->href)

@@ -55,6 +55,11 @@ void flame_opts_default(struct flame_opts *o);
  * ISO-8859-1, windows-1252 ...; not UTF-16), known to iconv. */
 bool flame_encoding_valid(const char *name);
 
+/* Frames of a profile with this total whose count is below the result are
+ * never drawn under o, so a builder may leave them out (profile_bulk_prune);
+ * 0 when every node matters (--reverse, the legend). */
+uint64_t svg_flame_undrawn_below(const struct flame_opts *o, uint64_t total);
+
 /* Appends the graph to out.  standalone: a complete SVG document with the
  * script embedded; otherwise one <svg class="flamegraph"> element for an
  * HTML page that includes asset_flamegraph_js itself.  id_prefix (may be NULL

@@ -1,7 +1,10 @@
 #include "xalloc.h"
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 static void oom(void)
 {
@@ -44,6 +47,41 @@ void xgrow(void *arrp, size_t *cap, size_t need, size_t size)
     *arr = xrealloc(*arr, nc * size);
     memset((char *)*arr + *cap * size, 0, (nc - *cap) * size);
     *cap = nc;
+}
+
+static size_t whole_pages(size_t n)
+{
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+    if (n == 0)
+        n = 1;
+    if (n > SIZE_MAX - pg)
+        oom();
+    return (n + pg - 1) / pg * pg;
+}
+
+void *xbig_realloc(void *p, size_t old_size, size_t new_size)
+{
+    size_t n = whole_pages(new_size);
+    void *q;
+    if (!p) {
+        q = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    } else {
+        size_t old = whole_pages(old_size);
+        if (old == n)
+            return p;
+        q = mremap(p, old, n, MREMAP_MAYMOVE);
+    }
+    if (q == MAP_FAILED)
+        oom();
+    /* only a hint: it fails harmlessly where THP is off or unsupported */
+    (void)madvise(q, n, MADV_HUGEPAGE);
+    return q;
+}
+
+void xbig_free(void *p, size_t size)
+{
+    if (p)
+        munmap(p, whole_pages(size));
 }
 
 char *xstrdup(const char *s)
