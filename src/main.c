@@ -3,6 +3,7 @@
 #include "flamegraph_cmd.h"
 #include "options.h"
 #include "pipeline.h"
+#include "render_cmd.h"
 #include "render/escape.h"
 #include "util/hostfs.h"
 #include "util/parse_num.h"
@@ -52,7 +53,10 @@ static void usage(FILE *f)
           "  -V, --version           print the version\n"
           "\n"
           "Exit status: 0 nothing at warning or above, 1 warning, 2 critical,\n"
-          "3 the run itself failed; 4/5/6 a partial bundle (see README).\n",
+          "3 the run itself failed; 4/5/6 a partial bundle (see README).\n"
+          "\n"
+          "Also: perfreport flamegraph [opts] [FILE|-]   folded stacks -> SVG\n"
+          "      perfreport render BUNDLE [-o DIR] [--thresholds FILE]   re-render a bundle\n",
           f);
 }
 
@@ -90,6 +94,8 @@ int main(int argc, char **argv)
         return flamegraph_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "collapse") == 0)
         return collapse_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "render") == 0)
+        return render_main(argc - 1, argv + 1);
     /* One malloc arena.  Each collector starts on its own thread, and every
      * BPF load parses the kernel BTF (tens of MiB, freed after the load);
      * with an arena per thread those freed blocks stayed resident in

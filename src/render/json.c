@@ -1,7 +1,13 @@
 /* report.json: the whole model, versioned ("schema": 1).  Key order follows
- * the model so the file diffs well between runs. */
+ * the model so the file diffs well between runs.  It is the data a bundle is
+ * re-rendered from (`perfreport render`, src/bundle/load.c): everything the
+ * rules and renderers read is here, numbers exactly; the stacks are in the
+ * .folded files it names.  Keys added since schema 1 began (window.start_ns,
+ * facts, profiles) are optional for a reader. */
+#include "charts.h"
 #include "json_common.h"
 #include "renderer.h"
+#include "../model/profile.h"
 #include "../model/model.h"
 #include "../version.h"
 #include <errno.h>
@@ -35,6 +41,8 @@ void json_window(struct jw *w, const struct report *r)
     jw_key(w, "window");
     jw_obj_begin(w);
     jw_kstr(w, "start", start[0] ? start : NULL);
+    if (start[0]) /* the charts place their time labels to the nanosecond */
+        jw_knum(w, "start_ns", (double)r->window.start_wall.tv_nsec);
     jw_knum(w, "planned_s", r->window.planned_s);
     jw_knum(w, "actual_s", r->window.actual_s);
     jw_knum(w, "interval_s", r->window.interval_s);
@@ -80,6 +88,31 @@ static void kv_object(struct jw *w, const char *key, const struct kvlist *l)
         else
             jw_kstr(w, l->v[i].key, l->v[i].value);
     }
+    jw_obj_end(w);
+}
+
+/* What kv_object leaves out: each fact's title, and a number's unit. */
+static void fact_labels(struct jw *w, const char *key, const struct kvlist *l)
+{
+    jw_key(w, key);
+    jw_obj_begin(w);
+    for (size_t i = 0; i < l->n; i++) {
+        jw_key(w, l->v[i].key);
+        jw_obj_begin(w);
+        jw_kstr(w, "title", l->v[i].title);
+        if (l->v[i].unit)
+            jw_kstr(w, "unit", l->v[i].unit);
+        jw_obj_end(w);
+    }
+    jw_obj_end(w);
+}
+
+static void facts(struct jw *w, const struct report *r)
+{
+    jw_key(w, "facts");
+    jw_obj_begin(w);
+    fact_labels(w, "host", &r->host);
+    fact_labels(w, "capabilities", &r->caps);
     jw_obj_end(w);
 }
 
@@ -262,6 +295,26 @@ static void histograms(struct jw *w, const struct report *r)
     jw_arr_end(w);
 }
 
+/* The stack profiles: their stacks are in the .folded file named here. */
+static void profiles(struct jw *w, const struct report *r)
+{
+    jw_key(w, "profiles");
+    jw_arr_begin(w);
+    for (size_t i = 0; i < r->nprofiles; i++) {
+        const struct profile *p = r->profiles[i];
+        char file[512];
+        flame_filename(p, "folded", file, sizeof file);
+        jw_obj_begin(w);
+        jw_kstr(w, "name", p->name);
+        jw_kstr(w, "title", p->title);
+        jw_kstr(w, "unit", p->unit);
+        jw_kstr(w, "file", file);
+        jw_knum(w, "total", (double)profile_total(p));
+        jw_obj_end(w);
+    }
+    jw_arr_end(w);
+}
+
 static void thresholds(struct jw *w, const struct report *r)
 {
     jw_key(w, "thresholds");
@@ -286,11 +339,13 @@ int json_report_render(const struct report *r, struct strbuf *out)
 {
     struct jw w;
     jw_init(&w, out, true);
+    w.exact = true;
     jw_obj_begin(&w);
     jw_knum(&w, "schema", r->schema ? r->schema : REPORT_SCHEMA);
     json_tool(&w, r);
     kv_object(&w, "host", &r->host);
     kv_object(&w, "capabilities", &r->caps);
+    facts(&w, r);
     json_window(&w, r);
     jw_kstr(&w, "headline", r->headline);
     jw_kstr(&w, "severity", r->failed ? "failed" : severity_name(report_worst_severity(r)));
@@ -301,6 +356,7 @@ int json_report_render(const struct report *r, struct strbuf *out)
     series(&w, r);
     tables(&w, r);
     histograms(&w, r);
+    profiles(&w, r);
     thresholds(&w, r);
     json_collectors(&w, r);
     jw_obj_end(&w);

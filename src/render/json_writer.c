@@ -2,6 +2,7 @@
 #include "escape.h"
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 void jw_init(struct jw *w, struct strbuf *sb, bool pretty)
 {
@@ -124,10 +125,27 @@ void jw_format_num(double v, char *out, size_t n)
         snprintf(out, n, "%.6g", v); /* exponent form is valid JSON too */
 }
 
+/* The shortest %g text from 6 digits up that strtod reads back as v: the
+ * same text as jw_format_num whenever that one is already exact. */
+static void format_exact(double v, char *out, size_t n)
+{
+    jw_format_num(v, out, n);
+    if (!isfinite(v) || strtod(out, NULL) == v)
+        return;
+    for (int prec = 7; prec <= 17; prec++) {
+        snprintf(out, n, "%.*g", prec, v);
+        if (strtod(out, NULL) == v)
+            return;
+    }
+}
+
 void jw_num(struct jw *w, double v)
 {
     char buf[40];
-    jw_format_num(v, buf, sizeof buf);
+    if (w->exact)
+        format_exact(v, buf, sizeof buf);
+    else
+        jw_format_num(v, buf, sizeof buf);
     before_value(w);
     sb_add(w->sb, buf);
 }

@@ -18,6 +18,7 @@ struct jw {
     bool is_obj[JW_MAX_DEPTH + 1];
     bool after_key;    /* a key was written; the next value follows its colon */
     bool error;        /* misuse: unbalanced, too deep, value without key... */
+    bool exact;        /* numbers read back as the same double (set after jw_init) */
 };
 
 void jw_init(struct jw *w, struct strbuf *sb, bool pretty);
@@ -33,7 +34,9 @@ void jw_arr_end(struct jw *w);
 
 void jw_key(struct jw *w, const char *key);
 void jw_str(struct jw *w, const char *s); /* NULL -> null */
-/* NAN/inf -> null; integral values without decimals; else 6 significant digits. */
+/* NAN/inf -> null; integral values without decimals; else 6 significant digits,
+ * or with `exact` as many more (up to 17) as it takes to read back the same
+ * double: report.json is the data a bundle is re-rendered from. */
 void jw_num(struct jw *w, double v);
 void jw_bool(struct jw *w, bool b);
 void jw_null(struct jw *w);

@@ -1,0 +1,36 @@
+/* Reading a bundle back into the model: report.json (the data of record)
+ * plus the stack profiles in its .folded files, checked against the
+ * manifest's sizes and SHA-256 first.  `perfreport render` re-analyses and
+ * re-renders what this loads; comparing bundles builds on it too.
+ *
+ * A bundle is untrusted input (it may come from another host, or have been
+ * edited): the directory and every file are opened by fd without following
+ * symlinks, only regular files are read, each with a size cap; a file whose
+ * size or SHA-256 differs from the manifest is refused, as is a schema newer
+ * than this program's.
+ *
+ * What is loaded: host and capability facts, the window and its ticks,
+ * series, tables, metrics, histograms, profiles, the collector ledger and
+ * whether the run failed.  What is not: findings, USE rows, thresholds,
+ * chart threshold lines and the headline, which are analysis: the caller
+ * runs analyze_run() again (with the thresholds it wants). */
+#ifndef PERFREPORT_BUNDLE_LOAD_H
+#define PERFREPORT_BUNDLE_LOAD_H
+#include <stddef.h>
+
+struct report;
+
+#define BUNDLE_MAX_MANIFEST (16u << 20) /* bytes */
+#define BUNDLE_MAX_REPORT (256u << 20)
+#define BUNDLE_MAX_FOLDED (256u << 20)
+
+/* Loads the bundle in directory `dir`.  Returns 0 with *out a new report
+ * (the caller frees it with report_free), or -1 with *out NULL and a
+ * message in err that names the file and what is wrong with it. */
+int bundle_load(const char *dir, struct report **out, char *err, size_t errlen);
+
+/* The report.json part alone: text[0..len) into a new report, without the
+ * profiles (their stacks are in other files).  Same contract; messages name
+ * "report.json". */
+int report_from_json(const char *text, size_t len, struct report **out, char *err, size_t errlen);
+#endif
