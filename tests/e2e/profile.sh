@@ -64,8 +64,10 @@ esac
 files=$(json "$B/manifest.json" "sorted(f for f in d['files'] if f.startswith('cpu.'))")
 if [ "$files" = "['cpu.folded', 'cpu.svg']" ] && [ -s "$B/cpu.svg" ]; then ok e2e_profile_manifest
 else not_ok e2e_profile_manifest "$files"; fi
-grep -q 'class="flamegraph"' "$B/index.html" && grep -q '!\[On-CPU flame graph\](cpu.svg)' "$B/report.md" \
-    && ok e2e_profile_inline_graph || not_ok e2e_profile_inline_graph "no inline flamegraph / image reference"
+# report.md names the graph as the bundle's file (a pasted ticket has no
+# files beside it); index.html holds it inline
+grep -q 'class="flamegraph"' "$B/index.html" && grep -q '^Flame graph `cpu.svg`: On-CPU flame graph' "$B/report.md" \
+    && ok e2e_profile_inline_graph || not_ok e2e_profile_inline_graph "no inline flamegraph / no file named in report.md"
 if xmllint --noout "$B/index.html" 2>"$TMPD/xml.err" && xmllint --noout "$B/cpu.svg" 2>>"$TMPD/xml.err"; then ok e2e_profile_xmllint
 else not_ok e2e_profile_xmllint "$(head -3 "$TMPD/xml.err")"; fi
 
