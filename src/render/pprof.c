@@ -43,6 +43,8 @@ struct pp {
     struct strmap strs;     /* string -> table index + 1 */
     uint64_t nstrs;
     struct strbuf strtab;   /* encoded string_table fields, in index order */
+    uint64_t *fn_of_str;    /* per string index: its function without a file; 0 none */
+    size_t cap_fn_of_str;
     struct strmap funcs;    /* "name:file" string ids -> function id */
     uint64_t nfuncs;
     struct strbuf funcbuf;  /* encoded Function messages */
@@ -56,6 +58,7 @@ struct pp {
     uint64_t *ids;          /* scratch: a sample's location ids */
     size_t cap_ids;
     struct strbuf msg, sub; /* scratch messages */
+    struct strbuf key;      /* scratch map key */
     size_t nvalues;
     uint64_t mult[MAX_VALUES]; /* value = count x mult */
     uint64_t comm_key;
@@ -109,11 +112,20 @@ static uint64_t function_id(struct pp *pp, const struct profile *p, uint32_t nod
         *line = 0;
     uint64_t name_id = str_id(pp, name), file_id = file && *file ? str_id(pp, file) : 0;
     free(file);
-    char key[48];
-    snprintf(key, sizeof key, "%llu:%llu", (unsigned long long)name_id,
-             (unsigned long long)file_id);
     bool fresh;
-    uint64_t id = key_id(&pp->funcs, key, &pp->nfuncs, &fresh);
+    uint64_t id;
+    if (!file_id) { /* the usual case, without a map lookup of its own */
+        xgrow(&pp->fn_of_str, &pp->cap_fn_of_str, (size_t)name_id + 1, sizeof *pp->fn_of_str);
+        fresh = !pp->fn_of_str[name_id];
+        if (fresh)
+            pp->fn_of_str[name_id] = ++pp->nfuncs;
+        id = pp->fn_of_str[name_id];
+    } else {
+        char key[48];
+        snprintf(key, sizeof key, "%llu:%llu", (unsigned long long)name_id,
+                 (unsigned long long)file_id);
+        id = key_id(&pp->funcs, key, &pp->nfuncs, &fresh);
+    }
     if (fresh) {
         struct strbuf *m = &pp->sub;
         sb_reset(m);
@@ -135,6 +147,20 @@ static uint64_t mapping_of(struct pp *pp, enum frame_kind k)
     return pp->map_id[m];
 }
 
+/* Appends v to a map key in base 32 with a terminator: short, never NUL,
+ * and cheaper than printf for millions of keys. */
+static void key_num(struct strbuf *key, uint64_t v, char end)
+{
+    char buf[16];
+    size_t n = 0;
+    do {
+        buf[n++] = (char)('0' + (v & 31));
+        v >>= 5;
+    } while (v);
+    buf[n++] = end;
+    sb_addn(key, buf, n);
+}
+
 /* The location of path[first..last]: a frame and the inline frames after it
  * (root-first), i.e. functions inlined into it, deepest last.  Cached by the
  * node that ends it: the same node always makes the same location. */
@@ -145,20 +171,22 @@ static uint64_t location_id(struct pp *pp, const struct profile *p, const uint32
     if (end < pp->cap_node_loc && pp->node_loc[end])
         return pp->node_loc[end];
     uint64_t mapping = mapping_of(pp, profile_node_kind(p, path[first]));
-    struct strbuf key = STRBUF_INIT;
+    struct strbuf *key = &pp->key;
+    sb_reset(key);
     uint64_t fids[64];
     int64_t lines[64];
     size_t n = last - first + 1;
     uint64_t *fid = n <= 64 ? fids : xmalloc(n * sizeof *fid);
     int64_t *line = n <= 64 ? lines : xmalloc(n * sizeof *line);
-    sb_addf(&key, "%llu|", (unsigned long long)mapping);
+    key_num(key, mapping, '|');
     /* profile.proto: the last line is the caller the others were inlined into */
     for (size_t i = 0; i < n; i++) {
         fid[i] = function_id(pp, p, path[last - i], &line[i]);
-        sb_addf(&key, "%llu:%lld,", (unsigned long long)fid[i], (long long)line[i]);
+        key_num(key, fid[i], ':');
+        key_num(key, (uint64_t)line[i], ',');
     }
     bool fresh;
-    uint64_t id = key_id(&pp->locs, sb_str(&key), &pp->nlocs, &fresh);
+    uint64_t id = key_id(&pp->locs, sb_str(key), &pp->nlocs, &fresh);
     if (fresh) {
         struct strbuf *m = &pp->msg;
         sb_reset(m);
@@ -178,7 +206,6 @@ static uint64_t location_id(struct pp *pp, const struct profile *p, const uint32
         free(fid);
     if (line != lines)
         free(line);
-    sb_free(&key);
     /* ids fit 32 bits: there is at most one location per node */
     xgrow(&pp->node_loc, &pp->cap_node_loc, (size_t)end + 1, sizeof *pp->node_loc);
     pp->node_loc[end] = (uint32_t)id;
@@ -311,6 +338,8 @@ void pprof_encode(const struct report *r, const struct profile *p, struct strbuf
     sb_free(&pp.locbuf);
     sb_free(&pp.msg);
     sb_free(&pp.sub);
+    sb_free(&pp.key);
+    free(pp.fn_of_str);
     free(pp.node_loc);
     free(pp.ids);
 }
