@@ -3,6 +3,7 @@
 #include "pprof.h"
 #include "charts.h"
 #include "renderer.h"
+#include "escape.h"
 #include "protobuf.h"
 #include "../model/model.h"
 #include "../model/names.h"
@@ -64,14 +65,49 @@ struct pp {
     uint64_t comm_key;
 };
 
+/* s with every invalid UTF-8 byte as U+FFFD (malloc'd), or NULL when s is
+ * valid: profile.proto is proto3, whose readers (protobuf-go among them)
+ * refuse a whole profile over one string field that is not UTF-8, and frame
+ * and process names are host bytes. */
+static char *utf8_fixed(const char *s)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t len = strlen(s), i = 0;
+    unsigned cp;
+    while (i < len) {
+        size_t n = utf8_decode(u + i, len - i, &cp);
+        if (!n)
+            break;
+        i += n;
+    }
+    if (i == len)
+        return NULL;
+    struct strbuf sb = STRBUF_INIT;
+    sb_addn(&sb, s, i);
+    while (i < len) {
+        size_t n = utf8_decode(u + i, len - i, &cp);
+        if (n)
+            sb_addn(&sb, s + i, n);
+        else
+            sb_add(&sb, "\xEF\xBF\xBD");
+        i += n ? n : 1;
+    }
+    return sb_detach(&sb);
+}
+
 static uint64_t str_id(struct pp *pp, const char *s)
 {
+    char *fixed = utf8_fixed(s);
+    if (fixed)
+        s = fixed;
     void **slot = strmap_slot(&pp->strs, s);
     if (!*slot) {
         *slot = (void *)(uintptr_t)(pp->nstrs + 1);
         pb_bytes(&pp->strtab, PF_STRING_TABLE, s, strlen(s));
+        free(fixed);
         return pp->nstrs++;
     }
+    free(fixed);
     return (uint64_t)(uintptr_t)*slot - 1;
 }
 

@@ -13,6 +13,8 @@
  *  - Mappings "[kernel]" and "[jit]" for kernel and JIT frames: the model
  *    knows no binaries, addresses or build-ids for user frames, which then
  *    have no mapping (mapping_id 0).
+ * Strings are the names as they are, except bytes that are not UTF-8, which
+ * become U+FFFD (proto3 readers refuse a profile over one such string).
  * Values: "samples" profiles (the on-CPU one) have samples/count and, when
  * the report has the sampling rate (metric profile.hz), cpu/nanoseconds =
  * samples x 1e9/hz; "us" profiles (off-CPU) have wait/nanoseconds.
