@@ -48,6 +48,9 @@ static void usage(FILE *f)
           "  -q, --quiet             no progress and no summary on the terminal\n"
           "      --oneline           no progress; at the end one line for a log (timers,\n"
           "                          cron): host, severity, exit status, bundle, headline\n"
+          "      --metrics FILE      also write the run's severity, exit status, findings\n"
+          "                          and key metrics for Prometheus (node_exporter's\n"
+          "                          textfile collector), replacing FILE atomically\n"
           "  -v, --verbose           more detail on stderr\n"
           "  -h, --help              this help\n"
           "  -V, --version           print the version\n"
@@ -63,7 +66,7 @@ static void usage(FILE *f)
 #define MAX_SAMPLES 100000
 
 enum { OPT_NO_BPF = 256, OPT_THRESHOLDS, OPT_ROOT, OPT_NO_REDACT, OPT_OBFUSCATE, OPT_MIN_BLOCK_US,
-       OPT_ONELINE };
+       OPT_ONELINE, OPT_METRICS };
 
 /* fds 0-2 closed by the caller (`>&-`) would be the next files we open, and
  * the summary would land in the lock file or a bundle file: open /dev/null
@@ -123,6 +126,7 @@ int main(int argc, char **argv)
         {"min-block-us", required_argument, NULL, OPT_MIN_BLOCK_US},
         {"quiet", no_argument, NULL, 'q'},
         {"oneline", no_argument, NULL, OPT_ONELINE},
+        {"metrics", required_argument, NULL, OPT_METRICS},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
@@ -180,6 +184,13 @@ int main(int argc, char **argv)
             break;
         case 'q': o.quiet = true; break;
         case OPT_ONELINE: o.oneline = o.quiet = true; break;
+        case OPT_METRICS:
+            if (!*optarg) {
+                fprintf(stderr, "perfreport: --metrics: empty file name\n");
+                return 3;
+            }
+            o.metrics_file = optarg;
+            break;
         case 'v': o.verbose++; break;
         case 'h': usage(stdout); return 0;
         case 'V': printf("perfreport %s\n", PERFREPORT_VERSION); return 0;

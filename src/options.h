@@ -19,6 +19,7 @@ struct options {
     bool obfuscate;      /* --obfuscate: replace host/IP/MAC/user names in the bundle */
     bool quiet;
     bool oneline;        /* --oneline: quiet, then one line for a log (timers, cron) */
+    const char *metrics_file; /* --metrics FILE: Prometheus/OpenMetrics text, NULL = none */
     int verbose;
 };
 

@@ -1,6 +1,7 @@
 #include "pipeline.h"
 #include "analyze/analyze.h"
 #include "bundle/bundle.h"
+#include "bundle/textfile.h"
 #include "runner.h"
 #include "util/instance_lock.h"
 #include "util/strbuf.h"
@@ -11,6 +12,7 @@
 #include "probe.h"
 #include "priority.h"
 #include "render/escape.h"
+#include "render/openmetrics.h"
 #include "util/clock.h"
 #include "util/xalloc.h"
 #include "version.h"
@@ -236,6 +238,21 @@ static void log_line(const struct report *r, const char *where, int status, cons
     sb_free(&sb);
 }
 
+/* --metrics: the run for Prometheus, written whatever the status (a failed
+ * run says exit_status 3), replacing the previous run's file.  A failure
+ * here is reported but leaves the status alone: the bundle is what the
+ * status describes. */
+static void write_metrics(struct textfile *tf, const struct report *r, int status, double wall_s)
+{
+    struct strbuf sb = STRBUF_INIT;
+    struct metrics_run run = {.exit_status = status, .wall_s = wall_s};
+    openmetrics_render(r, &run, &sb);
+    char err[PATH_MAX + 256];
+    if (textfile_replace(tf, sb_str(&sb), sb.len, err, sizeof err) != 0)
+        term_printf(stderr, "perfreport: %s", err);
+    sb_free(&sb);
+}
+
 /* The lock: a non-root run whose default lock file belongs to someone else
  * runs without it (instance_lock returns INSTANCE_LOCK_NONE and says why). */
 static int take_lock(char *err, size_t n)
@@ -254,6 +271,7 @@ int pipeline_run(const struct options *opt)
     int status = 3, lock_fd = -1;
     struct obf *obf = NULL;
     struct bundle_target target = {.parent_fd = -1};
+    struct textfile metrics = {.dir_fd = -1};
     char err[PATH_MAX + 1024] = "";
     struct report *r = report_new();
     r->tool_version = xstrdup(PERFREPORT_VERSION);
@@ -278,6 +296,11 @@ int pipeline_run(const struct options *opt)
      * so a bad -o loses nothing and a later swap of the path changes nothing.
      * The default name needs the host name, known only after the window. */
     if (bundle_target_open(&target, opt->outdir, err, sizeof err) != 0) {
+        term_printf(stderr, "perfreport: %s", err);
+        goto out;
+    }
+
+    if (opt->metrics_file && textfile_open(&metrics, opt->metrics_file, err, sizeof err) != 0) {
         term_printf(stderr, "perfreport: %s", err);
         goto out;
     }
@@ -354,6 +377,9 @@ int pipeline_run(const struct options *opt)
         (void)fflush(stdout);
     }
 out:
+    if (metrics.dir_fd >= 0)
+        write_metrics(&metrics, r, status, (mono_ms() - t_begin) / 1000.0);
+    textfile_close(&metrics);
     if (opt->oneline && status == 3) /* the log still gets its line */
         log_line(r, NULL, status, *err ? err : "the run failed");
     bundle_target_close(&target);

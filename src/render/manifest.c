@@ -81,6 +81,8 @@ int manifest_render_files(const struct report *r, const struct sink_file *files,
         jw_str(&w, name);
         flame_filename(r->profiles[i], "svg", name, sizeof name);
         jw_str(&w, name);
+        flame_filename(r->profiles[i], "pb.gz", name, sizeof name);
+        jw_str(&w, name);
     }
     jw_arr_end(&w);
     if (files)

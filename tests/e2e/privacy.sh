@@ -36,7 +36,16 @@ first_mac=$(echo "$macs" | head -1)
     --host "$host" --home "/home/${user:-nobodyhere}" & track $!
 sleep 0.5
 
+# grep cannot see inside the gzip'd pprof files: the checks scan a copy of
+# the bundle with them decompressed.
+unpacked() { # dir: prints the path of such a copy
+    _u="$TMPD/scan/$(basename "$1")"
+    rm -rf "$_u" && mkdir -p "$TMPD/scan" && cp -r "$1" "$_u"
+    for _z in "$_u"/*.pb.gz; do [ -f "$_z" ] && gzip -d "$_z"; done
+    echo "$_u"
+}
 secrets_in() { # dir: prints which secret values appear in any file
+    set -- "$(unpacked "$1")"
     for s in hunter2 abc123 'bob:pw' ':pw@' 'Bearer tok'; do
         grep -rqF -- "$s" "$1" && echo "$s"
     done
@@ -67,6 +76,7 @@ else not_ok e2e_privacy_no_redact_keeps_values "values or the report line missin
 # case-insensitively, as the obfuscation matches it).
 host_re="(?<![A-Za-z0-9_.-])$(printf '%s' "$host" | sed 's/[.[\*^$()+?{|]/\\&/g')(?![A-Za-z0-9_-]|\.[A-Za-z0-9])"
 identifying_in() { # dir: prints what identifies the host, in contents or file names
+    set -- "$(unpacked "$1")"
     grep -rqiP -- "$host_re" "$1" && echo "host name $host"
     find "$1" | grep -qiP -- "$host_re" && echo "host name $host in a file name"
     for v in $ips $macs; do

@@ -62,7 +62,7 @@ esac
 
 # 3. Bundle files listed; the inline graph in well-formed index.html.
 files=$(json "$B/manifest.json" "sorted(f for f in d['files'] if f.startswith('cpu.'))")
-if [ "$files" = "['cpu.folded', 'cpu.svg']" ] && [ -s "$B/cpu.svg" ]; then ok e2e_profile_manifest
+if [ "$files" = "['cpu.folded', 'cpu.pb.gz', 'cpu.svg']" ] && [ -s "$B/cpu.svg" ]; then ok e2e_profile_manifest
 else not_ok e2e_profile_manifest "$files"; fi
 # report.md names the graph as the bundle's file (a pasted ticket has no
 # files beside it); index.html holds it inline
