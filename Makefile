@@ -44,7 +44,7 @@ VMLINUX := $(BUILD)/gen/vmlinux.h
 UNISTD ?= /usr/include/$(shell $(CC) -print-multiarch 2>/dev/null)/asm/unistd_64.h
 SYSCALL_NAMES := $(BUILD)/gen/syscall_names.h
 
-ASSETS := $(sort $(wildcard assets/*.css assets/*.js templates/*))
+ASSETS := $(sort $(wildcard assets/*.css assets/*.js templates/*.html))
 ASSETS_C := $(BUILD)/gen/assets.c
 ASSETS_OBJ := $(BUILD)/gen/assets.o
 
@@ -64,7 +64,7 @@ WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(WORKLOAD_SRC)
 .PHONY: all deps test test-fast unit workloads bench clean
 .DEFAULT_GOAL := all
 
-all: $(BIN)
+all: $(BIN) $(BUILD)/perfreport.1
 
 deps:
 	@sh scripts/install-deps.sh
@@ -152,6 +152,38 @@ bench: all workloads
 	FLAMEGRAPH_DIR="$(FLAMEGRAPH_DIR)" sh bench/flame_bench.sh
 	sh bench/profile_bench.sh
 	sh bench/page_bench.sh
+
+# The man page, from its Markdown source through cmark's roff renderer.
+VERSION := $(shell sed -n 's/^\#define PERFREPORT_VERSION "\(.*\)"/\1/p' src/version.h)
+$(BUILD)/md2man: scripts/md2man.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 $(WARN) -O1 -o $@ $< -lcmark
+$(BUILD)/perfreport.1: templates/perfreport.1.md $(BUILD)/md2man src/version.h
+	$(BUILD)/md2man $< $(VERSION) > $@.tmp && mv $@.tmp $@
+
+# make install [PREFIX=/usr/local] [DESTDIR=...]; make uninstall with the same.
+PREFIX ?= /usr/local
+BINDIR := $(DESTDIR)$(PREFIX)/bin
+MANDIR := $(DESTDIR)$(PREFIX)/share/man/man1
+COMPDIR := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+DOCDIR := $(DESTDIR)$(PREFIX)/share/doc/perfreport
+UNITDIR := $(DESTDIR)$(PREFIX)/lib/systemd/system
+INSTALLED := $(BINDIR)/perfreport $(MANDIR)/perfreport.1 $(COMPDIR)/perfreport \
+             $(UNITDIR)/perfreport.service $(UNITDIR)/perfreport.timer \
+             $(DOCDIR)/thresholds.example $(DOCDIR)/README.md
+.PHONY: install uninstall
+install: $(BIN) $(BUILD)/perfreport.1
+	install -d $(BINDIR) $(MANDIR) $(COMPDIR) $(DOCDIR) $(UNITDIR)
+	install -m 0755 $(BIN) $(BINDIR)/perfreport
+	install -m 0644 $(BUILD)/perfreport.1 $(MANDIR)/perfreport.1
+	install -m 0644 examples/perfreport.bash-completion $(COMPDIR)/perfreport
+	install -m 0644 examples/thresholds.example README.md $(DOCDIR)/
+	sed 's|/usr/local/bin/perfreport|$(PREFIX)/bin/perfreport|g' examples/systemd/perfreport.service \
+	    > $(UNITDIR)/perfreport.service && chmod 0644 $(UNITDIR)/perfreport.service
+	install -m 0644 examples/systemd/perfreport.timer $(UNITDIR)/perfreport.timer
+uninstall:
+	rm -f $(INSTALLED)
+	-rmdir $(DOCDIR) 2>/dev/null
 
 clean:
 	rm -rf build build-asan perfreport
