@@ -60,10 +60,12 @@ void rule_cpu_saturation(struct report *r, const struct rule *self)
             sb_addf(&t, " across %.0f CPU%s", ncpu, plural(ncpu));
         sepr = ", ";
     }
+    /* plain words first: the headline is read by people who do not know
+     * what a run queue is */
     if (!isnan(runq.v))
-        sb_addf(&t, "%srun queue %.1f per CPU", sepr, runq.v);
+        sb_addf(&t, "%s%.1f task%s waiting per CPU", sepr, runq.v, runq.v == 1 ? "" : "s");
     if (top >= 0)
-        sb_addf(&t, "; top process %s at %.0f%% of one CPU", culprit,
+        sb_addf(&t, "; busiest process %s at %.0f%% of one CPU", culprit,
                 table_num(procs, (size_t)top, "cpu_pct"));
     struct finding *f = rule_add(r, self, sev, &t);
 

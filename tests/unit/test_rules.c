@@ -434,8 +434,8 @@ TEST(rules_two_burners_rank_cpu_saturation_first)
     const struct finding *f = &r->findings[0];
     CHECK_STR(f->id, "cpu.saturation");
     CHECK(f->sev == SEV_CRITICAL);
-    CHECK_STR(f->title, "CPU saturated: 99% busy across 2 CPUs, run queue 1.5 per CPU; top "
-                        "process burner (pid 123) at 99% of one CPU");
+    CHECK_STR(f->title, "CPU saturated: 99% busy across 2 CPUs, 1.5 tasks waiting per CPU; "
+                        "busiest process burner (pid 123) at 99% of one CPU");
     CHECK_STR(f->culprit, "burner (pid 123)");
     CHECK(any_evidence(f, "CPU utilisation 99% ≥ 90% (critical)"));
     CHECK(any_evidence(f, "Run queue 1.5 per CPU ≥ 1 per CPU (warning; critical at 2 per CPU)"));
@@ -448,8 +448,8 @@ TEST(rules_two_burners_rank_cpu_saturation_first)
     CHECK_NOT_CONTAINS(f->recommendation, "PID");
     CHECK_STR(r->findings[1].id, "disk.saturation");
     CHECK(f->score > r->findings[1].score);
-    CHECK_STR(r->headline, "CPU saturated: 99% busy across 2 CPUs, run queue 1.5 per "
-                           "CPU; top process burner (pid 123) at 99% of one CPU (+1 more finding)");
+    CHECK_STR(r->headline, "CPU saturated: 99% busy across 2 CPUs, 1.5 tasks waiting per "
+                           "CPU; busiest process burner (pid 123) at 99% of one CPU (+1 more finding)");
     report_free(r);
 }
 
