@@ -185,6 +185,17 @@ uninstall:
 	rm -f $(INSTALLED)
 	-rmdir $(DOCDIR) 2>/dev/null
 
+# make deb: the Debian package, built by dpkg-buildpackage in a copy of the
+# source tree under $(BUILD)/deb with examples/debian as its debian/.
+DEB_TREE := $(BUILD)/deb/perfreport-$(VERSION)
+.PHONY: deb
+deb:
+	rm -rf $(BUILD)/deb && mkdir -p $(DEB_TREE)
+	cp -a Makefile README.md LICENSE src bpf templates assets scripts examples $(DEB_TREE)/
+	cp -a examples/debian $(DEB_TREE)/debian
+	cd $(DEB_TREE) && dpkg-buildpackage -us -uc -b
+	@ls $(BUILD)/deb/*.deb
+
 clean:
 	rm -rf build build-asan perfreport
 
