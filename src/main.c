@@ -1,5 +1,6 @@
 #include "collapse_cmd.h"
 #include "collect/cgroup_name.h"
+#include "bundle/retain.h"
 #include "flamegraph_cmd.h"
 #include "options.h"
 #include "pipeline.h"
@@ -48,6 +49,9 @@ static void usage(FILE *f)
           "  -q, --quiet             no progress and no summary on the terminal\n"
           "      --oneline           no progress; at the end one line for a log (timers,\n"
           "                          cron): host, severity, exit status, bundle, headline\n"
+          "      --keep N            after publishing, keep the N newest bundles of this\n"
+          "                          host in the bundle's directory (this one included)\n"
+          "                          and remove older ones (only real perfreport bundles)\n"
           "  -v, --verbose           more detail on stderr\n"
           "  -h, --help              this help\n"
           "  -V, --version           print the version\n"
@@ -63,7 +67,7 @@ static void usage(FILE *f)
 #define MAX_SAMPLES 100000
 
 enum { OPT_NO_BPF = 256, OPT_THRESHOLDS, OPT_ROOT, OPT_NO_REDACT, OPT_OBFUSCATE, OPT_MIN_BLOCK_US,
-       OPT_ONELINE };
+       OPT_ONELINE, OPT_KEEP };
 
 /* fds 0-2 closed by the caller (`>&-`) would be the next files we open, and
  * the summary would land in the lock file or a bundle file: open /dev/null
@@ -123,6 +127,7 @@ int main(int argc, char **argv)
         {"min-block-us", required_argument, NULL, OPT_MIN_BLOCK_US},
         {"quiet", no_argument, NULL, 'q'},
         {"oneline", no_argument, NULL, OPT_ONELINE},
+        {"keep", required_argument, NULL, OPT_KEEP},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
@@ -180,6 +185,11 @@ int main(int argc, char **argv)
             break;
         case 'q': o.quiet = true; break;
         case OPT_ONELINE: o.oneline = o.quiet = true; break;
+        case OPT_KEEP:
+            if (parse_long_arg("--keep", optarg, 1, RETAIN_MAX_KEEP, &l))
+                return 3;
+            o.keep = (unsigned)l;
+            break;
         case 'v': o.verbose++; break;
         case 'h': usage(stdout); return 0;
         case 'V': printf("perfreport %s\n", PERFREPORT_VERSION); return 0;

@@ -19,6 +19,8 @@ struct options {
     bool obfuscate;      /* --obfuscate: replace host/IP/MAC/user names in the bundle */
     bool quiet;
     bool oneline;        /* --oneline: quiet, then one line for a log (timers, cron) */
+    unsigned keep;       /* --keep N: bundles of this host kept in the output's
+                          * directory after publishing; 0 = no pruning */
     int verbose;
 };
 
