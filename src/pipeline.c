@@ -342,8 +342,13 @@ int pipeline_run(const struct options *opt)
     if (opt->keep && target.published[0]) {
         char prefix[96];
         bundle_name_prefix(r, prefix, sizeof prefix);
+        double t_keep = mono_ms();
         bundle_retain(target.parent_fd, target.parent_shown, prefix, target.published, opt->keep,
                       &kept);
+        if (opt->verbose)
+            fprintf(stderr, "perfreport: --keep %u: %u removed, %u left alone, %u failed, "
+                    "%.1f ms\n", opt->keep, kept.removed, kept.skipped, kept.failed,
+                    mono_ms() - t_keep);
     } else if (opt->keep) {
         term_printf(stderr, "perfreport: --keep: nothing removed: the bundle was not published "
                     "in %s", target.parent_shown);
