@@ -1,5 +1,6 @@
 #include "collapse_cmd.h"
 #include "collect/cgroup_name.h"
+#include "bundle/retain.h"
 #include "flamegraph_cmd.h"
 #include "options.h"
 #include "pipeline.h"
@@ -51,6 +52,9 @@ static void usage(FILE *f)
           "      --metrics FILE      also write the run's severity, exit status, findings\n"
           "                          and key metrics for Prometheus (node_exporter's\n"
           "                          textfile collector), replacing FILE atomically\n"
+          "      --keep N            after publishing, keep the N newest bundles of this\n"
+          "                          host in the bundle's directory (this one included)\n"
+          "                          and remove older ones (only real perfreport bundles)\n"
           "  -v, --verbose           more detail on stderr\n"
           "  -h, --help              this help\n"
           "  -V, --version           print the version\n"
@@ -66,7 +70,7 @@ static void usage(FILE *f)
 #define MAX_SAMPLES 100000
 
 enum { OPT_NO_BPF = 256, OPT_THRESHOLDS, OPT_ROOT, OPT_NO_REDACT, OPT_OBFUSCATE, OPT_MIN_BLOCK_US,
-       OPT_ONELINE, OPT_METRICS };
+       OPT_ONELINE, OPT_METRICS, OPT_KEEP };
 
 /* fds 0-2 closed by the caller (`>&-`) would be the next files we open, and
  * the summary would land in the lock file or a bundle file: open /dev/null
@@ -127,6 +131,7 @@ int main(int argc, char **argv)
         {"quiet", no_argument, NULL, 'q'},
         {"oneline", no_argument, NULL, OPT_ONELINE},
         {"metrics", required_argument, NULL, OPT_METRICS},
+        {"keep", required_argument, NULL, OPT_KEEP},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
@@ -190,6 +195,11 @@ int main(int argc, char **argv)
                 return 3;
             }
             o.metrics_file = optarg;
+            break;
+        case OPT_KEEP:
+            if (parse_long_arg("--keep", optarg, 1, RETAIN_MAX_KEEP, &l))
+                return 3;
+            o.keep = (unsigned)l;
             break;
         case 'v': o.verbose++; break;
         case 'h': usage(stdout); return 0;

@@ -2,6 +2,7 @@
 #include "analyze/analyze.h"
 #include "bundle/bundle.h"
 #include "bundle/textfile.h"
+#include "bundle/retain.h"
 #include "runner.h"
 #include "util/instance_lock.h"
 #include "util/strbuf.h"
@@ -214,8 +215,9 @@ static void record_self_usage(struct report *r, double wall_ms)
  * esc_term_quoted, so that a process name in the headline can neither end
  * the line nor forge a field.  where: the published bundle; NULL when the
  * run failed (status 3): then severity=error, bundle="" and the headline is
- * the reason. */
-static void log_line(const struct report *r, const char *where, int status, const char *why)
+ * the reason.  kept: what --keep removed (removed=N), NULL without --keep. */
+static void log_line(const struct report *r, const char *where, int status, const char *why,
+                     const struct retain_result *kept)
 {
     struct strbuf sb = STRBUF_INIT;
     const char *host = kv_get(&r->host, "hostname");
@@ -230,6 +232,8 @@ static void log_line(const struct report *r, const char *where, int status, cons
     if (where)
         snprintf(index, sizeof index, "%s/index.html", where);
     esc_term_quoted(&sb, index);
+    if (kept)
+        sb_addf(&sb, " removed=%u", kept->removed);
     sb_add(&sb, " headline=");
     esc_term_quoted(&sb, where ? r->headline : why);
     sb_addc(&sb, '\n');
@@ -355,8 +359,25 @@ int pipeline_run(const struct options *opt)
     if (opt->verbose)
         fprintf(stderr, "perfreport: window end to bundle published: %.1f ms\n",
                 mono_ms() - t_window_end);
+    /* Retention after the bundle (and its map) are safely out; a removal
+     * that fails is said on stderr and leaves the status alone. */
+    struct retain_result kept = {0};
+    if (opt->keep && target.published[0]) {
+        char prefix[96];
+        bundle_name_prefix(r, prefix, sizeof prefix);
+        double t_keep = mono_ms();
+        bundle_retain(target.parent_fd, target.parent_shown, prefix, target.published, opt->keep,
+                      &kept);
+        if (opt->verbose)
+            fprintf(stderr, "perfreport: --keep %u: %u removed, %u left alone, %u failed, "
+                    "%.1f ms\n", opt->keep, kept.removed, kept.skipped, kept.failed,
+                    mono_ms() - t_keep);
+    } else if (opt->keep) {
+        term_printf(stderr, "perfreport: --keep: nothing removed: the bundle was not published "
+                    "in %s", target.parent_shown);
+    }
     if (opt->oneline)
-        log_line(r, where, status, NULL);
+        log_line(r, where, status, NULL, opt->keep ? &kept : NULL);
     if (!opt->quiet) {
         enum severity worst = report_worst_severity(r);
         term_printf(stdout, "%s%s%s", worst >= SEV_WARNING ? severity_name(worst) : "",
@@ -372,6 +393,10 @@ int pipeline_run(const struct options *opt)
         if (r->publish_note)
             term_printf(stdout, "PARTIAL: %s", r->publish_note);
         term_printf(stdout, "Bundle: %s/index.html", where);
+        if (opt->keep)
+            term_printf(stdout, "Removed %u old bundle%s of this host in %s (--keep %u)",
+                        kept.removed, kept.removed == 1 ? "" : "s", target.parent_shown,
+                        opt->keep);
         /* A reader that went away (| head) gets EPIPE, not SIGPIPE: the bundle
          * is published and the status stands. */
         (void)fflush(stdout);
@@ -381,7 +406,7 @@ out:
         write_metrics(&metrics, r, status, (mono_ms() - t_begin) / 1000.0);
     textfile_close(&metrics);
     if (opt->oneline && status == 3) /* the log still gets its line */
-        log_line(r, NULL, status, *err ? err : "the run failed");
+        log_line(r, NULL, status, *err ? err : "the run failed", NULL);
     bundle_target_close(&target);
     obf_free(obf);
     report_free(r);

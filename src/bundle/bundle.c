@@ -29,6 +29,18 @@
 
 void bundle_default_name(const struct report *r, char *out, size_t n)
 {
+    char prefix[96];
+    bundle_name_prefix(r, prefix, sizeof prefix);
+    struct tm tm;
+    time_t t = r->window.start_wall.tv_sec ? r->window.start_wall.tv_sec : time(NULL);
+    localtime_r(&t, &tm);
+    char stamp[32];
+    strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+    snprintf(out, n, "%s%s", prefix, stamp);
+}
+
+void bundle_name_prefix(const struct report *r, char *out, size_t n)
+{
     const char *host = kv_get(&r->host, "hostname");
     char safe[65];
     size_t k = 0;
@@ -41,12 +53,7 @@ void bundle_default_name(const struct report *r, char *out, size_t n)
     safe[k] = '\0';
     if (!k || safe[0] == '.')
         snprintf(safe, sizeof safe, "host");
-    struct tm tm;
-    time_t t = r->window.start_wall.tv_sec ? r->window.start_wall.tv_sec : time(NULL);
-    localtime_r(&t, &tm);
-    char stamp[32];
-    strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
-    snprintf(out, n, "perfreport-%s-%s", safe, stamp);
+    snprintf(out, n, "perfreport-%s-", safe);
 }
 
 
@@ -213,6 +220,7 @@ int bundle_target_open(struct bundle_target *t, const char *dir, char *err, size
     char parent[PATH_MAX];
     t->parent_fd = -1;
     t->name[0] = '\0';
+    t->published[0] = '\0';
     snprintf(t->shown, sizeof t->shown, "%s", dir ? dir : ".");
     snprintf(t->parent_shown, sizeof t->parent_shown, ".");
     if (dir) {
@@ -593,6 +601,7 @@ int bundle_publish(struct report *r, struct bundle_target *t, char *where, size_
     if (rc < 0)
         return rc;
     if (rc == PLACE_OK) {
+        snprintf(t->published, sizeof t->published, "%s", final);
         if (strcmp(final, t->name) == 0)
             snprintf(where, wn, "%s", t->shown);
         else

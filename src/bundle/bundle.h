@@ -22,11 +22,15 @@ struct bundle_target {
     char shown[PATH_MAX];     /* the path as asked for (-o, or the default name) */
     char parent_shown[PATH_MAX]; /* its parent, as asked for, for messages */
     char name[NAME_MAX + 1];  /* the final name inside the parent; "" until known */
+    char published[NAME_MAX + 1]; /* the name published under in parent_fd; "" if
+                                   * not published there (failed, or /var/tmp) */
 };
 
 /* Default "perfreport-<host>-<YYYYmmdd-HHMMSS>" from the host name and the
  * window start (host name reduced to [A-Za-z0-9._-]). */
 void bundle_default_name(const struct report *r, char *out, size_t n);
+/* Its host part: "perfreport-<host>-" (at most 77 bytes with the NUL). */
+void bundle_name_prefix(const struct report *r, char *out, size_t n);
 
 /* Opens the target before the window: `dir` is the -o argument, or NULL for
  * the default name in the current directory (set later with

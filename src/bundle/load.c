@@ -857,6 +857,35 @@ static int check_manifest(struct bl *b, const struct json *m, long long *schema)
     return 0;
 }
 
+int bundle_manifest_read(int dfd, const char *shown, struct json **out, char *err, size_t errlen)
+{
+    struct bl b = {.dfd = dfd, .dir = shown, .err = err, .errlen = errlen};
+    struct strbuf text = STRBUF_INIT;
+    struct json *man = NULL;
+    char jerr[256];
+    long long schema;
+    *out = NULL;
+    int e = read_in(&b, "manifest.json", BUNDLE_MAX_MANIFEST, &text);
+    if (e == -ENOENT)
+        bl_fail(&b, "%s has no manifest.json", shown);
+    if (e != 0) {
+        sb_free(&text);
+        return -1;
+    }
+    if (json_parse(text.buf ? text.buf : "", text.len, &man, jerr, sizeof jerr) != 0) {
+        bl_fail(&b, "%s/manifest.json: %s", shown, jerr);
+        sb_free(&text);
+        return -1;
+    }
+    sb_free(&text);
+    if (check_manifest(&b, man, &schema) != 0) {
+        json_free(man);
+        return -1;
+    }
+    *out = man;
+    return 0;
+}
+
 int bundle_load(const char *dir, struct report **out, char *err, size_t errlen)
 {
     struct bl b = {.dir = dir, .err = err, .errlen = errlen};

@@ -29,6 +29,14 @@ struct report;
  * message in err that names the file and what is wrong with it. */
 int bundle_load(const char *dir, struct report **out, char *err, size_t errlen);
 
+/* Whether directory `dfd` holds a perfreport manifest.json (a regular file
+ * opened without following a symlink, at most BUNDLE_MAX_MANIFEST bytes, of
+ * tool "perfreport", a schema this program reads, with its "integrity"
+ * list).  Returns 0 with *out the parsed manifest (the caller json_frees
+ * it), or -1 with *out NULL and a message naming `shown` in err. */
+struct json;
+int bundle_manifest_read(int dfd, const char *shown, struct json **out, char *err, size_t errlen);
+
 /* The report.json part alone: text[0..len) into a new report, without the
  * profiles (their stacks are in other files).  Same contract; messages name
  * "report.json". */
