@@ -172,7 +172,8 @@ static void add_fact(struct diff *d, size_t *cap, const struct kv *o, const stru
         return;
     }
     xgrow(&d->facts, cap, d->nfacts + 1, sizeof *d->facts);
-    d->facts[d->nfacts++] = (struct diff_fact){any->key, any->title, ot, nt};
+    d->facts[d->nfacts++] =
+        (struct diff_fact){xstrdup(any->key), xstrdup(any->title), ot, nt};
 }
 
 static void compare_kvs(struct diff *d, size_t *cap, const struct kvlist *o,
@@ -183,6 +184,41 @@ static void compare_kvs(struct diff *d, size_t *cap, const struct kvlist *o,
     for (size_t i = 0; i < o->n; i++)
         if (!kv_find(n, o->v[i].key))
             add_fact(d, cap, &o->v[i], NULL);
+}
+
+/* The limits of the cgroups in both "cgroup" tables, as facts in a scratch
+ * report's host list (one per side), so they compare like the others. */
+static void cgroup_limits(const struct table *t, const struct table *other, struct kvlist *out)
+{
+    static const struct {
+        const char *col, *what;
+    } lim[] = {{"quota_cpus", "CPU quota"}, {"mem_limit_kib", "memory limit"}};
+    if (!t || !other)
+        return;
+    for (size_t i = 0; i < t->nrows; i++) {
+        const char *path = table_str(t, i, "path");
+        bool both = false;
+        for (size_t j = 0; path && j < other->nrows && !both; j++) {
+            const char *o = table_str(other, j, "path");
+            both = o && strcmp(o, path) == 0;
+        }
+        if (!both)
+            continue;
+        for (size_t k = 0; k < ARRAY_LEN(lim); k++) {
+            int c = table_col(t, lim[k].col);
+            if (c < 0)
+                continue;
+            char *key = xasprintf("cgroup %s %s", path, lim[k].col);
+            char *title = xasprintf("Cgroup %s: %s", path, lim[k].what);
+            double v = table_num(t, i, lim[k].col);
+            if (isfinite(v))
+                kv_add_num(out, key, title, v, t->cols[c].unit);
+            else
+                kv_add(out, key, title, "none");
+            free(key);
+            free(title);
+        }
+    }
 }
 
 /* Adds every stack of `from` to `to`: as ordinary counts, or as baseline
@@ -278,6 +314,14 @@ struct diff *diff_compare(const struct report *old, const struct report *neu)
     compare_metrics(d);
     size_t cap = 0;
     compare_kvs(d, &cap, &old->host, &neu->host);
+    compare_kvs(d, &cap, &old->caps, &neu->caps);
+    struct report *so = report_new(), *sn = report_new(); /* scratch */
+    const struct table *to = report_find_table(old, "cgroup"), *tn = report_find_table(neu, "cgroup");
+    cgroup_limits(to, tn, &so->host);
+    cgroup_limits(tn, to, &sn->host);
+    compare_kvs(d, &cap, &so->host, &sn->host);
+    report_free(so);
+    report_free(sn);
     d->cpu = diff_profile(report_find_profile(old, "cpu"), report_find_profile(neu, "cpu"),
                           "cpu-diff", "On-CPU: NEW against OLD");
     d->offcpu = diff_profile(report_find_profile(old, "offcpu"),
@@ -292,6 +336,8 @@ void diff_free(struct diff *d)
     if (!d)
         return;
     for (size_t i = 0; i < d->nfacts; i++) {
+        free(d->facts[i].key);
+        free(d->facts[i].title);
         free(d->facts[i].old);
         free(d->facts[i].neu);
     }

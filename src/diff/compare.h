@@ -40,7 +40,7 @@ struct diff_metric {
 };
 
 struct diff_fact {
-    const char *key, *title; /* borrowed from the reports */
+    char *key, *title;       /* owned */
     char *old, *neu;         /* owned, formatted; NULL when absent on that side */
 };
 
@@ -56,7 +56,11 @@ struct diff {
     char *headline;               /* the most important change in words */
 };
 
-/* Compares two analysed reports. */
+/* Host facts, capabilities (configuration) and the CPU quota and memory
+ * limit of each cgroup listed in both reports' "cgroup" tables are
+ * compared; facts that differ between any two runs (uptime, perfreport's
+ * own costs) are not.
+ * Compares two analysed reports. */
 struct diff *diff_compare(const struct report *old, const struct report *neu);
 void diff_free(struct diff *d);
 

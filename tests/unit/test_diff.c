@@ -180,8 +180,28 @@ TEST(diff_views_say_what_changed)
     kv_add_num(&o->host, "uptime_s", "Uptime", 10, "s"); /* always differs: not shown */
     kv_add_num(&n->host, "uptime_s", "Uptime", 99, "s");
     report_add_finding(n, "cpu.saturation", SEV_CRITICAL, "cpu", "CPU saturated <x>");
+    /* cgroup limits: /a's quota changed; /only-old is not in NEW's table */
+    struct report *sides[2] = {o, n};
+    for (int s = 0; s < 2; s++) {
+        struct table *t = report_table(sides[s], "cgroup", "Cgroups", "cgroup");
+        table_add_col(t, "path", "Cgroup", "", 0);
+        table_add_col(t, "quota_cpus", "Quota", "CPUs", 2);
+        table_add_col(t, "mem_limit_kib", "Mem limit", "KiB", 0);
+        size_t row = table_add_row(t);
+        table_set_str(t, row, "path", "/a");
+        table_set_num(t, row, "quota_cpus", s ? 2 : 1);
+        table_set_num(t, row, "mem_limit_kib", 1024);
+        if (!s) {
+            row = table_add_row(t);
+            table_set_str(t, row, "path", "/only-old");
+            table_set_num(t, row, "quota_cpus", 4);
+        }
+    }
     struct diff *d = diff_compare(o, n);
-    CHECK(d->nfacts == 2);
+    REQUIRE(d->nfacts == 3);
+    CHECK_STR(d->facts[2].key, "cgroup /a quota_cpus");
+    CHECK_STR(d->facts[2].old, "1 CPUs");
+    CHECK_STR(d->facts[2].neu, "2 CPUs");
     struct diff_file files[DIFF_MAX_FILES];
     size_t nf = diff_render(d, files);
     CHECK(nf == 3); /* no profiles: no flame graphs */
