@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -195,6 +196,12 @@ int diff_main(int argc, char **argv)
     d = diff_compare(old, neu);
     nfiles = diff_render(d, files);
 
+    /* As render does: an interrupt must not leave a half-written
+     * comparison behind. */
+    signal(SIGINT, SIG_IGN);
+    signal(SIGTERM, SIG_IGN);
+    signal(SIGHUP, SIG_IGN);
+    signal(SIGQUIT, SIG_IGN);
     char made[PATH_MAX];
     int dfd = make_outdir(&a, made, sizeof made, err, sizeof err);
     if (dfd < 0) {

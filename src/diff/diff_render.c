@@ -94,6 +94,23 @@ static void metrics_section(struct doc *d, const struct diff *df)
         doc_text(doc_para(d->root), "No metric is in both runs.");
         return;
     }
+    /* the clear changes first, in words: the table is long */
+    size_t nclear = 0;
+    for (size_t i = 0; i < df->nmetrics; i++)
+        nclear += df->metrics[i].beyond && df->metrics[i].spread_known;
+    p = doc_para(d->root);
+    if (nclear == 0)
+        doc_textf(p, "None of the %zu metrics changed beyond its spread.", df->nmetrics);
+    else
+        doc_textf(p, "%zu of %zu metrics changed beyond their spread: ", nclear, df->nmetrics);
+    for (size_t i = 0, k = 0; i < df->nmetrics && nclear; i++) {
+        const struct diff_metric *m = &df->metrics[i];
+        if (!m->beyond || !m->spread_known)
+            continue;
+        doc_host(p, m->neu->title ? m->neu->title : m->neu->name, 100);
+        doc_text(p, m->delta > 0 ? " higher" : " lower");
+        doc_text(p, ++k < nclear ? ", " : ".");
+    }
     struct doc_table *t = doc_table_block(d, d->root, 6);
     static const char *const head[] = {"Metric", "OLD", "NEW", "Change", "Spread (sd OLD / NEW)",
                                        "Verdict"};
