@@ -128,6 +128,14 @@ TEST(diff_spread_rule_boundary)
     REQUIRE(d->nmetrics == 1);
     CHECK(d->metrics[0].beyond && d->metrics[0].delta == 40);
     CHECK_STR(d->headline, "Changed: Thing 50%, was 10%");
+    struct diff_file files[DIFF_MAX_FILES];
+    size_t nf = diff_render(d, files);
+    REQUIRE(nf >= 1);
+    CHECK_STR(files[0].name, "diff.md");
+    CHECK_CONTAINS(sb_str(&files[0].body), "1 of 1 metrics changed beyond their spread: Thing higher.");
+    CHECK_CONTAINS(sb_str(&files[0].body), "| Thing | 10% | 50% | +40% (+400%) | 0.707% / 0.707% | higher |");
+    for (size_t i = 0; i < nf; i++)
+        sb_free(&files[i].body);
     diff_free(d);
     d = diff_compare(a, c); /* 10 -> 15 with sd 15 on one side */
     REQUIRE(d->nmetrics == 1);
