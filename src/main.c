@@ -5,6 +5,7 @@
 #include "options.h"
 #include "pipeline.h"
 #include "render_cmd.h"
+#include "diff_cmd.h"
 #include "render/escape.h"
 #include "util/hostfs.h"
 #include "util/parse_num.h"
@@ -63,7 +64,8 @@ static void usage(FILE *f)
           "3 the run itself failed; 4/5/6 a partial bundle (see README).\n"
           "\n"
           "Also: perfreport flamegraph [opts] [FILE|-]   folded stacks -> SVG\n"
-          "      perfreport render BUNDLE [-o DIR] [--thresholds FILE]   re-render a bundle\n",
+          "      perfreport render BUNDLE [-o DIR] [--thresholds FILE]   re-render a bundle\n"
+          "      perfreport diff OLD NEW [-o DIR]   compare two bundles\n",
           f);
 }
 
@@ -103,6 +105,8 @@ int main(int argc, char **argv)
         return collapse_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "render") == 0)
         return render_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "diff") == 0)
+        return diff_main(argc - 1, argv + 1);
     /* One malloc arena.  Each collector starts on its own thread, and every
      * BPF load parses the kernel BTF (tens of MiB, freed after the load);
      * with an arena per thread those freed blocks stayed resident in

@@ -117,15 +117,19 @@ static void banner(const struct report *r, const char *host, const char *headlin
 
 void html_document(const struct report *r, struct strbuf *out)
 {
+    struct doc *doc = doc_report(r);
+    html_page(r, doc, r->headline && *r->headline ? r->headline : "No findings.", out);
+    doc_free(doc);
+}
+
+void html_page(const struct report *r, struct doc *doc, const char *headline, struct strbuf *out)
+{
     const char *host = kv_get(&r->host, "hostname");
-    const char *headline = r->headline && *r->headline ? r->headline : "No findings.";
     /* The body first: whether it holds a flame graph decides the script.
      * Host text is escaped everywhere, so this marker only comes from
      * svg_flame_render. */
     struct strbuf body = STRBUF_INIT;
-    struct doc *doc = doc_report(r);
     doc_render_html(r, doc, &body);
-    doc_free(doc);
     bool flames = strstr(sb_str(&body), "<svg version=\"1.1\" class=\"flamegraph\"") != NULL;
 
     /* default-src 'none' forbids fetching anything, so a stray external
