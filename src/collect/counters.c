@@ -16,19 +16,21 @@
 
 double ctr_scaled(const struct ctr_reading *c, bool *scaled)
 {
-    if (!c->have || c->running == 0)
+    if (!c->have || (c->running == 0 && c->enabled > 0))
         return NAN;
+    /* enabled 0: a task event whose task never ran in the window (its
+     * times advance only while it runs): nothing happened, 0 is exact. */
     if (c->running >= c->enabled)
         return (double)c->value;
     *scaled = true;
     return (double)c->value * ((double)c->enabled / (double)c->running);
 }
 
-double ctr_rate(const struct ctr_reading *c)
+double ctr_rate(const struct ctr_reading *c, double seconds)
 {
     bool scaled = false;
     double v = ctr_scaled(c, &scaled);
-    return isnan(v) || c->enabled == 0 ? NAN : v / ((double)c->enabled / 1e9);
+    return isnan(v) || !(seconds > 0) ? NAN : v / seconds;
 }
 
 static double ratio(double part, double whole, double mul)
@@ -104,6 +106,7 @@ struct ctr_set {
     int *fd;      /* (ncpu + 1) * nev; -1 = not open */
     int nopen;
     int first_err; /* -errno of the first failed open other than an offline CPU */
+    double t_on, t_off; /* collector clock at enable and disable; NAN until then */
 };
 
 static int *set_fd(struct ctr_set *s, int row, int ev) { return &s->fd[row * s->nev + ev]; }
@@ -214,6 +217,7 @@ static int ctr_start(struct collect_ctx *ctx, void **state, uint32_t type,
 {
     struct ctr_set *s = xcalloc(1, sizeof *s);
     *state = s;
+    s->t_on = s->t_off = NAN;
     set_open(s, type, config, nev, ctx->cfg ? ctx->cfg->pid : 0);
     if (s->nopen == 0) {
         snprintf(err, n, "perf_event_open failed on every CPU: %s",
@@ -235,15 +239,17 @@ static int sw_start(struct collect_ctx *ctx, void **state, char *err, size_t n)
 
 static int ctr_begin(struct collect_ctx *ctx, void *state)
 {
-    (void)ctx;
-    set_switch(state, true);
+    struct ctr_set *s = state;
+    set_switch(s, true);
+    s->t_on = collect_clock_s(ctx);
     return 0;
 }
 
 static int ctr_end(struct collect_ctx *ctx, void *state)
 {
-    (void)ctx;
-    set_switch(state, false);
+    struct ctr_set *s = state;
+    set_switch(s, false);
+    s->t_off = collect_clock_s(ctx);
     return 0;
 }
 
@@ -369,7 +375,7 @@ static int sw_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
         double v[SW_NEV];
         for (int e = 0; e < SW_NEV; e++) {
             struct ctr_reading c = read_event(*set_fd(s, row, e));
-            v[e] = ctr_rate(&c);
+            v[e] = ctr_rate(&c, s->t_off - s->t_on);
             if (row < s->ncpu && !isnan(v[e]))
                 total[e] = isnan(total[e]) ? v[e] : total[e] + v[e];
         }

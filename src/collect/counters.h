@@ -23,10 +23,13 @@ struct ctr_reading {
 
 /* The count over the enabled time: value * enabled / running when the PMU
  * multiplexed the event (running < enabled; *scaled is then set, never
- * cleared).  NAN when not read or never scheduled (running 0). */
+ * cleared).  NAN when not read or enabled but never scheduled; 0 when
+ * never enabled (a target that did not run). */
 double ctr_scaled(const struct ctr_reading *c, bool *scaled);
-/* Scaled count per second of enabled time; NAN when not measurable. */
-double ctr_rate(const struct ctr_reading *c);
+/* Scaled count per second of the window (seconds between enable and
+ * disable, by the wall clock: a task event's enabled time runs only while
+ * the task does); NAN when not measurable. */
+double ctr_rate(const struct ctr_reading *c, double seconds);
 
 /* What the hardware table shows, from scaled counts (NAN = not counted). */
 struct hw_figures {

@@ -19,22 +19,28 @@ TEST(counters_scale_multiplexed_reading)
     c = (struct ctr_reading){.have = true, .value = 123456, .enabled = 7000, .running = 7000};
     CHECK_NUM(ctr_scaled(&c, &scaled), 123456, 0);
     CHECK(!scaled);
-    /* Never scheduled, or never read: no value rather than 0. */
+    /* Enabled but never scheduled (multiplexed out), or never read: no
+     * value rather than 0. */
     c = (struct ctr_reading){.have = true, .value = 0, .enabled = 5000, .running = 0};
     CHECK(isnan(ctr_scaled(&c, &scaled)));
     c = (struct ctr_reading){.have = false};
     CHECK(isnan(ctr_scaled(&c, &scaled)));
 }
 
-TEST(counters_rate_per_enabled_second)
+TEST(counters_rate_per_window_second)
 {
-    /* 2500 context switches over 2.5 s enabled. */
+    /* 2500 context switches in a 2.5 s window. */
     struct ctr_reading c = {.have = true, .value = 2500, .enabled = 2500000000ULL,
                             .running = 2500000000ULL};
-    CHECK_NUM(ctr_rate(&c), 1000, 1e-9);
-    c.enabled = 0;
-    c.running = 0;
-    CHECK(isnan(ctr_rate(&c)));
+    CHECK_NUM(ctr_rate(&c, 2.5), 1000, 1e-9);
+    /* A target's task event counts only while it runs: its 0.1 s enabled
+     * does not make 3 faults 30/s over a 3 s window. */
+    c = (struct ctr_reading){.have = true, .value = 3, .enabled = 100000000, .running = 100000000};
+    CHECK_NUM(ctr_rate(&c, 3.0), 1.0, 1e-9);
+    /* A target that never ran: 0/s, not unknown. */
+    c = (struct ctr_reading){.have = true, .value = 0, .enabled = 0, .running = 0};
+    CHECK_NUM(ctr_rate(&c, 3.0), 0, 0);
+    CHECK(isnan(ctr_rate(&c, 0)));
 }
 
 /* A memory-bound CPU as perf stat would see it, half multiplexed. */
