@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -106,6 +107,7 @@ struct ctr_set {
     int *fd;      /* (ncpu + 1) * nev; -1 = not open */
     int nopen;
     int first_err; /* -errno of the first failed open other than an offline CPU */
+    int budget_cpus; /* CPUs left out to stay within the fd budget (0: none) */
     double t_on, t_off; /* collector clock at enable and disable; NAN until then */
 };
 
@@ -133,9 +135,19 @@ static void set_open(struct ctr_set *s, uint32_t type, const uint64_t *config, i
     s->fd = xmalloc((size_t)(s->ncpu + 1) * (size_t)nev * sizeof *s->fd);
     for (int i = 0; i < (s->ncpu + 1) * nev; i++)
         s->fd[i] = -1;
+    /* One fd per event per CPU: on a large host that could take the fds the
+     * BPF collectors need, so each set keeps to a quarter of the limit. */
+    struct rlimit rl;
+    long budget = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY
+                      ? (long)(rl.rlim_cur / 4)
+                      : 1L << 20;
     for (int row = 0; row <= s->ncpu; row++) {
         if (row == s->ncpu && !s->target)
             break;
+        if (row < s->ncpu && s->nopen + nev * (s->target ? 2 : 1) > budget) {
+            s->budget_cpus++; /* the target's row still fits */
+            continue;
+        }
         for (int e = 0; e < nev; e++) {
             int fd = row < s->ncpu ? open_event(type, config[e], -1, row)
                                    : open_event(type, config[e], pid, -1);
@@ -258,6 +270,9 @@ static void ledger_notes(struct collect_ctx *ctx, const char *name, const struct
     struct ledger_entry *le = report_ledger(ctx->r, name, NULL);
     if (s->first_err)
         ledger_note(le, "some events could not be opened: %s", strerror(-s->first_err));
+    if (s->budget_cpus)
+        ledger_note(le, "%d CPUs not counted (file descriptor budget): totals cover the others",
+                    s->budget_cpus);
     if (ctx->cfg && ctx->cfg->cgroup)
         ledger_note(le, "counted system-wide: not limited to the cgroup");
 }
