@@ -405,8 +405,9 @@ static int sw_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     if (s->target)
         sw_row(t, "target", target);
     table_set_note(t, s->target ? "Kernel software events per CPU over the window, from every "
-                                  "process; the target row counts only the -p process and the "
-                                  "children it started in the window."
+                                  "process; the target row counts the -p process's main thread and "
+                                  "the threads and children it started in the window (not "
+                                  "threads that already ran)."
                                 : "Kernel software events per CPU over the window.");
     if (!isnan(total[SW_FAULTS]))
         report_metric(r, NM_SW_PAGE_FAULTS_PER_S, "Page faults", "/s", "cpu", total[SW_FAULTS]);
