@@ -118,6 +118,8 @@ RULE(rule_cpu_saturation);
 RULE(rule_cpu_steal);
 RULE(rule_cpu_softirq);
 RULE(rule_cpu_hotspot);
+RULE(rule_cpu_ipc_memory_bound);
+RULE(rule_cpu_branch_misses);
 RULE(rule_memory_pressure);
 RULE(rule_memory_swap);
 RULE(rule_memory_oom);

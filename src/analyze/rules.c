@@ -26,6 +26,17 @@ static const struct rule rules[] = {
      "RSS/RPS), and reduce the packet rate (larger batches, GRO/GSO, fewer small "
      "packets).",
      rule_cpu_softirq},
+    {"cpu.ipc_memory_bound", "cpu",
+     "The CPUs retire few instructions per cycle while the cache misses often: the code "
+     "waits on memory. Profile it (perf record -e cache-misses), then shrink or "
+     "reorder the hot data (fewer pointer chases, smaller structures, sequential access), "
+     "and on NUMA hosts keep threads near their memory.",
+     rule_cpu_ipc_memory_bound},
+    {"cpu.branch_misses", "cpu",
+     "Many branches are mispredicted, each flushing the pipeline. Find the branches "
+     "(perf record -e branch-misses) and make them predictable: sort or partition the "
+     "data they test, or replace them with branch-free code.",
+     rule_cpu_branch_misses},
     {"memory.pressure", "memory",
      "The working set no longer fits in RAM. Find what grew (largest processes by RSS "
      "above), fix leaks or shrink caches/heaps, add memory, or put memory limits on "

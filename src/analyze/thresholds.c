@@ -34,6 +34,17 @@ static const struct thr_def defaults[] = {
      * CPU time it is a packet/interrupt storm, 25 % eats whole CPUs. */
     {"cpu.softirq_pct", "CPU time in soft interrupts", "%", 10, 25, false},
 
+    /* Hardware counters (judged only when a PMU counted enough cycles).
+     * perf stat: IPC above 0.4 is fine for most server code, below 0.2 the
+     * CPU mostly waits (on memory, with a high miss ratio). */
+    {"hw.ipc", "Instructions per cycle (all CPUs)", "", 0.4, 0.2, true},
+    /* Cache misses of cache references (last level): a fifth missing means
+     * the working set spills out of the cache; half, it streams from RAM. */
+    {"hw.cache_miss_pct", "Cache misses of cache references", "%", 20, 50, false},
+    /* perf stat colours branch misses from 5 %; past 10 % each one costs a
+     * pipeline flush often enough to dominate. */
+    {"hw.branch_miss_pct", "Branch misses of branch instructions", "%", 5, 10, false},
+
     /* perf-mcp: available below 20 % is light pressure, below 10 % the page
      * cache is gone and reclaim hurts. */
     {"mem.available_pct", "Memory available", "%", 20, 10, true},
