@@ -254,13 +254,17 @@ static int copy_stack(void *vctx, const struct profile *p, const uint32_t *path,
 struct profile *diff_profile(const struct profile *old, const struct profile *neu,
                              const char *name, const char *title)
 {
-    if (!old || !neu || profile_total(old) == 0 || profile_total(neu) == 0)
+    /* Widths are NEW's counts: with nothing in NEW there is nothing to
+     * draw.  With nothing in OLD (an idle run), every frame of NEW is new:
+     * a baseline of zero, all red. */
+    if (!old || !neu || profile_total(neu) == 0)
         return NULL;
     struct profile *p = profile_new(name, title, neu->unit);
     struct copy_ctx c = {.to = p, .num = profile_total(neu), .den = profile_total(old)};
     profile_walk_stacks(neu, copy_stack, &c);
     c.base = true;
-    profile_walk_stacks(old, copy_stack, &c);
+    if (c.den > 0)
+        profile_walk_stacks(old, copy_stack, &c);
     free(c.f);
     return p;
 }

@@ -168,10 +168,18 @@ TEST(diff_profile_normalised)
     CHECK(profile_node_base(d, c) == 300 && d->nodes[c].total == 400);
     CHECK(profile_node_base(d, g) == 400 && d->nodes[g].total == 0);
     profile_free(d);
-    /* an empty side makes no graph */
+    /* nothing in NEW: nothing to draw; nothing in OLD (an idle run): all of
+     * NEW is new, on a baseline of zero */
     struct profile *e = profile_new("cpu", "On-CPU", "samples");
-    CHECK(diff_profile(e, n, "x", "t") == NULL);
     CHECK(diff_profile(o, e, "x", "t") == NULL);
+    struct profile *all_new = diff_profile(e, n, "x", "t");
+    REQUIRE(all_new && profile_is_diff(all_new));
+    CHECK(profile_total(all_new) == 800);
+    CHECK(profile_node_base(all_new, PROFILE_ROOT) == 0);
+    uint32_t nb = profile_find(all_new, (const char *[]){"main", "b"}, 2);
+    REQUIRE(nb != PROFILE_NONE);
+    CHECK(all_new->nodes[nb].total == 400 && profile_node_base(all_new, nb) == 0);
+    profile_free(all_new);
     CHECK(diff_profile(NULL, n, "x", "t") == NULL);
     profile_free(e);
     profile_free(o);
