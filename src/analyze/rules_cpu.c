@@ -63,7 +63,7 @@ void rule_cpu_saturation(struct report *r, const struct rule *self)
     /* plain words first: the headline is read by people who do not know
      * what a run queue is */
     if (!isnan(runq.v))
-        sb_addf(&t, "%s%.1f task%s waiting per CPU", sepr, runq.v, runq.v == 1 ? "" : "s");
+        sb_addf(&t, "%s%.1f tasks waiting per CPU", sepr, runq.v);
     if (top >= 0)
         sb_addf(&t, "; busiest process %s at %.0f%% of one CPU", culprit,
                 table_num(procs, (size_t)top, "cpu_pct"));

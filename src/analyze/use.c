@@ -260,7 +260,11 @@ static void use_cgroup(struct report *r)
     put(&u->util, &c);
     if (trow >= 0) {
         const char *p = table_str(cg, (size_t)trow, "path");
-        part(&c, bt.sev, "%s throttled %.1f%% of its CPU time", p ? p : "?", bt.v);
+        /* throttled time is summed over CPUs: past 100 % say it as a factor */
+        if (bt.v > 100)
+            part(&c, bt.sev, "%s held back %.1fx as long as it ran", p ? p : "?", bt.v / 100);
+        else
+            part(&c, bt.sev, "%s throttled %.1f%% of its CPU time", p ? p : "?", bt.v);
     }
     put(&u->sat, &c);
     if (have_kills) {

@@ -696,6 +696,13 @@ TEST(rules_cgroup_throttling_names_path_pct_and_periods)
     CHECK(any_evidence(f, "Throttled time / CPU time used 400% ≥ 5% (critical)"));
     CHECK(any_evidence(f, "Over 100%: the throttled time is summed over the CPUs its threads waited "
                           "on, so the group waited 4.0 times as long as it ran"));
+    /* the USE cell says the same without a ratio over 100 % */
+    const struct use_row *u = NULL;
+    for (size_t k = 0; k < r->nuse; k++)
+        if (strcmp(r->use[k].resource, "cgroup") == 0)
+            u = &r->use[k];
+    REQUIRE(u && u->sat.text);
+    CHECK_CONTAINS(u->sat.text, "/batch held back 4.0x as long as it ran");
     report_free(r);
 }
 
