@@ -30,7 +30,7 @@ CFLAGS ?= $(OPT) -g
 CFLAGS += -std=c11 -D_GNU_SOURCE $(WARN) $(SANFLAGS) -fno-omit-frame-pointer \
           -I$(BUILD)/gen -Isrc -MMD -MP
 LDFLAGS += $(SANFLAGS)
-LDLIBS := -lbpf -lelf -ldw -lcmark -liberty -lz -lm
+LDLIBS := -lbpf -lelf -ldw -lcmark -liberty -larchive -lz -lm
 
 SRC := $(sort $(shell find src -name '*.c'))
 LIB_SRC := $(filter-out src/main.c,$(SRC))

@@ -8,7 +8,7 @@
 set -eu
 PKGS="make gcc clang llvm libbpf-dev bpftool libelf-dev libdw-dev libcmark-dev zlib1g-dev \
 pkg-config linux-libc-dev libxml2-utils chromium iproute2 nftables procps util-linux \
-strace linux-perf valgrind libclang-rt-dev libiberty-dev g++ python3-prometheus-client \
+strace linux-perf valgrind libclang-rt-dev libiberty-dev libarchive-dev g++ python3-prometheus-client \
 ansible-core python3-yaml debhelper lintian"
 missing=""
 for p in $PKGS; do

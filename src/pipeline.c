@@ -2,6 +2,7 @@
 #include "analyze/analyze.h"
 #include "bundle/bundle.h"
 #include "bundle/textfile.h"
+#include "bundle/archive.h"
 #include "bundle/retain.h"
 #include "runner.h"
 #include "util/instance_lock.h"
@@ -359,6 +360,19 @@ int pipeline_run(const struct options *opt)
     if (opt->verbose)
         fprintf(stderr, "perfreport: window end to bundle published: %.1f ms\n",
                 mono_ms() - t_window_end);
+    /* One file for a ticket: beside the bundle, by the parent fd.  A failure
+     * costs the archive, not the bundle or the status. */
+    char archive[NAME_MAX + 32] = "";
+    if (opt->archive && target.published[0]) {
+        if (bundle_archive(target.parent_fd, target.published, archive, sizeof archive, err,
+                           sizeof err) != 0) {
+            term_printf(stderr, "perfreport: --archive: no archive written: %s", err);
+            archive[0] = '\0';
+        }
+    } else if (opt->archive) {
+        term_printf(stderr, "perfreport: --archive: no archive written: the bundle was not "
+                    "published in %s", target.parent_shown);
+    }
     /* Retention after the bundle (and its map) are safely out; a removal
      * that fails is said on stderr and leaves the status alone. */
     struct retain_result kept = {0};
@@ -393,6 +407,8 @@ int pipeline_run(const struct options *opt)
         if (r->publish_note)
             term_printf(stdout, "PARTIAL: %s", r->publish_note);
         term_printf(stdout, "Bundle: %s/index.html", where);
+        if (archive[0])
+            term_printf(stdout, "Archive: %s/%s", target.parent_shown, archive);
         if (opt->keep)
             term_printf(stdout, "Removed %u old bundle%s of this host in %s (--keep %u)",
                         kept.removed, kept.removed == 1 ? "" : "s", target.parent_shown,

@@ -1,0 +1,183 @@
+/* --archive: see archive.h. */
+#include "archive.h"
+#include <archive.h>
+#include <archive_entry.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAX_FILES 4096 /* a bundle holds a few dozen */
+
+/* Adds dfd/file as "name/file" to a. */
+static int add_file(struct archive *a, int dfd, const char *name, const char *file, char *err,
+                    size_t errn)
+{
+    int fd = openat(dfd, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(err, errn, "%s/%s: %s", name, file, fd < 0 ? strerror(errno) : "not a regular file");
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    struct archive_entry *e = archive_entry_new();
+    if (!e) {
+        close(fd);
+        snprintf(err, errn, "out of memory");
+        return -1;
+    }
+    char path[600];
+    snprintf(path, sizeof path, "%s/%s", name, file);
+    archive_entry_set_pathname(e, path);
+    archive_entry_set_filetype(e, AE_IFREG);
+    archive_entry_set_perm(e, 0600);
+    archive_entry_set_size(e, st.st_size);
+    archive_entry_set_mtime(e, st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+    int rc = archive_write_header(a, e) == ARCHIVE_OK ? 0 : -1;
+    char buf[65536];
+    off_t left = st.st_size;
+    while (rc == 0 && left > 0) {
+        ssize_t n = read(fd, buf, sizeof buf < (size_t)left ? sizeof buf : (size_t)left);
+        if (n <= 0 || archive_write_data(a, buf, (size_t)n) != n) {
+            rc = -1;
+            break;
+        }
+        left -= n;
+    }
+    if (rc != 0)
+        snprintf(err, errn, "%s/%s: %s", name, file,
+                 archive_error_string(a) ? archive_error_string(a) : "read failed");
+    archive_entry_free(e);
+    close(fd);
+    return rc;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The bundle's regular files, sorted (so two archives of one bundle list
+ * the same order).  Returns the count, -1 on error. */
+static int list_files(int dfd, char ***out, char *err, size_t errn)
+{
+    int fd = dup(dfd);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        if (fd >= 0)
+            close(fd);
+        snprintf(err, errn, "cannot read the bundle: %s", strerror(errno));
+        return -1;
+    }
+    char **v = NULL;
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        struct stat st;
+        if (de->d_name[0] == '.' || fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+            !S_ISREG(st.st_mode))
+            continue;
+        if (n == MAX_FILES)
+            break;
+        char **nv = realloc(v, (size_t)(n + 1) * sizeof *v);
+        char *s = strdup(de->d_name);
+        if (!nv || !s) {
+            free(s);
+            free(nv ? nv : v);
+            closedir(d);
+            snprintf(err, errn, "out of memory");
+            return -1;
+        }
+        v = nv;
+        v[n++] = s;
+    }
+    closedir(d);
+    if (n > 1)
+        qsort(v, (size_t)n, sizeof *v, cmp_names);
+    *out = v;
+    return n;
+}
+
+int bundle_archive(int parent_fd, const char *name, char *out, size_t outn, char *err, size_t errn)
+{
+    int dfd = openat(parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (dfd < 0) {
+        snprintf(err, errn, "%s: %s", name, strerror(errno));
+        return -1;
+    }
+    char **files = NULL;
+    int nfiles = list_files(dfd, &files, err, errn);
+    if (nfiles < 0) {
+        close(dfd);
+        return -1;
+    }
+    char tmp[300];
+    int tfd = -1;
+    for (int k = 0; k < 100 && tfd < 0; k++) {
+        snprintf(tmp, sizeof tmp, ".%.200s.tar.gz.tmp-%d-%d", name, (int)getpid(), k);
+        tfd = openat(parent_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (tfd < 0 && errno != EEXIST)
+            break;
+    }
+    int rc = -1;
+    struct archive *a = NULL;
+    if (tfd < 0) {
+        snprintf(err, errn, "cannot create the archive beside the bundle: %s", strerror(errno));
+        goto out;
+    }
+    a = archive_write_new();
+    if (!a || archive_write_add_filter_gzip(a) != ARCHIVE_OK ||
+        archive_write_set_format_pax_restricted(a) != ARCHIVE_OK ||
+        archive_write_open_fd(a, tfd) != ARCHIVE_OK) {
+        snprintf(err, errn, "libarchive: %s", a && archive_error_string(a) ? archive_error_string(a) : "cannot start");
+        goto out;
+    }
+    rc = 0;
+    for (int i = 0; i < nfiles && rc == 0; i++)
+        rc = add_file(a, dfd, name, files[i], err, errn);
+    if (archive_write_close(a) != ARCHIVE_OK && rc == 0) {
+        snprintf(err, errn, "libarchive: %s", archive_error_string(a));
+        rc = -1;
+    }
+    if (rc == 0 && fsync(tfd) != 0) {
+        snprintf(err, errn, "archive: %s", strerror(errno));
+        rc = -1;
+    }
+    if (rc == 0) {
+        /* onto a name nobody holds: a planted NAME.tar.gz (a link to a
+         * victim, say) is left as it is, and we take NAME.1.tar.gz */
+        rc = -1;
+        for (int k = 0; k < 100 && rc != 0; k++) {
+            if (k)
+                snprintf(out, outn, "%s.%d.tar.gz", name, k);
+            else
+                snprintf(out, outn, "%s.tar.gz", name);
+            if (renameat2(parent_fd, tmp, parent_fd, out, RENAME_NOREPLACE) == 0)
+                rc = 0;
+            else if (errno != EEXIST) {
+                snprintf(err, errn, "archive %s: %s", out, strerror(errno));
+                break;
+            }
+        }
+        if (rc != 0 && !err[0])
+            snprintf(err, errn, "archive: %s.tar.gz and 99 more names are taken", name);
+    }
+out:
+    if (a)
+        archive_write_free(a);
+    if (tfd >= 0) {
+        close(tfd);
+        if (rc != 0)
+            unlinkat(parent_fd, tmp, 0);
+    }
+    for (int i = 0; i < nfiles; i++)
+        free(files[i]);
+    free(files);
+    close(dfd);
+    return rc;
+}
