@@ -53,6 +53,7 @@ static void usage(FILE *f)
           "      --metrics FILE      also write the run's severity, exit status, findings\n"
           "                          and key metrics for Prometheus (node_exporter's\n"
           "                          textfile collector), replacing FILE atomically\n"
+          "      --baseline BUNDLE   compare this run with an earlier bundle\n"
           "      --archive           also write the bundle as one BUNDLE.tar.gz beside it\n"
           "      --keep N            after publishing, keep the N newest bundles of this\n"
           "                          host in the bundle's directory (this one included)\n"
@@ -73,7 +74,7 @@ static void usage(FILE *f)
 #define MAX_SAMPLES 100000
 
 enum { OPT_NO_BPF = 256, OPT_THRESHOLDS, OPT_ROOT, OPT_NO_REDACT, OPT_OBFUSCATE, OPT_MIN_BLOCK_US,
-       OPT_ONELINE, OPT_METRICS, OPT_KEEP, OPT_ARCHIVE };
+       OPT_ONELINE, OPT_METRICS, OPT_KEEP, OPT_ARCHIVE, OPT_BASELINE };
 
 /* fds 0-2 closed by the caller (`>&-`) would be the next files we open, and
  * the summary would land in the lock file or a bundle file: open /dev/null
@@ -138,6 +139,7 @@ int main(int argc, char **argv)
         {"metrics", required_argument, NULL, OPT_METRICS},
         {"keep", required_argument, NULL, OPT_KEEP},
         {"archive", no_argument, NULL, OPT_ARCHIVE},
+        {"baseline", required_argument, NULL, OPT_BASELINE},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
@@ -203,6 +205,7 @@ int main(int argc, char **argv)
             o.metrics_file = optarg;
             break;
         case OPT_ARCHIVE: o.archive = true; break;
+        case OPT_BASELINE: o.baseline = optarg; break;
         case OPT_KEEP:
             if (parse_long_arg("--keep", optarg, 1, RETAIN_MAX_KEEP, &l))
                 return 3;

@@ -20,6 +20,7 @@ struct options {
     bool quiet;
     bool oneline;        /* --oneline: quiet, then one line for a log (timers, cron) */
     const char *metrics_file; /* --metrics FILE: Prometheus/OpenMetrics text, NULL = none */
+    const char *baseline; /* --baseline BUNDLE: compare with it; NULL = none */
     bool archive;        /* --archive: BUNDLE.tar.gz beside the bundle */
     unsigned keep;       /* --keep N: bundles of this host kept in the output's
                           * directory after publishing; 0 = no pruning */

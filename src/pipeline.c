@@ -3,6 +3,7 @@
 #include "bundle/bundle.h"
 #include "bundle/textfile.h"
 #include "bundle/archive.h"
+#include "diff/baseline.h"
 #include "bundle/retain.h"
 #include "runner.h"
 #include "util/instance_lock.h"
@@ -278,6 +279,7 @@ int pipeline_run(const struct options *opt)
     struct bundle_target target = {.parent_fd = -1};
     struct textfile metrics = {.dir_fd = -1};
     char err[PATH_MAX + 1024] = "";
+    struct report *base = NULL; /* --baseline, owned */
     struct report *r = report_new();
     r->tool_version = xstrdup(PERFREPORT_VERSION);
     r->window.planned_s = opt->duration_s;
@@ -286,6 +288,12 @@ int pipeline_run(const struct options *opt)
 
     if (thresholds_load(r, opt->thresholds_file, err, sizeof err) != 0) {
         term_printf(stderr, "perfreport: %s", err);
+        goto out;
+    }
+
+    /* A baseline that cannot be read is known now, before the window. */
+    if (opt->baseline && !(base = baseline_load(opt->baseline, r, err, sizeof err))) {
+        term_printf(stderr, "perfreport: --baseline: %s", err);
         goto out;
     }
 
@@ -320,6 +328,8 @@ int pipeline_run(const struct options *opt)
 
     progress(opt, tty, "analysing", 0, 0);
     analyze_run(r);
+    if (base)
+        baseline_apply(r, base);
     record_self_usage(r, mono_ms() - t_begin);
     /* After analysis (rules see real names), before anything is named or written. */
     if (opt->obfuscate) {
@@ -426,6 +436,8 @@ out:
     bundle_target_close(&target);
     obf_free(obf);
     report_free(r);
+    if (base)
+        report_free(base);
     if (lock_fd >= 0)
         close(lock_fd);
     return status;

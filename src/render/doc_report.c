@@ -288,7 +288,7 @@ static const struct {
 } extra_titles[] = {
     {"fd", "File descriptors"}, {"host", "Host"},          {"sched", "Scheduler"},
     {"offcpu", "Off-CPU time"}, {"syscall", "System calls"}, {"io", "I/O"},
-    {"lock", "Locks"},
+    {"lock", "Locks"},      {"baseline", "Compared with the baseline"},
 };
 
 /* The heading of resource res's section: its fixed title, or NULL. */
@@ -905,7 +905,7 @@ static void overview(struct doc *d, const struct report *r, const struct section
         const char *res = ss->res[i];
         bool measured = same(res, "profile") ? report_find_profile(r, "cpu") != NULL
                                              : section_has_content(r, res);
-        if (same(res, "host") || (!measured && is_known(res) && !same(res, "profile")))
+        if (same(res, "host") || same(res, "baseline") || (!measured && is_known(res) && !same(res, "profile")))
             continue; /* "Host" holds the run's own bookkeeping */
         int worst = SEV_NONE;
         size_t nf = 0;

@@ -1,0 +1,16 @@
+/* --baseline BUNDLE: a run compared with an earlier bundle (analysis stage).
+ * The comparison (diff_compare) goes into the model as the table
+ * "baseline.changes" (resource "baseline"), the fact "baseline" (host and
+ * time of the baseline) and, when the run's first finding is new or worse
+ * than in the baseline, the headline says so.  Renderers show it like any
+ * other section. */
+#ifndef PERFREPORT_DIFF_BASELINE_H
+#define PERFREPORT_DIFF_BASELINE_H
+#include "../model/model.h"
+
+/* Loads and analyses the baseline bundle dir (with r's thresholds); NULL
+ * with err filled when it is not a bundle perfreport reads. */
+struct report *baseline_load(const char *dir, const struct report *r, char *err, size_t errlen);
+/* Adds the comparison of r (analysed) with base to r. */
+void baseline_apply(struct report *r, const struct report *base);
+#endif
