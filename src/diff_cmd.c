@@ -1,11 +1,13 @@
 #include "diff_cmd.h"
-#include "analyze/analyze.h"
-#include "bundle/load.h"
+#include "bundle/bundle.h"
+#include "bundle/judge.h"
 #include "diff/compare.h"
 #include "diff/diff_render.h"
 #include "model/model.h"
 #include "render/escape.h"
 #include "util/clock.h"
+#include "util/signals.h"
+#include "util/fdio.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -87,9 +89,12 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
     return 0;
 }
 
-/* Makes the output directory (mode 0700, never an existing one) and opens
- * it; `made` gets its path.  Returns the fd or -1 with a message. */
-static int make_outdir(const struct diff_args *a, char *made, size_t mn, char *err, size_t n)
+/* Makes the output directory (mode 0700, never an existing one) through
+ * its parent's fd, opened and checked as a bundle's (bundle_target_open:
+ * no pseudo or read-only filesystem); `made` gets its path, t stays open
+ * for the cleanup.  Returns the directory's fd or -1 with a message. */
+static int make_outdir(const struct diff_args *a, struct bundle_target *t, char *made, size_t mn,
+                       char *err, size_t n)
 {
     /* NEW without trailing slashes, so NEW/ gives NEW.diff */
     size_t blen = strlen(a->neu);
@@ -108,18 +113,27 @@ static int make_outdir(const struct diff_args *a, char *made, size_t mn, char *e
             snprintf(err, n, "%s: name too long", a->outdir ? a->outdir : a->neu);
             return -1;
         }
-        if (mkdir(made, 0700) == 0) {
-            int fd = open(made, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-            if (fd < 0) {
-                snprintf(err, n, "%s: %s", made, strerror(errno));
-                rmdir(made);
-            }
-            return fd;
-        }
-        if (errno != EEXIST || a->outdir) {
+        int rc = bundle_target_open(t, made, err, n);
+        if (rc == -EEXIST && !a->outdir)
+            continue;
+        if (rc == -EEXIST) /* as the command has always said it */
+            snprintf(err, n, "%s: %s", made, strerror(EEXIST));
+        if (rc != 0)
+            return -1;
+        if (mkdirat(t->parent_fd, t->name, 0700) != 0) {
             snprintf(err, n, "%s: %s", made, strerror(errno));
+            bundle_target_close(t);
+            if (errno == EEXIST && !a->outdir)
+                continue;
             return -1;
         }
+        int fd = openat(t->parent_fd, t->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0) {
+            snprintf(err, n, "%s: %s", made, strerror(errno));
+            (void)unlinkat(t->parent_fd, t->name, AT_REMOVEDIR);
+            bundle_target_close(t);
+        }
+        return fd;
     }
     snprintf(err, n, "%s.diff ... .diff.%d: all taken (use -o DIR)", a->neu, MAX_DEFAULT_SUFFIX);
     return -1;
@@ -132,38 +146,17 @@ static int write_file(int dfd, const struct diff_file *f, char *err, size_t n)
         snprintf(err, n, "%s: %s", f->name, strerror(errno));
         return -1;
     }
-    const char *p = sb_str(&f->body);
-    size_t left = f->body.len;
-    while (left > 0) {
-        ssize_t w = write(fd, p, left);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            snprintf(err, n, "%s: %s", f->name, w < 0 ? strerror(errno) : "short write");
-            close(fd);
-            return -1;
-        }
-        p += w;
-        left -= (size_t)w;
+    int rc = fd_write_all(fd, sb_str(&f->body), f->body.len);
+    if (rc != 0) {
+        snprintf(err, n, "%s: %s", f->name, strerror(-rc));
+        close(fd);
+        return -1;
     }
     if (close(fd) != 0) {
         snprintf(err, n, "%s: %s", f->name, strerror(errno));
         return -1;
     }
     return 0;
-}
-
-static struct report *load(const char *dir, char *err, size_t n)
-{
-    struct report *r = NULL;
-    if (bundle_load(dir, &r, err, n) != 0)
-        return NULL;
-    if (thresholds_load(r, NULL, err, n) != 0) {
-        report_free(r);
-        return NULL;
-    }
-    analyze_run(r);
-    return r;
 }
 
 int diff_main(int argc, char **argv)
@@ -176,15 +169,16 @@ int diff_main(int argc, char **argv)
     double t0 = mono_ms();
     struct report *old = NULL, *neu = NULL;
     struct diff *d = NULL;
+    struct bundle_target target = {.parent_fd = -1};
     struct diff_file files[DIFF_MAX_FILES];
     size_t nfiles = 0;
     int status = 3;
 
-    if (!(old = load(a.old, err, sizeof err))) {
+    if (!(old = bundle_load_judged(a.old, NULL, err, sizeof err))) {
         term_printf(stderr, PROG ": OLD: %s", err);
         goto out;
     }
-    if (!(neu = load(a.neu, err, sizeof err))) {
+    if (!(neu = bundle_load_judged(a.neu, NULL, err, sizeof err))) {
         term_printf(stderr, PROG ": NEW: %s", err);
         goto out;
     }
@@ -198,12 +192,9 @@ int diff_main(int argc, char **argv)
 
     /* As render does: an interrupt must not leave a half-written
      * comparison behind. */
-    signal(SIGINT, SIG_IGN);
-    signal(SIGTERM, SIG_IGN);
-    signal(SIGHUP, SIG_IGN);
-    signal(SIGQUIT, SIG_IGN);
+    ignore_fatal_signals();
     char made[PATH_MAX];
-    int dfd = make_outdir(&a, made, sizeof made, err, sizeof err);
+    int dfd = make_outdir(&a, &target, made, sizeof made, err, sizeof err);
     if (dfd < 0) {
         term_printf(stderr, PROG ": %s", err);
         goto out;
@@ -218,7 +209,7 @@ int diff_main(int argc, char **argv)
         for (size_t i = 0; i <= written && i < nfiles; i++)
             unlinkat(dfd, files[i].name, 0);
         close(dfd);
-        rmdir(made);
+        (void)unlinkat(target.parent_fd, target.name, AT_REMOVEDIR);
         goto out;
     }
     if (fsync(dfd) != 0 || close(dfd) != 0) {
@@ -234,6 +225,7 @@ int diff_main(int argc, char **argv)
         (void)fflush(stdout);
     }
 out:
+    bundle_target_close(&target);
     for (size_t i = 0; i < nfiles; i++)
         sb_free(&files[i].body);
     diff_free(d);

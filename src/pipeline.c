@@ -3,6 +3,8 @@
 #include "bundle/bundle.h"
 #include "bundle/textfile.h"
 #include "bundle/archive.h"
+#include "util/signals.h"
+#include "bundle/judge.h"
 #include "diff/baseline.h"
 #include "bundle/retain.h"
 #include "runner.h"
@@ -45,21 +47,6 @@ static void install_signals(void)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
-}
-
-/* After the window a second Ctrl-C must not lose the bundle, and no signal
- * whose default is to end the process may end it while the bundle is being
- * written: that would leave a root-owned temp directory behind.  Ignored, not
- * blocked: a collector thread abandoned at its deadline does not block them. */
-static void ignore_signals(void)
-{
-    static const int sigs[] = {SIGINT,  SIGTERM,   SIGHUP,  SIGQUIT, SIGUSR1,   SIGUSR2,
-                               SIGALRM, SIGVTALRM, SIGPROF, SIGIO,   SIGPWR,    SIGSTKFLT,
-                               SIGXCPU, SIGXFSZ,   SIGPIPE};
-    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
-        signal(sigs[i], SIG_IGN);
-    for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
-        signal(sig, SIG_IGN);
 }
 
 static void progress(const struct options *opt, bool tty, const char *phase, double done,
@@ -188,7 +175,7 @@ static double capture_window(struct runner *rn, struct report *r, const struct o
         if (r->nticks == 0 || now - r->ticks[r->nticks - 1] > 0.05)
             runner_tick(rn, now);
     }
-    ignore_signals();
+    ignore_fatal_signals();
     r->window.actual_s = (t_end - t0) / 1000.0;
     if (opt->verbose)
         fprintf(stderr, "%sperfreport: window closed after %.2f s\n",
@@ -292,7 +279,8 @@ int pipeline_run(const struct options *opt)
     }
 
     /* A baseline that cannot be read is known now, before the window. */
-    if (opt->baseline && !(base = baseline_load(opt->baseline, r, err, sizeof err))) {
+    if (opt->baseline &&
+        !(base = bundle_load_judged(opt->baseline, opt->thresholds_file, err, sizeof err))) {
         term_printf(stderr, "perfreport: --baseline: %s", err);
         goto out;
     }

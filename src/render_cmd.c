@@ -1,10 +1,10 @@
 #include "render_cmd.h"
-#include "analyze/analyze.h"
 #include "bundle/bundle.h"
-#include "bundle/load.h"
+#include "bundle/judge.h"
 #include "model/model.h"
 #include "render/escape.h"
 #include "util/clock.h"
+#include "util/signals.h"
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -150,26 +150,18 @@ int render_main(int argc, char **argv)
     int status = 3;
     double t0 = mono_ms();
 
-    if (bundle_load(a.bundle, &r, err, sizeof err) != 0) {
+    if (!(r = bundle_load_judged(a.bundle, a.thresholds, err, sizeof err))) {
         term_printf(stderr, PROG ": %s", err);
         return 3;
     }
     double t_loaded = mono_ms();
-    if (thresholds_load(r, a.thresholds, err, sizeof err) != 0) {
-        term_printf(stderr, PROG ": %s", err);
-        goto out;
-    }
-    analyze_run(r);
     if (open_target(&a, &target, err, sizeof err) != 0) {
         term_printf(stderr, PROG ": %s", err);
         goto out;
     }
     /* As after a capture window: an interrupt must not leave the temp
      * directory behind half written. */
-    signal(SIGINT, SIG_IGN);
-    signal(SIGTERM, SIG_IGN);
-    signal(SIGHUP, SIG_IGN);
-    signal(SIGQUIT, SIG_IGN);
+    ignore_fatal_signals();
     char where[PATH_MAX + 32];
     if (bundle_publish(r, &target, where, sizeof where, err, sizeof err) != 0) {
         term_printf(stderr, PROG ": %s", err);
@@ -177,7 +169,7 @@ int render_main(int argc, char **argv)
     }
     status = report_exit_status(r);
     if (a.verbose)
-        fprintf(stderr, PROG ": loaded in %.1f ms, analysed and published in %.1f ms\n",
+        fprintf(stderr, PROG ": loaded and analysed in %.1f ms, published in %.1f ms\n",
                 t_loaded - t0, mono_ms() - t_loaded);
     if (r->publish_note)
         term_printf(stderr, PROG ": %s", r->publish_note);

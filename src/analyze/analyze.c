@@ -56,19 +56,26 @@ static void set_chart_lines(struct report *r)
 }
 
 /* "strace -p PID" in a finding's advice becomes the culprit's own pid when
- * its culprit names one ("perl (pid 4242)"), so the command can be pasted. */
+ * its culprit names one ("perl (pid 4242)": proc_label's form, the comm
+ * first), so the command can be pasted.  Only a "(pid N)" that ends the
+ * culprit is ours: a process named "x (pid 1)" must not pick the pid. */
 static void advice_with_pid(struct finding *f)
 {
-    const char *at = f->culprit ? strstr(f->culprit, "(pid ") : NULL;
-    if (!at || !f->recommendation)
+    if (!f->culprit || !f->recommendation)
         return;
+    size_t len = strlen(f->culprit), n = 0;
+    if (len < 8 || f->culprit[len - 1] != ')')
+        return;
+    const char *end = f->culprit + len - 1, *digits = end;
+    while (digits > f->culprit && digits[-1] >= '0' && digits[-1] <= '9')
+        digits--;
+    n = (size_t)(end - digits);
     char pid[24];
-    size_t n = 0;
-    for (const char *p = at + 5; *p >= '0' && *p <= '9' && n + 1 < sizeof pid; p++)
-        pid[n++] = *p;
-    pid[n] = '\0';
-    if (n == 0)
+    if (n == 0 || n >= sizeof pid || digits - f->culprit < 5 ||
+        strncmp(digits - 5, "(pid ", 5) != 0)
         return;
+    memcpy(pid, digits, n);
+    pid[n] = '\0';
     struct strbuf sb = STRBUF_INIT;
     const char *s = f->recommendation;
     for (const char *p = s; *p;) {

@@ -6,6 +6,9 @@
 
 struct report;
 
+/* The headline again, from the ranked findings and r->headline_note (set
+ * after analysis, e.g. by the comparison with a baseline). */
+void rank_headline(struct report *r);
 /* Puts the default threshold table into r->thresholds, then applies the
  * overrides in `file` (may be NULL).  On a bad file returns -1 with a message
  * naming the file and line in err; r is then left with the defaults. */

@@ -57,7 +57,6 @@ void fmt_kib(char *buf, size_t n, double kib);
 double rank_score(enum severity sev, double excess, double cov, int corroborations);
 /* Folds explained symptoms into their cause, sorts, sets the headline. */
 void rank_findings(struct report *r);
-void rank_headline(struct report *r);
 
 /* ---- rules.c / use.c ------------------------------------------------------ */
 

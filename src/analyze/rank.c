@@ -171,6 +171,8 @@ void rank_headline(struct report *r)
         /* The severity word is added by each renderer in its own style. */
         struct strbuf sb = STRBUF_INIT;
         sb_add(&sb, r->findings[0].title);
+        if (r->headline_note)
+            sb_addf(&sb, " (%s)", r->headline_note);
         if (r->nfindings > 1)
             sb_addf(&sb, " (+%zu more finding%s)", r->nfindings - 1,
                     r->nfindings == 2 ? "" : "s");

@@ -1,5 +1,7 @@
 /* --archive: see archive.h. */
 #include "archive.h"
+#include "../util/fdio.h"
+#include "../util/xalloc.h"
 #include <archive.h>
 #include <archive_entry.h>
 #include <dirent.h>
@@ -75,32 +77,29 @@ static int list_files(int dfd, char ***out, char *err, size_t errn)
         return -1;
     }
     char **v = NULL;
-    int n = 0;
+    size_t n = 0, cap = 0;
     struct dirent *de;
     while ((de = readdir(d)) != NULL) {
         struct stat st;
         if (de->d_name[0] == '.' || fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
             !S_ISREG(st.st_mode))
             continue;
-        if (n == MAX_FILES)
-            break;
-        char **nv = realloc(v, (size_t)(n + 1) * sizeof *v);
-        char *s = strdup(de->d_name);
-        if (!nv || !s) {
-            free(s);
-            free(nv ? nv : v);
+        if (n == MAX_FILES) { /* not a bundle we wrote: no archive missing files */
+            for (size_t i = 0; i < n; i++)
+                free(v[i]);
+            free(v);
             closedir(d);
-            snprintf(err, errn, "out of memory");
+            snprintf(err, errn, "more than %d files in the bundle", MAX_FILES);
             return -1;
         }
-        v = nv;
-        v[n++] = s;
+        xgrow(&v, &cap, n + 1, sizeof *v);
+        v[n++] = xstrdup(de->d_name);
     }
     closedir(d);
     if (n > 1)
         qsort(v, (size_t)n, sizeof *v, cmp_names);
     *out = v;
-    return n;
+    return (int)n;
 }
 
 int bundle_archive(int parent_fd, const char *name, char *out, size_t outn, char *err, size_t errn)
@@ -116,10 +115,12 @@ int bundle_archive(int parent_fd, const char *name, char *out, size_t outn, char
         close(dfd);
         return -1;
     }
-    char tmp[300];
+    /* an unpredictable temp name: nobody can take them all in advance */
+    char tmp[300], prefix[240];
+    snprintf(prefix, sizeof prefix, ".%.200s.tar.gz.tmp-", name);
     int tfd = -1;
-    for (int k = 0; k < 100 && tfd < 0; k++) {
-        snprintf(tmp, sizeof tmp, ".%.200s.tar.gz.tmp-%d-%d", name, (int)getpid(), k);
+    for (int k = 0; k < 10 && tfd < 0; k++) {
+        fd_random_name(tmp, sizeof tmp, prefix);
         tfd = openat(parent_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (tfd < 0 && errno != EEXIST)
             break;

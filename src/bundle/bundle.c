@@ -1,4 +1,5 @@
 #include "bundle.h"
+#include "../util/fdio.h"
 #include "../model/model.h"
 #include "../render/renderer.h"
 #include "../util/sha256.h"
@@ -118,31 +119,13 @@ static int check_fs(int pfd, const char *shown, char *err, size_t n)
     return 0;
 }
 
-/* A fresh unpredictable name "<prefix>XXXXXXXX". */
-static void random_name(char *out, size_t n, const char *prefix)
-{
-    static const char al[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-    unsigned char rnd[10];
-    if (getrandom(rnd, sizeof rnd, GRND_NONBLOCK) != (ssize_t)sizeof rnd) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        unsigned long x = (unsigned long)ts.tv_nsec ^ ((unsigned long)getpid() << 16);
-        for (size_t i = 0; i < sizeof rnd; i++, x = x * 6364136223846793005UL + 1)
-            rnd[i] = (unsigned char)(x >> 33);
-    }
-    size_t k = (size_t)snprintf(out, n, "%s", prefix);
-    for (size_t i = 0; i < sizeof rnd && k + 1 < n; i++)
-        out[k++] = al[rnd[i] % (sizeof al - 1)];
-    out[k < n ? k : n - 1] = '\0';
-}
-
 /* The real writability probe: root passes access(2) everywhere, and a
  * read-only bind mount or an immutable directory shows only on a write. */
 static int probe_write(int pfd, const char *shown, char *err, size_t n)
 {
     char name[64];
     for (int tries = 0; tries < 8; tries++) {
-        random_name(name, sizeof name, ".perfreport-probe-");
+        fd_random_name(name, sizeof name, ".perfreport-probe-");
         if (mkdirat(pfd, name, 0700) == 0) {
             unlinkat(pfd, name, AT_REMOVEDIR);
             return 0;
@@ -287,17 +270,7 @@ static int dir_sink_write(void *ctx, const char *name, const char *data, size_t 
     if (fd < 0) {
         rc = -errno;
     } else {
-        size_t off = 0;
-        while (off < len) {
-            ssize_t w = write(fd, data + off, len - off);
-            if (w < 0) {
-                if (errno == EINTR)
-                    continue;
-                rc = -errno;
-                break;
-            }
-            off += (size_t)w;
-        }
+        rc = fd_write_all(fd, data, len);
         if (rc == 0 && fsync(fd) != 0)
             rc = -errno;
         if (close(fd) != 0 && rc == 0)
@@ -362,7 +335,7 @@ static int tmp_make(int pfd, struct tmpdir *t)
 {
     t->fd = -1;
     for (int tries = 0; tries < 16; tries++) {
-        random_name(t->name, sizeof t->name, ".perfreport-tmp-");
+        fd_random_name(t->name, sizeof t->name, ".perfreport-tmp-");
         if (mkdirat(pfd, t->name, 0700) != 0) {
             if (errno == EEXIST)
                 continue;

@@ -1,4 +1,5 @@
 #include "textfile.h"
+#include "../util/fdio.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -13,21 +14,12 @@
 /* ".NAME.tmp-XXXXXXXXXX" with a fresh unpredictable suffix. */
 static int temp_name(const struct textfile *t, char *out, size_t n)
 {
-    static const char al[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-    unsigned char rnd[10];
-    if (getrandom(rnd, sizeof rnd, GRND_NONBLOCK) != (ssize_t)sizeof rnd) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        unsigned long x = (unsigned long)ts.tv_nsec ^ ((unsigned long)getpid() << 16);
-        for (size_t i = 0; i < sizeof rnd; i++, x = x * 6364136223846793005UL + 1)
-            rnd[i] = (unsigned char)(x >> 33);
-    }
-    char sfx[sizeof rnd + 1];
-    for (size_t i = 0; i < sizeof rnd; i++)
-        sfx[i] = al[rnd[i] % (sizeof al - 1)];
-    sfx[sizeof rnd] = '\0';
-    int w = snprintf(out, n, ".%s.tmp-%s", t->name, sfx);
-    return w < 0 || (size_t)w >= n || (size_t)w > NAME_MAX ? -ENAMETOOLONG : 0;
+    char prefix[NAME_MAX + 8];
+    int w = snprintf(prefix, sizeof prefix, ".%s.tmp-", t->name);
+    if (w < 0 || (size_t)w >= sizeof prefix)
+        return -ENAMETOOLONG;
+    fd_random_name(out, n, prefix);
+    return strlen(out) > NAME_MAX || strlen(out) < (size_t)w + 10 ? -ENAMETOOLONG : 0;
 }
 
 /* Creates a new temp file (mode 0644 whatever the umask); its name in tmp. */
@@ -110,21 +102,6 @@ int textfile_open(struct textfile *t, const char *path, char *err, size_t n)
     return 0;
 }
 
-static int write_all(int fd, const char *data, size_t len)
-{
-    size_t off = 0;
-    while (off < len) {
-        ssize_t w = write(fd, data + off, len - off);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            return -errno;
-        }
-        off += (size_t)w;
-    }
-    return 0;
-}
-
 int textfile_replace(struct textfile *t, const char *data, size_t len, char *err, size_t n)
 {
     if (t->dir_fd < 0) {
@@ -139,7 +116,7 @@ int textfile_replace(struct textfile *t, const char *data, size_t len, char *err
         return fd;
     }
     const char *step = "write";
-    int rc = write_all(fd, data, len);
+    int rc = fd_write_all(fd, data, len);
     if (rc == 0 && fsync(fd) != 0) {
         rc = -errno;
         step = "fsync";

@@ -2,30 +2,16 @@
 #include "baseline.h"
 #include "compare.h"
 #include "../analyze/analyze.h"
-#include "../bundle/load.h"
 #include "../render/json_common.h"
 #include "../util/fmtnum.h"
 #include "../util/strbuf.h"
 #include "../util/xalloc.h"
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define BASELINE_MAX_METRIC_ROWS 12 /* the clear changes; the rest is in diff */
-
-struct report *baseline_load(const char *dir, const struct report *r, char *err, size_t errlen)
-{
-    struct report *base = NULL;
-    if (bundle_load(dir, &base, err, errlen) != 0)
-        return NULL;
-    /* judged by the same thresholds as this run */
-    for (size_t i = 0; i < r->nthresholds; i++) {
-        const struct threshold *t = &r->thresholds[i];
-        report_add_threshold(base, t->id, t->title, t->unit, t->warn, t->crit, t->lower_is_worse);
-    }
-    analyze_run(base);
-    return base;
-}
 
 /* "web1, 2026-11-26 02:00 UTC" */
 static void when_where(const struct report *base, char *out, size_t n)
@@ -101,16 +87,10 @@ void baseline_apply(struct report *r, const struct report *base)
             const struct diff_finding *f = &d->findings[i];
             if (f->neu != &r->findings[0] || (f->change != DIFF_NEW && f->change != DIFF_WORSE))
                 continue;
-            /* before the "(+N more findings)" the headline may end with */
-            const char *head = r->headline ? r->headline : r->findings[0].title;
-            const char *more = strstr(head, " (+");
-            size_t keep = more && strstr(more, "more finding") ? (size_t)(more - head) : strlen(head);
-            struct strbuf h = STRBUF_INIT;
-            sb_addn(&h, head, keep);
-            sb_addf(&h, " (%s since the baseline, %s)%s",
-                    f->change == DIFF_NEW ? "new" : "worse", ww, head + keep);
-            report_set_headline(r, sb_str(&h));
-            sb_free(&h);
+            free(r->headline_note);
+            r->headline_note = xasprintf("%s since the baseline, %s",
+                                         f->change == DIFF_NEW ? "new" : "worse", ww);
+            rank_headline(r);
             break;
         }
     }

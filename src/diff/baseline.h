@@ -8,9 +8,8 @@
 #define PERFREPORT_DIFF_BASELINE_H
 #include "../model/model.h"
 
-/* Loads and analyses the baseline bundle dir (with r's thresholds); NULL
- * with err filled when it is not a bundle perfreport reads. */
-struct report *baseline_load(const char *dir, const struct report *r, char *err, size_t errlen);
+/* The baseline itself is loaded with bundle_load_judged (bundle/judge.h),
+ * with the run's thresholds file. */
 /* Adds the comparison of r (analysed) with base to r. */
 void baseline_apply(struct report *r, const struct report *base);
 #endif

@@ -61,7 +61,6 @@ void stack_counts_free(struct stack_counts *t)
     free(t);
 }
 
-size_t stack_counts_len(const struct stack_counts *t) { return t->n; }
 
 static const char *store_key(struct stack_counts *t, const char *key, size_t len)
 {

@@ -30,7 +30,6 @@ void stack_counts_free(struct stack_counts *t);
  * key's count; creates the entry (0 + n) when new. */
 void stack_counts_add(struct stack_counts *t, const char *key, size_t key_len,
                       const char *digits, size_t ndigits);
-size_t stack_counts_len(const struct stack_counts *t);
 /* The entries sorted as Perl's `sort { $a cmp $b }` sorts byte strings;
  * valid until the next add or free.  *n gets the number. */
 const struct stack_entry *stack_counts_sorted(struct stack_counts *t, size_t *n);

@@ -172,6 +172,7 @@ void report_free(struct report *r)
         profile_free(r->profiles[i]);
     free(r->profiles);
     free(r->headline);
+    free(r->headline_note);
     free(r->tool_version);
     free(r);
 }

@@ -189,6 +189,8 @@ struct report {
     size_t nprofiles, cap_profiles;
 
     char *headline; /* one-sentence verdict set by analyze */
+    char *headline_note; /* owned; said after the first finding's title in the
+                          * headline ("new since the baseline, ..."), or NULL */
     bool failed;    /* the run itself failed (exit 3) */
     char *tool_version;
     /* Set by the publish step when the bundle could not go where it was asked

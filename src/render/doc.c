@@ -187,13 +187,6 @@ cmark_node *doc_list(cmark_node *parent, bool ordered, int start)
     return l;
 }
 
-void doc_code_block(cmark_node *parent, const char *info, const char *text)
-{
-    cmark_node *n = doc_add(parent, CMARK_NODE_CODE_BLOCK);
-    if (!cmark_node_set_fence_info(n, info) || !cmark_node_set_literal(n, text))
-        tree_failed();
-}
-
 void doc_item_anchor(struct doc *d, cmark_node *item, const char *anchor)
 {
     cmark_node_set_user_data(item, (void *)md_slugs_add(&d->slugs, anchor));
@@ -217,6 +210,14 @@ static struct doc_block *new_block(struct doc *d, cmark_node *parent, enum doc_b
 }
 
 struct doc_block *doc_block_of(cmark_node *custom) { return cmark_node_get_user_data(custom); }
+
+bool doc_has_flame(const struct doc *d)
+{
+    for (size_t i = 0; i < d->nblocks; i++)
+        if (d->blocks[i]->kind == DOC_FLAME)
+            return true;
+    return false;
+}
 
 struct doc_table *doc_table_block(struct doc *d, cmark_node *parent, size_t ncols)
 {

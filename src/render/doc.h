@@ -90,8 +90,6 @@ void doc_code(cmark_node *parent, const char *literal);
 /* A link to "#anchor"; the caller adds its text. */
 cmark_node *doc_link(cmark_node *parent, const char *anchor);
 cmark_node *doc_list(cmark_node *parent, bool ordered, int start);
-/* A code block of our own text. */
-void doc_code_block(cmark_node *parent, const char *info, const char *text);
 
 /* An anchor of an item of its own (a finding: "finding-cpu.saturation"),
  * kept by the item (owned by the doc's slugs); HTML gives the item that id,
@@ -119,6 +117,8 @@ void doc_hist(struct doc *d, cmark_node *parent, const struct hist *h, const cha
 void doc_flame(struct doc *d, cmark_node *parent, const struct profile *p, size_t index,
                const char *label, const char *file);
 struct doc_block *doc_block_of(cmark_node *custom);
+/* Whether the document holds a flame graph (the page then needs its script). */
+bool doc_has_flame(const struct doc *d);
 
 /* Plain text of a subtree: text and code literals. */
 void doc_plain(cmark_node *n, struct strbuf *out);

@@ -227,11 +227,6 @@ static void block(cmark_node *n, const char *pad, struct strbuf *out)
         sb_add(out, "\n\n");
         break;
     case CMARK_NODE_LIST: list(n, pad, out); break;
-    case CMARK_NODE_CODE_BLOCK:
-        sb_addf(out, "%s```%s\n", pad, cmark_node_get_fence_info(n));
-        sb_add(out, cmark_node_get_literal(n)); /* ours, one line each, not indented */
-        sb_addf(out, "%s```\n\n", pad);
-        break;
     case CMARK_NODE_CUSTOM_BLOCK: custom(doc_block_of(n), out); break;
     default: break;
     }

@@ -1,4 +1,5 @@
 #include "flame_palette_map.h"
+#include "../bundle/textfile.h"
 #include "../util/readfile.h"
 #include "../util/strbuf.h"
 #include "../util/xalloc.h"
@@ -109,40 +110,15 @@ int flame_palette_map_save(const struct flame_palette_map *pm, const char *path)
     }
     free(keys);
 
-    /* the temp file beside the map: rename() does not cross filesystems */
-    const char *slash = strrchr(path, '/');
-    char *tmp = slash ? xasprintf("%.*s/.%s.XXXXXX", (int)(slash - path), path, slash + 1)
-                      : xasprintf(".%s.XXXXXX", path);
-    int rc = 0;
-    int fd = mkostemp(tmp, O_CLOEXEC);
-    if (fd < 0) {
-        rc = -errno;
-        goto out;
+    /* by the directory's fd, a fresh O_EXCL temp file renamed over the
+     * name: a symlink planted at it is replaced, never followed */
+    struct textfile t;
+    char err[PATH_MAX + 256];
+    int rc = textfile_open(&t, path, err, sizeof err);
+    if (rc == 0) {
+        rc = textfile_replace(&t, out.buf ? out.buf : "", out.len, err, sizeof err);
+        textfile_close(&t);
     }
-    /* mkostemp makes it 0600; a palette is no secret: what the umask allows */
-    mode_t um = umask(0);
-    umask(um);
-    if (fchmod(fd, 0666 & ~um) != 0)
-        rc = -errno;
-    for (size_t off = 0; rc == 0 && off < out.len;) {
-        ssize_t w = write(fd, out.buf + off, out.len - off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0)
-            rc = -errno;
-        else
-            off += (size_t)w;
-    }
-    if (rc == 0 && fsync(fd) != 0)
-        rc = -errno;
-    if (close(fd) != 0 && rc == 0)
-        rc = -errno;
-    if (rc == 0 && rename(tmp, path) != 0)
-        rc = -errno;
-    if (rc)
-        unlink(tmp);
-out:
-    free(tmp);
     sb_free(&out);
     return rc;
 }

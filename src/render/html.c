@@ -125,12 +125,10 @@ void html_document(const struct report *r, struct strbuf *out)
 void html_page(const struct report *r, struct doc *doc, const char *headline, struct strbuf *out)
 {
     const char *host = kv_get(&r->host, "hostname");
-    /* The body first: whether it holds a flame graph decides the script.
-     * Host text is escaped everywhere, so this marker only comes from
-     * svg_flame_render. */
+    /* Whether the tree holds a flame graph decides the script. */
+    bool flames = doc_has_flame(doc);
     struct strbuf body = STRBUF_INIT;
     doc_render_html(r, doc, &body);
-    bool flames = strstr(sb_str(&body), "<svg version=\"1.1\" class=\"flamegraph\"") != NULL;
 
     /* default-src 'none' forbids fetching anything, so a stray external
      * reference would fail loudly; the only script allowed is flamegraph.js,

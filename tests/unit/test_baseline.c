@@ -29,6 +29,9 @@ TEST(baseline_regression_named_in_headline_and_table)
 {
     struct report *base = run(40, SEV_WARNING);
     struct report *now = run(99, SEV_CRITICAL);
+    /* a second finding, in both runs: the headline's "(+1 more finding)" */
+    report_add_finding(base, "proc.churn", SEV_INFO, "process", "Process churn")->score = 100;
+    report_add_finding(now, "proc.churn", SEV_INFO, "process", "Process churn")->score = 100;
     report_set_headline(now, "CPU saturated (+1 more finding)");
     baseline_apply(now, base);
     CHECK_STR(now->headline, "CPU saturated (worse since the baseline, web1, 2025-11-26 02:00 UTC) "

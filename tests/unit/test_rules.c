@@ -446,10 +446,23 @@ TEST(rules_two_burners_rank_cpu_saturation_first)
     /* the command to paste names the culprit's pid, not a placeholder */
     CHECK_CONTAINS(f->recommendation, "perf record -g -p 123)");
     CHECK_NOT_CONTAINS(f->recommendation, "PID");
+
     CHECK_STR(r->findings[1].id, "disk.saturation");
     CHECK(f->score > r->findings[1].score);
     CHECK_STR(r->headline, "CPU saturated: 99% busy across 2 CPUs, 1.5 tasks waiting per "
                            "CPU; busiest process burner (pid 123) at 99% of one CPU (+1 more finding)");
+    report_free(r);
+
+    /* a process that names itself "x (pid 1)" does not pick the pid */
+    r = idle_host();
+    m(r, "cpu.util_pct", 99);
+    m(r, "cpu.runq_per_cpu", 1.5);
+    add_proc(report_find_table(r, "proc.top_cpu"), 4242, "x (pid 1)", 99);
+    analyze_run(r);
+    f = report_find_finding(r, "cpu.saturation");
+    REQUIRE(f && f->recommendation);
+    CHECK_CONTAINS(f->recommendation, "perf record -g -p 4242)");
+    CHECK_NOT_CONTAINS(f->recommendation, "-p 1)");
     report_free(r);
 }
 
