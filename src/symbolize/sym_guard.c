@@ -6,8 +6,11 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -172,54 +175,194 @@ static double mono_ms_now(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-long sym_run_bounded(void (*fn)(void *arg, int fd), void *arg, size_t cap, int ms, char **out)
+/* One server child runs the jobs, one at a time.  It is forked once, early
+ * (sym_bounded_start), while perfreport's image is small: a fork per job
+ * from the full image cost ~1 ms of page-table copying, and every page the
+ * parent wrote afterwards took a copy-on-write fault with a TLB flush on
+ * each CPU -- a fifth of an idle run's own CPU.  A job that misses its
+ * deadline takes the server down with it (SIGKILLed, left among the stuck);
+ * the next job forks a new one. */
+struct job_hdr {
+    void (*fn)(void *arg, int fd);
+    size_t len; /* bytes of arg that follow */
+};
+
+union job_msg {
+    struct job_hdr h;
+    max_align_t align; /* the argument after the header is aligned as malloc's */
+    char bytes[sizeof(struct job_hdr) + SYM_JOB_MAX_ARG + sizeof(max_align_t)];
+};
+#define JOB_ARG_OFF (((sizeof(struct job_hdr) + sizeof(max_align_t) - 1) / sizeof(max_align_t)) * sizeof(max_align_t))
+
+static pthread_mutex_t g_srv_mu = PTHREAD_MUTEX_INITIALIZER;
+static int g_srv_sock = -1; /* ours end of the server's socket; -1 when none */
+static pid_t g_srv_pid;
+
+/* The server: async-signal-safe calls only (forked from a threaded process). */
+static _Noreturn void server_main(int sock)
 {
-    *out = NULL;
-    if (reap_stuck() >= SYM_MAX_STUCK)
-        return -EBUSY;
-    int p[2];
-    if (pipe2(p, O_CLOEXEC) != 0)
+    static union job_msg m;
+    for (;;) {
+        char cbuf[CMSG_SPACE(sizeof(int))];
+        struct iovec iov = {m.bytes, sizeof m.bytes};
+        struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+                            .msg_controllen = sizeof cbuf};
+        ssize_t n = recvmsg(sock, &mh, 0);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) /* perfreport is gone */
+            _exit(0);
+        int fd = -1;
+        struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+        if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+            c->cmsg_len == CMSG_LEN(sizeof(int)))
+            memcpy(&fd, CMSG_DATA(c), sizeof fd);
+        if (fd < 0)
+            continue;
+        if ((size_t)n >= JOB_ARG_OFF && m.h.len == (size_t)n - JOB_ARG_OFF && m.h.fn)
+            m.h.fn(m.bytes + JOB_ARG_OFF, fd);
+        close(fd); /* the caller's end of file: the job is done */
+    }
+}
+
+/* Called with g_srv_mu held. */
+static int srv_spawn(void)
+{
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
         return -errno;
-    /* (dup2 in the child clears O_CLOEXEC on its copy; nothing is exec'd) */
+    pid_t parent = getpid();
     sigset_t all, old;
     sigfillset(&all);
-    /* the child must not run our signal handlers */
+    /* the server must not run our signal handlers */
     pthread_sigmask(SIG_SETMASK, &all, &old);
     pid_t pid = fork();
     if (pid == 0) {
-        /* Keep only the pipe: a child stuck for good must not hold the run
-         * lock, the bundle's directory or BPF links (programs would stay
-         * attached) open. */
-        int w = p[1];
-        if (w != 3 && dup2(w, 3) != 3)
+        /* Keep only the socket: a server stuck for good must not hold the
+         * run lock, the bundle's directory or BPF links (programs would stay
+         * attached) open, nor the caller's stdio (`perfreport | tee` or a
+         * journal would wait for the pipe's last writer). */
+        if (sv[1] != 3 && dup2(sv[1], 3) != 3)
             _exit(1);
-        /* nor the caller's stdio: `perfreport | tee` or a journal would wait
-         * for the pipe's last writer, a child stuck on the mount */
         int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
         if (nul < 0 || dup2(nul, 0) != 0 || dup2(nul, 1) != 1 || dup2(nul, 2) != 2)
             _exit(1);
         if (syscall(SYS_close_range, 4u, ~0u, 0u) != 0)
             for (int fd = 4; fd < 65536; fd++)
                 close(fd);
-        fn(arg, 3);
-        _exit(0);
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent)
+            _exit(0);
+        server_main(3);
     }
     int err = errno;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
-    close(p[1]);
+    close(sv[1]);
     if (pid < 0) {
-        close(p[0]);
+        close(sv[0]);
         return -err;
     }
+    g_srv_sock = sv[0];
+    g_srv_pid = pid;
+    return 0;
+}
+
+/* Called with g_srv_mu held: a server that missed a deadline is killed and
+ * left among the stuck; one that died is reaped. */
+static void srv_drop(bool stuck)
+{
+    if (g_srv_sock < 0)
+        return;
+    close(g_srv_sock);
+    g_srv_sock = -1;
+    if (stuck) {
+        leave_stuck(g_srv_pid);
+    } else {
+        kill(g_srv_pid, SIGKILL);
+        while (waitpid(g_srv_pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+    }
+}
+
+int sym_bounded_start(void)
+{
+    pthread_mutex_lock(&g_srv_mu);
+    int rc = g_srv_sock < 0 ? srv_spawn() : 0;
+    pthread_mutex_unlock(&g_srv_mu);
+    return rc;
+}
+
+/* Called with g_srv_mu held: hands the job and the pipe's write end to the
+ * server, forking one when there is none or it died. */
+static int srv_send(void (*fn)(void *arg, int fd), const void *arg, size_t arg_len, int wfd)
+{
+    static union job_msg m; /* under g_srv_mu */
+    m.h.fn = fn;
+    m.h.len = arg_len;
+    if (arg_len)
+        memcpy(m.bytes + JOB_ARG_OFF, arg, arg_len);
+    for (int attempt = 0; attempt < 2; attempt++) {
+        if (g_srv_sock < 0) {
+            int rc = srv_spawn();
+            if (rc < 0)
+                return rc;
+        }
+        char cbuf[CMSG_SPACE(sizeof(int))];
+        memset(cbuf, 0, sizeof cbuf);
+        struct iovec iov = {m.bytes, JOB_ARG_OFF + arg_len};
+        struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+                            .msg_controllen = sizeof cbuf};
+        struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+        c->cmsg_level = SOL_SOCKET;
+        c->cmsg_type = SCM_RIGHTS;
+        c->cmsg_len = CMSG_LEN(sizeof(int));
+        memcpy(CMSG_DATA(c), &wfd, sizeof wfd);
+        ssize_t n;
+        do
+            n = sendmsg(g_srv_sock, &mh, MSG_NOSIGNAL);
+        while (n < 0 && errno == EINTR);
+        if (n == (ssize_t)iov.iov_len)
+            return 0;
+        int err = n < 0 ? errno : EIO;
+        srv_drop(false); /* died (EPIPE) or broken: a new one, once */
+        if (err != EPIPE && err != ECONNRESET)
+            return -err;
+    }
+    return -EPIPE;
+}
+
+long sym_run_bounded(void (*fn)(void *arg, int fd), const void *arg, size_t arg_len, size_t cap,
+                     int ms, char stall_kind, uint64_t stall_key, char **out)
+{
+    *out = NULL;
+    if (arg_len > SYM_JOB_MAX_ARG)
+        return -E2BIG;
     size_t want = cap + 1, len = 0;
     char *buf = malloc(want + 1);
-    if (!buf) {
-        close(p[0]);
-        leave_stuck(pid);
+    if (!buf)
         return -ENOMEM;
+    pthread_mutex_lock(&g_srv_mu);
+    long rc = 0;
+    int p[2];
+    /* a job queued behind the one that found the stall does not wait again */
+    if (stall_key && sym_is_stalled(stall_kind, stall_key)) {
+        rc = -ETIMEDOUT;
+    } else if (reap_stuck() >= SYM_MAX_STUCK) {
+        rc = -EBUSY;
+    } else if (pipe2(p, O_CLOEXEC) != 0) {
+        rc = -errno;
+    } else {
+        rc = srv_send(fn, arg, arg_len, p[1]);
+        close(p[1]);
+        if (rc < 0)
+            close(p[0]);
+    }
+    if (rc < 0) {
+        pthread_mutex_unlock(&g_srv_mu);
+        free(buf);
+        return rc;
     }
     double end = mono_ms_now() + ms;
-    long rc = 0;
     for (;;) {
         double left = end - mono_ms_now();
         if (left <= 0) {
@@ -244,20 +387,21 @@ long sym_run_bounded(void (*fn)(void *arg, int fd), void *arg, size_t cap, int m
             rc = -errno;
             break;
         }
-        if (r == 0)
+        if (r == 0) /* the server closed the pipe: the job is done */
             break;
         if (len < want)
             len += (size_t)r;
     }
     close(p[0]);
+    if (rc < 0)
+        srv_drop(true);
+    if (rc == -ETIMEDOUT && stall_key)
+        sym_mark_stalled(stall_kind, stall_key);
+    pthread_mutex_unlock(&g_srv_mu);
     if (rc < 0) {
         free(buf);
-        leave_stuck(pid);
         return rc;
     }
-    /* the child closed the pipe: it is in _exit or about to be */
-    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-        ;
     buf[len] = '\0';
     *out = buf;
     return (long)len;

@@ -11,10 +11,10 @@
  * Deadlines: a file on a FUSE or network filesystem may never answer, and a
  * task waiting for an answer its server has read but never sends cannot be
  * killed, not even by exit: a stuck thread of ours would keep perfreport
- * from ever exiting.  So sym_run_bounded() does such I/O in a forked child
- * that writes what it read into a pipe, stops waiting at the deadline and
- * leaves a stuck child behind (SIGKILLed: it dies when its request ends;
- * reparented to init when we exit).  What stalled is marked
+ * from ever exiting.  So sym_run_bounded() does such I/O in a server child
+ * that writes what it read into a pipe; the caller stops waiting at the
+ * deadline and leaves the stuck server behind (SIGKILLed: it dies when its
+ * request ends; reparented to init when we exit).  What stalled is marked
  * (sym_mark_stalled) so that no later frame waits on it again.
  *
  * Thread-safe. */
@@ -51,15 +51,26 @@ enum sym_fs {
 enum sym_fs sym_fs_of_magic(int64_t f_type);   /* statfs f_type */
 enum sym_fs sym_fs_of_name(const char *fstype); /* mountinfo type ("fuse.sshfs") */
 
-/* Forks a child that runs fn(arg, fd) and exits; fn writes its result to
- * fd (a pipe) and must use async-signal-safe calls only (the parent has
- * threads).  Reads at most cap bytes of the result into *out (malloc'd,
- * NUL-terminated, caller frees; NULL on error), waiting at most ms in all.
- * Returns the byte count when the child finished in time (a result longer
- * than cap is cut at cap + 1 bytes, so callers can tell), -ETIMEDOUT when it
- * did not, -EBUSY when SYM_MAX_STUCK children are stuck already (nothing
- * run), or -errno. */
-long sym_run_bounded(void (*fn)(void *arg, int fd), void *arg, size_t cap, int ms, char **out);
+/* Runs fn(arg, fd) in the server child (a copy of arg_len bytes of arg,
+ * at most SYM_JOB_MAX_ARG, aligned as malloc's); fn writes its result to fd
+ * (a pipe, closed for it when fn returns), must return rather than exit and
+ * use async-signal-safe calls only (the server is forked from a threaded
+ * process), closing what it opens.  Reads at most cap bytes of the result
+ * into *out (malloc'd, NUL-terminated, caller frees; NULL on error), waiting
+ * at most ms in all.  Returns the byte count when the job finished in time
+ * (a result longer than cap is cut at cap + 1 bytes, so callers can tell),
+ * -ETIMEDOUT when it did not (the server is then killed and left behind),
+ * -EBUSY when SYM_MAX_STUCK servers are stuck already (nothing run), or
+ * -errno.  Jobs run one at a time.  With a stall_key (not 0), a timeout
+ * marks (stall_kind, stall_key) stalled, and a job whose key is marked
+ * already returns -ETIMEDOUT at once: threads queued behind a stalled job
+ * on the same mount do not each wait out the deadline. */
+#define SYM_JOB_MAX_ARG 8192
+long sym_run_bounded(void (*fn)(void *arg, int fd), const void *arg, size_t arg_len, size_t cap,
+                     int ms, char stall_kind, uint64_t stall_key, char **out);
+/* Forks the server now, while the process is small (else the first job
+ * does); 0 or -errno. */
+int sym_bounded_start(void);
 
 /* Stall marks, process-wide: kind 'B' (a binary's device) or 'N' (a mount
  * namespace whose /tmp did not answer), key the device or namespace inode. */

@@ -1330,8 +1330,8 @@ struct jit_head {
 static void put_head(int fd, int out, int err)
 {
     struct jit_head h = {out, err};
-    if (write(fd, &h, sizeof h) != (ssize_t)sizeof h)
-        _exit(1);
+    /* a short write (the caller gave up) shows as no head at all */
+    (void)!write(fd, &h, sizeof h);
 }
 
 /* "/proc/self/fd/N" without stdio (async-signal-safe) */
@@ -1349,74 +1349,98 @@ static void fd_path(char *buf, int n)
     buf[14 + k] = '\0';
 }
 
-/* In a forked child (async-signal-safe calls only): /tmp/perf-NSPID.map in
- * the process's root, no symlink anywhere on the way, looked at through an
- * O_PATH descriptor first (opening a pseudo-file for reading can have side
- * effects: /proc/kmsg consumes the kernel log), so that only a regular file
- * on a real filesystem, owned by the process's real or effective uid and
- * small enough is reopened for reading, and it must still be the same file
- * then.  A FUSE /tmp that never answers blocks here, not in perfreport. */
+/* In the bounded-job server (async-signal-safe calls only, closing what it
+ * opens): /tmp/perf-NSPID.map in the process's root, no symlink anywhere on
+ * the way, looked at through an O_PATH descriptor first (opening a
+ * pseudo-file for reading can have side effects: /proc/kmsg consumes the
+ * kernel log), so that only a regular file on a real filesystem, owned by the
+ * process's real or effective uid and small enough is reopened for reading,
+ * and it must still be the same file then.  A FUSE /tmp that never answers
+ * blocks there, not in perfreport. */
+static void jit_read(const struct jit_job *j, int pfd, int out)
+{
+    struct stat st, st2;
+    struct statfs sfs;
+    if (fstat(pfd, &st) < 0 || fstatfs(pfd, &sfs) < 0) {
+        put_head(out, JIT_ERROR, errno);
+        return;
+    }
+    if (S_ISLNK(st.st_mode)) {
+        put_head(out, JIT_SYMLINK, 0);
+        return;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        put_head(out, JIT_NOT_REGULAR, 0);
+        return;
+    }
+    if (sym_fs_of_magic((int64_t)sfs.f_type) == SYM_FS_PSEUDO) {
+        put_head(out, JIT_PSEUDO_FS, 0);
+        return;
+    }
+    if ((long)st.st_uid != j->ruid && (long)st.st_uid != j->euid) {
+        put_head(out, JIT_OWNER, 0);
+        return;
+    }
+    if (st.st_size > (off_t)SYM_MAX_PERF_MAP) {
+        put_head(out, JIT_TOO_LARGE, 0);
+        return;
+    }
+    if ((uint64_t)st.st_size >= j->max) {
+        put_head(out, JIT_OVER_BUDGET, 0);
+        return;
+    }
+    /* our own O_PATH descriptor, reopened: no name lookup any more */
+    char path[32];
+    fd_path(path, pfd);
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
+        put_head(out, JIT_ERROR, errno);
+        return;
+    }
+    if (fstat(fd, &st2) < 0) {
+        put_head(out, JIT_ERROR, errno);
+    } else if (st2.st_dev != st.st_dev || st2.st_ino != st.st_ino || !S_ISREG(st2.st_mode)) {
+        put_head(out, JIT_NOT_REGULAR, 0);
+    } else {
+        put_head(out, JIT_READ, 0);
+        /* the caller keeps at most max bytes and sees when there were more */
+        char buf[65536];
+        size_t total = 0;
+        while (total <= j->max) {
+            ssize_t r = read(fd, buf, sizeof buf);
+            if (r < 0 && errno == EINTR)
+                continue;
+            if (r <= 0 || write(out, buf, (size_t)r) != r)
+                break;
+            total += (size_t)r;
+        }
+    }
+    close(fd);
+}
+
 static void jit_child(void *arg, int out)
 {
     const struct jit_job *j = arg;
     int rootfd = open(j->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (rootfd < 0)
-        _exit(0);
+        return;
     int tmpfd = openat(rootfd, "tmp", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (tmpfd < 0) {
         if (errno == ELOOP || errno == ENOTDIR)
             put_head(out, JIT_SYMLINK, 0);
-        _exit(0);
+        close(rootfd);
+        return;
     }
     int pfd = openat(tmpfd, j->name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
     if (pfd < 0) {
         if (errno != ENOENT)
             put_head(out, JIT_ERROR, errno);
-        _exit(0);
-    }
-    struct stat st, st2;
-    struct statfs sfs;
-    if (fstat(pfd, &st) < 0 || fstatfs(pfd, &sfs) < 0) {
-        put_head(out, JIT_ERROR, errno);
-    } else if (S_ISLNK(st.st_mode)) {
-        put_head(out, JIT_SYMLINK, 0);
-    } else if (!S_ISREG(st.st_mode)) {
-        put_head(out, JIT_NOT_REGULAR, 0);
-    } else if (sym_fs_of_magic((int64_t)sfs.f_type) == SYM_FS_PSEUDO) {
-        put_head(out, JIT_PSEUDO_FS, 0);
-    } else if ((long)st.st_uid != j->ruid && (long)st.st_uid != j->euid) {
-        put_head(out, JIT_OWNER, 0);
-    } else if (st.st_size > (off_t)SYM_MAX_PERF_MAP) {
-        put_head(out, JIT_TOO_LARGE, 0);
-    } else if ((uint64_t)st.st_size >= j->max) {
-        put_head(out, JIT_OVER_BUDGET, 0);
     } else {
-        /* our own O_PATH descriptor, reopened: no name lookup any more */
-        char path[32];
-        fd_path(path, pfd);
-        int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0 || fstat(fd, &st2) < 0) {
-            put_head(out, JIT_ERROR, errno);
-        } else if (st2.st_dev != st.st_dev || st2.st_ino != st.st_ino || !S_ISREG(st2.st_mode)) {
-            put_head(out, JIT_NOT_REGULAR, 0);
-        } else {
-            put_head(out, JIT_READ, 0);
-            /* the parent keeps at most max bytes and sees when there were more */
-            char buf[65536];
-            size_t total = 0;
-            while (total <= j->max) {
-                ssize_t r = read(fd, buf, sizeof buf);
-                if (r < 0 && errno == EINTR)
-                    continue;
-                if (r <= 0)
-                    break;
-                if (write(out, buf, (size_t)r) != r)
-                    _exit(1);
-                total += (size_t)r;
-            }
-        }
+        jit_read(j, pfd, out);
+        close(pfd);
     }
-    _exit(0);
+    close(tmpfd);
+    close(rootfd);
 }
 
 /* Mount namespace inode of pid (0 unknown): processes sharing it share /tmp. */
@@ -1461,17 +1485,15 @@ static void load_jit(struct symbolizer *s, struct proc *p)
     /* with nothing left, still look, to say what was refused */
     j.max = want ? (size_t)want : 1;
     char *res = NULL;
-    long n = sym_run_bounded(jit_child, &j, sizeof(struct jit_head) + j.max, SYM_IO_DEADLINE_MS,
-                             &res);
+    long n = sym_run_bounded(jit_child, &j, sizeof j, sizeof(struct jit_head) + j.max,
+                             SYM_IO_DEADLINE_MS, 'N', ns, &res);
     struct jit_head h = {JIT_ABSENT, 0};
     if (n >= (long)sizeof h)
         memcpy(&h, res, sizeof h);
     char *text = res ? res + sizeof h : NULL;
     size_t len = n >= (long)sizeof h ? (size_t)n - sizeof h : 0;
     uint64_t keep = 0;
-    if (n == -ETIMEDOUT) {
-        if (ns)
-            sym_mark_stalled('N', ns);
+    if (n == -ETIMEDOUT) { /* ns marked stalled by sym_run_bounded */
         s->st.jit_stalled++;
         add_note(s, "pid %d: /tmp/%s: /tmp did not answer within %d ms "
                     "(unresponsive filesystem): perf map not read",
