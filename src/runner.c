@@ -4,13 +4,16 @@
 #include "collect/kbpf.h"
 #include "collect/kbtf.h"
 #include "collect/procs.h"
+#include "collect/selfcost.h"
 #include "model/model.h"
+#include "model/names.h"
 #include "options.h"
 #include "probe.h"
 #include "priority.h"
 #include "util/clock.h"
 #include "util/xalloc.h"
 #include <errno.h>
+#include <inttypes.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
@@ -499,11 +502,30 @@ void runner_tick(struct runner *rn, double now_s)
     rn->skip_alone = false;
 }
 
+/* Our BPF programs' run time so far (selfcost.h), before any is detached:
+ * CPU the traced tasks spent in them, which our rusage does not hold. */
+static void record_bpf_cost(struct report *r)
+{
+    struct bpf_cost c;
+    if (selfcost_bpf(&c) != 0 || !c.progs)
+        return;
+    if (!c.stats_on) {
+        kv_addf(&r->caps, "self_bpf_ms", "perfreport's BPF programs' run time",
+                "not measured (kernel.bpf_stats_enabled is 0)");
+        return;
+    }
+    double ms = (double)c.run_ns / 1e6;
+    kv_addf(&r->caps, "self_bpf_ms", "perfreport's BPF programs' run time",
+            "%.1f ms in %u programs (%" PRIu64 " runs)", ms, c.progs, c.runs);
+    report_metric(r, NM_SELF_BPF_MS, "perfreport's BPF programs' run time", "ms", "host", ms);
+}
+
 void runner_end(struct runner *rn, double now_s)
 {
     if (rn->ended)
         return;
     rn->ended = true;
+    record_bpf_cost(rn->r);
     /* Every kernel-side recorder stops at the same instant, before any
      * drain: otherwise one collector's drain (CPU, wakeups) would be
      * recorded by another that has not stopped yet. */
