@@ -5,6 +5,7 @@
 #include "collect/kbtf.h"
 #include "collect/procs.h"
 #include "collect/selfcost.h"
+#include "collect/stacks.h"
 #include "model/model.h"
 #include "model/names.h"
 #include "options.h"
@@ -480,6 +481,9 @@ void runner_start(struct runner *rn)
     /* Kernel-side recording opens together, after every load: the
      * verifier and BTF work of later starts is not the host's latency. */
     run_phase(rn, PH_BEGIN, 0, FLIP_DEADLINE_S);
+    /* kallsyms (~40 ms of CPU) loads now, at the stage priority, while the
+     * window runs: during the start it slowed the loads on 2 CPUs */
+    stacks_sym_prewarm();
 }
 
 void runner_tick(struct runner *rn, double now_s)

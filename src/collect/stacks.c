@@ -408,6 +408,7 @@ static pthread_mutex_t g_sym_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct {
     struct symbolizer *sym;
     int refs;
+    bool prewarmed;     /* the prewarm thread was started (once per symbolizer) */
     bool thread_running;
     pthread_t thread;
 } g_shared;
@@ -442,9 +443,18 @@ static struct symbolizer *shared_sym(void)
 void stacks_sym_acquire(void)
 {
     pthread_mutex_lock(&g_shared_mu);
-    if (g_shared.refs++ == 0)
+    g_shared.refs++;
+    pthread_mutex_unlock(&g_shared_mu);
+}
+
+void stacks_sym_prewarm(void)
+{
+    pthread_mutex_lock(&g_shared_mu);
+    if (g_shared.refs > 0 && !g_shared.prewarmed) {
+        g_shared.prewarmed = true;
         g_shared.thread_running =
             pthread_create(&g_shared.thread, NULL, prewarm, shared_sym()) == 0;
+    }
     pthread_mutex_unlock(&g_shared_mu);
 }
 
@@ -475,6 +485,7 @@ void stacks_sym_release(void)
     symbolizer_free(g_shared.sym);
     g_shared.sym = NULL;
     g_shared.refs = 0;
+    g_shared.prewarmed = false;
     pthread_mutex_unlock(&g_shared_mu);
 }
 

@@ -113,14 +113,19 @@ const char *stack_resolver_module(const struct stack_resolver *sr, const char *n
 /* One symbolizer shared by the collectors of a run that have stacks
  * (profile, offcpu, futex): kallsyms and per-binary caches are read once,
  * not once per collector.  stacks_sym_acquire() takes a reference (at a
- * collector's start) and, the first time, starts loading kallsyms on a
- * background thread so that the work happens during the window instead of
- * after it; stacks_sym_get() waits for that and returns the symbolizer;
+ * collector's start); stacks_sym_prewarm() (the runner, once the window is
+ * open) starts loading kallsyms on a background thread, so that the work
+ * happens during the window instead of after it, and not during the start,
+ * whose BPF loads it would slow on a small host; stacks_sym_get() waits for
+ * that (or loads kallsyms itself when called first) and returns the
+ * symbolizer;
  * stacks_sym_release() drops a reference and frees it at zero (names it
  * gave are then gone: models copy them).  All three are thread-safe.  The
  * symbolizer itself is not: a collector calling into it directly (not
  * through a resolver) holds stacks_sym_lock() around the calls. */
 void stacks_sym_acquire(void);
+/* No-op when no collector holds a reference or it ran already. */
+void stacks_sym_prewarm(void);
 struct symbolizer *stacks_sym_get(void);
 void stacks_sym_release(void);
 void stacks_sym_lock(void);
