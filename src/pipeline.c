@@ -108,6 +108,12 @@ static void restore_priority(struct runner *rn)
     runner_set_ioprio_window(rn, false);
 }
 
+static double rusage_cpu_ms(const struct rusage *ru)
+{
+    return (double)ru->ru_utime.tv_sec * 1e3 + ru->ru_utime.tv_usec / 1e3 +
+           (double)ru->ru_stime.tv_sec * 1e3 + ru->ru_stime.tv_usec / 1e3;
+}
+
 /* Returns the monotonic time (ms) at which the window ended, before the
  * collectors drained: the finalisation budget is measured from there. */
 static double capture_window(struct runner *rn, struct report *r, const struct options *opt,
@@ -122,10 +128,7 @@ static double capture_window(struct runner *rn, struct report *r, const struct o
     if (opt->verbose) { /* also what tests wait for before starting a workload */
         /* CPU time so far: the start's cost, which a loaded host does not blur */
         struct rusage ru;
-        double cpu_ms = getrusage(RUSAGE_SELF, &ru) == 0
-                            ? (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
-                                  (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3
-                            : NAN;
+        double cpu_ms = getrusage(RUSAGE_SELF, &ru) == 0 ? rusage_cpu_ms(&ru) : NAN;
         fprintf(stderr,
                 "%sperfreport: window open (collectors started in %.0f ms; %.0f ms CPU "
                 "since exec)\n",
@@ -185,13 +188,17 @@ static double capture_window(struct runner *rn, struct report *r, const struct o
     return t_end;
 }
 
+/* Our threads and our reaped children: the symbolizer's server, ended now
+ * (its work is done with the drain) so that its time is counted. */
 static void record_self_usage(struct report *r, double wall_ms)
 {
-    struct rusage ru;
+    sym_bounded_stop();
+    struct rusage ru, kids;
     if (getrusage(RUSAGE_SELF, &ru) != 0)
         return;
-    double cpu_ms = (double)ru.ru_utime.tv_sec * 1e3 + ru.ru_utime.tv_usec / 1e3 +
-                    (double)ru.ru_stime.tv_sec * 1e3 + ru.ru_stime.tv_usec / 1e3;
+    double cpu_ms = rusage_cpu_ms(&ru);
+    if (getrusage(RUSAGE_CHILDREN, &kids) == 0)
+        cpu_ms += rusage_cpu_ms(&kids);
     kv_addf(&r->caps, "self_cpu_ms", "perfreport's own CPU time", "%.0f ms", cpu_ms);
     kv_addf(&r->caps, "self_max_rss_kib", "perfreport's peak RSS", "%ld KiB", ru.ru_maxrss);
     kv_addf(&r->caps, "self_wall_ms", "perfreport wall time to analysis", "%.0f ms", wall_ms);

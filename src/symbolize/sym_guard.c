@@ -289,6 +289,20 @@ int sym_bounded_start(void)
     return rc;
 }
 
+void sym_bounded_stop(void)
+{
+    pthread_mutex_lock(&g_srv_mu);
+    if (g_srv_sock >= 0) {
+        /* idle in recvmsg: the closed socket ends it at once */
+        close(g_srv_sock);
+        g_srv_sock = -1;
+        while (waitpid(g_srv_pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+    }
+    pthread_mutex_unlock(&g_srv_mu);
+    (void)reap_stuck();
+}
+
 /* Called with g_srv_mu held: hands the job and the pipe's write end to the
  * server, forking one when there is none or it died. */
 static int srv_send(void (*fn)(void *arg, int fd), const void *arg, size_t arg_len, int wfd)

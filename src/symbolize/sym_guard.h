@@ -71,6 +71,10 @@ long sym_run_bounded(void (*fn)(void *arg, int fd), const void *arg, size_t arg_
 /* Forks the server now, while the process is small (else the first job
  * does); 0 or -errno. */
 int sym_bounded_start(void);
+/* Ends the server and reaps it (and stuck ones that have ended), so that
+ * their CPU time is in getrusage(RUSAGE_CHILDREN).  A later job forks a
+ * new server. */
+void sym_bounded_stop(void);
 
 /* Stall marks, process-wide: kind 'B' (a binary's device) or 'N' (a mount
  * namespace whose /tmp did not answer), key the device or namespace inode. */
