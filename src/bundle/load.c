@@ -886,14 +886,67 @@ int bundle_manifest_read(int dfd, const char *shown, struct json **out, char *er
     return 0;
 }
 
-int bundle_load(const char *dir, struct report **out, char *err, size_t errlen)
+/* Everything after the directory is open: manifest.json, report.json
+ * (at most max_report bytes, checked against the manifest) and, with
+ * `profiles`, the .folded files. */
+static int load_opened(struct bl *b, size_t max_report, bool profiles, struct report **out)
 {
-    struct bl b = {.dir = dir, .err = err, .errlen = errlen};
+    const char *dir = b->dir;
     struct strbuf text = STRBUF_INIT;
     struct json *man = NULL, *rep = NULL;
     struct report *r = NULL;
     char jerr[256];
     int rc = -1;
+    int e = read_in(b, "manifest.json", BUNDLE_MAX_MANIFEST, &text);
+    if (e == -ENOENT) {
+        bl_fail(b, "%s is not a perfreport bundle: it has no manifest.json", dir);
+        goto out;
+    }
+    if (e != 0)
+        goto out;
+    if (json_parse(text.buf ? text.buf : "", text.len, &man, jerr, sizeof jerr) != 0) {
+        bl_fail(b, "%s/manifest.json: %s", dir, jerr);
+        goto out;
+    }
+    long long mschema, rschema;
+    if (check_manifest(b, man, &mschema) != 0)
+        goto out;
+    e = read_checked(b, "report.json", max_report, &text);
+    if (e != 0)
+        goto out;
+    if (json_parse(text.buf ? text.buf : "", text.len, &rep, jerr, sizeof jerr) != 0) {
+        bl_fail(b, "%s/report.json: %s", dir, jerr);
+        goto out;
+    }
+    sb_free(&text);
+    char where[PATH_MAX + 32];
+    snprintf(where, sizeof where, "%s/report.json", dir);
+    struct ld l = {.r = report_new(), .where = where, .err = b->err, .errlen = b->errlen};
+    r = l.r;
+    if (fill(&l, rep) != 0)
+        goto out;
+    rschema = json_get(rep, "schema")->u.num; /* fill checked it */
+    if (rschema != mschema) {
+        bl_fail(b, "%s: report.json has schema %lld but manifest.json %lld: refused", dir, rschema,
+                mschema);
+        goto out;
+    }
+    if (profiles && load_profiles(b, r, rep, man) != 0)
+        goto out;
+    *out = r;
+    r = NULL;
+    rc = 0;
+out:
+    report_free(r);
+    json_free(rep);
+    json_free(man);
+    sb_free(&text);
+    return rc;
+}
+
+int bundle_load(const char *dir, struct report **out, char *err, size_t errlen)
+{
+    struct bl b = {.dir = dir, .err = err, .errlen = errlen};
     *out = NULL;
     b.dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (b.dfd < 0) {
@@ -906,50 +959,16 @@ int bundle_load(const char *dir, struct report **out, char *err, size_t errlen)
             return bl_fail(&b, "%s is not a directory (nor a bundle)", dir);
         return bl_fail(&b, "%s: %s", dir, strerror(e));
     }
-    int e = read_in(&b, "manifest.json", BUNDLE_MAX_MANIFEST, &text);
-    if (e == -ENOENT) {
-        bl_fail(&b, "%s is not a perfreport bundle: it has no manifest.json", dir);
-        goto out;
-    }
-    if (e != 0)
-        goto out;
-    if (json_parse(text.buf ? text.buf : "", text.len, &man, jerr, sizeof jerr) != 0) {
-        bl_fail(&b, "%s/manifest.json: %s", dir, jerr);
-        goto out;
-    }
-    long long mschema, rschema;
-    if (check_manifest(&b, man, &mschema) != 0)
-        goto out;
-    e = read_checked(&b, "report.json", BUNDLE_MAX_REPORT, &text);
-    if (e != 0)
-        goto out;
-    if (json_parse(text.buf ? text.buf : "", text.len, &rep, jerr, sizeof jerr) != 0) {
-        bl_fail(&b, "%s/report.json: %s", dir, jerr);
-        goto out;
-    }
-    sb_free(&text);
-    char where[PATH_MAX + 32];
-    snprintf(where, sizeof where, "%s/report.json", dir);
-    struct ld l = {.r = report_new(), .where = where, .err = err, .errlen = errlen};
-    r = l.r;
-    if (fill(&l, rep) != 0)
-        goto out;
-    rschema = json_get(rep, "schema")->u.num; /* fill checked it */
-    if (rschema != mschema) {
-        bl_fail(&b, "%s: report.json has schema %lld but manifest.json %lld: refused", dir, rschema,
-                mschema);
-        goto out;
-    }
-    if (load_profiles(&b, r, rep, man) != 0)
-        goto out;
-    *out = r;
-    r = NULL;
-    rc = 0;
-out:
-    report_free(r);
-    json_free(rep);
-    json_free(man);
-    sb_free(&text);
+    int rc = load_opened(&b, BUNDLE_MAX_REPORT, true, out);
     close(b.dfd);
     return rc;
+}
+
+int bundle_load_report_at(int dfd, const char *shown, size_t max_report, struct report **out,
+                          char *err, size_t errlen)
+{
+    struct bl b = {.dfd = dfd, .dir = shown, .err = err, .errlen = errlen};
+    *out = NULL;
+    return load_opened(&b, max_report < BUNDLE_MAX_REPORT ? max_report : BUNDLE_MAX_REPORT, false,
+                       out);
 }
