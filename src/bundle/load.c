@@ -633,9 +633,14 @@ static int read_in(struct bl *b, const char *name, size_t max, struct strbuf *ou
         rc = -EFBIG;
         bl_fail(b, "%s/%s is larger than %zu MiB: refused", b->dir, name, max >> 20);
     }
-    /* read to the end, never past max (the file may still grow) */
+    /* read to the end, never past max (the file may still grow); a buffer
+     * the size fstat gave, not a MiB zeroed for every small file */
+    size_t expect = rc == 0 && st.st_size > 0 ? (size_t)st.st_size : 0;
     while (rc == 0) {
         size_t want = out->len < max ? max - out->len + 1 : 1;
+        size_t left = expect > out->len ? expect - out->len + 1 : 4096;
+        if (want > left)
+            want = left;
         if (want > (1u << 20))
             want = 1u << 20;
         xgrow(&out->buf, &out->cap, out->len + want + 1, 1);
