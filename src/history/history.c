@@ -26,6 +26,7 @@ void history_free(struct history *h)
         free(r->values);
     }
     free(h->runs);
+    free(h->seen);
     for (size_t i = 0; i < h->nmetrics; i++) {
         free(h->metrics[i].name);
         free(h->metrics[i].title);

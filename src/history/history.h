@@ -83,7 +83,10 @@ struct history {
     struct history_skip *skipped;
     size_t nskipped, cap_skipped;
     size_t skipped_more; /* skips past HISTORY_MAX_SKIPPED, counted only */
-    size_t over_cap;     /* bundles past HISTORY_MAX_BUNDLES, not loaded */
+    size_t over_cap;     /* bundles past HISTORY_MAX_BUNDLES tried, not loaded */
+    size_t tried;        /* bundles loaded or refused: the cap counts both */
+    struct history_seen { unsigned long long dev, ino; size_t run; } *seen; /* owned: each
+                          * run's directory, so one given twice is listed once */
     /* set by history_finish */
     struct history_host *hosts; /* worst latest severity first, then by name */
     size_t nhosts;

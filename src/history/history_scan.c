@@ -35,10 +35,25 @@ static bool has_manifest(int dfd)
 
 static void load_one(struct history *h, int dfd, const struct where *w)
 {
-    if (h->nruns >= HISTORY_MAX_BUNDLES) {
+    /* refusals count too: a directory of broken bundles costs no more */
+    if (h->tried >= HISTORY_MAX_BUNDLES) {
         h->over_cap++;
         return;
     }
+    struct stat dst;
+    if (fstat(dfd, &dst) != 0) {
+        history_skip(h, w->shown, strerror(errno));
+        return;
+    }
+    for (size_t i = 0; i < h->nruns; i++) /* the runs so far: bounded by the cap */
+        if (h->seen[i].dev == dst.st_dev && h->seen[i].ino == dst.st_ino) {
+            char why[600];
+            snprintf(why, sizeof why, "the same directory as %.500s, listed once",
+                     h->runs[h->seen[i].run].path);
+            history_skip(h, w->shown, why);
+            return;
+        }
+    h->tried++;
     char err[PATH_MAX + 512];
     struct report *r = NULL;
     if (bundle_load_report_at(dfd, w->shown, HISTORY_MAX_REPORT, &r, err, sizeof err) != 0) {
@@ -53,6 +68,8 @@ static void load_one(struct history *h, int dfd, const struct where *w)
     analyze_run(r);
     struct stat st;
     bool index = fstatat(dfd, "index.html", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
+    h->seen = xrealloc(h->seen, (h->nruns + 1) * sizeof *h->seen);
+    h->seen[h->nruns] = (struct history_seen){dst.st_dev, dst.st_ino, h->nruns};
     history_add_run(h, r, w->shown, w->abs, index);
     report_free(r);
 }

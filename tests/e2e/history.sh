@@ -4,8 +4,8 @@
 # real ones in a per-host directory, plus: a copy of a real bundle whose
 # report.json was edited (tampered), a symlink to a real bundle outside,
 # a foreign directory, and a copy with a hostile hostname re-hashed into
-# its manifest (as another host could send it).  Asserts: every good bundle
-# listed once, each host's runs worst first, every link resolves to that
+# its manifest (as another host could send it), and one bundle given twice.
+# Asserts: every good bundle listed once, each host's runs worst first, every link resolves to that
 # bundle's index.html, the tampered, symlinked and foreign directories
 # skipped with their reasons, the hostile text escaped in index.html
 # (well-formed, no markup of its own) and history.md (no table cell split),
@@ -89,7 +89,7 @@ json.dump(m, open(os.path.join(d, "manifest.json"), "w"))
 PY
 
 OUT=$TMPD/page
-"$PERFREPORT_BIN" history "$F/timer" "$F/hosts" -o "$OUT" -q 2>"$TMPD/err"
+"$PERFREPORT_BIN" history "$F/timer" "$F/hosts" "$seed" -o "$OUT" -q 2>"$TMPD/err"
 rc=$?
 if [ "$rc" != 0 ] || [ ! -s "$OUT/history.json" ]; then
     not_ok e2e_history_runs "exit $rc: $(head -c 400 "$TMPD/err")"
@@ -144,12 +144,12 @@ PY
 case $r in ok*) ok e2e_history_links_resolve ;; *) not_ok e2e_history_links_resolve "$r" ;; esac
 
 # 3. the tampered, symlinked and foreign directories are skipped, with why
-r=$(python3 - "$OUT/history.json" <<'PY'
+r=$(python3 - "$OUT/history.json" "$(basename "$seed")" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 why = {s["path"].rsplit("/", 1)[-1]: s["reason"] for s in d["skipped"]}
 want = {"tampered": "does not match its SHA-256", "linked": "symbolic link: not followed",
-        "foreign": "not a perfreport manifest"}
+        "foreign": "not a perfreport manifest", sys.argv[2]: "listed once"}
 bad = ["%s: %r" % (k, why.get(k)) for k, v in want.items() if v not in (why.get(k) or "")]
 print("; ".join(bad) if bad else "ok")
 PY
