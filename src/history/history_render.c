@@ -310,6 +310,9 @@ static struct doc *history_doc(struct ctx *c, const char *headline)
               h->nskipped + h->skipped_more + h->over_cap,
               h->nskipped + h->skipped_more + h->over_cap == 1 ? "y" : "ies");
     doc_text(doc_para(d->root), VERIFIED);
+    /* the contents line, filled once the sections (and their anchors) exist */
+    cmark_node *toc = doc_para(d->root);
+    doc_strong(toc, "Contents:");
     struct doc_table *hosts;
     hosts_table(c, &hosts);
     recurring_section(c);
@@ -319,6 +322,23 @@ static struct doc *history_doc(struct ctx *c, const char *headline)
     }
     skipped_section(c);
     doc_heading(d, d->root, 2, "Limits", false);
+    static const char *const sections[] = {"Hosts", "Recurring findings", "Skipped", "Limits"};
+    for (size_t i = 0; i < sizeof sections / sizeof sections[0]; i++) {
+        const char *anchor = NULL;
+        for (cmark_node *n = cmark_node_first_child(d->root); n && !anchor;
+             n = cmark_node_next(n)) {
+            /* ours, not a host's heading: those carry host text */
+            cmark_node *t = cmark_node_first_child(n);
+            if (cmark_node_get_type(n) == CMARK_NODE_HEADING &&
+                cmark_node_get_heading_level(n) == 2 && t && !doc_is_host(t) &&
+                cmark_node_get_literal(t) && strcmp(cmark_node_get_literal(t), sections[i]) == 0)
+                anchor = doc_anchor(n);
+        }
+        if (!anchor)
+            continue;
+        doc_text(toc, i ? " \xC2\xB7 " : " ");
+        doc_text(doc_link(toc, anchor), sections[i]);
+    }
     doc_textf(doc_para(d->root),
               "At most %d runs on a page, report.json files of at most %u MiB, %d entries "
               "read per directory, %d finding ids per run, %d key metrics (those perfreport "

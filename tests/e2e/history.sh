@@ -5,12 +5,12 @@
 # report.json was edited (tampered), a symlink to a real bundle outside,
 # a foreign directory, and a copy with a hostile hostname re-hashed into
 # its manifest (as another host could send it), and one bundle given twice.
-# Asserts: every good bundle listed once, each host's runs worst first, every link resolves to that
-# bundle's index.html, the tampered, symlinked and foreign directories
+# Asserts: every good bundle listed once, each host's runs worst first,
+# every link resolves to that bundle's index.html, the tampered, symlinked and foreign directories
 # skipped with their reasons, the hostile text escaped in index.html
 # (well-formed, no markup of its own) and history.md (no table cell split),
 # and bad input (nothing readable, an output that exists) exits 3 writing
-# nothing.
+# nothing; in headless Chromium the page makes no request and logs no error.
 . tests/lib.sh
 
 if [ ! -x "$PERFREPORT_BIN" ]; then
@@ -217,4 +217,23 @@ if [ "$rc" = 0 ] && [ -s "$F/hosts.history/index.html" ] &&
     ok e2e_history_default_name_charts
 else
     not_ok e2e_history_default_name_charts "exit $rc: $(head -c 200 "$TMPD/e5")"
+fi
+
+# 7. in a browser: no request leaves the page, no CSP violation or console
+#    error, charts drawn (tests/browser/check_html.js, the report's checks)
+if [ -x /usr/bin/chromium ] && command -v node >/dev/null 2>&1 &&
+    sh tests/browser/setup.sh >"$TMPD/setup.log" 2>&1; then
+    mkdir -p "$TMPD/shots" "$TMPD/profile"
+    PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 timeout 180 node tests/browser/check_html.js \
+        "$OUT/index.html" "$TMPD/shots" "$TMPD/profile" >"$TMPD/browser" 2>&1
+    if grep -q "^ok browser_html_no_network" "$TMPD/browser" &&
+        grep -q "^ok browser_html_no_console_errors" "$TMPD/browser" &&
+        grep -q "^ok browser_html_charts_rendered" "$TMPD/browser" &&
+        ! grep -q "^not ok" "$TMPD/browser"; then
+        ok e2e_history_browser_self_contained
+    else
+        not_ok e2e_history_browser_self_contained "$(grep -v '^ok' "$TMPD/browser" | head -3)"
+    fi
+else
+    skip e2e_history_browser_self_contained "no chromium, node or playwright-core"
 fi
