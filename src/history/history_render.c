@@ -470,6 +470,9 @@ static struct report *page_report(const struct history *h)
     r->window.start_wall.tv_sec = first;
     r->window.actual_s = first ? (double)(last - first) + last_w : 0;
     r->tool_version = xstrdup(PERFREPORT_VERSION);
+    /* the banner says "<first run> . <span> s window . <this>" */
+    r->window.target = xasprintf("%zu run%s of %zu host%s", h->nruns, h->nruns == 1 ? "" : "s",
+                                 h->nhosts, h->nhosts == 1 ? "" : "s");
     enum severity worst = SEV_NONE;
     for (size_t k = 0; k < h->nhosts; k++)
         if (h->hosts[k].latest > worst)
