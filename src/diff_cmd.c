@@ -1,6 +1,7 @@
 #include "diff_cmd.h"
 #include "bundle/bundle.h"
 #include "bundle/judge.h"
+#include "bundle/outdir.h"
 #include "diff/compare.h"
 #include "diff/diff_render.h"
 #include "model/model.h"
@@ -20,7 +21,6 @@
 #include <unistd.h>
 
 #define PROG "perfreport diff"
-#define MAX_DEFAULT_SUFFIX 99
 
 static void usage(FILE *f)
 {
@@ -89,76 +89,6 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
     return 0;
 }
 
-/* Makes the output directory (mode 0700, never an existing one) through
- * its parent's fd, opened and checked as a bundle's (bundle_target_open:
- * no pseudo or read-only filesystem); `made` gets its path, t stays open
- * for the cleanup.  Returns the directory's fd or -1 with a message. */
-static int make_outdir(const struct diff_args *a, struct bundle_target *t, char *made, size_t mn,
-                       char *err, size_t n)
-{
-    /* NEW without trailing slashes, so NEW/ gives NEW.diff */
-    size_t blen = strlen(a->neu);
-    while (blen > 1 && a->neu[blen - 1] == '/')
-        blen--;
-    int bl = blen > INT_MAX ? INT_MAX : (int)blen;
-    for (int k = 0; k <= MAX_DEFAULT_SUFFIX; k++) {
-        int len;
-        if (a->outdir)
-            len = snprintf(made, mn, "%s", a->outdir);
-        else if (k == 0)
-            len = snprintf(made, mn, "%.*s.diff", bl, a->neu);
-        else
-            len = snprintf(made, mn, "%.*s.diff.%d", bl, a->neu, k);
-        if (len < 0 || (size_t)len >= mn) {
-            snprintf(err, n, "%s: name too long", a->outdir ? a->outdir : a->neu);
-            return -1;
-        }
-        int rc = bundle_target_open(t, made, err, n);
-        if (rc == -EEXIST && !a->outdir)
-            continue;
-        if (rc == -EEXIST) /* as the command has always said it */
-            snprintf(err, n, "%s: %s", made, strerror(EEXIST));
-        if (rc != 0)
-            return -1;
-        if (mkdirat(t->parent_fd, t->name, 0700) != 0) {
-            snprintf(err, n, "%s: %s", made, strerror(errno));
-            bundle_target_close(t);
-            if (errno == EEXIST && !a->outdir)
-                continue;
-            return -1;
-        }
-        int fd = openat(t->parent_fd, t->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (fd < 0) {
-            snprintf(err, n, "%s: %s", made, strerror(errno));
-            (void)unlinkat(t->parent_fd, t->name, AT_REMOVEDIR);
-            bundle_target_close(t);
-        }
-        return fd;
-    }
-    snprintf(err, n, "%s.diff ... .diff.%d: all taken (use -o DIR)", a->neu, MAX_DEFAULT_SUFFIX);
-    return -1;
-}
-
-static int write_file(int dfd, const struct diff_file *f, char *err, size_t n)
-{
-    int fd = openat(dfd, f->name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0) {
-        snprintf(err, n, "%s: %s", f->name, strerror(errno));
-        return -1;
-    }
-    int rc = fd_write_all(fd, sb_str(&f->body), f->body.len);
-    if (rc != 0) {
-        snprintf(err, n, "%s: %s", f->name, strerror(-rc));
-        close(fd);
-        return -1;
-    }
-    if (close(fd) != 0) {
-        snprintf(err, n, "%s: %s", f->name, strerror(errno));
-        return -1;
-    }
-    return 0;
-}
-
 int diff_main(int argc, char **argv)
 {
     struct diff_args a = {0};
@@ -194,22 +124,24 @@ int diff_main(int argc, char **argv)
      * comparison behind. */
     ignore_fatal_signals();
     char made[PATH_MAX];
-    int dfd = make_outdir(&a, &target, made, sizeof made, err, sizeof err);
+    /* mode 0700, never an existing one, through the parent's fd */
+    int dfd = outdir_make(a.outdir, a.neu, ".diff", &target, made, sizeof made, err, sizeof err);
     if (dfd < 0) {
         term_printf(stderr, PROG ": %s", err);
         goto out;
     }
     size_t written = 0;
     for (; written < nfiles; written++)
-        if (write_file(dfd, &files[written], err, sizeof err) != 0)
+        if (outdir_write(dfd, files[written].name, sb_str(&files[written].body),
+                         files[written].body.len, err, sizeof err) != 0)
             break;
     if (written < nfiles) {
         term_printf(stderr, PROG ": %s/%s", made, err);
         /* nothing half written stays behind */
-        for (size_t i = 0; i <= written && i < nfiles; i++)
-            unlinkat(dfd, files[i].name, 0);
-        close(dfd);
-        (void)unlinkat(target.parent_fd, target.name, AT_REMOVEDIR);
+        const char *names[DIFF_MAX_FILES];
+        for (size_t i = 0; i < nfiles; i++)
+            names[i] = files[i].name;
+        outdir_remove(dfd, &target, names, written + 1);
         goto out;
     }
     if (fsync(dfd) != 0 || close(dfd) != 0) {

@@ -6,6 +6,7 @@
 #include "pipeline.h"
 #include "render_cmd.h"
 #include "diff_cmd.h"
+#include "history_cmd.h"
 #include "render/escape.h"
 #include "util/hostfs.h"
 #include "util/parse_num.h"
@@ -67,7 +68,8 @@ static void usage(FILE *f)
           "\n"
           "Also: perfreport flamegraph [opts] [FILE|-]   folded stacks -> SVG\n"
           "      perfreport render BUNDLE [-o DIR] [--thresholds FILE]   re-render a bundle\n"
-          "      perfreport diff OLD NEW [-o DIR]   compare two bundles\n",
+          "      perfreport diff OLD NEW [-o DIR]   compare two bundles\n"
+          "      perfreport history DIR... [-o DIR]   one page over many bundles\n",
           f);
 }
 
@@ -109,6 +111,8 @@ int main(int argc, char **argv)
         return render_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "diff") == 0)
         return diff_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "history") == 0)
+        return history_main(argc - 1, argv + 1);
     /* One malloc arena.  Each collector starts on its own thread, and every
      * BPF load parses the kernel BTF (tens of MiB, freed after the load);
      * with an arena per thread those freed blocks stayed resident in

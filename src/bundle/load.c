@@ -633,9 +633,14 @@ static int read_in(struct bl *b, const char *name, size_t max, struct strbuf *ou
         rc = -EFBIG;
         bl_fail(b, "%s/%s is larger than %zu MiB: refused", b->dir, name, max >> 20);
     }
-    /* read to the end, never past max (the file may still grow) */
+    /* read to the end, never past max (the file may still grow); a buffer
+     * the size fstat gave, not a MiB zeroed for every small file */
+    size_t expect = rc == 0 && st.st_size > 0 ? (size_t)st.st_size : 0;
     while (rc == 0) {
         size_t want = out->len < max ? max - out->len + 1 : 1;
+        size_t left = expect > out->len ? expect - out->len + 1 : 4096;
+        if (want > left)
+            want = left;
         if (want > (1u << 20))
             want = 1u << 20;
         xgrow(&out->buf, &out->cap, out->len + want + 1, 1);
@@ -886,14 +891,67 @@ int bundle_manifest_read(int dfd, const char *shown, struct json **out, char *er
     return 0;
 }
 
-int bundle_load(const char *dir, struct report **out, char *err, size_t errlen)
+/* Everything after the directory is open: manifest.json, report.json
+ * (at most max_report bytes, checked against the manifest) and, with
+ * `profiles`, the .folded files. */
+static int load_opened(struct bl *b, size_t max_report, bool profiles, struct report **out)
 {
-    struct bl b = {.dir = dir, .err = err, .errlen = errlen};
+    const char *dir = b->dir;
     struct strbuf text = STRBUF_INIT;
     struct json *man = NULL, *rep = NULL;
     struct report *r = NULL;
     char jerr[256];
     int rc = -1;
+    int e = read_in(b, "manifest.json", BUNDLE_MAX_MANIFEST, &text);
+    if (e == -ENOENT) {
+        bl_fail(b, "%s is not a perfreport bundle: it has no manifest.json", dir);
+        goto out;
+    }
+    if (e != 0)
+        goto out;
+    if (json_parse(text.buf ? text.buf : "", text.len, &man, jerr, sizeof jerr) != 0) {
+        bl_fail(b, "%s/manifest.json: %s", dir, jerr);
+        goto out;
+    }
+    long long mschema, rschema;
+    if (check_manifest(b, man, &mschema) != 0)
+        goto out;
+    e = read_checked(b, "report.json", max_report, &text);
+    if (e != 0)
+        goto out;
+    if (json_parse(text.buf ? text.buf : "", text.len, &rep, jerr, sizeof jerr) != 0) {
+        bl_fail(b, "%s/report.json: %s", dir, jerr);
+        goto out;
+    }
+    sb_free(&text);
+    char where[PATH_MAX + 32];
+    snprintf(where, sizeof where, "%s/report.json", dir);
+    struct ld l = {.r = report_new(), .where = where, .err = b->err, .errlen = b->errlen};
+    r = l.r;
+    if (fill(&l, rep) != 0)
+        goto out;
+    rschema = json_get(rep, "schema")->u.num; /* fill checked it */
+    if (rschema != mschema) {
+        bl_fail(b, "%s: report.json has schema %lld but manifest.json %lld: refused", dir, rschema,
+                mschema);
+        goto out;
+    }
+    if (profiles && load_profiles(b, r, rep, man) != 0)
+        goto out;
+    *out = r;
+    r = NULL;
+    rc = 0;
+out:
+    report_free(r);
+    json_free(rep);
+    json_free(man);
+    sb_free(&text);
+    return rc;
+}
+
+int bundle_load(const char *dir, struct report **out, char *err, size_t errlen)
+{
+    struct bl b = {.dir = dir, .err = err, .errlen = errlen};
     *out = NULL;
     b.dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (b.dfd < 0) {
@@ -906,50 +964,16 @@ int bundle_load(const char *dir, struct report **out, char *err, size_t errlen)
             return bl_fail(&b, "%s is not a directory (nor a bundle)", dir);
         return bl_fail(&b, "%s: %s", dir, strerror(e));
     }
-    int e = read_in(&b, "manifest.json", BUNDLE_MAX_MANIFEST, &text);
-    if (e == -ENOENT) {
-        bl_fail(&b, "%s is not a perfreport bundle: it has no manifest.json", dir);
-        goto out;
-    }
-    if (e != 0)
-        goto out;
-    if (json_parse(text.buf ? text.buf : "", text.len, &man, jerr, sizeof jerr) != 0) {
-        bl_fail(&b, "%s/manifest.json: %s", dir, jerr);
-        goto out;
-    }
-    long long mschema, rschema;
-    if (check_manifest(&b, man, &mschema) != 0)
-        goto out;
-    e = read_checked(&b, "report.json", BUNDLE_MAX_REPORT, &text);
-    if (e != 0)
-        goto out;
-    if (json_parse(text.buf ? text.buf : "", text.len, &rep, jerr, sizeof jerr) != 0) {
-        bl_fail(&b, "%s/report.json: %s", dir, jerr);
-        goto out;
-    }
-    sb_free(&text);
-    char where[PATH_MAX + 32];
-    snprintf(where, sizeof where, "%s/report.json", dir);
-    struct ld l = {.r = report_new(), .where = where, .err = err, .errlen = errlen};
-    r = l.r;
-    if (fill(&l, rep) != 0)
-        goto out;
-    rschema = json_get(rep, "schema")->u.num; /* fill checked it */
-    if (rschema != mschema) {
-        bl_fail(&b, "%s: report.json has schema %lld but manifest.json %lld: refused", dir, rschema,
-                mschema);
-        goto out;
-    }
-    if (load_profiles(&b, r, rep, man) != 0)
-        goto out;
-    *out = r;
-    r = NULL;
-    rc = 0;
-out:
-    report_free(r);
-    json_free(rep);
-    json_free(man);
-    sb_free(&text);
+    int rc = load_opened(&b, BUNDLE_MAX_REPORT, true, out);
     close(b.dfd);
     return rc;
+}
+
+int bundle_load_report_at(int dfd, const char *shown, size_t max_report, struct report **out,
+                          char *err, size_t errlen)
+{
+    struct bl b = {.dfd = dfd, .dir = shown, .err = err, .errlen = errlen};
+    *out = NULL;
+    return load_opened(&b, max_report < BUNDLE_MAX_REPORT ? max_report : BUNDLE_MAX_REPORT, false,
+                       out);
 }

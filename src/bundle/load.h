@@ -29,6 +29,16 @@ struct report;
  * message in err that names the file and what is wrong with it. */
 int bundle_load(const char *dir, struct report **out, char *err, size_t errlen);
 
+/* The report alone, for many bundles at once (perfreport history): the
+ * bundle directory `dfd` (already open, by the caller's rules) is read as
+ * bundle_load reads it -- manifest.json, then report.json of at most
+ * max_report bytes (capped at BUNDLE_MAX_REPORT) checked against its size
+ * and SHA-256 in the manifest -- but the .folded files are neither read nor
+ * checked: the report has no profiles.  `shown` names the directory in
+ * messages.  Same contract as bundle_load; dfd stays open. */
+int bundle_load_report_at(int dfd, const char *shown, size_t max_report, struct report **out,
+                          char *err, size_t errlen);
+
 /* Whether directory `dfd` holds a perfreport manifest.json (a regular file
  * opened without following a symlink, at most BUNDLE_MAX_MANIFEST bytes, of
  * tool "perfreport", a schema this program reads, with its "integrity"

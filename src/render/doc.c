@@ -30,8 +30,10 @@ static void table_free(struct doc_table *t)
 {
     for (size_t c = 0; c < t->ncols; c++)
         free(t->head[c].text);
-    for (size_t i = 0; i < t->nrows * t->ncols; i++)
+    for (size_t i = 0; i < t->nrows * t->ncols; i++) {
         free(t->cells[i].text);
+        free(t->cells[i].href);
+    }
     free(t->head);
     free(t->num);
     free(t->cells);
@@ -245,7 +247,7 @@ void doc_table_row(struct doc_table *t)
 {
     xgrow(&t->cells, &t->cap_cells, (t->nrows + 1) * t->ncols, sizeof *t->cells);
     for (size_t c = 0; c < t->ncols; c++)
-        t->cells[t->nrows * t->ncols + c] = (struct doc_cell){NULL, false, DOC_NO_SEV, NULL, false};
+        t->cells[t->nrows * t->ncols + c] = (struct doc_cell){NULL, false, DOC_NO_SEV, NULL, false, NULL};
     t->nrows++;
 }
 
@@ -280,6 +282,31 @@ void doc_chart(struct doc *d, cmark_node *parent, const struct series *s, const 
     b->series = s;
     b->label = host_text(label, MD_MAX_TEXT);
     b->file = xstrdup(file);
+}
+
+void doc_chart_of(struct doc *d, cmark_node *parent, const struct report *r,
+                  const struct series *s, const char *label, const char *file)
+{
+    doc_chart(d, parent, s, label, file);
+    d->blocks[d->nblocks - 1]->chart_report = r;
+}
+
+void doc_cell_href(struct doc_cell *c, const char *rel)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    struct strbuf sb = STRBUF_INIT;
+    for (const unsigned char *p = (const unsigned char *)rel; *p; p++) {
+        if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
+            strchr("._~/-", *p)) {
+            sb_addc(&sb, (char)*p);
+        } else {
+            sb_addc(&sb, '%');
+            sb_addc(&sb, hex[*p >> 4]);
+            sb_addc(&sb, hex[*p & 15]);
+        }
+    }
+    free(c->href);
+    c->href = sb_detach(&sb);
 }
 
 void doc_hist(struct doc *d, cmark_node *parent, const struct hist *h, const char *label,

@@ -35,6 +35,7 @@ struct doc_cell {
     int sev;    /* enum severity from the model, or DOC_NO_SEV */
     const char *anchor; /* a link to this heading anchor (the doc's slugs), or NULL */
     bool code;          /* an identifier, path or command: shown as code */
+    char *href; /* owned: a relative link of ours (doc_cell_href), or NULL */
 };
 
 struct doc_table {
@@ -50,6 +51,8 @@ struct doc_block {
     enum doc_block_kind kind;
     struct doc_table table;          /* DOC_TABLE */
     const struct series *series;     /* DOC_CHART (borrowed from the model) */
+    const struct report *chart_report; /* DOC_CHART: whose ticks and start the
+                                        * series runs over; NULL: the page's */
     const struct hist *hist;         /* DOC_HIST: its bucket text and graph */
     const struct profile *profile;   /* DOC_FLAME */
     size_t flame_index;              /* DOC_FLAME: id prefix "fgN-" */
@@ -112,6 +115,14 @@ void doc_cell_host(struct doc_cell *c, const char *s, size_t max);
 void doc_cell_ours(struct doc_cell *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void doc_chart(struct doc *d, cmark_node *parent, const struct series *s, const char *label,
                const char *file);
+/* A chart of s over another report's ticks than the page's (perfreport
+ * history: one scratch report per host, its runs as the ticks). */
+void doc_chart_of(struct doc *d, cmark_node *parent, const struct report *r,
+                  const struct series *s, const char *label, const char *file);
+/* Makes the cell a link to `rel`, a relative path we built: every byte
+ * outside [A-Za-z0-9._~/-] is percent-encoded here, so the link is the same
+ * text in Markdown and HTML and cannot leave the attribute. */
+void doc_cell_href(struct doc_cell *c, const char *rel);
 void doc_hist(struct doc *d, cmark_node *parent, const struct hist *h, const char *label,
               const char *file, const char *bucket_text);
 void doc_flame(struct doc *d, cmark_node *parent, const struct profile *p, size_t index,

@@ -82,13 +82,17 @@ static void cell(struct strbuf *out, const char *tag, const struct doc_cell *c, 
         sb_add(out, "<a href=\"#");
         esc_xml(out, c->anchor);
         sb_add(out, "\">");
+    } else if (c->href) {
+        sb_add(out, "<a href=\"");
+        esc_xml(out, c->href);
+        sb_add(out, "\">");
     }
     if (c->code && c->text)
         sb_add(out, "<code>");
     esc_xml(out, text);
     if (c->code && c->text)
         sb_add(out, "</code>");
-    if (c->anchor)
+    if (c->anchor || c->href)
         sb_add(out, "</a>");
     sb_addf(out, "</%s>", tag);
 }
@@ -129,7 +133,7 @@ static void custom(const struct report *r, const struct doc_block *b, struct str
     switch (b->kind) {
     case DOC_TABLE: table(&b->table, out); break;
     case DOC_CHART:
-        svg_series_render(r, b->series, &svg);
+        svg_series_render(b->chart_report ? b->chart_report : r, b->series, &svg);
         figure(&svg, "chart", out);
         break;
     case DOC_HIST:

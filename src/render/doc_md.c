@@ -101,14 +101,17 @@ static void cell(const struct doc_cell *c, struct strbuf *out)
         sb_free(&lit);
         return;
     }
-    if (c->anchor)
+    bool link = c->anchor || c->href;
+    if (link)
         sb_addc(out, '[');
     if (c->host)
-        (c->anchor ? esc_md_label : esc_md_cell)(out, c->text);
+        (link ? esc_md_label : esc_md_cell)(out, c->text);
     else
         sb_add(out, c->text);
     if (c->anchor)
         sb_addf(out, "](#%s)", c->anchor);
+    else if (c->href)
+        sb_addf(out, "](%s)", c->href); /* percent-encoded by doc_cell_href */
 }
 
 static void table(const struct doc_table *t, struct strbuf *out)

@@ -84,11 +84,14 @@ static double nice_step(double raw)
 
 static double time_step(double tmax)
 {
-    static const double steps[] = {0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600};
+    /* hours and days too: perfreport history charts runs over weeks */
+    static const double steps[] = {0.5,  1,    2,    5,     10,    15,    30,   60,
+                                   120,  300,  600,  900,   1800,  3600,  7200, 10800,
+                                   21600, 43200, 86400};
     for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
         if (tmax / steps[i] <= 8)
             return steps[i];
-    return nice_step(tmax / 8);
+    return nice_step(tmax / 8 / 86400) * 86400;
 }
 
 static double value_at(const struct series *s, size_t i)
@@ -316,7 +319,10 @@ void svg_series_render(const struct report *r, const struct series *s, struct st
             double at = start + t;
             time_t sec = (time_t)floor(at + 1e-6);
             struct tm tm;
-            if (!gmtime_r(&sec, &tm) || !strftime(label, sizeof label, "%H:%M:%S", &tm))
+            /* past a day the date matters more than the seconds */
+            const char *fmt = tstep >= 86400 ? "%Y-%m-%d" : sc.tmax >= 86400 ? "%m-%d %H:%M"
+                                                                              : "%H:%M:%S";
+            if (!gmtime_r(&sec, &tm) || !strftime(label, sizeof label, fmt, &tm))
                 snprintf(label, sizeof label, "?");
             if (tstep < 1) /* half seconds */
                 snprintf(label + strlen(label), sizeof label - strlen(label), ".%d",

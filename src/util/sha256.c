@@ -1,5 +1,10 @@
 #include "sha256.h"
+#include <stdbool.h>
 #include <string.h>
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define HAVE_SHA_NI 1
+#endif
 
 static const uint32_t K[64] = {
     0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
@@ -49,6 +54,70 @@ static void block(struct sha256 *c, const uint8_t *p)
     c->h[7] += h;
 }
 
+#ifdef HAVE_SHA_NI
+/* The same compression with the x86 SHA extensions (SHA-NI), which
+ * perfreport history leans on: it verifies a report.json per bundle, a
+ * thousand of them, and the portable loop was a quarter of its time.  The
+ * instructions keep the state as two halves, ABEF and CDGH, do two rounds
+ * per sha256rnds2 and four schedule words per msg1/msg2 pair. */
+__attribute__((target("sha,sse4.1,ssse3"))) static void block_ni(struct sha256 *c,
+                                                                 const uint8_t *p)
+{
+    const __m128i bswap = _mm_set_epi64x(0x0c0d0e0f08090a0bULL, 0x0405060700010203ULL);
+    __m128i t = _mm_loadu_si128((const __m128i *)&c->h[0]);  /* A B C D */
+    __m128i s1 = _mm_loadu_si128((const __m128i *)&c->h[4]); /* E F G H */
+    t = _mm_shuffle_epi32(t, 0xB1);                            /* B A D C */
+    s1 = _mm_shuffle_epi32(s1, 0x1B);                          /* H G F E */
+    __m128i s0 = _mm_alignr_epi8(t, s1, 8);                    /* ABEF */
+    s1 = _mm_blend_epi16(s1, t, 0xF0);                         /* CDGH */
+    const __m128i save0 = s0, save1 = s1;
+    __m128i w[16];
+    for (int i = 0; i < 16; i++) {
+        if (i < 4) {
+            w[i] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 16 * i)), bswap);
+        } else {
+            /* W[t] = s1(W[t-2]) + W[t-7] + s0(W[t-15]) + W[t-16], four at a time */
+            __m128i x = _mm_sha256msg1_epu32(w[i - 4], w[i - 3]);
+            x = _mm_add_epi32(x, _mm_alignr_epi8(w[i - 1], w[i - 2], 4));
+            w[i] = _mm_sha256msg2_epu32(x, w[i - 1]);
+        }
+        __m128i m = _mm_add_epi32(w[i], _mm_loadu_si128((const __m128i *)&K[4 * i]));
+        s1 = _mm_sha256rnds2_epu32(s1, s0, m);
+        s0 = _mm_sha256rnds2_epu32(s0, s1, _mm_shuffle_epi32(m, 0x0E));
+    }
+    s0 = _mm_add_epi32(s0, save0);
+    s1 = _mm_add_epi32(s1, save1);
+    /* back from ABEF/CDGH to A B C D and E F G H */
+    t = _mm_shuffle_epi32(s0, 0x1B);
+    s1 = _mm_shuffle_epi32(s1, 0xB1);
+    s0 = _mm_blend_epi16(t, s1, 0xF0);
+    s1 = _mm_alignr_epi8(s1, t, 8);
+    _mm_storeu_si128((__m128i *)&c->h[0], s0);
+    _mm_storeu_si128((__m128i *)&c->h[4], s1);
+}
+
+static int use_hw = -1; /* -1: not decided yet */
+
+void sha256_use_hw(int on)
+{
+    use_hw = on && __builtin_cpu_supports("sha") && __builtin_cpu_supports("sse4.1") &&
+             __builtin_cpu_supports("ssse3");
+}
+
+static void compress(struct sha256 *c, const uint8_t *p)
+{
+    if (use_hw < 0)
+        sha256_use_hw(1);
+    if (use_hw)
+        block_ni(c, p);
+    else
+        block(c, p);
+}
+#else
+void sha256_use_hw(int on) { (void)on; }
+static void compress(struct sha256 *c, const uint8_t *p) { block(c, p); }
+#endif
+
 void sha256_init(struct sha256 *c)
 {
     static const uint32_t iv[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
@@ -64,7 +133,7 @@ void sha256_update(struct sha256 *c, const void *data, size_t n)
     c->len += n;
     while (n) {
         if (c->nbuf == 0 && n >= 64) {
-            block(c, p);
+            compress(c, p);
             p += 64;
             n -= 64;
             continue;
@@ -75,7 +144,7 @@ void sha256_update(struct sha256 *c, const void *data, size_t n)
         p += k;
         n -= k;
         if (c->nbuf == 64) {
-            block(c, c->buf);
+            compress(c, c->buf);
             c->nbuf = 0;
         }
     }
