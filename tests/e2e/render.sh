@@ -1,8 +1,9 @@
 #!/bin/sh
 # `perfreport render BUNDLE`: a real bundle re-rendered gives the same
 # findings, the same report.md (indeed the same files: same version, same
-# data), leaves the source alone; a lowered threshold adds a finding; every
-# kind of bad input exits 3 and writes nothing.
+# data; the pprof files are the run's, kept as they are), leaves the source
+# alone; a lowered threshold adds a finding; every kind of bad input
+# (a tampered pprof file too) exits 3 and writes nothing.
 . tests/lib.sh
 
 if [ ! -x "$PERFREPORT_BIN" ]; then
@@ -155,4 +156,12 @@ if [ -f "$B/cpu.folded" ]; then
     bad tampered_folded "$d" "cpu.folded is .* bytes, but manifest.json says"
 else
     skip e2e_render_bad_tampered_folded "the source bundle has no on-CPU profile"
+fi
+# the run's pprof file is written again as it is (it carries addresses,
+# mappings and labels the folded file cannot), so it is checked like the rest
+if [ -f "$B/cpu.pb.gz" ]; then
+    d=$(copy pprof); printf 'x' >> "$d/cpu.pb.gz"
+    bad tampered_pprof "$d" "cpu.pb.gz is .* bytes, but manifest.json says"
+else
+    skip e2e_render_bad_tampered_pprof "the source bundle has no on-CPU profile"
 fi
