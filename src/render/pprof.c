@@ -38,7 +38,7 @@ enum { LO_ID = 1, LO_MAPPING_ID = 2, LO_ADDRESS = 3, LO_LINE = 4 };    /* Locati
 enum { LI_FUNCTION_ID = 1, LI_LINE = 2 };                              /* Line */
 enum { FU_ID = 1, FU_NAME = 2, FU_SYSTEM_NAME = 3, FU_FILENAME = 4 };   /* Function */
 
-/* Mappings the frame kinds tell (the model has no per-binary ones). */
+/* Mappings the frame kinds tell; files have theirs from the sites. */
 enum { MAP_NONE = 0, MAP_KERNEL, MAP_JIT, MAP_COUNT };
 static const char *const map_names[MAP_COUNT] = {NULL, "[kernel]", "[jit]"};
 
