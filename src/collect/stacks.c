@@ -122,7 +122,8 @@ struct stack_resolver *stack_resolver_new(struct symbolizer *sym, int stackmap_f
     sr->ips = xcalloc(sr->depth, sizeof *sr->ips);
     sr->scratch = xcalloc(MAX_FRAMES(sr->depth), sizeof *sr->scratch);
     sr->scratch_site = xcalloc(MAX_FRAMES(sr->depth), sizeof *sr->scratch_site);
-    sr->scratch_node = xcalloc(MAX_FRAMES(sr->depth), sizeof *sr->scratch_node);
+    /* + 1: set_sites looks one node past a stack of every slot */
+    sr->scratch_node = xcalloc(MAX_FRAMES(sr->depth) + 1, sizeof *sr->scratch_node);
     sr->labels = proc_labels_new();
     return sr;
 }
@@ -246,8 +247,9 @@ static void pool_push(struct stack_resolver *sr, const char *name, enum frame_ki
         sr->pool = xrealloc(sr->pool, sr->cap_pool * sizeof *sr->pool);
         sr->pool_site = xrealloc(sr->pool_site, sr->cap_pool * sizeof *sr->pool_site);
     }
-    sr->pool_site[sr->npool] = f && f->mapping ? (struct fsite){f->addr, f->mapping, f->file, f->line}
-                                               : (struct fsite){0, NULL, NULL, 0};
+    struct fsite none = {0, NULL, NULL, 0};
+    sr->pool_site[sr->npool] =
+        f && f->mapping ? (struct fsite){f->addr, f->mapping, f->file, f->line} : none;
     sr->pool[sr->npool++] = (struct pframe){name, strlen(name), (uint8_t)kind};
 }
 

@@ -185,7 +185,9 @@ void profile_add_labelled(struct profile *p, uint32_t leaf, uint32_t pid, uint32
     if (leaf >= p->nnodes || !count)
         return;
     struct profile_sites *s = sites_of(p);
-    struct profile_label key = {pid, tid, profile_intern_name(p, comm ? comm : "", comm ? strlen(comm) : 0),
+    if (!comm)
+        comm = "";
+    struct profile_label key = {pid, tid, profile_intern_name(p, comm, strlen(comm)),
                                 opt_str(p, cgroup), opt_str(p, container)};
     ht_reserve(s, &s->label_ht, &s->label_mask, s->nlabels, label_hash);
     uint32_t *slot = ht_slot(s, s->label_ht, s->label_mask, label_hash_of(&key), label_eq, &key);

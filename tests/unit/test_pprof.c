@@ -527,11 +527,13 @@ TEST(pprof_sites_and_labels)
     REQUIRE(n_main != PROFILE_NONE && n_inl != PROFILE_NONE && n_other != PROFILE_NONE);
     /* one binary in two processes at two bases: one mapping, the second
      * process's address moved by the difference */
-    struct profile_site_in in = {0x1100, "/usr/bin/app", "0aBc", 0x1000, 0x3000, 0x400, "app.c", 10};
+    struct profile_site_in in = {0x1100, "/usr/bin/app", "0aBc", 0x1000, 0x3000, 0x400,
+                                 "app.c", 10};
     CHECK(profile_set_site(p, n_main, &in));
     in.addr = 0x1999;
     CHECK(!profile_set_site(p, n_main, &in)); /* the first address stays */
-    in = (struct profile_site_in){0x1200, "/usr/bin/app", "0aBc", 0x1000, 0x3000, 0x400, "app.c", 20};
+    in = (struct profile_site_in){0x1200, "/usr/bin/app", "0aBc", 0x1000, 0x3000, 0x400,
+                                  "app.c", 20};
     CHECK(profile_set_site(p, n_work, &in));
     in.file = "inl.h";
     in.line = 5;
@@ -559,7 +561,8 @@ TEST(pprof_sites_and_labels)
     CHECK(d.map_f[app_map][2] == 0x1000 && d.map_f[app_map][3] == 0x3000);
     CHECK(d.map_f[app_map][4] == 0x400);
     CHECK_STR(S(&d, d.map_f[app_map][6]), "0aBc");
-    CHECK(d.map_f[app_map][7] && d.map_f[app_map][8] && d.map_f[app_map][9] && d.map_f[app_map][10]);
+    for (int fl = 7; fl <= 10; fl++) /* has_functions, _filenames, _line_numbers, _inline_frames */
+        CHECK(d.map_f[app_map][fl] == 1);
 
     uint64_t total = 0;
     size_t seen = 0;
@@ -576,8 +579,8 @@ TEST(pprof_sites_and_labels)
             /* the inline frame is a Line of its caller's Location */
             CHECK_STR(sb_str(&leaf), "1200:inl@inl.h:5<work@app.c:20");
             if (d.s[i].val[0] == 4) {
-                CHECK_STR(sb_str(&lab),
-                          "comm=app pid=#100 cgroup=/system.slice/app.service container=app.service");
+                CHECK_STR(sb_str(&lab), "comm=app pid=#100 cgroup=/system.slice/app.service "
+                                        "container=app.service");
                 seen |= 1;
             } else {
                 CHECK(d.s[i].val[0] == 3);

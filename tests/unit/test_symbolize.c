@@ -366,7 +366,8 @@ TEST(sym_user_mapping_and_build_id)
     CHECK(inl[0].mapping == f.mapping && inl[0].addr == a);
     /* a second address in the mapping: the same record */
     const struct sym_mapping *m = f.mapping;
-    CHECK_NUM(sym_user(s, getpid(), (uint64_t)(uintptr_t)&symtest_self_leaf, &f, NULL, 0, NULL), 0, 0);
+    uint64_t leaf = (uint64_t)(uintptr_t)&symtest_self_leaf;
+    CHECK_NUM(sym_user(s, getpid(), leaf, &f, NULL, 0, NULL), 0, 0);
     CHECK(f.mapping == m);
     /* nothing mapped there: no mapping */
     CHECK_NUM(sym_user(s, getpid(), 0x10, &f, NULL, 0, NULL), 1, 0);
