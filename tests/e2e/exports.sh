@@ -39,10 +39,11 @@ printf 'keep\n' > "$TMPD/victim"
 ln -s "$TMPD/victim" "$M/perfreport.prom"
 
 # The inliner gives the profile inline frames (spin_outer;spin_inlined_[i]);
-# the burner (built with -g) a hot function with its source line.
-inl_pid="" burn_pid=""
+# the burner (built with -g) a hot function with its source line, under a
+# name of its own (other tests on the host run burners too).
+inl_pid="" burn_pid="" burn_comm="ppburn$(($$ % 100000))"
 if [ -x "$WL/inliner" ]; then "$WL/inliner" 30 >/dev/null & inl_pid=$!; track $inl_pid; fi
-if [ -x "$WL/burner" ]; then "$WL/burner" 30 >/dev/null & burn_pid=$!; track $burn_pid; fi
+if [ -x "$WL/burner" ]; then "$WL/burner" 30 --comm "$burn_comm" >/dev/null & burn_pid=$!; track $burn_pid; fi
 sleep 0.3
 "$PERFREPORT_BIN" -d 2 -F 99 -o "$TMPD/b" --quiet --metrics "$M/perfreport.prom"
 rc=$?
@@ -64,10 +65,10 @@ else
             continue
         fi
         set --
-        if [ $p = cpu ] && [ -n "$burn_pid" ] && grep -q '^burner;' "$B/cpu.folded"; then
+        if [ $p = cpu ] && [ -n "$burn_pid" ] && grep -q "^$burn_comm;" "$B/cpu.folded"; then
             burner_bin=$(cd "$WL" && pwd -P)/burner
             burner_id=$(readelf -n "$burner_bin" 2>/dev/null | awk '/Build ID:/ {print $3}')
-            set -- --comm-pid burner "$burn_pid" --func burn_leaf "$TOP/tests/workloads/burner.c"
+            set -- --comm-pid "$burn_comm" "$burn_pid" --func burn_leaf "$TOP/tests/workloads/burner.c"
             [ -n "$burner_id" ] && set -- "$@" --build-id "$burner_bin" "$burner_id"
         fi
         if [ $p = cpu ] && [ -n "$inl_pid" ] && grep -q '^inliner;' "$B/cpu.folded"; then
@@ -126,21 +127,21 @@ else
         fi
         # the burner: its pid as a numeric label, its hot function's source
         # line, its mapping's build-id as readelf reads it
-        bw=$(awk '$1 ~ /^burner(;|$)/ {s += $NF} END {print s + 0}' "$B/cpu.folded")
+        bw=$(awk -v c="$burn_comm" 'index($1, c ";") == 1 {s += $NF} END {print s + 0}' "$B/cpu.folded")
         if [ -n "$burn_pid" ] && [ "$bw" -gt 0 ]; then
             go tool pprof -top -tagfocus="pid=$burn_pid" -sample_index=samples "$B/cpu.pb.gz" \
                 > "$TMPD/pid.out" 2>/dev/null
             grep -q "Showing nodes accounting for $bw," "$TMPD/pid.out" \
                 && ok e2e_exports_go_pprof_pid_label \
                 || not_ok e2e_exports_go_pprof_pid_label "folded burner total $bw, pid $burn_pid; $(grep -m1 Showing "$TMPD/pid.out")"
-            go tool pprof -tags -tagfocus=comm=burner "$B/cpu.pb.gz" > "$TMPD/tags.out" 2>/dev/null
+            go tool pprof -tags -tagfocus="comm=$burn_comm" "$B/cpu.pb.gz" > "$TMPD/tags.out" 2>/dev/null
             awk '/^ pid:/ {p = 1; next} /^ [a-z]+:/ {p = 0} p && NF {print $NF}' "$TMPD/tags.out" \
                 > "$TMPD/tags.pids"
             [ "$(cat "$TMPD/tags.pids")" = "$burn_pid" ] && ok e2e_exports_go_pprof_tags \
                 || not_ok e2e_exports_go_pprof_tags "want pid $burn_pid only: $(tr '\n' ' ' < "$TMPD/tags.pids")"
             range=$(python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import pprof_check as c; print("%d %d" % c.func_lines(sys.argv[2], "burn_leaf"))' \
                 "$TOP/tests/e2e" "$TOP/tests/workloads/burner.c" 2>/dev/null)
-            line=$(go tool pprof -top -lines -tagfocus=comm=burner -sample_index=samples "$B/cpu.pb.gz" 2>/dev/null \
+            line=$(go tool pprof -top -lines -tagfocus="pid=$burn_pid" -sample_index=samples "$B/cpu.pb.gz" 2>/dev/null \
                 | sed -n 's|.* burn_leaf \(.*tests/workloads/burner\.c\):\([0-9]*\)$|\2|p' | head -1)
             set -- $range
             if [ -n "$line" ] && [ "$line" -ge "${1:-1}" ] && [ "$line" -le "${2:-0}" ]; then

@@ -4,7 +4,8 @@ compares it with the folded file of the same profile.  Prints one line per
 finding: "ok NAME" or "bad NAME: why" (the shell test turns them into its
 protocol).  Usage: pprof_check.py PROFILE.pb.gz FOLDED (cpu|offcpu) [checks]
 checks, each naming a workload that ran during the window:
-  --comm-pid COMM PID  samples labelled comm=COMM carry pid=PID (a number)
+  --comm-pid COMM PID  samples labelled pid=PID (a number) exist and carry
+                       comm=COMM; those of comm COMM carry one pid
   --func FUNC SOURCE   a location of FUNC names SOURCE (its path's tail) at a
                        line inside FUNC's definition there
   --build-id PATH HEX  the mapping of the file PATH carries build-id HEX"""
@@ -119,17 +120,21 @@ def extra_checks(p, args):
     while i < len(args):
         opt = args[i]
         if opt == '--comm-pid':
+            # by pid: another process of the same name may run beside it
             comm, pid = args[i + 1], int(args[i + 2])
             i += 3
-            n = bad = 0
+            n = bad = unlabelled = 0
             for s in p['samples']:
-                if label_values(p, s, 'comm') != [comm]:
-                    continue
-                n += 1
-                if label_values(p, s, 'pid') != [pid]:
-                    bad += 1
-            print(('ok' if n and not bad else 'bad') +
-                  ' comm_pid_%s: %d samples, %d without pid %d' % (comm, n, bad, pid))
+                pids = label_values(p, s, 'pid')
+                if pids == [pid]:
+                    n += 1
+                    if label_values(p, s, 'comm') != [comm]:
+                        bad += 1
+                elif label_values(p, s, 'comm') == [comm] and len(pids) != 1:
+                    unlabelled += 1
+            print(('ok' if n and not bad and not unlabelled else 'bad') +
+                  ' comm_pid_%s: %d samples of pid %d, %d not named %s, %d of that name without one pid'
+                  % (comm.rstrip('0123456789'), n, pid, bad, comm, unlabelled))
         elif opt == '--func':
             func, source = args[i + 1], args[i + 2]
             i += 3
