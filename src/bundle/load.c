@@ -735,7 +735,8 @@ static int rekind_stack(void *ctx, const struct profile *p, const uint32_t *path
 /* The run's pprof file of p, when the manifest lists one, kept for the
  * renderer to write as it is: it carries the addresses, mappings, source
  * lines and process labels that the folded file does not.  Its bytes are
- * only copied, never parsed.  -1 after a message (checksum, size). */
+ * only copied, never parsed.  -1 after a message (checksum, size, a
+ * symbolic link). */
 static int keep_pprof(struct bl *b, struct profile *p)
 {
     char name[512];
@@ -747,6 +748,12 @@ static int keep_pprof(struct bl *b, struct profile *p)
     }
     if (!listed)
         return 0; /* an older bundle: encoded again from the folded file */
+    /* removed since (an export, which a kept bundle may be trimmed of):
+     * encoded again too, with names and counts only; a diff or --baseline
+     * needs none of it */
+    struct stat st;
+    if (fstatat(b->dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT)
+        return 0;
     struct strbuf gz = STRBUF_INIT;
     int rc = read_checked(b, name, BUNDLE_MAX_PPROF, &gz);
     if (rc == 0)
