@@ -1,6 +1,7 @@
 #include "load.h"
 #include "../model/model.h"
 #include "../model/profile.h"
+#include "../model/profile_sites.h"
 #include "../render/charts.h"
 #include "../render/folded.h"
 #include "../util/json_read.h"
@@ -736,6 +737,36 @@ static int rekind_stack(void *ctx, const struct profile *p, const uint32_t *path
     return 0;
 }
 
+/* The run's pprof file of p, when the manifest lists one, kept for the
+ * renderer to write as it is: it carries the addresses, mappings, source
+ * lines and process labels that the folded file does not.  Its bytes are
+ * only copied, never parsed.  -1 after a message (checksum, size, a
+ * symbolic link). */
+static int keep_pprof(struct bl *b, struct profile *p)
+{
+    char name[512];
+    flame_filename(p, "pb.gz", name, sizeof name);
+    bool listed = false;
+    for (uint32_t i = 0; i < b->integrity->n && !listed; i++) {
+        const char *n = json_str(json_get(&b->integrity->u.items[i], "name"));
+        listed = n && strcmp(n, name) == 0;
+    }
+    if (!listed)
+        return 0; /* an older bundle: encoded again from the folded file */
+    /* removed since (an export, which a kept bundle may be trimmed of):
+     * encoded again too, with names and counts only; a diff or --baseline
+     * needs none of it */
+    struct stat st;
+    if (fstatat(b->dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT)
+        return 0;
+    struct strbuf gz = STRBUF_INIT;
+    int rc = read_checked(b, name, BUNDLE_MAX_PPROF, &gz);
+    if (rc == 0)
+        profile_keep_pprof(p, gz.buf ? gz.buf : "", gz.len);
+    sb_free(&gz);
+    return rc ? -1 : 0;
+}
+
 /* One profile from its .folded file; NULL after a message. */
 static struct profile *load_profile(struct bl *b, const char *name, const char *title,
                                     const char *unit, const char *file, double total)
@@ -761,6 +792,11 @@ static struct profile *load_profile(struct bl *b, const char *name, const char *
     if (!isnan(total) && (double)profile_total(p) != total) {
         bl_fail(b, "%s/%s holds %llu, but report.json says %.0f: refused", b->dir, file,
                 (unsigned long long)profile_total(p), total);
+        profile_free(p);
+        p = NULL;
+        goto out;
+    }
+    if (keep_pprof(b, p) != 0) {
         profile_free(p);
         p = NULL;
     }

@@ -23,6 +23,7 @@ struct report;
 #define BUNDLE_MAX_MANIFEST (16u << 20) /* bytes */
 #define BUNDLE_MAX_REPORT (256u << 20)
 #define BUNDLE_MAX_FOLDED (256u << 20)
+#define BUNDLE_MAX_PPROF (256u << 20)  /* a pprof file kept as it is */
 
 /* Loads the bundle in directory `dir`.  Returns 0 with *out a new report
  * (the caller frees it with report_free), or -1 with *out NULL and a

@@ -224,8 +224,9 @@ static void take_row(void *ctx, size_t idx, const char *const *names, const uint
 
 /* A thread blocked since before the window: kernel frames from the
  * sleeping task's stack (seed_stacks), no user stack. */
-static void add_seeded(struct offcpu_state *st, struct symbolizer *sym, struct profile *prof,
-                       struct row *r, const char *comm)
+static void add_seeded(struct offcpu_state *st, struct symbolizer *sym,
+                       struct stack_resolver *res, struct profile *prof, struct row *r,
+                       const char *comm)
 {
     struct offcpu_seed_stack ss;
     memset(&ss, 0, sizeof ss);
@@ -259,7 +260,8 @@ static void add_seeded(struct offcpu_state *st, struct symbolizer *sym, struct p
     }
     uint64_t us = r->v.total_ns / 1000;
     if (us)
-        profile_add_stack(prof, names, kinds, d, us);
+        stack_resolver_label(res, prof, profile_add_stack(prof, names, kinds, d, us), r->k.tgid,
+                             tid, comm, us);
     classify_row(r, kleaf, nk, NULL, 0, kleaf, nk);
 }
 
@@ -504,7 +506,7 @@ static int offcpu_stop(struct collect_ctx *ctx, void *state, char *err, size_t n
         srows[i] = (struct stack_row){rows[i].k.tgid, rows[i].k.kstack, rows[i].k.ustack,
                                      rows[i].k.seed_tid != 0};
         if (rows[i].k.seed_tid) {
-            add_seeded(st, sym, prof, &rows[i], comm);
+            add_seeded(st, sym, res, prof, &rows[i], comm);
             continue;
         }
         uint64_t us = rows[i].v.total_ns / 1000;

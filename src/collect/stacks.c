@@ -1,5 +1,7 @@
 /* BPF stack ids -> profile frames, cached per stack id. */
 #include "stacks.h"
+#include "proc_labels.h"
+#include "../model/profile_sites.h"
 #include "../model/model.h"
 #include "../model/profile.h"
 #include "../symbolize/symbolize.h"
@@ -32,6 +34,15 @@ struct sentry {
     bool names_only; /* resolved in the window without inline frames (prefetch_one) */
 };
 
+/* Where a pooled frame was (for the pprof export's locations and
+ * mappings): a user frame's address, mapping and source line. */
+struct fsite {
+    uint64_t addr;
+    const struct sym_mapping *map; /* owned by the symbolizer; NULL none */
+    const char *file;              /* owned by the symbolizer; NULL none */
+    int line;
+};
+
 struct modent {
     const char *name, *module; /* both owned by the symbolizer */
     uint64_t hash;
@@ -48,8 +59,12 @@ struct stack_resolver {
     struct sentry *tab;
     size_t cap, n;
     struct pframe *pool;    /* names point into the symbolizer */
+    struct fsite *pool_site; /* per pool frame */
     size_t npool, cap_pool;
     struct pframe *scratch; /* assembly of one sample's frames */
+    struct fsite *scratch_site;
+    uint32_t *scratch_node; /* the nodes of one added stack, leaf first */
+    struct proc_labels *labels; /* cgroups of the processes seen */
     struct modent *mods;    /* (name, kind) -> module, open-addressed */
     size_t cap_mods, nmods;
     struct stack_stats st;
@@ -106,6 +121,10 @@ struct stack_resolver *stack_resolver_new(struct symbolizer *sym, int stackmap_f
         sr->depth = info.value_size / sizeof(uint64_t);
     sr->ips = xcalloc(sr->depth, sizeof *sr->ips);
     sr->scratch = xcalloc(MAX_FRAMES(sr->depth), sizeof *sr->scratch);
+    sr->scratch_site = xcalloc(MAX_FRAMES(sr->depth), sizeof *sr->scratch_site);
+    /* + 1: set_sites looks one node past a stack of every slot */
+    sr->scratch_node = xcalloc(MAX_FRAMES(sr->depth) + 1, sizeof *sr->scratch_node);
+    sr->labels = proc_labels_new();
     return sr;
 }
 
@@ -116,7 +135,11 @@ void stack_resolver_free(struct stack_resolver *sr)
     free(sr->ips);
     free(sr->tab);
     free(sr->pool);
+    free(sr->pool_site);
     free(sr->scratch);
+    free(sr->scratch_site);
+    free(sr->scratch_node);
+    proc_labels_free(sr->labels);
     free(sr->mods);
     free(sr);
 }
@@ -215,12 +238,18 @@ const char *stack_resolver_module(const struct stack_resolver *sr, const char *n
     return e->name ? e->module : NULL;
 }
 
-static void pool_push(struct stack_resolver *sr, const char *name, enum frame_kind kind)
+/* f: where the frame was, or NULL (kernel and made-up frames). */
+static void pool_push(struct stack_resolver *sr, const char *name, enum frame_kind kind,
+                      const struct sym_frame *f)
 {
     if (sr->npool == sr->cap_pool) {
         sr->cap_pool = sr->cap_pool ? sr->cap_pool * 2 : 1024;
         sr->pool = xrealloc(sr->pool, sr->cap_pool * sizeof *sr->pool);
+        sr->pool_site = xrealloc(sr->pool_site, sr->cap_pool * sizeof *sr->pool_site);
     }
+    struct fsite none = {0, NULL, NULL, 0};
+    sr->pool_site[sr->npool] =
+        f && f->mapping ? (struct fsite){f->addr, f->mapping, f->file, f->line} : none;
     sr->pool[sr->npool++] = (struct pframe){name, strlen(name), (uint8_t)kind};
 }
 
@@ -279,28 +308,33 @@ static void resolve(struct stack_resolver *sr, struct sentry *e, uint32_t tgid, 
         else
             sr->st.frames_unresolved++;
         for (size_t k = 0; k < ninl; k++) {
-            pool_push(sr, inl[k].name, FRAME_INLINE);
+            pool_push(sr, inl[k].name, FRAME_INLINE, &inl[k]);
             mod_note(sr, inl[k].name, f.module, FRAME_INLINE);
         }
-        pool_push(sr, f.name, f.kind);
+        pool_push(sr, f.name, f.kind, kernel ? NULL : &f);
         mod_note(sr, f.name, f.module, f.kind);
     }
     stacks_sym_unlock();
     if (e->truncated)
-        pool_push(sr, TRUNCATED, FRAME_UNKNOWN);
+        pool_push(sr, TRUNCATED, FRAME_UNKNOWN, NULL);
     e->n = (uint32_t)(sr->npool - e->first);
     struct pframe *v = sr->pool + e->first;
+    struct fsite *vs = sr->pool_site + e->first;
     for (size_t i = 0, j = e->n ? e->n - 1 : 0; i < j; i++, j--) {
         struct pframe t = v[i];
         v[i] = v[j];
         v[j] = t;
+        struct fsite ts = vs[i];
+        vs[i] = vs[j];
+        vs[j] = ts;
     }
 }
 
 /* Appends the frames of one stack to out[*k]; an error id appends one
  * missing frame and counts it. */
-static void append(struct stack_resolver *sr, struct pframe *out, size_t *k, uint32_t tgid,
-                   const char *comm, bool kernel, int64_t id, uint64_t count)
+static void append(struct stack_resolver *sr, struct pframe *out, struct fsite *out_site,
+                   size_t *k, uint32_t tgid, const char *comm, bool kernel, int64_t id,
+                   uint64_t count)
 {
     if (id == STACK_ID_NONE)
         return;
@@ -332,6 +366,7 @@ static void append(struct stack_resolver *sr, struct pframe *out, size_t *k, uin
         miss = e->miss;
         if (miss < 0) {
             memcpy(out + *k, sr->pool + e->first, e->n * sizeof *out);
+            memcpy(out_site + *k, sr->pool_site + e->first, e->n * sizeof *out_site);
             /* the user stack of a process that exited before its maps were
              * read is one unnamed frame: named by the comm instead of the
              * pid, so the stacks of a short-lived program's many processes
@@ -340,8 +375,10 @@ static void append(struct stack_resolver *sr, struct pframe *out, size_t *k, uin
                 stacks_sym_lock();
                 const char *label = sym_exited_label(sr->sym, (int)tgid, comm);
                 stacks_sym_unlock();
-                if (label)
+                if (label) {
                     out[*k] = (struct pframe){label, strlen(label), FRAME_UNKNOWN};
+                    out_site[*k] = (struct fsite){0, NULL, NULL, 0};
+                }
             }
             *k += e->n;
         }
@@ -349,6 +386,7 @@ static void append(struct stack_resolver *sr, struct pframe *out, size_t *k, uin
     if (miss >= 0) {
         (kernel ? sr->st.missing_kernel : sr->st.missing_user)[miss] += count;
         const char *s = kernel ? MISSING_KERNEL : MISSING_USER;
+        out_site[*k] = (struct fsite){0, NULL, NULL, 0};
         out[(*k)++] = (struct pframe){s, strlen(s), FRAME_UNKNOWN};
     }
 }
@@ -378,7 +416,54 @@ int stack_resolver_prefetch(struct stack_resolver *sr, uint32_t tgid, int64_t ks
 {
     if (!sr)
         return 0;
+    proc_labels_note(sr->labels, tgid); /* while the process lives */
     return prefetch_one(sr, tgid, false, ustack_id) + prefetch_one(sr, tgid, true, kstack_id);
+}
+
+/* The sites of the frames f[0..k) (root first) onto the nodes that leaf
+ * ends: only nodes new to the profile take one (a node keeps its first). */
+static void set_sites(struct stack_resolver *sr, struct profile *p, uint32_t leaf, size_t k)
+{
+    size_t d = 0;
+    for (uint32_t n = leaf; n != PROFILE_ROOT && n < p->nnodes && d <= k; n = p->nodes[n].parent)
+        sr->scratch_node[d++] = n;
+    if (d != k)
+        return; /* the profile ran out of nodes: the path is shorter */
+    for (size_t i = 0; i < k; i++) {
+        const struct fsite *fs = &sr->scratch_site[k - 1 - i];
+        if (!fs->map)
+            continue;
+        struct profile_site_in in = {fs->addr, fs->map->path, fs->map->build_id, fs->map->start,
+                                     fs->map->end, fs->map->offset, fs->file, fs->line};
+        profile_set_site(p, sr->scratch_node[i], &in);
+    }
+}
+
+static void add_stack(struct stack_resolver *sr, struct profile *p, uint32_t tgid,
+                      const char *comm, int64_t kstack_id, int64_t ustack_id, uint64_t count,
+                      bool labels)
+{
+    const char *shown = comm && *comm ? comm : "[unknown]";
+    struct pframe *f = sr->scratch;
+    size_t k = 0;
+    sr->scratch_site[k] = (struct fsite){0, NULL, NULL, 0};
+    f[k++] = (struct pframe){shown, strlen(shown), FRAME_PROCESS};
+    append(sr, f, sr->scratch_site, &k, tgid, comm, false, ustack_id, count);
+    append(sr, f, sr->scratch_site, &k, tgid, comm, true, kstack_id, count);
+    uint32_t leaf = profile_add_frames(p, f, k, count);
+    if (!labels)
+        return;
+    set_sites(sr, p, leaf, k);
+    stack_resolver_label(sr, p, leaf, tgid, 0, shown, count);
+}
+
+void stack_resolver_label(struct stack_resolver *sr, struct profile *p, uint32_t leaf,
+                          uint32_t tgid, uint32_t tid, const char *comm, uint64_t count)
+{
+    const char *cgroup, *container;
+    proc_labels_get(sr->labels, tgid, &cgroup, &container);
+    profile_add_labelled(p, leaf, tgid, tid, comm && *comm ? comm : "[unknown]", cgroup,
+                         container, count);
 }
 
 int stack_resolver_add(struct stack_resolver *sr, struct profile *p, uint32_t tgid,
@@ -386,13 +471,7 @@ int stack_resolver_add(struct stack_resolver *sr, struct profile *p, uint32_t tg
 {
     if (!sr || !p)
         return -EINVAL;
-    const char *shown = comm && *comm ? comm : "[unknown]";
-    struct pframe *f = sr->scratch;
-    size_t k = 0;
-    f[k++] = (struct pframe){shown, strlen(shown), FRAME_PROCESS};
-    append(sr, f, &k, tgid, comm, false, ustack_id, count);
-    append(sr, f, &k, tgid, comm, true, kstack_id, count);
-    profile_add_frames(p, f, k, count);
+    add_stack(sr, p, tgid, comm, kstack_id, ustack_id, count, true);
     return 0;
 }
 
@@ -537,8 +616,8 @@ int stack_resolver_rows(struct stack_resolver *sr, const struct stack_row *rows,
             continue;
         char tag[32];
         snprintf(tag, sizeof tag, "#%zu", i);
-        rc = stack_resolver_add(sr, scratch, rows[i].tgid, tag, rows[i].kstack_id,
-                                rows[i].ustack_id, 1);
+        add_stack(sr, scratch, rows[i].tgid, tag, rows[i].kstack_id, rows[i].ustack_id, 1,
+                  false);
     }
     struct rows_walk w = {.nrows = nrows, .fn = fn, .ctx = ctx};
     profile_walk_stacks(scratch, rows_walk_stack, &w);

@@ -79,6 +79,13 @@ void stack_resolver_free(struct stack_resolver *sr);
  * root side.  comm NULL or empty becomes "[unknown]".  Returns 0 or -errno. */
 int stack_resolver_add(struct stack_resolver *sr, struct profile *p, uint32_t tgid,
                        const char *comm, int64_t kstack_id, int64_t ustack_id, uint64_t count);
+/* What stack_resolver_add also notes for the pprof export (profile_sites.h),
+ * besides the frames' addresses, mappings and lines: that count of the
+ * stack ending in leaf came from process tgid (thread tid, 0 unknown) named
+ * comm, with its cgroup as read while it lived (stack_resolver_prefetch) or
+ * now.  For stacks a collector adds itself. */
+void stack_resolver_label(struct stack_resolver *sr, struct profile *p, uint32_t leaf,
+                          uint32_t tgid, uint32_t tid, const char *comm, uint64_t count);
 
 void stack_resolver_stats(const struct stack_resolver *sr, struct stack_stats *out);
 

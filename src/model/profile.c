@@ -1,5 +1,6 @@
 #include "profile.h"
 #include "profile_chart.h"
+#include "profile_sites.h"
 #include "../util/xalloc.h"
 #include <stdlib.h>
 #include <string.h>
@@ -131,6 +132,11 @@ static uint32_t intern(struct profile *p, const char *s, size_t n)
 
 void profile_map_strings(struct profile *p, char *(*fn)(void *ctx, const char *s), void *ctx)
 {
+    if (p->sites) { /* a kept pprof file holds the strings as they were */
+        free(p->sites->kept_pprof);
+        p->sites->kept_pprof = NULL;
+        p->sites->kept_pprof_len = 0;
+    }
     if (!p->nstrs)
         return;
     char *blob = NULL;
@@ -267,6 +273,7 @@ void profile_free(struct profile *p)
     free(p->str_ht);
     free(p->base);
     profile_chart_free(p->chart);
+    profile_sites_free(p->sites);
     free(p);
 }
 

@@ -66,6 +66,9 @@ struct profile {
     /* Flame charts (profile_chart.h): stacks kept in input order; NULL for
      * a merged profile. */
     struct profile_chart *chart;
+    /* Addresses, mappings, source lines and process labels for the pprof
+     * export (profile_sites.h); NULL when nobody set them. */
+    struct profile_sites *sites;
 };
 
 struct profile *profile_new(const char *name, const char *title, const char *unit);

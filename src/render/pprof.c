@@ -8,6 +8,7 @@
 #include "../model/model.h"
 #include "../model/names.h"
 #include "../model/profile.h"
+#include "../model/profile_sites.h"
 #include "../util/strbuf.h"
 #include "../util/strmap.h"
 #include "../util/xalloc.h"
@@ -27,13 +28,17 @@ enum {
 };
 enum { VT_TYPE = 1, VT_UNIT = 2 };                                     /* ValueType */
 enum { SA_LOCATION_ID = 1, SA_VALUE = 2, SA_LABEL = 3 };               /* Sample */
-enum { LA_KEY = 1, LA_STR = 2 };                                       /* Label */
-enum { MA_ID = 1, MA_FILENAME = 5, MA_HAS_FUNCTIONS = 7 };             /* Mapping */
-enum { LO_ID = 1, LO_MAPPING_ID = 2, LO_LINE = 4 };                    /* Location */
+enum { LA_KEY = 1, LA_STR = 2, LA_NUM = 3 };                           /* Label */
+enum {                                                                 /* Mapping */
+    MA_ID = 1, MA_MEMORY_START = 2, MA_MEMORY_LIMIT = 3, MA_FILE_OFFSET = 4, MA_FILENAME = 5,
+    MA_BUILD_ID = 6, MA_HAS_FUNCTIONS = 7, MA_HAS_FILENAMES = 8, MA_HAS_LINE_NUMBERS = 9,
+    MA_HAS_INLINE_FRAMES = 10,
+};
+enum { LO_ID = 1, LO_MAPPING_ID = 2, LO_ADDRESS = 3, LO_LINE = 4 };    /* Location */
 enum { LI_FUNCTION_ID = 1, LI_LINE = 2 };                              /* Line */
 enum { FU_ID = 1, FU_NAME = 2, FU_SYSTEM_NAME = 3, FU_FILENAME = 4 };   /* Function */
 
-/* Mappings the frame kinds tell (the model has no per-binary ones). */
+/* Mappings the frame kinds tell; files have theirs from the sites. */
 enum { MAP_NONE = 0, MAP_KERNEL, MAP_JIT, MAP_COUNT };
 static const char *const map_names[MAP_COUNT] = {NULL, "[kernel]", "[jit]"};
 
@@ -53,7 +58,11 @@ struct pp {
     uint64_t nlocs;
     struct strbuf locbuf;   /* encoded Location messages */
     uint64_t map_id[MAP_COUNT]; /* 0 until used */
+    uint64_t *file_map_id;  /* per profile mapping: its id, 0 until used */
     uint64_t nmaps;
+    struct strbuf mapbuf;   /* encoded Mapping messages of files */
+    struct profile_labelled *stacks; /* labelled stacks by node, merged */
+    size_t nstacks;
     uint32_t *node_loc;     /* per node that ends a location: its id; 0 unknown */
     size_t cap_node_loc;
     uint64_t *ids;          /* scratch: a sample's location ids */
@@ -62,7 +71,7 @@ struct pp {
     struct strbuf key;      /* scratch map key */
     size_t nvalues;
     uint64_t mult[MAX_VALUES]; /* value = count x mult */
-    uint64_t comm_key;
+    uint64_t comm_key, pid_key, tid_key, cgroup_key, container_key;
 };
 
 /* s with every invalid UTF-8 byte as U+FFFD (malloc'd), or NULL when s is
@@ -142,10 +151,17 @@ static char *split_source(const char *src, int64_t *line)
 static uint64_t function_id(struct pp *pp, const struct profile *p, uint32_t node, int64_t *line)
 {
     const char *name = profile_node_name(p, node);
+    const struct profile_site *site = profile_node_site(p, node);
     const char *src = profile_node_source(p, node);
-    char *file = src ? split_source(src, line) : NULL;
-    if (!src)
-        *line = 0;
+    char *file;
+    if (site && site->file != PROFILE_NONE) { /* the drain's: where the address was */
+        file = xstrdup(profile_str(p, site->file));
+        *line = site->line;
+    } else {
+        file = src ? split_source(src, line) : NULL;
+        if (!src)
+            *line = 0;
+    }
     uint64_t name_id = str_id(pp, name), file_id = file && *file ? str_id(pp, file) : 0;
     free(file);
     bool fresh;
@@ -172,6 +188,31 @@ static uint64_t function_id(struct pp *pp, const struct profile *p, uint32_t nod
             pb_int(m, FU_FILENAME, (int64_t)file_id);
         pb_bytes(&pp->funcbuf, PF_FUNCTION, m->buf, m->len);
     }
+    return id;
+}
+
+/* The id of the profile's mapping m (index + 1), encoded on first use. */
+static uint64_t file_mapping(struct pp *pp, const struct profile *p, uint32_t m)
+{
+    const struct profile_mapping *pm = &p->sites->maps[m - 1];
+    if (pp->file_map_id[m - 1])
+        return pp->file_map_id[m - 1];
+    uint64_t id = pp->file_map_id[m - 1] = ++pp->nmaps;
+    sb_reset(&pp->sub);
+    pb_uint(&pp->sub, MA_ID, id);
+    pb_uint(&pp->sub, MA_MEMORY_START, pm->start);
+    pb_uint(&pp->sub, MA_MEMORY_LIMIT, pm->limit);
+    pb_uint(&pp->sub, MA_FILE_OFFSET, pm->offset);
+    pb_int(&pp->sub, MA_FILENAME, (int64_t)str_id(pp, profile_str(p, pm->path)));
+    if (pm->build_id != PROFILE_NONE)
+        pb_int(&pp->sub, MA_BUILD_ID, (int64_t)str_id(pp, profile_str(p, pm->build_id)));
+    /* names come from the drain's symbolizer; lines and inline frames where
+     * DWARF had them (pprof then does not symbolize the binary again) */
+    pb_uint(&pp->sub, MA_HAS_FUNCTIONS, 1);
+    pb_uint(&pp->sub, MA_HAS_FILENAMES, 1);
+    pb_uint(&pp->sub, MA_HAS_LINE_NUMBERS, 1);
+    pb_uint(&pp->sub, MA_HAS_INLINE_FRAMES, 1);
+    pb_bytes(&pp->mapbuf, PF_MAPPING, pp->sub.buf, pp->sub.len);
     return id;
 }
 
@@ -206,7 +247,12 @@ static uint64_t location_id(struct pp *pp, const struct profile *p, const uint32
     uint32_t end = path[last];
     if (end < pp->cap_node_loc && pp->node_loc[end])
         return pp->node_loc[end];
-    uint64_t mapping = mapping_of(pp, profile_node_kind(p, path[first]));
+    uint64_t mapping = mapping_of(pp, profile_node_kind(p, path[first])), addr = 0;
+    const struct profile_site *site = profile_node_site(p, path[first]);
+    if (site && site->mapping) {
+        mapping = file_mapping(pp, p, site->mapping);
+        addr = site->addr;
+    }
     struct strbuf *key = &pp->key;
     sb_reset(key);
     uint64_t fids[64];
@@ -215,6 +261,7 @@ static uint64_t location_id(struct pp *pp, const struct profile *p, const uint32
     uint64_t *fid = n <= 64 ? fids : xmalloc(n * sizeof *fid);
     int64_t *line = n <= 64 ? lines : xmalloc(n * sizeof *line);
     key_num(key, mapping, '|');
+    key_num(key, addr, '@');
     /* profile.proto: the last line is the caller the others were inlined into */
     for (size_t i = 0; i < n; i++) {
         fid[i] = function_id(pp, p, path[last - i], &line[i]);
@@ -229,6 +276,8 @@ static uint64_t location_id(struct pp *pp, const struct profile *p, const uint32
         pb_uint(m, LO_ID, id);
         if (mapping)
             pb_uint(m, LO_MAPPING_ID, mapping);
+        if (addr)
+            pb_uint(m, LO_ADDRESS, addr);
         for (size_t i = 0; i < n; i++) {
             sb_reset(&pp->sub);
             pb_uint(&pp->sub, LI_FUNCTION_ID, fid[i]);
@@ -255,6 +304,49 @@ static uint64_t mul_sat(uint64_t a, uint64_t b)
     return a * b;
 }
 
+static void str_label(struct pp *pp, struct strbuf *m, uint64_t key, const char *v)
+{
+    sb_reset(&pp->sub);
+    pb_int(&pp->sub, LA_KEY, (int64_t)key);
+    pb_int(&pp->sub, LA_STR, (int64_t)str_id(pp, v));
+    pb_bytes(m, SA_LABEL, pp->sub.buf, pp->sub.len);
+}
+
+static void num_label(struct pp *pp, struct strbuf *m, uint64_t key, uint64_t v)
+{
+    sb_reset(&pp->sub);
+    pb_int(&pp->sub, LA_KEY, (int64_t)key);
+    pb_int(&pp->sub, LA_NUM, (int64_t)v);
+    pb_bytes(m, SA_LABEL, pp->sub.buf, pp->sub.len);
+}
+
+/* One Sample of count on the locations pp->ids[0..n), with the labels of
+ * lab (NULL: only comm, when known). */
+static void emit_sample(struct pp *pp, const struct profile *p, size_t n, uint64_t count,
+                        const struct profile_label *lab, const char *comm)
+{
+    uint64_t values[MAX_VALUES];
+    for (size_t i = 0; i < pp->nvalues; i++)
+        values[i] = mul_sat(count, pp->mult[i]);
+    struct strbuf *m = &pp->msg;
+    sb_reset(m);
+    pb_packed(m, SA_LOCATION_ID, pp->ids, n);
+    pb_packed(m, SA_VALUE, values, pp->nvalues);
+    if (lab)
+        comm = profile_str(p, lab->comm);
+    if (comm)
+        str_label(pp, m, pp->comm_key, comm);
+    if (lab && lab->pid)
+        num_label(pp, m, pp->pid_key, lab->pid);
+    if (lab && lab->tid)
+        num_label(pp, m, pp->tid_key, lab->tid);
+    if (lab && lab->cgroup != PROFILE_NONE)
+        str_label(pp, m, pp->cgroup_key, profile_str(p, lab->cgroup));
+    if (lab && lab->container != PROFILE_NONE)
+        str_label(pp, m, pp->container_key, profile_str(p, lab->container));
+    pb_bytes(pp->out, PF_SAMPLE, m->buf, m->len);
+}
+
 static int add_sample(void *ctx, const struct profile *p, const uint32_t *path, size_t depth,
                       uint64_t self)
 {
@@ -279,21 +371,54 @@ static int add_sample(void *ctx, const struct profile *p, const uint32_t *path, 
         pp->ids[i] = pp->ids[k];
         pp->ids[k] = t;
     }
-    uint64_t values[MAX_VALUES];
-    for (size_t i = 0; i < pp->nvalues; i++)
-        values[i] = mul_sat(self, pp->mult[i]);
-    struct strbuf *m = &pp->msg;
-    sb_reset(m);
-    pb_packed(m, SA_LOCATION_ID, pp->ids, n);
-    pb_packed(m, SA_VALUE, values, pp->nvalues);
-    if (comm) {
-        sb_reset(&pp->sub);
-        pb_int(&pp->sub, LA_KEY, (int64_t)pp->comm_key);
-        pb_int(&pp->sub, LA_STR, (int64_t)str_id(pp, comm));
-        pb_bytes(m, SA_LABEL, pp->sub.buf, pp->sub.len);
+    /* a Sample per process that ran the stack, then what no process
+     * claims (stacks from a folded file); together exactly self */
+    uint32_t leaf = depth ? path[depth - 1] : PROFILE_ROOT;
+    size_t lo = 0, hi = pp->nstacks;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (pp->stacks[mid].node < leaf)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    pb_bytes(pp->out, PF_SAMPLE, m->buf, m->len);
+    uint64_t left = self;
+    for (size_t i = lo; i < pp->nstacks && pp->stacks[i].node == leaf && left; i++) {
+        uint64_t c = pp->stacks[i].count < left ? pp->stacks[i].count : left;
+        emit_sample(pp, p, n, c, &p->sites->labels[pp->stacks[i].label], comm);
+        left -= c;
+    }
+    if (left)
+        emit_sample(pp, p, n, left, NULL, comm);
     return 0;
+}
+
+static int labelled_cmp(const void *a, const void *b)
+{
+    const struct profile_labelled *x = a, *y = b;
+    if (x->node != y->node)
+        return x->node < y->node ? -1 : 1;
+    return (x->label > y->label) - (x->label < y->label);
+}
+
+/* The profile's labelled stacks sorted by (node, label), equal ones merged. */
+static void sort_stacks(struct pp *pp, const struct profile *p)
+{
+    const struct profile_sites *s = p->sites;
+    if (!s || !s->nstacks)
+        return;
+    pp->stacks = xmalloc(s->nstacks * sizeof *pp->stacks);
+    memcpy(pp->stacks, s->stacks, s->nstacks * sizeof *pp->stacks);
+    qsort(pp->stacks, s->nstacks, sizeof *pp->stacks, labelled_cmp);
+    size_t n = 0;
+    for (size_t i = 0; i < s->nstacks; i++) {
+        if (n && pp->stacks[n - 1].node == pp->stacks[i].node &&
+            pp->stacks[n - 1].label == pp->stacks[i].label)
+            pp->stacks[n - 1].count += pp->stacks[i].count;
+        else
+            pp->stacks[n++] = pp->stacks[i];
+    }
+    pp->nstacks = n;
 }
 
 static void value_type(struct pp *pp, struct strbuf *b, uint32_t field, const char *type,
@@ -310,6 +435,15 @@ void pprof_encode(const struct report *r, const struct profile *p, struct strbuf
     struct pp pp = {.out = out};
     str_id(&pp, ""); /* index 0 is "" by profile.proto's rule */
     pp.comm_key = str_id(&pp, "comm");
+    if (p->sites && p->sites->nstacks) { /* label keys, only where labels are */
+        pp.pid_key = str_id(&pp, "pid");
+        pp.tid_key = str_id(&pp, "thread");
+        pp.cgroup_key = str_id(&pp, "cgroup");
+        pp.container_key = str_id(&pp, "container");
+    }
+    if (p->sites && p->sites->nmaps)
+        pp.file_map_id = xcalloc(p->sites->nmaps, sizeof *pp.file_map_id);
+    sort_stacks(&pp, p);
     const char *name = p->name ? p->name : "profile";
     const char *unit = p->unit ? p->unit : "";
     double hz = r ? report_metric_value(r, NM_PROFILE_HZ) : NAN;
@@ -342,6 +476,8 @@ void pprof_encode(const struct report *r, const struct profile *p, struct strbuf
 
     profile_walk_stacks(p, add_sample, &pp);
 
+    /* the files first: readers take the first mapping for the main binary */
+    sb_addn(out, pp.mapbuf.buf ? pp.mapbuf.buf : "", pp.mapbuf.len);
     for (int m = 1; m < MAP_COUNT; m++) {
         if (!pp.map_id[m])
             continue;
@@ -372,6 +508,9 @@ void pprof_encode(const struct report *r, const struct profile *p, struct strbuf
     sb_free(&pp.strtab);
     sb_free(&pp.funcbuf);
     sb_free(&pp.locbuf);
+    sb_free(&pp.mapbuf);
+    free(pp.file_map_id);
+    free(pp.stacks);
     sb_free(&pp.msg);
     sb_free(&pp.sub);
     sb_free(&pp.key);
@@ -410,8 +549,14 @@ static int render_pprof(const struct report *r, const struct out_sink *out)
     int first_err = 0;
     for (size_t i = 0; i < r->nprofiles; i++) {
         struct strbuf raw = STRBUF_INIT, gz = STRBUF_INIT;
-        pprof_encode(r, r->profiles[i], &raw);
-        int rc = pprof_gzip(raw.buf ? raw.buf : "", raw.len, &gz);
+        const struct profile_sites *s = r->profiles[i]->sites;
+        int rc = 0;
+        if (s && s->kept_pprof) { /* re-rendered: the run's file, with its sites */
+            sb_addn(&gz, s->kept_pprof, s->kept_pprof_len);
+        } else {
+            pprof_encode(r, r->profiles[i], &raw);
+            rc = pprof_gzip(raw.buf ? raw.buf : "", raw.len, &gz);
+        }
         sb_free(&raw);
         if (rc == 0) {
             char name[512];

@@ -154,6 +154,7 @@ struct proc {
     struct bin **mbin;    /* per mapping: resolved binary */
     unsigned char *mdone; /* per mapping: lookup attempted */
     const char **mmod;    /* per mapping: interned basename */
+    struct sym_mapping **mmapping; /* per mapping: made on first use, owned by the symbolizer */
     bool jit_tried;
     struct jit_sym *jit;
     size_t njit;
@@ -205,6 +206,8 @@ struct symbolizer {
     struct pmap dm_idx;
     struct inl_ent *inls;
     size_t ninls, inls_cap;
+    struct sym_mapping **mappings; /* every one handed out, freed at the end */
+    size_t nmappings, mappings_cap;
     int init_pidns; /* -1 unknown, 0 no, 1 yes */
     char *jit_last_refusal;
     char *notes[SYM_MAX_NOTES];
@@ -344,6 +347,7 @@ static void proc_free(struct proc *p)
     free(p->mbin);
     free(p->mdone);
     free(p->mmod);
+    free(p->mmapping);
     free(p->jit);
     free(p->jit_text);
     free(p->mountinfo);
@@ -367,6 +371,9 @@ void symbolizer_free(struct symbolizer *s)
     free(s->res_idx.e);
     free(s->dm_idx.e);
     free(s->inls);
+    for (size_t i = 0; i < s->nmappings; i++)
+        free(s->mappings[i]);
+    free(s->mappings);
     for (size_t i = 0; i < s->istr_cap; i++)
         free(s->istr[i]);
     free(s->istr);
@@ -517,6 +524,7 @@ static struct proc *get_proc(struct symbolizer *s, int pid)
         p->mbin = xcalloc(p->nmaps, sizeof *p->mbin);
         p->mdone = xcalloc(p->nmaps, 1);
         p->mmod = xcalloc(p->nmaps, sizeof *p->mmod);
+        p->mmapping = xcalloc(p->nmaps, sizeof *p->mmapping);
     } else if (rc == 0 || rc == -ENOENT || rc == -ESRCH) {
         /* No maps (or an empty one: a zombie has released its memory). */
         p->gone = true;
@@ -1581,6 +1589,30 @@ static void load_jit(struct symbolizer *s, struct proc *p)
 
 /* ---- user frames -------------------------------------------------------- */
 
+/* The mapping mi of p as frames carry it (b: its binary, for the build-id;
+ * NULL when unreadable), made once. */
+static const struct sym_mapping *map_mapping(struct symbolizer *s, struct proc *p, size_t mi,
+                                             const struct bin *b)
+{
+    if (p->mmapping[mi])
+        return p->mmapping[mi];
+    const struct sym_map *m = &p->maps[mi];
+    struct sym_mapping *sm = xcalloc(1, sizeof *sm);
+    sm->path = intern(s, m->path);
+    if (b && b->build_id_len) {
+        char hex[2 * sizeof b->build_id + 1];
+        for (size_t i = 0; i < b->build_id_len; i++)
+            snprintf(hex + 2 * i, 3, "%02x", b->build_id[i]);
+        sm->build_id = intern(s, hex);
+    }
+    sm->start = m->start;
+    sm->end = m->end;
+    sm->offset = m->offset;
+    xgrow(&s->mappings, &s->mappings_cap, s->nmappings + 1, sizeof *s->mappings);
+    s->mappings[s->nmappings++] = sm;
+    return p->mmapping[mi] = sm;
+}
+
 static int user_frame(struct symbolizer *s, int pid, uint64_t addr, struct sym_frame *out,
                       struct sym_frame *inl, size_t max_inline, size_t *n_inline, bool want_dwarf)
 {
@@ -1602,9 +1634,12 @@ static int user_frame(struct symbolizer *s, int pid, uint64_t addr, struct sym_f
         const struct sym_map *m = &p->maps[mi];
         const char *module = map_module(s, p, (size_t)mi);
         struct bin *b = map_bin(s, p, (size_t)mi);
+        const struct sym_mapping *mapping = map_mapping(s, p, (size_t)mi, b);
         uint64_t off = addr - m->start + m->offset, vaddr = off;
         out->kind = FRAME_USER;
         out->module = module;
+        out->addr = addr;
+        out->mapping = mapping;
         if (b && file_to_vaddr(b, off, &vaddr)) {
             const struct addr_res *r = resolve_vaddr(s, b, vaddr, want_dwarf);
             if (r->name) {
@@ -1615,7 +1650,8 @@ static int user_frame(struct symbolizer *s, int pid, uint64_t addr, struct sym_f
                 size_t n = r->n_inl < max_inline ? r->n_inl : max_inline;
                 for (size_t i = 0; i < n; i++) {
                     const struct inl_ent *e = &s->inls[r->inl_first + i];
-                    inl[i] = (struct sym_frame){e->name, module, e->file, e->line, FRAME_INLINE, 0};
+                    inl[i] = (struct sym_frame){e->name, module, e->file, e->line, FRAME_INLINE, 0,
+                                                addr, mapping};
                 }
                 if (n_inline)
                     *n_inline = n;

@@ -19,6 +19,15 @@
 
 struct symbolizer;
 
+/* A file mapped into a process, as the frames found in it carry it (for
+ * pprof's Mapping): owned by the symbolizer, one per mapping of a process. */
+struct sym_mapping {
+    const char *path;     /* as /proc/PID/maps names it */
+    const char *build_id; /* the GNU build-id note in lower-case hex, or NULL */
+    uint64_t start, end;  /* the address range in that process */
+    uint64_t offset;      /* file offset mapped at start */
+};
+
 struct sym_frame {
     const char *name;   /* never NULL: symbol, or a label such as "libc.so.6+0x1f00",
                            "[unknown]", "[kernel]", "[pid 123 exited]" */
@@ -29,6 +38,10 @@ struct sym_frame {
     enum frame_kind kind;
     uint64_t offset;    /* address - symbol start; for module+0x labels the
                            offset inside the module (ELF virtual address) */
+    /* user frames in a mapped file (inline frames too): the address looked
+     * up and its mapping; 0 and NULL otherwise */
+    uint64_t addr;
+    const struct sym_mapping *mapping;
 };
 
 struct sym_stats {

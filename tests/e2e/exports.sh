@@ -1,8 +1,12 @@
 #!/bin/sh
 # Exports for other tools, end to end on a real bundle:
 #  - cpu.pb.gz / offcpu.pb.gz read back by tests/e2e/pprof_check.py (always)
-#    and by `go tool pprof -raw` / `-top` (golang-go; skipped without it):
-#    the same totals as the folded files, per process too;
+#    and by `go tool pprof -raw` / `-top` / `-traces` / `-tags` (golang-go;
+#    skipped without it): the same totals as the folded files, per process
+#    too; the burner's hot function at a line of its own source, the
+#    inliner's inline frame a Line of its caller's Location, the burner's
+#    mapping with the build-id `readelf -n` reads, samples labelled with the
+#    workloads' pid and comm;
 #  - --metrics FILE checked by `promtool check metrics` (Debian's prometheus;
 #    skipped without it), parsed as OpenMetrics by python3-prometheus-client
 #    and scraped through node_exporter's textfile collector on 127.0.0.1;
@@ -34,8 +38,12 @@ chown nobody "$M" 2>/dev/null || chown 65534 "$M"
 printf 'keep\n' > "$TMPD/victim"
 ln -s "$TMPD/victim" "$M/perfreport.prom"
 
-# The inliner gives the profile inline frames (spin_outer;spin_inlined_[i]).
-if [ -x "$WL/inliner" ]; then "$WL/inliner" 30 >/dev/null & track $!; fi
+# The inliner gives the profile inline frames (spin_outer;spin_inlined_[i]);
+# the burner (built with -g) a hot function with its source line, under a
+# name of its own (other tests on the host run burners too).
+inl_pid="" burn_pid="" burn_comm="ppburn$(($$ % 100000))"
+if [ -x "$WL/inliner" ]; then "$WL/inliner" 30 >/dev/null & inl_pid=$!; track $inl_pid; fi
+if [ -x "$WL/burner" ]; then "$WL/burner" 30 --comm "$burn_comm" >/dev/null & burn_pid=$!; track $burn_pid; fi
 sleep 0.3
 "$PERFREPORT_BIN" -d 2 -F 99 -o "$TMPD/b" --quiet --metrics "$M/perfreport.prom"
 rc=$?
@@ -56,7 +64,17 @@ else
             skip "e2e_exports_pprof_$p" "no $p.folded in the bundle"
             continue
         fi
-        python3 "$TOP/tests/e2e/pprof_check.py" "$B/$p.pb.gz" "$B/$p.folded" "$p" \
+        set --
+        if [ $p = cpu ] && [ -n "$burn_pid" ] && grep -q "^$burn_comm;" "$B/cpu.folded"; then
+            burner_bin=$(cd "$WL" && pwd -P)/burner
+            burner_id=$(readelf -n "$burner_bin" 2>/dev/null | awk '/Build ID:/ {print $3}')
+            set -- --comm-pid "$burn_comm" "$burn_pid" --func burn_leaf "$TOP/tests/workloads/burner.c"
+            [ -n "$burner_id" ] && set -- "$@" --build-id "$burner_bin" "$burner_id"
+        fi
+        if [ $p = cpu ] && [ -n "$inl_pid" ] && grep -q '^inliner;' "$B/cpu.folded"; then
+            set -- "$@" --comm-pid inliner "$inl_pid" --func spin_inlined "$TOP/tests/workloads/inliner.c"
+        fi
+        python3 "$TOP/tests/e2e/pprof_check.py" "$B/$p.pb.gz" "$B/$p.folded" "$p" "$@" \
             > "$TMPD/$p.check" 2>&1
         while read -r verdict name rest; do
             case $verdict in
@@ -106,6 +124,54 @@ else
                 || not_ok e2e_exports_go_pprof_comm_label "folded inliner total $iw; $(grep -m1 Showing "$TMPD/tag.out")"
         else
             skip e2e_exports_go_pprof_comm_label "no inliner samples"
+        fi
+        # the burner: its pid as a numeric label, its hot function's source
+        # line, its mapping's build-id as readelf reads it
+        bw=$(awk -v c="$burn_comm" 'index($1, c ";") == 1 {s += $NF} END {print s + 0}' "$B/cpu.folded")
+        if [ -n "$burn_pid" ] && [ "$bw" -gt 0 ]; then
+            go tool pprof -top -tagfocus="pid=$burn_pid" -sample_index=samples "$B/cpu.pb.gz" \
+                > "$TMPD/pid.out" 2>/dev/null
+            grep -q "Showing nodes accounting for $bw," "$TMPD/pid.out" \
+                && ok e2e_exports_go_pprof_pid_label \
+                || not_ok e2e_exports_go_pprof_pid_label "folded burner total $bw, pid $burn_pid; $(grep -m1 Showing "$TMPD/pid.out")"
+            go tool pprof -tags -tagfocus="comm=$burn_comm" "$B/cpu.pb.gz" > "$TMPD/tags.out" 2>/dev/null
+            awk '/^ pid:/ {p = 1; next} /^ [a-z]+:/ {p = 0} p && NF {print $NF}' "$TMPD/tags.out" \
+                > "$TMPD/tags.pids"
+            [ "$(cat "$TMPD/tags.pids")" = "$burn_pid" ] && ok e2e_exports_go_pprof_tags \
+                || not_ok e2e_exports_go_pprof_tags "want pid $burn_pid only: $(tr '\n' ' ' < "$TMPD/tags.pids")"
+            range=$(python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import pprof_check as c; print("%d %d" % c.func_lines(sys.argv[2], "burn_leaf"))' \
+                "$TOP/tests/e2e" "$TOP/tests/workloads/burner.c" 2>/dev/null)
+            line=$(go tool pprof -top -lines -tagfocus="pid=$burn_pid" -sample_index=samples "$B/cpu.pb.gz" 2>/dev/null \
+                | sed -n 's|.* burn_leaf \(.*tests/workloads/burner\.c\):\([0-9]*\)$|\2|p' | head -1)
+            set -- $range
+            if [ -n "$line" ] && [ "$line" -ge "${1:-1}" ] && [ "$line" -le "${2:-0}" ]; then
+                ok e2e_exports_go_pprof_file_line
+            else
+                not_ok e2e_exports_go_pprof_file_line "burn_leaf at line '$line', defined at lines $range"
+            fi
+            burner_bin=$(cd "$WL" && pwd -P)/burner
+            burner_id=$(readelf -n "$burner_bin" 2>/dev/null | awk '/Build ID:/ {print $3}')
+            if [ -z "$burner_id" ]; then
+                skip e2e_exports_go_pprof_build_id "the burner has no build-id note"
+            else
+                go tool pprof -raw "$B/cpu.pb.gz" 2>/dev/null | awk '/^Mappings/ {m = 1; next} m' \
+                    > "$TMPD/maps.out"
+                grep -q " $burner_bin $burner_id " "$TMPD/maps.out" \
+                    && ok e2e_exports_go_pprof_build_id \
+                    || not_ok e2e_exports_go_pprof_build_id "want $burner_bin $burner_id: $(grep burner "$TMPD/maps.out" | head -2)"
+            fi
+        else
+            skip e2e_exports_go_pprof_burner "no burner samples"
+        fi
+        # the inline frame is a Line of its caller's Location: -traces shows
+        # it marked "(inline)" right above its caller
+        if grep -q 'spin_outer;spin_inlined_\[i\]' "$B/cpu.folded"; then
+            go tool pprof -traces -tagfocus=comm=inliner "$B/cpu.pb.gz" 2>/dev/null \
+                | grep -A1 'spin_inlined (inline)$' | grep -q '^ *spin_outer$' \
+                && ok e2e_exports_go_pprof_inline \
+                || not_ok e2e_exports_go_pprof_inline "$(go tool pprof -traces -tagfocus=comm=inliner "$B/cpu.pb.gz" 2>&1 | grep -m3 spin_)"
+        else
+            skip e2e_exports_go_pprof_inline "no inline frame of the inliner in cpu.folded"
         fi
     else
         skip e2e_exports_go_pprof "go not installed (Debian golang-go, about 460 MB, is not in make deps)"

@@ -2,7 +2,13 @@
 """Reads a gzip'd pprof profile (profile.proto) with a decoder of its own and
 compares it with the folded file of the same profile.  Prints one line per
 finding: "ok NAME" or "bad NAME: why" (the shell test turns them into its
-protocol).  Usage: pprof_check.py PROFILE.pb.gz FOLDED (cpu|offcpu)"""
+protocol).  Usage: pprof_check.py PROFILE.pb.gz FOLDED (cpu|offcpu) [checks]
+checks, each naming a workload that ran during the window:
+  --comm-pid COMM PID  samples labelled pid=PID (a number) exist and carry
+                       comm=COMM; those of comm COMM carry one pid
+  --func FUNC SOURCE   a location of FUNC names SOURCE (its path's tail) at a
+                       line inside FUNC's definition there
+  --build-id PATH HEX  the mapping of the file PATH carries build-id HEX"""
 import gzip
 import sys
 
@@ -76,6 +82,8 @@ def decode(data):
                     loc['id'] = v2
                 elif f2 == 2:
                     loc['mapping'] = v2
+                elif f2 == 3:
+                    loc['address'] = v2
                 elif f2 == 4:
                     loc['lines'].append(dict(fields(v2)))
             p['locations'][loc['id']] = loc
@@ -85,6 +93,80 @@ def decode(data):
         elif f == 12:
             p['period'] = v
     return p
+
+
+def func_lines(source, func):
+    """The line range of FUNC's definition in SOURCE: from the line that
+    names it with "(" and does not end in ";" to the first "}" at column 0."""
+    first = last = 0
+    for n, line in enumerate(open(source, encoding='utf-8'), 1):
+        if not first and (func + '(') in line and not line.rstrip().endswith(';') \
+                and not line.lstrip().startswith(('//', '/*', '*')) and ' ' + func + '(' in ' ' + line.split('=')[0]:
+            first = n
+        elif first and line.startswith('}'):
+            last = n
+            break
+    return first, last
+
+
+def label_values(p, s, key):
+    S = p['strings']
+    return [l.get(2) and S[l[2]] or l.get(3) for l in s['labels'] if S[l[1]] == key]
+
+
+def extra_checks(p, args):
+    S = p['strings']
+    i = 0
+    while i < len(args):
+        opt = args[i]
+        if opt == '--comm-pid':
+            # by pid: another process of the same name may run beside it
+            comm, pid = args[i + 1], int(args[i + 2])
+            i += 3
+            n = bad = unlabelled = 0
+            for s in p['samples']:
+                pids = label_values(p, s, 'pid')
+                if pids == [pid]:
+                    n += 1
+                    if label_values(p, s, 'comm') != [comm]:
+                        bad += 1
+                elif label_values(p, s, 'comm') == [comm] and len(pids) != 1:
+                    unlabelled += 1
+            print(('ok' if n and not bad and not unlabelled else 'bad') +
+                  ' comm_pid_%s: %d samples of pid %d, %d not named %s, %d of that name without one pid'
+                  % (comm.rstrip('0123456789'), n, pid, bad, comm, unlabelled))
+        elif opt == '--func':
+            func, source = args[i + 1], args[i + 2]
+            i += 3
+            first, last = func_lines(source, func)
+            tail = '/'.join(source.split('/')[-3:])
+            found = []
+            for loc in p['locations'].values():
+                for l in loc['lines']:
+                    fn = p['functions'].get(l.get(1), {})
+                    if S[fn.get(2, 0)] == func:
+                        found.append((S[fn.get(4, 0)], l.get(2, 0)))
+            good = [f for f in found if f[0].endswith(tail) and first <= f[1] <= last]
+            print(('ok' if first and good and len(good) == len(found) else 'bad') +
+                  ' func_line_%s: at %s, want %s:%d-%d' % (func, sorted(set(found))[:4], tail, first, last))
+        elif opt == '--build-id':
+            path, hexid = args[i + 1], args[i + 2].lower()
+            i += 3
+            ids = [S[m.get(6, 0)] for m in p['mappings'].values() if S[m.get(5, 0)] == path]
+            print(('ok' if ids == [hexid] else 'bad') + ' build_id: %s has %s, want %s' % (path, ids, hexid))
+        else:
+            print('bad usage: %s' % opt)
+            i += 1
+    # every address lies in its mapping's range
+    out = 0
+    for loc in p['locations'].values():
+        a = loc.get('address', 0)
+        m = p['mappings'].get(loc['mapping'])
+        if a and (not m or not (m.get(2, 0) <= a < m.get(3, 0))):
+            out += 1
+    addressed = sum(1 for loc in p['locations'].values() if loc.get('address'))
+    print(('ok' if out == 0 and addressed else 'bad') +
+          ' addresses: %d locations with an address, %d outside their mapping' % (addressed, out))
 
 
 def main():
@@ -137,6 +219,8 @@ def main():
     kernel = sum(1 for loc in p['locations'].values()
                  if loc['mapping'] and S[p['mappings'][loc['mapping']][5]] == '[kernel]')
     print('kernel_locations %d' % kernel)
+    extra_checks(p, sys.argv[4:])
 
 
-main()
+if __name__ == "__main__":
+    main()

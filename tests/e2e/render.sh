@@ -1,8 +1,9 @@
 #!/bin/sh
 # `perfreport render BUNDLE`: a real bundle re-rendered gives the same
 # findings, the same report.md (indeed the same files: same version, same
-# data), leaves the source alone; a lowered threshold adds a finding; every
-# kind of bad input exits 3 and writes nothing.
+# data; the pprof files are the run's, kept as they are), leaves the source
+# alone; a lowered threshold adds a finding; every kind of bad input
+# (a tampered pprof file too) exits 3 and writes nothing.
 . tests/lib.sh
 
 if [ ! -x "$PERFREPORT_BIN" ]; then
@@ -155,4 +156,25 @@ if [ -f "$B/cpu.folded" ]; then
     bad tampered_folded "$d" "cpu.folded is .* bytes, but manifest.json says"
 else
     skip e2e_render_bad_tampered_folded "the source bundle has no on-CPU profile"
+fi
+# the run's pprof file is written again as it is (it carries addresses,
+# mappings and labels the folded file cannot), so it is checked like the rest
+if [ -f "$B/cpu.pb.gz" ]; then
+    d=$(copy pprof); printf 'x' >> "$d/cpu.pb.gz"
+    bad tampered_pprof "$d" "cpu.pb.gz is .* bytes, but manifest.json says"
+    # removed (a trimmed bundle): encoded again from the folded file, with
+    # the folded file's totals (names and counts only)
+    d=$(copy nopprof); rm "$d/cpu.pb.gz"
+    "$PERFREPORT_BIN" render "$d" -o "$TMPD/nopprof/r" --quiet 2> "$TMPD/nopprof.err"
+    rc=$?
+    python3 "$(pwd)/tests/e2e/pprof_check.py" "$TMPD/nopprof/r/cpu.pb.gz" "$d/cpu.folded" cpu \
+        > "$TMPD/nopprof.check" 2>&1
+    if [ "$rc" = "$rc0" ] && grep -q '^ok total:' "$TMPD/nopprof.check" \
+        && ! cmp -s "$TMPD/nopprof/r/cpu.pb.gz" "$B/cpu.pb.gz"; then
+        ok e2e_render_removed_pprof_encoded_again
+    else
+        not_ok e2e_render_removed_pprof_encoded_again "exit $rc (run $rc0): $(head -c 200 "$TMPD/nopprof.err") $(grep total "$TMPD/nopprof.check")"
+    fi
+else
+    skip e2e_render_bad_tampered_pprof "the source bundle has no on-CPU profile"
 fi

@@ -3,6 +3,7 @@
 #include "harness.h"
 #include "../../src/model/model.h"
 #include "../../src/model/profile.h"
+#include "../../src/model/profile_sites.h"
 #include "../../src/render/pprof.h"
 #include "../../src/render/protobuf.h"
 #include "../../src/util/strbuf.h"
@@ -151,13 +152,16 @@ static int rd_field(struct rd *r, uint32_t *field, uint64_t *v, struct rd *sub)
 struct dec {
     char *str[MAXN];
     size_t nstr;
-    uint64_t fn_name[MAXN + 1]; /* by function id */
-    uint64_t loc_fn[MAXN + 1][8], loc_line[MAXN + 1][8], loc_map[MAXN + 1];
+    uint64_t fn_name[MAXN + 1], fn_file[MAXN + 1]; /* by function id */
+    uint64_t loc_fn[MAXN + 1][8], loc_line[MAXN + 1][8], loc_map[MAXN + 1], loc_addr[MAXN + 1];
     size_t loc_n[MAXN + 1];
     uint64_t map_file[MAXN + 1];
+    uint64_t map_f[MAXN + 1][11]; /* by mapping id: its fields 1..10 (varint or string id) */
+    size_t nmaps;
     struct {
-        uint64_t loc[MAXN], val[4], lab_key, lab_str;
-        size_t nloc, nval;
+        uint64_t loc[MAXN], val[4], lab_key, lab_str; /* lab_*: the first label */
+        uint64_t lab[8][3]; /* key, str, num */
+        size_t nloc, nval, nlab;
     } s[MAXN];
     size_t ns;
     uint64_t types[4][2], ntypes, period, period_type[2], time_nanos, duration_nanos;
@@ -195,27 +199,42 @@ static void decode(const char *buf, size_t len, struct dec *d)
                     packed(&s2, d->s[i].loc, &d->s[i].nloc, MAXN);
                 else if (f2 == 2)
                     packed(&s2, d->s[i].val, &d->s[i].nval, 4);
-                else if (f2 == 3)
+                else if (f2 == 3 && d->s[i].nlab < 8) {
+                    uint64_t *l = d->s[i].lab[d->s[i].nlab++];
                     while (rd_field(&s2, &f3, &v3, &s3))
-                        *(f3 == 1 ? &d->s[i].lab_key : &d->s[i].lab_str) = v3;
+                        if (f3 >= 1 && f3 <= 3)
+                            l[f3 - 1] = v3;
+                    if (d->s[i].nlab == 1) {
+                        d->s[i].lab_key = l[0];
+                        d->s[i].lab_str = l[1];
+                    }
+                }
             }
         } else if (f == 3) { /* Mapping */
-            uint64_t id = 0, file = 0;
-            while (rd_field(&sub, &f2, &v2, &s2))
+            uint64_t id = 0, file = 0, mf[11] = {0};
+            while (rd_field(&sub, &f2, &v2, &s2)) {
                 if (f2 == 1)
                     id = v2;
                 else if (f2 == 5)
                     file = v2;
-            if (id && id <= MAXN)
+                if (f2 <= 10)
+                    mf[f2] = v2;
+            }
+            d->nmaps++;
+            if (id && id <= MAXN) {
                 d->map_file[id] = file;
+                memcpy(d->map_f[id], mf, sizeof mf);
+            }
         } else if (f == 4) { /* Location */
-            uint64_t id = 0, map = 0, fn[8], ln[8];
+            uint64_t id = 0, map = 0, addr = 0, fn[8], ln[8];
             size_t n = 0;
             while (rd_field(&sub, &f2, &v2, &s2)) {
                 if (f2 == 1)
                     id = v2;
                 else if (f2 == 2)
                     map = v2;
+                else if (f2 == 3)
+                    addr = v2;
                 else if (f2 == 4 && n < 8) {
                     fn[n] = ln[n] = 0;
                     while (rd_field(&s2, &f3, &v3, &s3))
@@ -228,16 +247,21 @@ static void decode(const char *buf, size_t len, struct dec *d)
                 memcpy(d->loc_line[id], ln, n * sizeof *ln);
                 d->loc_n[id] = n;
                 d->loc_map[id] = map;
+                d->loc_addr[id] = addr;
             }
         } else if (f == 5) { /* Function */
-            uint64_t id = 0, name = 0;
+            uint64_t id = 0, name = 0, file = 0;
             while (rd_field(&sub, &f2, &v2, &s2))
                 if (f2 == 1)
                     id = v2;
                 else if (f2 == 2)
                     name = v2;
-            if (id && id <= MAXN)
+                else if (f2 == 4)
+                    file = v2;
+            if (id && id <= MAXN) {
                 d->fn_name[id] = name;
+                d->fn_file[id] = file;
+            }
         } else if (f == 9) {
             d->time_nanos = v;
         } else if (f == 10) {
@@ -280,6 +304,16 @@ static void dec_free(struct dec *d)
 {
     for (size_t i = 0; i < d->nstr; i++)
         free(d->str[i]);
+}
+
+static char *upper_fn(void *ctx, const char *str)
+{
+    (void)ctx;
+    char *u = xstrdup(str);
+    for (char *c = u; *c; c++)
+        if (*c >= 'a' && *c <= 'z')
+            *c = (char)(*c - 'a' + 'A');
+    return u;
 }
 
 static void add(struct profile *p, const char *const *names, const uint8_t *kinds, size_t n,
@@ -439,5 +473,168 @@ TEST(pprof_names_are_bytes)
     sb_free(&want);
     sb_free(&raw);
     sb_free(&sb);
+    profile_free(p);
+}
+
+/* Sample i's labels as "key=str" / "key=#num", in order, space-separated. */
+static void labels_text(const struct dec *d, size_t i, struct strbuf *sb)
+{
+    sb_reset(sb);
+    for (size_t k = 0; k < d->s[i].nlab; k++) {
+        const uint64_t *l = d->s[i].lab[k];
+        if (l[1])
+            sb_addf(sb, "%s%s=%s", k ? " " : "", S(d, l[0]), S(d, l[1]));
+        else
+            sb_addf(sb, "%s%s=#%llu", k ? " " : "", S(d, l[0]), (unsigned long long)l[2]);
+    }
+}
+
+/* A location as "addr:fn@file:line<fn@file:line" (innermost first). */
+static void location_text(const struct dec *d, uint64_t l, struct strbuf *sb)
+{
+    sb_reset(sb);
+    if (!l || l > MAXN)
+        return;
+    sb_addf(sb, "%llx:", (unsigned long long)d->loc_addr[l]);
+    for (size_t j = 0; j < d->loc_n[l]; j++) {
+        uint64_t fn = d->loc_fn[l][j];
+        if (!fn || fn > MAXN)
+            continue;
+        sb_addf(sb, "%s%s@%s:%llu", j ? "<" : "", S(d, d->fn_name[fn]),
+                d->fn_file[fn] ? S(d, d->fn_file[fn]) : "-", (unsigned long long)d->loc_line[l][j]);
+    }
+}
+
+static uint32_t node_of(const struct profile *p, const char *const *path, size_t n)
+{
+    return profile_find(p, path, n);
+}
+
+TEST(pprof_sites_and_labels)
+{
+    struct profile *p = profile_new("cpu", "On-CPU profile", "samples");
+    const char *s1[] = {"app", "main", "work", "inl"};
+    const uint8_t k1[] = {FRAME_PROCESS, FRAME_USER, FRAME_USER, FRAME_INLINE};
+    const char *s2[] = {"app", "main", "other"};
+    const uint8_t k2[] = {FRAME_PROCESS, FRAME_USER, FRAME_USER};
+    const char *s3[] = {"app", "main", "tick"};
+    const uint8_t k3[] = {FRAME_PROCESS, FRAME_USER, FRAME_KERNEL};
+    add(p, s1, k1, 4, 7);
+    add(p, s2, k2, 3, 5);
+    add(p, s3, k3, 3, 2); /* no labels: a stack as a folded file gives it */
+    uint32_t n_main = node_of(p, s1, 2), n_work = node_of(p, s1, 3), n_inl = node_of(p, s1, 4),
+             n_other = node_of(p, s2, 3);
+    REQUIRE(n_main != PROFILE_NONE && n_inl != PROFILE_NONE && n_other != PROFILE_NONE);
+    /* one binary in two processes at two bases: one mapping, the second
+     * process's address moved by the difference */
+    struct profile_site_in in = {0x1100, "/usr/bin/app", "0aBc", 0x1000, 0x3000, 0x400,
+                                 "app.c", 10};
+    CHECK(profile_set_site(p, n_main, &in));
+    in.addr = 0x1999;
+    CHECK(!profile_set_site(p, n_main, &in)); /* the first address stays */
+    in = (struct profile_site_in){0x1200, "/usr/bin/app", "0aBc", 0x1000, 0x3000, 0x400,
+                                  "app.c", 20};
+    CHECK(profile_set_site(p, n_work, &in));
+    in.file = "inl.h";
+    in.line = 5;
+    CHECK(profile_set_site(p, n_inl, &in));
+    in = (struct profile_site_in){0x7300, "/usr/bin/app", "0aBc", 0x7000, 0x9000, 0x400, NULL, 0};
+    CHECK(profile_set_site(p, n_other, &in));
+    CHECK(!profile_set_site(p, n_main + 1000, &in));
+    profile_add_labelled(p, n_inl, 100, 0, "app", "/system.slice/app.service", "app.service", 3);
+    profile_add_labelled(p, n_inl, 200, 201, "app", NULL, NULL, 3);
+    profile_add_labelled(p, n_inl, 100, 0, "app", "/system.slice/app.service", "app.service", 1);
+    profile_add_labelled(p, n_other, 200, 0, "app", NULL, NULL, 5);
+
+    struct strbuf raw = STRBUF_INIT, sb = STRBUF_INIT;
+    pprof_encode(NULL, p, &raw);
+    struct dec d;
+    decode(raw.buf, raw.len, &d);
+    CHECK(!d.bad);
+    /* the file's mapping: range, file offset, build-id, has_* flags */
+    uint64_t app_map = 0;
+    for (uint64_t m = 1; m <= MAXN; m++)
+        if (d.map_file[m] && strcmp(S(&d, d.map_file[m]), "/usr/bin/app") == 0)
+            app_map = m;
+    REQUIRE(app_map != 0);
+    CHECK(d.nmaps == 2); /* the file and [kernel] */
+    CHECK(d.map_f[app_map][2] == 0x1000 && d.map_f[app_map][3] == 0x3000);
+    CHECK(d.map_f[app_map][4] == 0x400);
+    CHECK_STR(S(&d, d.map_f[app_map][6]), "0aBc");
+    for (int fl = 7; fl <= 10; fl++) /* has_functions, _filenames, _line_numbers, _inline_frames */
+        CHECK(d.map_f[app_map][fl] == 1);
+
+    uint64_t total = 0;
+    size_t seen = 0;
+    for (size_t i = 0; i < d.ns; i++) {
+        total += d.s[i].val[0];
+        REQUIRE(d.s[i].nloc >= 2);
+        struct strbuf lab = STRBUF_INIT, leaf = STRBUF_INIT, root = STRBUF_INIT;
+        labels_text(&d, i, &lab);
+        location_text(&d, d.s[i].loc[0], &leaf);
+        location_text(&d, d.s[i].loc[d.s[i].nloc - 1], &root);
+        CHECK(d.loc_map[d.s[i].loc[d.s[i].nloc - 1]] == app_map);
+        CHECK_STR(sb_str(&root), "1100:main@app.c:10");
+        if (d.s[i].nloc == 2 && strstr(sb_str(&leaf), "inl")) {
+            /* the inline frame is a Line of its caller's Location */
+            CHECK_STR(sb_str(&leaf), "1200:inl@inl.h:5<work@app.c:20");
+            if (d.s[i].val[0] == 4) {
+                CHECK_STR(sb_str(&lab), "comm=app pid=#100 cgroup=/system.slice/app.service "
+                                        "container=app.service");
+                seen |= 1;
+            } else {
+                CHECK(d.s[i].val[0] == 3);
+                CHECK_STR(sb_str(&lab), "comm=app pid=#200 thread=#201");
+                seen |= 2;
+            }
+        } else if (strstr(sb_str(&leaf), "other")) {
+            CHECK_STR(sb_str(&leaf), "1300:other@-:0");
+            CHECK(d.s[i].val[0] == 5);
+            CHECK_STR(sb_str(&lab), "comm=app pid=#200");
+            seen |= 4;
+        } else {
+            CHECK(strstr(sb_str(&leaf), "tick") != NULL);
+            CHECK(d.loc_map[d.s[i].loc[0]] != app_map && d.loc_addr[d.s[i].loc[0]] == 0);
+            CHECK(d.s[i].val[0] == 2);
+            CHECK_STR(sb_str(&lab), "comm=app"); /* unclaimed: the process frame's name */
+            seen |= 8;
+        }
+        sb_free(&lab);
+        sb_free(&leaf);
+        sb_free(&root);
+    }
+    CHECK(seen == 15 && d.ns == 4);
+    CHECK(total == profile_total(p));
+    dec_free(&d);
+
+    /* a kept pprof file goes when the strings are rewritten */
+    profile_keep_pprof(p, "\x1f\x8b", 2);
+    CHECK(p->sites->kept_pprof_len == 2 && memcmp(p->sites->kept_pprof, "\x1f\x8b", 2) == 0);
+    profile_map_strings(p, upper_fn, NULL);
+    CHECK(p->sites->kept_pprof == NULL);
+    sb_free(&raw);
+    sb_free(&sb);
+    profile_free(p);
+}
+
+TEST(pprof_labels_never_exceed_the_stack)
+{
+    /* labelled counts above the stack's own count (a path cut short when
+     * the node space ran out) are clipped: totals stay the folded file's */
+    struct profile *p = profile_new("offcpu", "Off-CPU time", "us");
+    const char *s1[] = {"db", "wait"};
+    add(p, s1, (const uint8_t[]){FRAME_PROCESS, FRAME_KERNEL}, 2, 10);
+    uint32_t leaf = profile_find(p, s1, 2);
+    profile_add_labelled(p, leaf, 1, 0, "db", NULL, NULL, 8);
+    profile_add_labelled(p, leaf, 2, 0, "db", NULL, NULL, 8);
+    struct strbuf raw = STRBUF_INIT;
+    pprof_encode(NULL, p, &raw);
+    struct dec d;
+    decode(raw.buf, raw.len, &d);
+    CHECK(!d.bad);
+    REQUIRE(d.ns == 2);
+    CHECK(d.s[0].val[0] == 8000 && d.s[1].val[0] == 2000);
+    dec_free(&d);
+    sb_free(&raw);
     profile_free(p);
 }

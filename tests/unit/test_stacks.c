@@ -6,6 +6,7 @@
 #include "harness.h"
 #include "../../src/collect/stacks.h"
 #include "../../src/model/profile.h"
+#include "../../src/model/profile_sites.h"
 #include "../../src/symbolize/symbolize.h"
 #include "../../src/util/hostfs.h"
 #include "../../src/util/strbuf.h"
@@ -13,6 +14,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -164,6 +166,69 @@ TEST(stacks_resolve_fake_map)
     CHECK_NUM(st.frames_unresolved, 0, 0);
     CHECK_STR(stack_miss_name(STACK_MISS_FULL), "stack map full");
 
+    stack_resolver_free(sr);
+    profile_free(p);
+    symbolizer_free(sym);
+    close(fd);
+}
+
+/* The drain's extras for the pprof export: each user frame's node gets its
+ * address (the leaf's as sampled, callers' minus one) and its mapping (this
+ * binary); each stack the pid, comm and cgroup. */
+TEST(stacks_sites_and_labels)
+{
+    int fd = map_or_skip();
+    if (fd < 0)
+        return;
+    uint64_t u[3] = {(uint64_t)(uintptr_t)&stacktest_leaf + 1,
+                     (uint64_t)(uintptr_t)&stacktest_middle + 2,
+                     (uint64_t)(uintptr_t)&stacktest_outer + 2};
+    put(fd, 1, u, 3);
+    struct symbolizer *sym = symbolizer_new();
+    struct stack_resolver *sr = stack_resolver_new(sym, fd, STACKS_USER_PER_PID);
+    struct profile *p = profile_new("cpu", "On-CPU profile", "samples");
+    uint32_t me = (uint32_t)getpid();
+    CHECK_NUM(stack_resolver_prefetch(sr, me, STACK_ID_NONE, 1), 1, 0);
+    CHECK(stack_resolver_add(sr, p, me, "tester", STACK_ID_NONE, 1, 5) == 0);
+    CHECK(stack_resolver_add(sr, p, me, "tester", STACK_ID_NONE, 1, 2) == 0);
+    const char *path[] = {"tester", "stacktest_outer", "stacktest_middle", "stacktest_leaf"};
+    uint32_t n_proc = profile_find(p, path, 1), n_mid = profile_find(p, path, 3),
+             n_leaf = profile_find(p, path, 4);
+    REQUIRE(n_leaf != PROFILE_NONE && n_mid != PROFILE_NONE);
+    CHECK(profile_node_site(p, n_proc) == NULL);
+    const struct profile_site *ls = profile_node_site(p, n_leaf), *ms = profile_node_site(p, n_mid);
+    REQUIRE(ls && ms && p->sites);
+    CHECK(ls->mapping && ls->mapping == ms->mapping);
+    const struct profile_mapping *m = &p->sites->maps[ls->mapping - 1];
+    /* one process: its own range, so the addresses are as sampled */
+    CHECK(ls->addr == u[0] && ms->addr == u[1] - 1);
+    CHECK(m->start <= u[0] && u[0] < m->limit);
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    REQUIRE(n > 0);
+    exe[n] = '\0';
+    CHECK_STR(profile_str(p, m->path), exe);
+    /* no file:line here: perfreport's own stacks (this process) are named
+     * without DWARF (stacks.c); tests/e2e/exports.sh checks a workload's */
+    /* both adds labelled with the process */
+    REQUIRE(p->sites->nstacks == 2 && p->sites->nlabels == 1);
+    const struct profile_label *lab = &p->sites->labels[0];
+    CHECK(lab->pid == me && lab->tid == 0);
+    CHECK_STR(profile_str(p, lab->comm), "tester");
+    CHECK(p->sites->stacks[0].node == n_leaf && p->sites->stacks[0].count == 5);
+    CHECK(p->sites->stacks[1].node == n_leaf && p->sites->stacks[1].count == 2);
+    /* the cgroup: what /proc/self/cgroup says (v2 line "0::PATH") */
+    struct strbuf cg = STRBUF_INIT;
+    if (hostfs_read("/proc/self/cgroup", &cg, 65536) == 0) {
+        const char *v2 = strstr(sb_str(&cg), "0::");
+        if (v2 && (v2 == sb_str(&cg) || v2[-1] == '\n')) {
+            char want[1024];
+            snprintf(want, sizeof want, "%.*s", (int)strcspn(v2 + 3, "\n"), v2 + 3);
+            REQUIRE(lab->cgroup != PROFILE_NONE);
+            CHECK_STR(profile_str(p, lab->cgroup), want);
+        }
+    }
+    sb_free(&cg);
     stack_resolver_free(sr);
     profile_free(p);
     symbolizer_free(sym);

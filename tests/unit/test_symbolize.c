@@ -11,9 +11,11 @@
 #include "../../src/util/hostfs.h"
 #include "../../src/util/strbuf.h"
 #include <errno.h>
+#include <elf.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <link.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -304,6 +306,71 @@ TEST(sym_user_self_function)
     CHECK_NUM(st.binaries_read, 1, 0); /* read once */
     CHECK_NUM(st.addr_cache_hits, 1, 0);
     CHECK_NUM(st.pids_read, 1, 0);
+    symbolizer_free(s);
+}
+
+/* The build-id of the running program from its loaded PT_NOTE segments
+ * (dl_iterate_phdr, not libelf), in hex. */
+static int self_build_id_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    char *hex = data;
+    if (info->dlpi_name && info->dlpi_name[0])
+        return 0; /* the main program has an empty name */
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_NOTE)
+            continue;
+        const unsigned char *n = (const unsigned char *)(info->dlpi_addr + ph->p_vaddr);
+        const unsigned char *end = n + ph->p_memsz;
+        while (n + sizeof(ElfW(Nhdr)) <= end) {
+            const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)(const void *)n;
+            const unsigned char *name = n + sizeof *nh;
+            const unsigned char *desc = name + ((nh->n_namesz + 3) & ~3u);
+            if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 && memcmp(name, "GNU", 4) == 0 &&
+                desc + nh->n_descsz <= end && nh->n_descsz <= 64) {
+                for (size_t k = 0; k < nh->n_descsz; k++)
+                    snprintf(hex + 2 * k, 3, "%02x", desc[k]);
+                return 1;
+            }
+            n = desc + ((nh->n_descsz + 3) & ~3u);
+        }
+    }
+    return 0;
+}
+
+TEST(sym_user_mapping_and_build_id)
+{
+    char want[129] = "";
+    dl_iterate_phdr(self_build_id_cb, want);
+    char *ret = symtest_self_outer(1);
+    struct symbolizer *s = symbolizer_new();
+    struct sym_frame f, inl[4];
+    size_t ni = 0;
+    uint64_t a = (uint64_t)(uintptr_t)(ret - 1);
+    CHECK_NUM(sym_user(s, getpid(), a, &f, inl, 4, &ni), 0, 0);
+    REQUIRE(f.mapping != NULL);
+    CHECK_NUM(f.addr, a, 0);
+    CHECK(f.mapping->start <= a && a < f.mapping->end);
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    REQUIRE(n > 0);
+    exe[n] = '\0';
+    CHECK_STR(f.mapping->path, exe);
+    if (*want)
+        CHECK_STR(f.mapping->build_id ? f.mapping->build_id : "(none)", want);
+    else
+        CHECK(f.mapping->build_id == NULL);
+    /* the inline frame is at the same address, in the same mapping */
+    REQUIRE(ni == 1);
+    CHECK(inl[0].mapping == f.mapping && inl[0].addr == a);
+    /* a second lookup in the mapping: the same record */
+    const struct sym_mapping *m = f.mapping;
+    CHECK_NUM(sym_user(s, getpid(), a + 1, &f, NULL, 0, NULL), 0, 0);
+    CHECK(f.mapping == m);
+    /* nothing mapped there: no mapping */
+    CHECK_NUM(sym_user(s, getpid(), 0x10, &f, NULL, 0, NULL), 1, 0);
+    CHECK(f.mapping == NULL && f.addr == 0);
     symbolizer_free(s);
 }
 
