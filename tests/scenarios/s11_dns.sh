@@ -69,6 +69,16 @@ nxrow="[r['failed'] == r['lookups'] > 0 for r in next(t for t in d['tables'] if 
 expect_text scenario_dns_nxdomain_name_failed "$TMPD/b" "$nxrow" "[True]"
 expect_text scenario_dns_section "$TMPD/b" "open(sys.argv[1].replace('report.json', 'report.md')).read()" "## DNS lookups"
 expect_text scenario_dns_bypass_said "$TMPD/b" "open(sys.argv[1].replace('report.json', 'report.md')).read()" "Go programs"
+# report.json carries the section: re-rendered, report.md is the same.
+if "$PERFREPORT_BIN" render "$TMPD/b" -o "$TMPD/r" -q 2>"$TMPD/render.err" || [ -f "$TMPD/r/report.md" ]; then
+    if grep -q '^## DNS lookups' "$TMPD/r/report.md" && cmp -s "$TMPD/b/report.md" "$TMPD/r/report.md"; then
+        ok scenario_dns_render_round_trip
+    else
+        not_ok scenario_dns_render_round_trip "$(diff "$TMPD/b/report.md" "$TMPD/r/report.md" | head -5)"
+    fi
+else
+    not_ok scenario_dns_render_round_trip "render failed: $(head -c 300 "$TMPD/render.err")"
+fi
 
 # --obfuscate: the names are gone from every file of the bundle, the
 # finding is still there under a placeholder, the map has the real names.
