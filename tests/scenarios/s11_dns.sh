@@ -69,6 +69,15 @@ nxrow="[r['failed'] == r['lookups'] > 0 for r in next(t for t in d['tables'] if 
 expect_text scenario_dns_nxdomain_name_failed "$TMPD/b" "$nxrow" "[True]"
 expect_text scenario_dns_section "$TMPD/b" "open(sys.argv[1].replace('report.json', 'report.md')).read()" "## DNS lookups"
 expect_text scenario_dns_bypass_said "$TMPD/b" "open(sys.argv[1].replace('report.json', 'report.md')).read()" "Go programs"
+# The hostile name is host text: escaped in every text file (the .pb.gz
+# are binary), never raw; no markup in the page.
+esc=$(printf '\033')
+if grep -rlIF "$esc" "$TMPD/b" >/dev/null || grep -qF '<b>x' "$TMPD/b/index.html"; then
+    not_ok scenario_dns_hostile_name_escaped "a raw escape byte or markup in: $(grep -rlIF "$esc" "$TMPD/b" | tr '\n' ' ') $(grep -lF '<b>x' "$TMPD/b/index.html")"
+else
+    expect_text scenario_dns_hostile_name_escaped "$TMPD/b" "[r['name'] for r in next(t for t in d['tables'] if t['name'] == 'dns.names')['rows']]" "<b>x\x1b[31m"
+fi
+
 # report.json carries the section: re-rendered, report.md is the same.
 if "$PERFREPORT_BIN" render "$TMPD/b" -o "$TMPD/r" -q 2>"$TMPD/render.err" || [ -f "$TMPD/r/report.md" ]; then
     if grep -q '^## DNS lookups' "$TMPD/r/report.md" && cmp -s "$TMPD/b/report.md" "$TMPD/r/report.md"; then
