@@ -231,37 +231,6 @@ static __always_inline void leave(long ret)
     bpf_map_delete_elem(&calls, &tid);
 }
 
-SEC("uprobe")
-int BPF_KPROBE(dns_getaddrinfo, const char *node)
-{
-    if (node) /* NULL: a service or a wildcard address, no name to resolve */
-        enter(DNS_GETADDRINFO, node, 0, 0);
-    return 0;
-}
-
-SEC("uprobe")
-int BPF_KPROBE(dns_gethostbyname, const char *name)
-{
-    enter(DNS_GETHOSTBYNAME, name, 0, 0);
-    return 0;
-}
-
-SEC("uprobe")
-int BPF_KPROBE(dns_gethostbyname2, const char *name)
-{
-    enter(DNS_GETHOSTBYNAME2, name, 0, 0);
-    return 0;
-}
-
-/* gethostbyname_r(name, ret, buf, buflen, result, h_errnop) */
-SEC("uprobe")
-int BPF_KPROBE(dns_gethostbyname_r, const char *name, void *r2, void *buf, __u64 len,
-               void *result)
-{
-    enter(DNS_GETHOSTBYNAME_R, name, 0, (__u64)result);
-    return 0;
-}
-
 /* The sixth argument: libbpf's macros stop at the fifth here. */
 #if defined(__TARGET_ARCH_x86)
 #define ARG6(ctx) ((ctx)->r9)
@@ -271,20 +240,35 @@ int BPF_KPROBE(dns_gethostbyname_r, const char *name, void *r2, void *buf, __u64
 #define ARG6(ctx) 0 /* unknown: the _r form's NULL result goes uncounted */
 #endif
 
-/* gethostbyname2_r(name, af, ret, buf, buflen, result, h_errnop) */
+/* One entry program for every function: the attach cookie says which
+ * (one uprobe_multi link per C library then covers them all). */
 SEC("uprobe")
-int dns_gethostbyname2_r(struct pt_regs *ctx)
+int dns_entry(struct pt_regs *ctx)
 {
-    enter(DNS_GETHOSTBYNAME2_R, (const void *)PT_REGS_PARM1(ctx), 0, (__u64)ARG6(ctx));
-    return 0;
-}
-
-/* getnameinfo(sa, salen, host, hostlen, serv, servlen, flags) */
-SEC("uprobe")
-int BPF_KPROBE(dns_getnameinfo, const void *sa, __u32 salen, char *host)
-{
-    if (host && salen >= 16) /* no host wanted: only a service name */
-        enter(DNS_GETNAMEINFO, sa, salen, 0);
+    __u32 func = (__u32)bpf_get_attach_cookie(ctx);
+    const void *a1 = (const void *)PT_REGS_PARM1(ctx);
+    switch (func) {
+    case DNS_GETADDRINFO: /* NULL node: a service or a wildcard address, no name */
+        if (a1)
+            enter(func, a1, 0, 0);
+        break;
+    case DNS_GETHOSTBYNAME:
+    case DNS_GETHOSTBYNAME2:
+        enter(func, a1, 0, 0);
+        break;
+    case DNS_GETHOSTBYNAME_R: /* (name, ret, buf, buflen, result, h_errnop) */
+        enter(func, a1, 0, (__u64)PT_REGS_PARM5(ctx));
+        break;
+    case DNS_GETHOSTBYNAME2_R: /* (name, af, ret, buf, buflen, result, h_errnop) */
+        enter(func, a1, 0, (__u64)ARG6(ctx));
+        break;
+    case DNS_GETNAMEINFO: { /* (sa, salen, host, ...): no host wanted, no lookup */
+        __u32 salen = (__u32)PT_REGS_PARM2(ctx);
+        if (PT_REGS_PARM3(ctx) && salen >= 16)
+            enter(func, a1, salen, 0);
+        break;
+    }
+    }
     return 0;
 }
 

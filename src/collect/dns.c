@@ -17,11 +17,14 @@
 #include <arpa/inet.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <gelf.h>
+#include <libelf.h>
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <linux/bpf.h>
 #include <linux/openat2.h>
 #include <math.h>
 #include <netdb.h>
@@ -565,7 +568,10 @@ void dns_fill(struct report *r, struct dns_proc_rec *procs, size_t np, struct dn
 struct dns_state {
     struct dns_bpf *skel;
     struct libc_set libcs;
-    struct bpf_link **links;
+    bool multi;             /* uprobe_multi links (else one perf-event uprobe each) */
+    int *fds;               /* the links' descriptors, closed in drop_links */
+    size_t nfds, capfds;
+    struct bpf_link **links; /* perf-event uprobes */
     size_t nlinks, caplinks;
     unsigned failed_attach; /* functions a libc lacks or that did not attach */
     double attach_ms;       /* time spent attaching */
@@ -607,6 +613,9 @@ static void dns_destroy(void *state)
     for (size_t i = 0; i < st->nlinks; i++)
         bpf_link__destroy(st->links[i]);
     free(st->links);
+    for (size_t i = 0; i < st->nfds; i++)
+        close(st->fds[i]);
+    free(st->fds);
     dns_bpf__destroy(st->skel);
     libc_set_close(&st->libcs);
     free(st);
@@ -618,29 +627,144 @@ static void keep_link(struct dns_state *st, struct bpf_link *l)
     st->links[st->nlinks++] = l;
 }
 
-/* The entry and return probes of every function in one C library file;
- * how many functions got both. */
-static unsigned attach_libc(struct dns_state *st, struct libc_file *f)
+/* File offsets of the functions in an ELF file's symbol tables (.dynsym,
+ * else .symtab; "name@VERSION" too); 0 where absent.  How many found. */
+static unsigned func_offsets(int fd, uint64_t off[DNS_NFUNCS])
+{
+    memset(off, 0, DNS_NFUNCS * sizeof *off);
+    if (elf_version(EV_CURRENT) == EV_NONE)
+        return 0;
+    Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+    if (!elf)
+        return 0;
+    unsigned found = 0;
+    static const Elf64_Word kinds[] = {SHT_DYNSYM, SHT_SYMTAB};
+    for (size_t k = 0; k < ARRAY_LEN(kinds) && found < DNS_NFUNCS; k++) {
+        Elf_Scn *scn = NULL;
+        while ((scn = elf_nextscn(elf, scn))) {
+            GElf_Shdr sh;
+            if (!gelf_getshdr(scn, &sh) || sh.sh_type != kinds[k] || !sh.sh_entsize)
+                continue;
+            Elf_Data *d = elf_getdata(scn, NULL);
+            if (!d)
+                continue;
+            size_t nsym = sh.sh_size / sh.sh_entsize;
+            for (size_t i = 0; i < nsym; i++) {
+                GElf_Sym sym;
+                if (!gelf_getsym(d, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+                    sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE)
+                    continue;
+                const char *name = elf_strptr(elf, sh.sh_link, sym.st_name);
+                if (!name)
+                    continue;
+                size_t nl = strcspn(name, "@");
+                for (int f = 0; f < DNS_NFUNCS; f++) {
+                    if (off[f] || strlen(func_names[f]) != nl ||
+                        strncmp(name, func_names[f], nl) != 0)
+                        continue;
+                    GElf_Shdr ts;
+                    Elf_Scn *text = elf_getscn(elf, sym.st_shndx);
+                    if (text && gelf_getshdr(text, &ts) && sym.st_value >= ts.sh_addr &&
+                        sym.st_value - ts.sh_addr < ts.sh_size) {
+                        off[f] = sym.st_value - ts.sh_addr + ts.sh_offset;
+                        found++;
+                    }
+                }
+            }
+        }
+    }
+    elf_end(elf);
+    return found;
+}
+
+/* BPF_LINK_CREATE for a uprobe_multi link, in the kernel's layout (Linux
+ * 6.6; the installed uapi headers predate it). */
+#define DNS_TRACE_UPROBE_MULTI 48
+#define DNS_F_UPROBE_MULTI_RETURN 1u
+struct uprobe_multi_attr {
+    uint32_t prog_fd, target_fd, attach_type, flags;
+    uint64_t path, offsets, ref_ctr_offsets, cookies;
+    uint32_t cnt, um_flags, pid, pad;
+};
+
+static int uprobe_multi_link(int prog_fd, const char *path, const uint64_t *offs,
+                             const uint64_t *cookies, uint32_t cnt, bool ret, uint32_t pid)
+{
+    struct uprobe_multi_attr a;
+    memset(&a, 0, sizeof a);
+    a.prog_fd = (uint32_t)prog_fd;
+    a.attach_type = DNS_TRACE_UPROBE_MULTI;
+    a.path = (uint64_t)(uintptr_t)path;
+    a.offsets = (uint64_t)(uintptr_t)offs;
+    a.cookies = (uint64_t)(uintptr_t)cookies;
+    a.cnt = cnt;
+    a.um_flags = ret ? DNS_F_UPROBE_MULTI_RETURN : 0;
+    a.pid = pid;
+    int fd = (int)syscall(__NR_bpf, BPF_LINK_CREATE, &a, sizeof a);
+    return fd < 0 ? -errno : fd;
+}
+
+static void keep_fd(struct dns_state *st, int fd)
+{
+    xgrow(&st->fds, &st->capfds, st->nfds + 1, sizeof *st->fds);
+    st->fds[st->nfds++] = fd;
+}
+
+/* Every function of one C library file under two uprobe_multi links
+ * (entries, returns), the attach cookie naming the function; pid > 0
+ * limits them to that process.  How many functions are probed. */
+static unsigned attach_libc_multi(struct dns_state *st, struct libc_file *f, uint32_t pid)
+{
+    uint64_t all[DNS_NFUNCS], offs[DNS_NFUNCS], cookies[DNS_NFUNCS];
+    func_offsets(f->fd, all);
+    uint32_t cnt = 0;
+    for (int i = 0; i < DNS_NFUNCS; i++)
+        if (all[i]) {
+            offs[cnt] = all[i];
+            cookies[cnt++] = (uint64_t)i;
+        }
+    st->failed_attach += DNS_NFUNCS - cnt;
+    if (!cnt)
+        return 0;
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/fd/%d", f->fd);
+    /* the return probes first: an entry without one would leave a call
+     * open in the per-thread map */
+    int rfd = uprobe_multi_link(bpf_program__fd(st->skel->progs.dns_return), path, offs, cookies,
+                                cnt, true, pid);
+    if (rfd < 0)
+        return 0;
+    int efd = uprobe_multi_link(bpf_program__fd(st->skel->progs.dns_entry), path, offs, cookies,
+                                cnt, false, pid);
+    if (efd < 0) {
+        close(rfd);
+        return 0;
+    }
+    keep_fd(st, rfd);
+    keep_fd(st, efd);
+    return cnt;
+}
+
+/* The same with one perf-event uprobe per function and direction (kernels
+ * before 6.6).  How many functions got both. */
+static unsigned attach_libc_single(struct dns_state *st, struct libc_file *f)
 {
     struct dns_bpf *s = st->skel;
-    struct bpf_program *entry[DNS_NFUNCS] = {
-        s->progs.dns_getaddrinfo,     s->progs.dns_gethostbyname,   s->progs.dns_gethostbyname2,
-        s->progs.dns_gethostbyname_r, s->progs.dns_gethostbyname2_r, s->progs.dns_getnameinfo};
     char path[64];
     snprintf(path, sizeof path, "/proc/self/fd/%d", f->fd);
     unsigned ok = 0;
     for (int i = 0; i < DNS_NFUNCS; i++) {
-        LIBBPF_OPTS(bpf_uprobe_opts, eo, .func_name = func_names[i], .retprobe = false);
+        LIBBPF_OPTS(bpf_uprobe_opts, eo, .func_name = func_names[i], .retprobe = false,
+                    .bpf_cookie = (uint64_t)i);
         LIBBPF_OPTS(bpf_uprobe_opts, ro, .func_name = func_names[i], .retprobe = true);
-        /* the return probe first: an entry without it would leave a call
-         * open in the per-thread map */
         struct bpf_link *rl = bpf_program__attach_uprobe_opts(s->progs.dns_return, -1, path, 0,
                                                               &ro);
         if (!rl) {
             st->failed_attach++;
             continue;
         }
-        struct bpf_link *el = bpf_program__attach_uprobe_opts(entry[i], -1, path, 0, &eo);
+        struct bpf_link *el = bpf_program__attach_uprobe_opts(s->progs.dns_entry, -1, path, 0,
+                                                              &eo);
         if (!el) {
             bpf_link__destroy(rl);
             st->failed_attach++;
@@ -651,6 +775,42 @@ static unsigned attach_libc(struct dns_state *st, struct libc_file *f)
         ok++;
     }
     return ok;
+}
+
+/* Opens and loads the programs for multi or single links.  0 or -errno. */
+static int load_progs(struct dns_state *st, bool multi, uint32_t tgid, uint64_t cgid)
+{
+    st->skel = dns_bpf__open();
+    if (!st->skel)
+        return errno ? -errno : -ENOMEM;
+    struct dns_bpf *s = st->skel;
+    s->rodata->targ_tgid = tgid;
+    s->rodata->targ_cgid = cgid;
+    s->rodata->self_tgid = (uint32_t)getpid();
+    kbpf_alloc_on_insert(s->maps.procs);
+    kbpf_alloc_on_insert(s->maps.errs);
+    kbpf_alloc_on_insert(s->maps.names);
+    if (multi) {
+        bpf_program__set_expected_attach_type(s->progs.dns_entry, DNS_TRACE_UPROBE_MULTI);
+        bpf_program__set_expected_attach_type(s->progs.dns_return, DNS_TRACE_UPROBE_MULTI);
+    }
+    int rc = dns_bpf__load(s);
+    if (rc == 0 && !s->bss)
+        rc = -EOPNOTSUPP; /* the recording switch needs the mmapped .bss */
+    st->multi = multi;
+    return rc < 0 ? rc : -rc;
+}
+
+static unsigned attach_all(struct dns_state *st, uint32_t tgid)
+{
+    unsigned total = 0;
+    st->failed_attach = 0;
+    for (size_t i = 0; i < st->libcs.n; i++) {
+        struct libc_file *f = &st->libcs.f[i];
+        f->attached = st->multi ? attach_libc_multi(st, f, tgid) : attach_libc_single(st, f);
+        total += f->attached;
+    }
+    return total;
 }
 
 static int dns_start(struct collect_ctx *ctx, void **state, char *err, size_t n)
@@ -667,32 +827,26 @@ static int dns_start(struct collect_ctx *ctx, void **state, char *err, size_t n)
         snprintf(err, n, "no C library could be opened");
         return -ENOENT;
     }
-    st->skel = dns_bpf__open();
-    if (!st->skel) {
-        snprintf(err, n, "open dns BPF object: %s", strerror(errno));
-        return -errno;
+    /* uprobe_multi first: one wait per link at the end, where single
+     * uprobes wait once each (see drop_links); kernels before 6.6 refuse
+     * its attach type at load or at attach, and get single uprobes */
+    bool multi = !kbpf_force_classic();
+    double t0 = mono_ms();
+    rc = load_progs(st, multi, tgid, cgid);
+    unsigned total = rc == 0 ? attach_all(st, tgid) : 0;
+    if (multi && !total) {
+        dns_bpf__destroy(st->skel);
+        st->skel = NULL;
+        rc = load_progs(st, false, tgid, cgid);
+        total = rc == 0 ? attach_all(st, tgid) : 0;
     }
-    struct dns_bpf *s = st->skel;
-    s->rodata->targ_tgid = tgid;
-    s->rodata->targ_cgid = cgid;
-    s->rodata->self_tgid = (uint32_t)getpid();
-    kbpf_alloc_on_insert(s->maps.procs);
-    kbpf_alloc_on_insert(s->maps.errs);
-    kbpf_alloc_on_insert(s->maps.names);
-    rc = dns_bpf__load(s);
-    if (rc == 0 && !s->bss)
-        rc = -EOPNOTSUPP; /* the recording switch needs the mmapped .bss */
     if (rc) {
         char e[128];
         libbpf_strerror(rc, e, sizeof e);
         snprintf(err, n, "load dns BPF: %s", e);
-        return rc < 0 ? rc : -rc;
+        return rc;
     }
-    unsigned total = 0;
-    double t0 = mono_ms();
     for (size_t i = 0; i < st->libcs.n; i++) {
-        st->libcs.f[i].attached = attach_libc(st, &st->libcs.f[i]);
-        total += st->libcs.f[i].attached;
         /* attached uprobes hold the inode: the descriptor is done */
         close(st->libcs.f[i].fd);
         st->libcs.f[i].fd = -1;
@@ -724,10 +878,9 @@ static int dns_end(struct collect_ctx *ctx, void *state)
 
 /* Closing a uprobe waits for the kernel to unregister it (grace periods,
  * under a lock the closes partly share): on the loaded 2-CPU test VM the 12
- * probes of one libc took 0.95-1.1 s closed in a row and 0.47-0.69 s closed
- * from threads of their own.  A uprobe_multi link (Linux 6.6, libbpf 1.3)
- * would wait once per link; this libbpf has none.  A thread that cannot be
- * started closes its share itself. */
+ * single uprobes of one libc took 0.95-1.1 s closed in a row and 0.47-0.69 s
+ * closed from threads of their own; its two uprobe_multi links ~0.1 s.  A
+ * thread that cannot be started closes its share itself. */
 #define DNS_DETACH_THREADS 16
 struct detach_job {
     struct bpf_link **links;
@@ -744,8 +897,17 @@ static void *detach_some(void *arg)
     return NULL;
 }
 
+/* uprobe_multi links: one wait each, two per C library. */
+static void close_fds(struct dns_state *st)
+{
+    for (size_t i = 0; i < st->nfds; i++)
+        close(st->fds[i]);
+    st->nfds = 0;
+}
+
 static void drop_links(struct dns_state *st)
 {
+    close_fds(st);
     size_t nt = st->nlinks < DNS_DETACH_THREADS ? st->nlinks : DNS_DETACH_THREADS;
     pthread_t th[DNS_DETACH_THREADS];
     struct detach_job jobs[DNS_DETACH_THREADS];
@@ -838,8 +1000,9 @@ static int dns_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     if (st->failed_attach)
         ledger_note(e, "%u function probes not attached (absent from a C library)",
                     st->failed_attach);
-    ledger_note(e, "uprobes on %s; attached in %.1f ms, detached in %.1f ms, drained in %.1f ms",
-                sb_str(&which), st->attach_ms, detach_ms, mono_ms() - t0 - detach_ms);
+    ledger_note(e, "%s on %s; attached in %.1f ms, detached in %.1f ms, drained in %.1f ms",
+                st->multi ? "uprobe_multi links" : "single uprobes", sb_str(&which),
+                st->attach_ms, detach_ms, mono_ms() - t0 - detach_ms);
     sb_free(&which);
     return 0;
 }
