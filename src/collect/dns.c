@@ -627,9 +627,7 @@ static void keep_link(struct dns_state *st, struct bpf_link *l)
     st->links[st->nlinks++] = l;
 }
 
-/* File offsets of the functions in an ELF file's symbol tables (.dynsym,
- * else .symtab; "name@VERSION" too); 0 where absent.  How many found. */
-static unsigned func_offsets(int fd, uint64_t off[DNS_NFUNCS])
+unsigned dns_func_offsets(int fd, uint64_t off[DNS_NFUNCS])
 {
     memset(off, 0, DNS_NFUNCS * sizeof *off);
     if (elf_version(EV_CURRENT) == EV_NONE)
@@ -716,7 +714,7 @@ static void keep_fd(struct dns_state *st, int fd)
 static unsigned attach_libc_multi(struct dns_state *st, struct libc_file *f, uint32_t pid)
 {
     uint64_t all[DNS_NFUNCS], offs[DNS_NFUNCS], cookies[DNS_NFUNCS];
-    func_offsets(f->fd, all);
+    dns_func_offsets(f->fd, all);
     uint32_t cnt = 0;
     for (int i = 0; i < DNS_NFUNCS; i++)
         if (all[i]) {

@@ -30,6 +30,11 @@ struct dns_libc_map {
 };
 bool dns_maps_libc(const char *line, size_t len, struct dns_libc_map *out);
 
+/* File offsets of the enum dns_func functions in the ELF file fd (the
+ * symbol tables .dynsym, else .symtab; "name@VERSION" too), where a
+ * uprobe goes; 0 where absent.  How many were found. */
+unsigned dns_func_offsets(int fd, uint64_t off[DNS_NFUNCS]);
+
 /* What the programs aggregated, as the collector drained it. */
 struct dns_proc_rec {
     uint32_t pid;

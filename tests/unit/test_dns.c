@@ -8,6 +8,9 @@
 #include "../../src/model/model.h"
 #include "../../src/privacy/obfuscate.h"
 #include <arpa/inet.h>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <math.h>
 #include <netdb.h>
 #include <stdio.h>
@@ -227,4 +230,38 @@ TEST(dns_obfuscate_hides_looked_up_names)
     /* the first label alone is another word, left alone */
     CHECK_STR(table_str(report_find_table(r, "dns.procs"), 0, "comm"), "client");
     report_free(r);
+}
+
+/* The offsets are where the functions' code is: the bytes at each offset
+ * of the C library file are the bytes the loaded function starts with. */
+TEST(dns_func_offsets_point_at_the_code)
+{
+    void *h = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+    REQUIRE(h != NULL);
+    void *fn = dlsym(h, "getaddrinfo");
+    Dl_info info;
+    REQUIRE(fn && dladdr(fn, &info) && info.dli_fname);
+    int fd = open(info.dli_fname, O_RDONLY | O_CLOEXEC);
+    REQUIRE(fd >= 0);
+    uint64_t off[DNS_NFUNCS];
+    CHECK(dns_func_offsets(fd, off) == DNS_NFUNCS);
+    static const char *const names[DNS_NFUNCS] = {
+        "getaddrinfo", "gethostbyname", "gethostbyname2", "gethostbyname_r", "gethostbyname2_r",
+        "getnameinfo"};
+    for (int i = 0; i < DNS_NFUNCS; i++) {
+        void *f = dlsym(h, names[i]);
+        unsigned char file[16], mem[16];
+        REQUIRE(f && off[i]);
+        CHECK(pread(fd, file, sizeof file, (off_t)off[i]) == (ssize_t)sizeof file);
+        memcpy(mem, f, sizeof mem);
+        CHECK(memcmp(file, mem, sizeof file) == 0);
+    }
+    /* not an ELF file: nothing found */
+    int nfd = open(fixture("../../src/model/NAMES.md"), O_RDONLY | O_CLOEXEC);
+    REQUIRE(nfd >= 0);
+    CHECK(dns_func_offsets(nfd, off) == 0);
+    CHECK(off[0] == 0);
+    close(nfd);
+    close(fd);
+    dlclose(h);
 }
