@@ -231,17 +231,23 @@ struct seen_maps {
     size_t n;
 };
 
-static bool seen_before(struct seen_maps *s, const struct dns_libc_map *m)
+static bool seen_before(const struct seen_maps *s, const struct dns_libc_map *m)
 {
     for (size_t i = 0; i < s->n; i++)
         if (s->ino[i] == m->inode && strcmp(s->dev[i], m->dev) == 0)
             return true;
+    return false;
+}
+
+/* Only files opened are marked: one a process could not give us (it
+ * exited) is tried again through the next process that maps it. */
+static void mark_seen(struct seen_maps *s, const struct dns_libc_map *m)
+{
     if (s->n < ARRAY_LEN(s->ino)) {
         s->ino[s->n] = m->inode;
         snprintf(s->dev[s->n], sizeof s->dev[0], "%s", m->dev);
         s->n++;
     }
-    return false;
 }
 
 /* The C libraries process pid maps, into set (first=true: stop at the
@@ -265,8 +271,10 @@ static size_t scan_pid(pid_t pid, struct libc_set *set, struct seen_maps *seen, 
                 break;
             if (!seen_before(seen, &m)) {
                 int fd = open_mapped(pid, &m);
-                if (fd >= 0)
+                if (fd >= 0) {
+                    mark_seen(seen, &m);
                     libc_add(set, fd, m.path, pid);
+                }
             }
         }
         p = nl ? nl + 1 : end;
