@@ -140,6 +140,7 @@ RULE(rule_syscall_errors);
 RULE(rule_process_churn);
 RULE(rule_offcpu_wait);
 RULE(rule_lock_contention);
+RULE(rule_dns_latency);
 #undef RULE
 
 #endif

@@ -148,6 +148,14 @@ static const struct rule rules[] = {
      "it), split the lock (per-bucket/per-thread data), use a reader-writer lock for "
      "read-mostly data, or reduce the number of threads contending.",
      rule_lock_contention},
+    {"dns.latency", "dns",
+     "Find where the time goes: the nameservers in /etc/resolv.conf (is the first one "
+     "reachable? a dead one costs its whole timeout on every lookup), search domains with "
+     "ndots (a short name is tried in every domain first), and whether the process looks "
+     "the same name up again and again: a local cache (nscd, systemd-resolved, dnsmasq) or "
+     "one in the application answers in well under a millisecond. A lookup near 1 s or 5 s "
+     "is a lost reply retried after resolv.conf's timeout.",
+     rule_dns_latency},
 };
 
 void rules_run(struct report *r)

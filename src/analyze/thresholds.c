@@ -132,6 +132,15 @@ static const struct thr_def defaults[] = {
      * segments cannot judge them (another network namespace): a healthy
      * host retransmits now and then; 5/s sustained is a lossy connection. */
     {"tcp.retrans_per_s", "TCP retransmits seen by the tracepoint", "/s", 5, 50, false},
+    /* One process's p99 DNS lookup time through the C library.  A cached
+     * answer (nscd, systemd-resolved, a local dnsmasq) takes well under
+     * 1 ms, a resolver in the same network 1-20 ms, an uncached recursion
+     * across the internet some tens of ms: 100 ms at p99 is a slow or
+     * distant resolver, or lookups that go to it although they could be
+     * cached, and it adds to every request that resolves.  1 s is no
+     * slow answer but a lost one: glibc retries after resolv.conf's timeout
+     * (5 s by default, 1 s at the least), or a dead first nameserver. */
+    {"dns.latency_ms", "DNS lookup time of one process (p99)", "ms", 100, 1000, false},
     /* One function's self share of the non-idle on-CPU samples: a healthy
      * profile spreads (< 30 %); past 50 % one hot loop owns the CPU. */
     {"profile.hotspot_pct", "Hottest function's share of on-CPU samples", "%", 30, 50, false},

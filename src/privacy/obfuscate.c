@@ -2,6 +2,7 @@
 #include "../util/hostfs.h"
 #include "../util/xalloc.h"
 #include "../model/model.h"
+#include "../model/names.h"
 #include "../model/profile.h"
 #include <arpa/inet.h>
 #include <errno.h>
@@ -160,9 +161,25 @@ void obf_parse_passwd(struct obf *o, const char *text, size_t len)
     }
 }
 
+/* The names processes looked up (collector dns): whole names only (their
+ * first label alone may be any word); addresses are found as addresses. */
+static void add_looked_up(struct obf *o, const struct report *r)
+{
+    const struct table *t = report_find_table(r, NM_DNS_NAMES);
+    for (size_t i = 0; t && i < t->nrows; i++) {
+        const char *name = table_str(t, i, "name");
+        unsigned char a[16];
+        if (!name || is_local_name(name, strlen(name)) || inet_pton(AF_INET, name, a) == 1 ||
+            inet_pton(AF_INET6, name, a) == 1)
+            continue;
+        add_literal(o, OK_HOST, name, strlen(name));
+    }
+}
+
 void obf_load_host(struct obf *o, const struct report *r)
 {
     obf_add_host(o, kv_get(&r->host, "hostname"));
+    add_looked_up(o, r);
     char line[256];
     if (hostfs_read_line("/etc/hostname", line, sizeof line) == 0)
         obf_add_host(o, line);

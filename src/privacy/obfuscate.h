@@ -17,6 +17,7 @@
  *    FQDN, /etc/hostname and the names in /etc/hosts (except localhost and
  *    the ip6-* names), all read through hostfs; matched case-insensitively
  *    (DNS names are);
+ *  - the names processes looked up (the dns.names table), whole;
  *  - user names: /etc/passwd entries with uid >= 1000 except nobody
  *    (65534); system accounts (root, daemon, postgres) identify a service,
  *    not a person, and stay; matched case-sensitively;
@@ -71,7 +72,7 @@ void obf_add_host(struct obf *o, const char *name);
 void obf_add_user(struct obf *o, const char *name);
 
 /* Registers the host names and user names described above, from the report
- * (hostname fact) and /etc/{hostname,hosts,passwd} through hostfs.  Missing
+ * (hostname fact, looked-up names) and /etc/{hostname,hosts,passwd} through hostfs.  Missing
  * files are not an error. */
 void obf_load_host(struct obf *o, const struct report *r);
 

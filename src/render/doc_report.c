@@ -289,6 +289,7 @@ static const struct {
     {"fd", "File descriptors"}, {"host", "Host"},          {"sched", "Scheduler"},
     {"offcpu", "Off-CPU time"}, {"syscall", "System calls"}, {"io", "I/O"},
     {"lock", "Locks"},      {"baseline", "Compared with the baseline"},
+    {"dns", "DNS lookups"},
 };
 
 /* The heading of resource res's section: its fixed title, or NULL. */
