@@ -115,10 +115,11 @@ static const struct rule rules[] = {
      "for one-off scans so they do not push hot data out.",
      rule_io_cache_misses},
     {"io.fsync", "io",
-     "Every fsync waits for the device to make data durable. Batch commits (group "
-     "commit), sync once per batch instead of per write, use fdatasync where metadata "
-     "need not be synced, or move the log to a device with a fast (power-safe) write "
-     "cache.",
+     "Every fsync, and every write to a file opened O_SYNC or O_DSYNC, waits for the "
+     "device to make data durable. Batch commits (group commit), sync once per batch "
+     "instead of per write (open without O_SYNC/O_DSYNC and fdatasync after the batch), "
+     "use fdatasync where metadata need not be synced, or move the log to a device with "
+     "a fast (power-safe) write cache.",
      rule_io_fsync},
     {"syscall.rate", "syscall",
      "Each syscall costs a kernel entry and exit. Batch the work: larger read/write "
