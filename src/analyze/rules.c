@@ -108,6 +108,12 @@ static const struct rule rules[] = {
      "or nice level, or add CPUs. If the CPUs are not busy, look for tasks pinned to few "
      "CPUs (taskset, cpusets) or long non-preemptible kernel sections.",
      rule_sched_runqueue_latency},
+    {"cpu.thread_bottleneck", "threads",
+     "One thread does the work the others wait for: adding CPUs or threads will not help. "
+     "Profile that thread (perf record -g -t TID, or the CPU profile here) and make its "
+     "work cheaper, or split it across threads (shard the queue or the lock it holds, "
+     "hand out work in batches) so the waiting threads can share it.",
+     rule_cpu_thread_bottleneck},
     {"io.cache_misses", "io",
      "Reads are going to the disk instead of memory. Check whether the working set fits "
      "in RAM (memory section: cached vs available), whether something evicts the cache "
