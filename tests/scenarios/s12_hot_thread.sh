@@ -29,4 +29,8 @@ expect_text scenario_hot_thread_table "$TMPD/b" \
 # one Threads section, showing the joined table only (not the per-collector ones)
 SEC="(lambda L: [l for l in L[L.index('## Threads') + 1:] if l.startswith('## ')] and [l for l in L[L.index('## Threads') + 1:L.index([l for l in L[L.index('## Threads') + 1:] if l.startswith('## ')][0])] if l.startswith('### ')])(open(sys.argv[1].replace('report.json', 'report.md')).read().splitlines())"
 expect_text scenario_hot_thread_section "$TMPD/b" "$SEC" "['### Threads of the target']"
+# a re-render from report.json keeps the table and the finding as they were
+"$PERFREPORT_BIN" render "$TMPD/b" -o "$TMPD/r" --quiet >/dev/null 2>&1
+if cmp -s "$TMPD/b/report.md" "$TMPD/r/report.md"; then ok scenario_hot_thread_rerender
+else not_ok scenario_hot_thread_rerender "report.md differs after render: $(diff "$TMPD/b/report.md" "$TMPD/r/report.md" | head -5)"; fi
 stop_tracked
