@@ -64,6 +64,7 @@ struct snap {
     struct treading *t; /* sorted by tid */
     size_t n, cap;
     size_t total; /* entries of /proc/PID/task, read or not */
+    size_t over;  /* of them, past THREADS_SCAN_CAP: not read */
 };
 
 struct threads_state {
@@ -103,15 +104,17 @@ static int scan(struct threads_state *st, struct snap *s)
     DIR *d = hostfs_opendir(path);
     if (!d)
         return -errno;
-    s->n = s->total = 0;
+    s->n = s->total = s->over = 0;
     struct dirent *de;
     while ((de = readdir(d)) != NULL) {
         int tid = parse_tid(de->d_name);
         if (tid <= 0)
             continue;
         s->total++;
-        if (s->n >= THREADS_SCAN_CAP)
-            continue; /* counted, not read: the bound on time and memory */
+        if (s->n >= THREADS_SCAN_CAP) {
+            s->over++; /* counted, not read: the bound on time and memory */
+            continue;
+        }
         struct pid_stat ps;
         if (hostfs_readf(&st->buf, 4096, "/proc/%d/task/%d/stat", st->pid, tid) != 0 ||
             proc_parse_stat(st->buf.buf, st->buf.len, &ps) != 0)
@@ -170,7 +173,7 @@ static int by_cpu(const void *a, const void *b)
 }
 
 void threads_fill(struct report *r, int pid, struct thread_delta *d, size_t n, double dt_s,
-                  size_t total, size_t gone)
+                  size_t total, size_t not_read, size_t gone)
 {
     report_metric(r, NM_THREADS_PID, "Target process", "", "threads", pid);
     report_metric(r, NM_THREADS_COUNT, "Threads of the target", "", "threads", (double)total);
@@ -210,8 +213,8 @@ void threads_fill(struct report *r, int pid, struct thread_delta *d, size_t n, d
     if (n > THREADS_TOP)
         sb_addf(&note, "%zu more threads used %.1f%% of one CPU together. ", n - THREADS_TOP,
                 rest);
-    if (total > n)
-        sb_addf(&note, "%zu threads were not read (at most %d are). ", total - n,
+    if (not_read)
+        sb_addf(&note, "%zu threads were not read (at most %d are). ", not_read,
                 THREADS_SCAN_CAP);
     if (gone)
         sb_addf(&note, "%zu threads ended during the window (not listed). ", gone);
@@ -263,7 +266,7 @@ static int th_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
         d[i].vol = since(e->vol, s0 ? s0->vol : 0);
         d[i].invol = since(e->invol, s0 ? s0->invol : 0);
     }
-    threads_fill(ctx->r, st->pid, d, end.n, dt, end.total, gone);
+    threads_fill(ctx->r, st->pid, d, end.n, dt, end.total, end.over, gone);
     free(d);
     free(end.t);
     return 0;

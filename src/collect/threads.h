@@ -31,8 +31,9 @@ struct thread_delta {
 struct report;
 /* Writes threads.cpu (sorted by CPU, THREADS_TOP rows, the rest in the
  * note) and the metrics threads.pid and threads.count.  d: the n threads
- * read at the end; total: threads listed then (read or not); gone: threads
- * of the first reading that ended.  Sorts d.  dt_s > 0. */
+ * read at the end; total: threads listed then; not_read: of them, past
+ * THREADS_SCAN_CAP; gone: threads of the first reading that ended.  Sorts
+ * d.  dt_s > 0. */
 void threads_fill(struct report *r, int pid, struct thread_delta *d, size_t n, double dt_s,
-                  size_t total, size_t gone);
+                  size_t total, size_t not_read, size_t gone);
 #endif

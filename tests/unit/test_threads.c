@@ -2,6 +2,7 @@
  * tables (src/collect/threads.c, threads_tables.c), their join and the
  * rule cpu.thread_bottleneck (src/analyze/threads.c). */
 #include "harness.h"
+#include "collect_life.h"
 #include "rule_util.h"
 #include "../../src/analyze/analyze.h"
 #include "../../src/model/model.h"
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 TEST(threads_parse_switches_lines)
 {
@@ -53,7 +55,7 @@ TEST(threads_fill_top_and_rest)
     }
     d[n - 1].user_s = 1.5;
     d[n - 1].sys_s = 0.5;
-    threads_fill(r, 42, d, n, 2.0, n + 7, 1);
+    threads_fill(r, 42, d, n, 2.0, n + 7, 7, 1);
     const struct table *t = report_find_table(r, "threads.cpu");
     REQUIRE(t && t->nrows == THREADS_TOP);
     CHECK_NUM(table_num(t, 0, "tid"), (double)(100 + n - 1), 0);
@@ -108,7 +110,7 @@ static struct report *thread_case(double cpu, double runq_ms, double wait_pct)
         {.tid = 12, .comm = "waiter-1", .state = 'S', .vol = 900},
         {.tid = 10, .comm = "app", .state = 'S'},
     };
-    threads_fill(r, 10, d, 3, 10.0, 3, 0);
+    threads_fill(r, 10, d, 3, 10.0, 3, 0, 0);
     struct thread_val on[1] = {{.tid = 11, .comm = "hotspin", .count = 480}};
     threads_fill_oncpu(r, on, 1, 0);
     struct thread_val rq[1] = {{.tid = 11, .comm = "hotspin", .count = 10,
@@ -172,4 +174,44 @@ TEST(threads_join_once)
     REQUIRE(t && t->nrows == 3);
     CHECK(sev_of(r, "cpu.thread_bottleneck") == SEV_CRITICAL);
     report_free(r);
+}
+
+/* The collector over two captured /proc trees 2 s apart: deltas per
+ * thread, a thread that ended, a tid reused by a new thread, a thread
+ * whose files are gone, a comm with ") " in it. */
+TEST(threads_collector_fixture)
+{
+    struct life l;
+    life_init(&l, &collector_threads);
+    char why[128];
+    CHECK(!l.c->can_run(&l.ctx, why, sizeof why)); /* system-wide: not this collector */
+    CHECK_CONTAINS(why, "-p PID");
+    l.cfg.pid = 42;
+    CHECK(l.c->can_run(&l.ctx, why, sizeof why));
+    REQUIRE(life_start(&l, "threads/t0") == 0);
+    REQUIRE(life_stop(&l, "threads/t2", 2.0) == 0);
+    double hz = (double)sysconf(_SC_CLK_TCK);
+    const struct table *t = report_find_table(l.r, "threads.cpu");
+    REQUIRE(t && t->nrows == 4);
+    CHECK_STR(table_str(t, 0, "comm"), "hot) spin");
+    CHECK_NUM(table_num(t, 0, "tid"), 43, 0);
+    CHECK_NUM(table_num(t, 0, "user_pct"), 190 / hz / 2 * 100, 1e-9);
+    CHECK_NUM(table_num(t, 0, "sys_pct"), 6 / hz / 2 * 100, 1e-9);
+    CHECK_NUM(table_num(t, 0, "invol_per_s"), 100, 1e-9);
+    CHECK_NUM(table_num(t, 0, "vol_per_s"), 1, 1e-9);
+    CHECK_STR(table_str(t, 0, "state"), "R");
+    /* tid 46 is a new thread (another start time): all its time counts */
+    CHECK_NUM(table_num(t, 1, "tid"), 46, 0);
+    CHECK_NUM(table_num(t, 1, "cpu_pct"), 40 / hz / 2 * 100, 1e-9);
+    CHECK_NUM(table_num(t, 1, "invol_per_s"), 1.5, 1e-9);
+    CHECK_NUM(table_num(t, 2, "tid"), 44, 0);
+    CHECK_NUM(table_num(t, 3, "cpu_pct"), 0, 0);
+    REQUIRE(t->note);
+    CHECK_CONTAINS(t->note, "2 threads ended during the window");
+    CHECK(strstr(t->note, "not read") == NULL);
+    CHECK_NUM(report_metric_value(l.r, "threads.count"), 5, 0); /* 47 listed, unreadable */
+    /* the target gone at the end: the collector says so */
+    CHECK(life_stop(&l, "threads/none", 3.0) != 0);
+    CHECK_CONTAINS(l.err, "pid 42");
+    life_end(&l);
 }
