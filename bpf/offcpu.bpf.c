@@ -151,7 +151,8 @@ static __always_inline void add_wait(const struct start_rec *rec, __u32 tid, __u
     kcount(&stats, OFFCPU_ST_BLOCKS);
     if (!target_tgid)
         return;
-    struct thread_off_key tk = {.tid = tid, .kstack = rec->s.kstack, .syscall = rec->s.syscall};
+    struct thread_off_key tk = {.tid = tid, .kstack = rec->s.kstack, .syscall = rec->s.syscall,
+                               .seeded = rec->s.seeded};
     struct thread_off_val *tv = bpf_map_lookup_elem(&tid_off, &tk);
     if (!tv) {
         struct thread_off_val zero = {};

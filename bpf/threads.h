@@ -20,7 +20,7 @@ struct thread_off_key {
     __u32 tid;
     __s32 kstack;
     __s32 syscall;
-    __u32 pad;
+    __u32 seeded; /* 1: blocked since before the window (kstack as in its offcpu_key) */
 };
 
 struct thread_off_val {

@@ -437,8 +437,9 @@ static bool is_futex_nr(int32_t nr)
     return nr == SYS_futex;
 }
 
-/* (kstack, syscall) -> wait class, from the classified rows of the target */
+/* (seed_tid, kstack, syscall) -> wait class, from the classified rows */
 struct cls_ix {
+    uint32_t seed_tid; /* a thread blocked since before the window: its own rows */
     int32_t kstack, syscall;
     enum wait_class cls;
     uint64_t ns;
@@ -447,6 +448,8 @@ struct cls_ix {
 static int cls_ix_cmp(const void *a, const void *b)
 {
     const struct cls_ix *x = a, *y = b;
+    if (x->seed_tid != y->seed_tid)
+        return x->seed_tid < y->seed_tid ? -1 : 1;
     if (x->kstack != y->kstack)
         return x->kstack < y->kstack ? -1 : 1;
     if (x->syscall != y->syscall)
@@ -457,15 +460,16 @@ static int cls_ix_cmp(const void *a, const void *b)
 /* -p: the target's blocked time per thread (the tid_off map, plus threads
  * still blocked at the end) -> threads.offcpu.  A thread's wait takes the
  * class of the process row with the same kernel stack and syscall (the
- * biggest, when user stacks made several). */
+ * biggest, when user stacks made several); a thread blocked since before
+ * the window, the class of its own row. */
 static void drain_threads(struct collect_ctx *ctx, struct offcpu_state *st, const struct row *rows,
                           size_t nrows, const struct thread_off_key *pend, const uint64_t *pend_ns,
                           size_t npend)
 {
     struct cls_ix *ix = xcalloc(nrows ? nrows : 1, sizeof *ix);
     for (size_t i = 0; i < nrows; i++)
-        ix[i] = (struct cls_ix){rows[i].k.kstack, rows[i].k.syscall, rows[i].cls,
-                                rows[i].v.total_ns};
+        ix[i] = (struct cls_ix){rows[i].k.seed_tid, rows[i].k.kstack, rows[i].k.syscall,
+                                rows[i].cls, rows[i].v.total_ns};
     if (nrows)
         qsort(ix, nrows, sizeof *ix, cls_ix_cmp);
     struct thread_off *v = NULL;
@@ -488,7 +492,8 @@ static void drain_threads(struct collect_ctx *ctx, struct offcpu_state *st, cons
                 continue;
             ns = val.total_ns;
         }
-        struct cls_ix probe = {next.kstack, next.syscall, WC_OTHER, UINT64_MAX};
+        struct cls_ix probe = {next.seeded ? next.tid : 0, next.kstack, next.syscall, WC_OTHER,
+                               UINT64_MAX};
         size_t lo = 0, hi = nrows; /* first entry >= probe: the biggest of its key */
         while (lo < hi) {
             size_t mid = lo + (hi - lo) / 2;
@@ -497,14 +502,12 @@ static void drain_threads(struct collect_ctx *ctx, struct offcpu_state *st, cons
             else
                 hi = mid;
         }
-        enum wait_class c = lo < nrows && ix[lo].kstack == next.kstack &&
-                                    ix[lo].syscall == next.syscall
+        enum wait_class c = lo < nrows && ix[lo].seed_tid == probe.seed_tid &&
+                                    ix[lo].kstack == next.kstack && ix[lo].syscall == next.syscall
                                 ? ix[lo].cls
                                 : WC_OTHER;
         xgrow(&v, &cap, nv + 1, sizeof *v);
-        v[nv++] = (struct thread_off){next.tid, c,
-                                      is_futex_nr(next.syscall),
-                                      ns};
+        v[nv++] = (struct thread_off){next.tid, c, is_futex_nr(next.syscall), ns};
     }
     threads_fill_offcpu(ctx->r, v, nv, (double)st->observed_ns / 1e9,
                         kbpf_percpu_sum(bpf_map__fd(st->skel->maps.stats), OFFCPU_ST_TID_FULL));
@@ -563,7 +566,8 @@ static int offcpu_stop(struct collect_ctx *ctx, void *state, char *err, size_t n
                 xgrow(&pend, &cap_pk, npend + 1, sizeof *pend);
                 xgrow(&pend_ns, &cap_pn, npend + 1, sizeof *pend_ns);
                 pend[npend] = (struct thread_off_key){.tid = ntid, .kstack = sr.s.kstack,
-                                                      .syscall = sr.s.syscall};
+                                                      .syscall = sr.s.syscall,
+                                                      .seeded = sr.s.seeded};
                 pend_ns[npend++] = end - from;
             }
         }
