@@ -129,27 +129,35 @@ void rule_cpu_thread_bottleneck(struct report *r, const struct rule *self)
     if (cpu.sev < SEV_WARNING)
         return;
     /* the others: how many wait on futexes or pipes past the threshold, and
-     * the most waiting of them */
+     * the most waiting of them.  threads.offcpu lists the 200 threads that
+     * blocked the most, the joined table only the busiest 30: waiters of a
+     * big process are found in the first. */
+    double tid = table_num(t, (size_t)hot, "tid");
+    const struct table *w = report_find_table(r, NM_THREADS_OFFCPU);
+    if (!w)
+        w = t;
     const struct threshold *wt = report_find_threshold(r, "threads.peer_wait_pct");
-    size_t waiting = 0, others = 0;
+    size_t waiting = 0;
     long worst = -1;
     struct sig peer = {.v = NAN, .cov = NAN};
-    for (size_t i = 0; i < t->nrows; i++) {
-        if ((long)i == hot)
+    for (size_t i = 0; i < w->nrows; i++) {
+        if (table_num(w, i, "tid") == tid)
             continue;
-        others++;
-        double w = wait_pct(t, i, secs);
-        if (isnan(w))
+        double wp = wait_pct(w, i, secs);
+        if (isnan(wp))
             continue;
-        struct sig s = sig_with(r, wt, w, NULL);
+        struct sig s = sig_with(r, wt, wp, NULL);
         if (s.sev >= SEV_WARNING)
             waiting++;
         sig_keep_worst(&peer, &worst, &s, i);
     }
     if (!waiting || worst < 0)
         return;
+    double count = report_metric_value(r, NM_THREADS_COUNT);
+    size_t others = !isnan(count) && count > (double)t->nrows ? (size_t)count - 1 : t->nrows - 1;
+    if (others < waiting)
+        others = waiting;
     const char *name = table_str(t, (size_t)hot, "comm");
-    double tid = table_num(t, (size_t)hot, "tid");
     double pid = report_metric_value(r, NM_THREADS_PID);
     char proc[96] = "";
     long main_row = isnan(pid) ? -1 : row_of(t, pid);
@@ -173,9 +181,14 @@ void rule_cpu_thread_bottleneck(struct report *r, const struct rule *self)
                      num0(table_num(t, (size_t)hot, "cpu_pct")),
                      num0(table_num(t, (size_t)hot, "user_pct")),
                      num0(table_num(t, (size_t)hot, "sys_pct")));
-    const char *wname = table_str(t, (size_t)worst, "comm");
-    snprintf(lab, sizeof lab, "Time thread %s (tid %.0f) waited in futex and pipe waits",
-             wname ? wname : "?", table_num(t, (size_t)worst, "tid"));
+    double wtid = table_num(w, (size_t)worst, "tid");
+    long wrow = row_of(t, wtid);
+    const char *wname = wrow >= 0 ? table_str(t, (size_t)wrow, "comm") : NULL;
+    if (wname)
+        snprintf(lab, sizeof lab, "Time thread %s (tid %.0f) waited in futex and pipe waits",
+                 wname, wtid);
+    else
+        snprintf(lab, sizeof lab, "Time thread %.0f waited in futex and pipe waits", wtid);
     sig_evidence(f, lab, &peer);
     finding_evidence(f, "%zu of %zu other threads waited at least %.0f%% of the window on "
                         "futexes (locks, condition variables) or pipes",

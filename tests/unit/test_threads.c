@@ -215,3 +215,26 @@ TEST(threads_collector_fixture)
     CHECK_CONTAINS(l.err, "pid 42");
     life_end(&l);
 }
+
+/* A big process: the waiter is not among the busiest threads listed, but
+ * the per-thread off-CPU table has it; the title counts every thread. */
+TEST(rule_thread_bottleneck_waiter_beyond_the_busiest)
+{
+    struct report *r = quiet_host();
+    struct thread_delta d[2] = {
+        {.tid = 11, .comm = "hotspin", .state = 'R', .user_s = 9.9},
+        {.tid = 12, .comm = "worker", .state = 'R', .user_s = 2},
+    };
+    threads_fill(r, 10, d, 2, 10.0, 1000, 0, 0);
+    struct thread_off off[2] = {
+        {500, WC_IDLE, true, 9000000000ull},
+        {12, WC_SLEEP, false, 1000000000ull}, /* sleeps: waits for no one */
+    };
+    threads_fill_offcpu(r, off, 2, 10.0, 0);
+    analyze_run(r);
+    const struct finding *f = report_find_finding(r, "cpu.thread_bottleneck");
+    REQUIRE(f);
+    CHECK_CONTAINS(f->title, "1 of its 999 other threads");
+    CHECK(evidence_has(r, "cpu.thread_bottleneck", "Time thread 500 waited"));
+    report_free(r);
+}
