@@ -45,32 +45,29 @@ static __always_inline __u8 io_kind(__u32 nr)
 #define IO_O_DSYNC 010000
 #define IO_RWF_DSYNC 0x2
 #define IO_RWF_SYNC 0x4
-#define IO_S_SYNC 1            /* inode flag (chattr +S) */
-#define IO_SB_SYNCHRONOUS 0x10 /* mount -o sync */
 #define IO_MS_SYNC 4
 
-/* Whether a write to fd waits for the device as fsync would: what the
- * kernel's iocb_flags() sets IOCB_DSYNC for (the file opened O_SYNC or
- * O_DSYNC, a synchronous inode or mount).  Reached with probe reads through
- * current->files: ~6 reads, paid only by the target's write calls while
- * the I/O part is on, never by other syscalls. */
+/* Whether a write to fd waits for the device as fsync would: the file was
+ * opened O_SYNC or O_DSYNC (what the kernel's iocb_flags() turns into
+ * IOCB_DSYNC).  A synchronous inode or mount (chattr +S, mount -o sync)
+ * is not checked: three more reads on every write for a rare setup.
+ * current->files->fdt is walked with direct (fault-safe) BTF loads; the
+ * fd array slot and the file's flags take one probe read each: the cost a
+ * write of the target pays while the I/O part is on. */
 static __always_inline bool fd_is_sync(__u64 fd)
 {
     struct task_struct *t = bpf_get_current_task_btf();
-    struct fdtable *fdt = BPF_CORE_READ(t, files, fdt);
-    if (!fdt || fd >= BPF_CORE_READ(fdt, max_fds))
+    struct files_struct *files = t->files;
+    if (!files)
         return false;
-    struct file **fds = BPF_CORE_READ(fdt, fd);
+    struct fdtable *fdt = files->fdt;
+    if (!fdt || fd >= fdt->max_fds)
+        return false;
+    struct file **fds = fdt->fd;
     struct file *f = NULL;
     if (!fds || bpf_probe_read_kernel(&f, sizeof f, &fds[fd]) != 0 || !f)
         return false;
-    if (BPF_CORE_READ(f, f_flags) & IO_O_DSYNC)
-        return true;
-    struct inode *ino = BPF_CORE_READ(f, f_inode);
-    if (!ino)
-        return false;
-    return (BPF_CORE_READ(ino, i_flags) & IO_S_SYNC) ||
-           (BPF_CORE_READ(ino, i_sb, s_flags) & IO_SB_SYNCHRONOUS);
+    return BPF_CORE_READ(f, f_flags) & IO_O_DSYNC;
 }
 
 /* The I/O kind of a call io_kind() classed, refined by its arguments
