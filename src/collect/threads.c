@@ -67,6 +67,9 @@ struct snap {
     size_t over;  /* of them, past THREADS_SCAN_CAP: not read */
 };
 
+_Static_assert(sizeof(((struct thread_delta *)0)->comm) == PROC_COMM_MAX + 1,
+               "a thread's name is copied whole into its delta");
+
 struct threads_state {
     int pid;
     long clk_tck;
