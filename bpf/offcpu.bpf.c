@@ -8,6 +8,7 @@
 #include "khist.bpf.h"
 #include <bpf/bpf_tracing.h>
 #include "offcpu.h"
+#include "threads.h"
 
 #define PF_KTHREAD 0x00200000
 /* Classic tracepoint prev_state: TASK_REPORT bits, TASK_REPORT_MAX when preempted. */
@@ -72,6 +73,14 @@ struct {
     __type(key, __u32);
     __type(value, __u64);
 } stats SEC(".maps");
+
+/* -p only: blocked time per (thread, kernel stack, syscall) */
+struct {
+    __uint(type, BPF_MAP_TYPE_HASH);
+    __uint(max_entries, THREAD_MAX_TIDS);
+    __type(key, struct thread_off_key);
+    __type(value, struct thread_off_val);
+} tid_off SEC(".maps");
 
 /* User threads of the target (or of everyone), never ours nor the idle task. */
 static __always_inline bool wanted(struct task_struct *t)
@@ -140,6 +149,22 @@ static __always_inline void add_wait(const struct start_rec *rec, __u32 tid, __u
     __sync_fetch_and_add(&v->total_ns, delta);
     __sync_fetch_and_add(&v->count, 1);
     kcount(&stats, OFFCPU_ST_BLOCKS);
+    if (!target_tgid)
+        return;
+    struct thread_off_key tk = {.tid = tid, .kstack = rec->s.kstack, .syscall = rec->s.syscall,
+                               .seeded = rec->s.seeded};
+    struct thread_off_val *tv = bpf_map_lookup_elem(&tid_off, &tk);
+    if (!tv) {
+        struct thread_off_val zero = {};
+        bpf_map_update_elem(&tid_off, &tk, &zero, BPF_NOEXIST);
+        tv = bpf_map_lookup_elem(&tid_off, &tk);
+        if (!tv) {
+            kcount(&stats, OFFCPU_ST_TID_FULL);
+            return;
+        }
+    }
+    __sync_fetch_and_add(&tv->total_ns, delta);
+    __sync_fetch_and_add(&tv->count, 1);
 }
 
 static __always_inline void on_wake(__u32 tid, __u64 now)

@@ -51,6 +51,7 @@ enum offcpu_stat {
     OFFCPU_ST_USTACK_ERR,
     OFFCPU_ST_SHORT,           /* waits below min_block_ns */
     OFFCPU_ST_SEEDED,          /* threads blocked when the window opened */
+    OFFCPU_ST_TID_FULL,        /* -p: per-thread map full, a wait not kept per thread */
     OFFCPU_ST_COUNT
 };
 

@@ -7,6 +7,7 @@
 #include "khist.bpf.h"
 #include <bpf/bpf_tracing.h>
 #include "profile.h"
+#include "threads.h"
 
 #define EFAULT 14
 #define EEXIST 17
@@ -37,6 +38,32 @@ struct {
     __type(value, __u64);
 } stats SEC(".maps");
 
+/* -p only: samples per thread (tid) */
+struct {
+    __uint(type, BPF_MAP_TYPE_HASH);
+    __uint(max_entries, THREAD_MAX_TIDS);
+    __type(key, __u32);
+    __type(value, struct thread_samples);
+} tid_samples SEC(".maps");
+
+static __always_inline void count_thread(__u32 tid)
+{
+    struct thread_samples *ts = bpf_map_lookup_elem(&tid_samples, &tid);
+    if (!ts) {
+        struct thread_samples zero = {};
+        bpf_get_current_comm(zero.comm, sizeof zero.comm);
+        if (bpf_map_update_elem(&tid_samples, &tid, &zero, BPF_NOEXIST) != 0 &&
+            !bpf_map_lookup_elem(&tid_samples, &tid)) {
+            kcount(&stats, PROF_ST_TID_DROPPED);
+            return;
+        }
+        ts = bpf_map_lookup_elem(&tid_samples, &tid);
+        if (!ts)
+            return;
+    }
+    __sync_fetch_and_add(&ts->count, 1);
+}
+
 SEC("perf_event")
 int on_sample(struct bpf_perf_event_data *ctx)
 {
@@ -51,6 +78,8 @@ int on_sample(struct bpf_perf_event_data *ctx)
         return 0;
     }
     kcount(&stats, PROF_ST_SAMPLES);
+    if (targ_tgid)
+        count_thread((__u32)id);
 
     struct prof_key k = {};
     k.tgid = tgid;

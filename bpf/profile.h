@@ -19,6 +19,7 @@ enum prof_stat {
     PROF_ST_IDLE,        /* samples in the idle task (pid 0), not stacked */
     PROF_ST_DROPPED,     /* counted samples lost: the key map was full */
     PROF_ST_FILTERED,    /* non-idle samples outside the -p/-c target */
+    PROF_ST_TID_DROPPED, /* -p: samples of threads beyond THREAD_MAX_TIDS */
     PROF_NSTATS
 };
 #endif

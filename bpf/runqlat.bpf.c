@@ -12,6 +12,7 @@
 #include <bpf/bpf_core_read.h>
 #include "khist.bpf.h"
 #include "runqlat.h"
+#include "threads.h"
 
 #define TASK_RUNNING_STATE 0
 #define MAX_STARTS 10240 /* threads runnable at the same time */
@@ -48,6 +49,14 @@ struct {
     __type(value, struct runq_proc_val);
 } procs SEC(".maps");
 
+/* -p only: the same per thread (tid) */
+struct {
+    __uint(type, BPF_MAP_TYPE_HASH);
+    __uint(max_entries, THREAD_MAX_TIDS);
+    __type(key, __u32);
+    __type(value, struct runq_proc_val);
+} tids SEC(".maps");
+
 /* Waits that ended when a perfreport thread was switched out. */
 struct {
     __uint(type, BPF_MAP_TYPE_ARRAY);
@@ -56,10 +65,10 @@ struct {
     __type(value, struct khist);
 } behind_self SEC(".maps");
 
-/* 0: start map full, 1: procs map full */
+/* 0: start map full, 1: procs map full, 2: tids map full */
 struct {
     __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-    __uint(max_entries, 2);
+    __uint(max_entries, 3);
     __type(key, __u32);
     __type(value, __u64);
 } drops SEC(".maps");
@@ -87,8 +96,32 @@ static __always_inline void mark_runnable(__u32 tid)
         kcount(&drops, 0);
 }
 
+/* Adds a wait to the entry `key` of map m (procs or tids); a full map
+ * counts in drops[drop]. */
+static __always_inline void add_wait(void *m, __u32 key, const char *comm, __u64 delta, __u32 drop)
+{
+    struct runq_proc_val *pv = bpf_map_lookup_elem(m, &key);
+    if (!pv) {
+        struct runq_proc_val zero = {};
+        bpf_probe_read_kernel_str(zero.comm, sizeof zero.comm, comm);
+        if (bpf_map_update_elem(m, &key, &zero, BPF_NOEXIST) != 0 && !bpf_map_lookup_elem(m, &key)) {
+            kcount(&drops, drop);
+            return;
+        }
+        pv = bpf_map_lookup_elem(m, &key);
+        if (!pv)
+            return;
+    }
+    __sync_fetch_and_add(&pv->total_ns, delta);
+    __sync_fetch_and_add(&pv->count, 1);
+    if (delta > pv->max_ns)
+        pv->max_ns = delta;
+}
+
 /* Records the wait of `tid` that is being switched in now. */
-static __always_inline void switched_in(__u32 tid, __u32 key, const char *comm)
+/* key: the tgid (tp_btf) or the tid (classic, where procs is per thread
+ * and tids is not kept). */
+static __always_inline void switched_in(__u32 tid, __u32 key, const char *comm, bool per_tid)
 {
     __u64 *ts = bpf_map_lookup_elem(&start, &tid);
     if (!ts)
@@ -111,23 +144,9 @@ static __always_inline void switched_in(__u32 tid, __u32 key, const char *comm)
     if (h)
         khist_add(h, delta / 1000);
 
-    struct runq_proc_val *pv = bpf_map_lookup_elem(&procs, &key);
-    if (!pv) {
-        struct runq_proc_val zero = {};
-        bpf_probe_read_kernel_str(zero.comm, sizeof zero.comm, comm);
-        if (bpf_map_update_elem(&procs, &key, &zero, BPF_NOEXIST) != 0 &&
-            !bpf_map_lookup_elem(&procs, &key)) {
-            kcount(&drops, 1);
-            return;
-        }
-        pv = bpf_map_lookup_elem(&procs, &key);
-        if (!pv)
-            return;
-    }
-    __sync_fetch_and_add(&pv->total_ns, delta);
-    __sync_fetch_and_add(&pv->count, 1);
-    if (delta > pv->max_ns)
-        pv->max_ns = delta;
+    add_wait(&procs, key, comm, delta, 1);
+    if (targ_tgid && per_tid)
+        add_wait(&tids, tid, comm, delta, 2);
 }
 
 SEC("tp_btf/sched_wakeup")
@@ -161,7 +180,7 @@ int BPF_PROG(rq_switch_btf, bool preempt, struct task_struct *prev, struct task_
         mark_runnable(BPF_CORE_READ(prev, pid));
     __u32 tid = BPF_CORE_READ(next, pid);
     if (tid)
-        switched_in(tid, BPF_CORE_READ(next, tgid), next->comm);
+        switched_in(tid, BPF_CORE_READ(next, tgid), next->comm, true);
     return 0;
 }
 
@@ -192,7 +211,7 @@ int rq_switch_tp(struct trace_event_raw_sched_switch *ctx)
         mark_runnable(ctx->prev_pid);
     __u32 tid = ctx->next_pid;
     if (tid)
-        switched_in(tid, tid, ctx->next_comm);
+        switched_in(tid, tid, ctx->next_comm, false);
     return 0;
 }
 

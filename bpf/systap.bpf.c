@@ -50,7 +50,8 @@ volatile bool slice_open = false;
 volatile bool tap_down = false;
 
 /* I/O kinds (struct call_state.io). */
-enum { IO_READ = 1, IO_WRITE = 2, IO_SYNC = 3 };
+/* IO_SYNCW: a write that waits for the device (O_SYNC/O_DSYNC file) */
+enum { IO_READ = 1, IO_WRITE = 2, IO_SYNC = 3, IO_SYNCW = 4 };
 
 /* Per thread, between the entry and the exit of one syscall. */
 struct call_state {
@@ -145,7 +146,10 @@ static __always_inline bool is_error(long ret) { return ret < 0 && ret >= -4095;
 /* Read with CO-RE probe reads: a tp_btf argument is not known to be
  * non-NULL on every kernel's verifier. */
 #define REGS_SYSCALL_NR(regs) BPF_CORE_READ(regs, orig_ax)
+#define REGS_ARG1(regs) BPF_CORE_READ(regs, di)
 #define REGS_ARG2(regs) BPF_CORE_READ(regs, si)
+#define REGS_ARG3(regs) BPF_CORE_READ(regs, dx)
+#define REGS_ARG6(regs) BPF_CORE_READ(regs, r9)
 #elif defined(__TARGET_ARCH_arm64)
 #define NR_read 63
 #define NR_write 64
@@ -169,7 +173,10 @@ static __always_inline bool is_error(long ret) { return ret < 0 && ret >= -4095;
 #define NR_futex_waitv 449
 #define NR_futex_wait 455
 #define REGS_SYSCALL_NR(regs) BPF_CORE_READ(regs, syscallno)
+#define REGS_ARG1(regs) BPF_CORE_READ(regs, orig_x0)
 #define REGS_ARG2(regs) BPF_CORE_READ(regs, regs[1])
+#define REGS_ARG3(regs) BPF_CORE_READ(regs, regs[2])
+#define REGS_ARG6(regs) BPF_CORE_READ(regs, regs[5])
 #else
 #error "syscall numbers for this architecture are missing"
 #endif
@@ -224,7 +231,7 @@ static __always_inline void fill_state(void *ctx, struct call_state *s, __u32 nr
     s->exec = p.exec;
     s->gen = slice_gen;
     s->ustack = p.futex ? futex_stack(ctx) : -1;
-    s->ts = p.weight || p.io == IO_SYNC || p.futex ? bpf_ktime_get_ns() : 0;
+    s->ts = p.weight || p.io >= IO_SYNC || p.futex ? bpf_ktime_get_ns() : 0;
 }
 
 /* s is a copy of the state the entry left (plan not empty). */
@@ -270,6 +277,8 @@ int BPF_PROG(tap_enter_btf, struct pt_regs *regs, long id)
         tc->wanted++;
     __u64 op = id == NR_futex && futex_on ? REGS_ARG2(regs) : 0;
     struct plan p = on_enter(pid_tgid, (__u32)id, op);
+    if (p.io)
+        p.io = io_refine(p.io, (__u32)id, regs);
     if (plan_empty(p)) {
         /* Sliced, the exit of a tracked call may have fallen into a
          * detached time: its state must not be taken for this call's.  A

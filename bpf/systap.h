@@ -3,6 +3,8 @@
 #ifndef PERFREPORT_BPF_SYSTAP_H
 #define PERFREPORT_BPF_SYSTAP_H
 
+#include "khist.h"
+
 #define SC_MAX_NR 512          /* x86_64 numbers stay below 470 */
 #define SC_HIST_BUCKETS 40     /* log2 ns: the last one holds >= 2^39 ns (9 min) */
 #define SC_MAX_THREADS 16384   /* classic fallback: threads inside a timed syscall */
@@ -73,7 +75,17 @@ struct sc_comm {
 enum {
     IO_C_VFS_READS = 0, IO_C_VFS_WRITES, IO_C_READ_BYTES, IO_C_WRITE_BYTES, IO_C_PAGE_LOOKUPS,
     IO_C_PAGES_ADDED, IO_C_BLK_READS, IO_C_BLK_WRITES, IO_C_DROP_THREADS, IO_C_DROP_PROCS,
+    IO_C_SYNC_WRITES, /* writes that waited for the device (O_SYNC/O_DSYNC, RWF_*SYNC) */
     IO_C_N
 };
 #define IO_MAX_PROCS 4096
+
+/* Per process (sync_procs): latency of every synchronous I/O call -- the
+ * fsync family, msync(MS_SYNC) and the writes the kernel completes only
+ * once the data is on the device -- and how many of them were such writes. */
+struct io_sync_val {
+    struct khist h; /* us */
+    char comm[16];
+    __u64 writes;
+};
 #endif

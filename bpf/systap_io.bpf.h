@@ -1,7 +1,8 @@
 /* I/O layers part of the syscall tap (included by systap.bpf.c only): VFS
  * reads and writes counted at syscall exit, page-cache lookups and
- * insertions made while a read() runs, block requests issued, and the
- * fsync family with latency per process. */
+ * insertions made while a read() runs, block requests issued, and
+ * synchronous I/O (the fsync family, msync(MS_SYNC), writes to O_SYNC /
+ * O_DSYNC files) with latency per process. */
 #ifndef PERFREPORT_SYSTAP_IO_BPF_H
 #define PERFREPORT_SYSTAP_IO_BPF_H
 
@@ -19,16 +20,11 @@ struct {
     __type(value, struct khist);
 } sync_hist SEC(".maps");
 
-struct sync_val {
-    struct khist h; /* us */
-    char comm[16];
-};
-
 struct {
     __uint(type, BPF_MAP_TYPE_HASH);
     __uint(max_entries, IO_MAX_PROCS);
     __type(key, __u32); /* tgid */
-    __type(value, struct sync_val);
+    __type(value, struct io_sync_val);
 } sync_procs SEC(".maps");
 
 static __always_inline __u8 io_kind(__u32 nr)
@@ -37,7 +33,7 @@ static __always_inline __u8 io_kind(__u32 nr)
     case NR_read: case NR_readv: case NR_pread64: case NR_preadv: case NR_preadv2:
         return IO_READ;
     case NR_write: case NR_writev: case NR_pwrite64: case NR_pwritev: case NR_pwritev2:
-        return IO_WRITE;
+        return IO_WRITE; /* IO_SYNCW when io_sync_write() says so */
     case NR_fsync: case NR_fdatasync: case NR_sync_file_range: case NR_msync:
         return IO_SYNC;
     default:
@@ -45,16 +41,61 @@ static __always_inline __u8 io_kind(__u32 nr)
     }
 }
 
-static __always_inline void sync_done(__u64 us)
+/* O_DSYNC is 010000 on x86 and arm64 (asm-generic); O_SYNC includes it. */
+#define IO_O_DSYNC 010000
+#define IO_RWF_DSYNC 0x2
+#define IO_RWF_SYNC 0x4
+#define IO_MS_SYNC 4
+
+/* Whether a write to fd waits for the device as fsync would: the file was
+ * opened O_SYNC or O_DSYNC (what the kernel's iocb_flags() turns into
+ * IOCB_DSYNC).  A synchronous inode or mount (chattr +S, mount -o sync)
+ * is not checked: three more reads on every write for a rare setup.
+ * current->files->fdt is walked with direct (fault-safe) BTF loads; the
+ * fd array slot and the file's flags take one probe read each: the cost a
+ * write of the target pays while the I/O part is on. */
+static __always_inline bool fd_is_sync(__u64 fd)
+{
+    struct task_struct *t = bpf_get_current_task_btf();
+    struct files_struct *files = t->files;
+    if (!files)
+        return false;
+    struct fdtable *fdt = files->fdt;
+    if (!fdt || fd >= fdt->max_fds)
+        return false;
+    struct file **fds = fdt->fd;
+    struct file *f = NULL;
+    if (!fds || bpf_probe_read_kernel(&f, sizeof f, &fds[fd]) != 0 || !f)
+        return false;
+    return BPF_CORE_READ(f, f_flags) & IO_O_DSYNC;
+}
+
+/* The I/O kind of a call io_kind() classed, refined by its arguments
+ * (tp_btf entry only: the classic path has no I/O part): a synchronous
+ * write becomes IO_SYNCW; msync without MS_SYNC only schedules writeback
+ * and is not waited for, so it is no sync call. */
+static __always_inline __u8 io_refine(__u8 kind, __u32 nr, struct pt_regs *regs)
+{
+    if (kind == IO_WRITE) {
+        if (nr == NR_pwritev2 && (REGS_ARG6(regs) & (IO_RWF_DSYNC | IO_RWF_SYNC)))
+            return IO_SYNCW;
+        return fd_is_sync(REGS_ARG1(regs)) ? IO_SYNCW : IO_WRITE;
+    }
+    if (kind == IO_SYNC && nr == NR_msync && !(REGS_ARG3(regs) & IO_MS_SYNC))
+        return 0;
+    return kind;
+}
+
+static __always_inline void sync_done(__u64 us, bool write)
 {
     __u32 zero = 0;
     struct khist *h = bpf_map_lookup_elem(&sync_hist, &zero);
     if (h)
         khist_add(h, us);
     __u32 tgid = bpf_get_current_pid_tgid() >> 32;
-    struct sync_val *sv = bpf_map_lookup_elem(&sync_procs, &tgid);
+    struct io_sync_val *sv = bpf_map_lookup_elem(&sync_procs, &tgid);
     if (!sv) {
-        static const struct sync_val empty;
+        static const struct io_sync_val empty;
         if (bpf_map_update_elem(&sync_procs, &tgid, &empty, BPF_NOEXIST) != 0 &&
             !bpf_map_lookup_elem(&sync_procs, &tgid)) {
             kadd(&io_counters, IO_C_DROP_PROCS, 1);
@@ -66,6 +107,8 @@ static __always_inline void sync_done(__u64 us)
         bpf_get_current_comm(sv->comm, sizeof sv->comm);
     }
     khist_add(&sv->h, us);
+    if (write)
+        __sync_fetch_and_add(&sv->writes, 1);
 }
 
 static __always_inline void io_done(__u8 kind, __u64 ts, __u64 now, long ret)
@@ -74,12 +117,16 @@ static __always_inline void io_done(__u8 kind, __u64 ts, __u64 now, long ret)
         kadd(&io_counters, IO_C_VFS_READS, 1);
         if (ret > 0)
             kadd(&io_counters, IO_C_READ_BYTES, ret);
-    } else if (kind == IO_WRITE) {
+    } else if (kind == IO_WRITE || kind == IO_SYNCW) {
         kadd(&io_counters, IO_C_VFS_WRITES, 1);
         if (ret > 0)
             kadd(&io_counters, IO_C_WRITE_BYTES, ret);
+        if (kind == IO_SYNCW) {
+            kadd(&io_counters, IO_C_SYNC_WRITES, 1);
+            sync_done((now - ts) / 1000, true);
+        }
     } else if (kind == IO_SYNC) {
-        sync_done((now - ts) / 1000);
+        sync_done((now - ts) / 1000, false);
     }
 }
 

@@ -30,7 +30,7 @@ static void usage(FILE *f)
           "\n"
           "  -d, --duration SECS     capture window length (default 30)\n"
           "  -i, --interval SECS     snapshot interval (default 1)\n"
-          "  -p, --pid PID           focus on one process (and its cgroup)\n"
+          "  -p, --pid PID           focus on one process (its cgroup, its threads)\n"
           "  -c, --cgroup PATH|ID    focus on one cgroup (path below the cgroup root), or\n"
           "                          the container (id) or Kubernetes pod (UID) in one\n"
           "  -o, --output DIR        bundle directory; must not exist (taken by the end:\n"

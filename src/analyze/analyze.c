@@ -99,6 +99,7 @@ void analyze_run(struct report *r)
         thresholds_load(r, NULL, err, sizeof err); /* defaults only: cannot fail */
     }
     set_chart_lines(r);
+    threads_join(r);
     rules_run(r);
     use_fill(r);
     rank_findings(r);

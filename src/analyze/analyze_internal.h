@@ -69,6 +69,8 @@ struct rule {
     void (*judge)(struct report *r, const struct rule *self);
 };
 void rules_run(struct report *r);
+/* threads.c: joins a -p run's per-thread tables into "threads" (once). */
+void threads_join(struct report *r);
 void use_fill(struct report *r);
 
 /* Small helpers over model tables used by rules and the USE table (sig.c). */
@@ -135,6 +137,7 @@ RULE(rule_fd_growth);
 RULE(rule_sched_runqueue_latency);
 RULE(rule_io_cache_misses);
 RULE(rule_io_fsync);
+RULE(rule_cpu_thread_bottleneck);
 RULE(rule_syscall_rate);
 RULE(rule_syscall_errors);
 RULE(rule_process_churn);

@@ -108,6 +108,12 @@ static const struct rule rules[] = {
      "or nice level, or add CPUs. If the CPUs are not busy, look for tasks pinned to few "
      "CPUs (taskset, cpusets) or long non-preemptible kernel sections.",
      rule_sched_runqueue_latency},
+    {"cpu.thread_bottleneck", "threads",
+     "One thread does the work the others wait for: adding CPUs or threads will not help. "
+     "Profile that thread (perf record -g -t TID, or the CPU profile here) and make its "
+     "work cheaper, or split it across threads (shard the queue or the lock it holds, "
+     "hand out work in batches) so the waiting threads can share it.",
+     rule_cpu_thread_bottleneck},
     {"io.cache_misses", "io",
      "Reads are going to the disk instead of memory. Check whether the working set fits "
      "in RAM (memory section: cached vs available), whether something evicts the cache "
@@ -115,10 +121,11 @@ static const struct rule rules[] = {
      "for one-off scans so they do not push hot data out.",
      rule_io_cache_misses},
     {"io.fsync", "io",
-     "Every fsync waits for the device to make data durable. Batch commits (group "
-     "commit), sync once per batch instead of per write, use fdatasync where metadata "
-     "need not be synced, or move the log to a device with a fast (power-safe) write "
-     "cache.",
+     "Every fsync, and every write to a file opened O_SYNC or O_DSYNC, waits for the "
+     "device to make data durable. Batch commits (group commit), sync once per batch "
+     "instead of per write (open without O_SYNC/O_DSYNC and fdatasync after the batch), "
+     "use fdatasync where metadata need not be synced, or move the log to a device with "
+     "a fast (power-safe) write cache.",
      rule_io_fsync},
     {"syscall.rate", "syscall",
      "Each syscall costs a kernel entry and exit. Batch the work: larger read/write "

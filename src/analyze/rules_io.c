@@ -1,4 +1,5 @@
-/* io.cache_misses and io.fsync: the I/O-layer findings (BPF iolayers). */
+/* io.cache_misses and io.fsync (synchronous I/O: fsync family and
+ * O_SYNC/O_DSYNC writes): the I/O-layer findings (BPF iolayers). */
 #include "analyze_internal.h"
 #include "../util/strbuf.h"
 #include <math.h>
@@ -66,23 +67,39 @@ void rule_io_fsync(struct report *r, const struct rule *self)
     char lab[128] = "";
     if (row >= 0)
         proc_label(t, (size_t)row, lab, sizeof lab);
+    /* Writes to an O_SYNC/O_DSYNC file are as synchronous as fsync but no
+     * fsync appears in the code: say which kind the culprit made. */
+    double calls = row >= 0 ? table_num(t, (size_t)row, "calls") : NAN;
+    double sw = row >= 0 ? table_num(t, (size_t)row, "sync_writes") : NAN;
+    bool writes = !isnan(sw) && sw > 0 && sw * 2 >= calls;
     struct strbuf tt = STRBUF_INIT;
-    sb_addf(&tt, "Frequent fsync: %.1f calls/s", isnan(rate.v) ? 0 : rate.v);
+    if (writes)
+        sb_addf(&tt, "Frequent synchronous writes (O_SYNC/O_DSYNC): %.1f sync I/O calls/s",
+                isnan(rate.v) ? 0 : rate.v);
+    else
+        sb_addf(&tt, "Frequent fsync: %.1f calls/s", isnan(rate.v) ? 0 : rate.v);
     if (row >= 0)
-        sb_addf(&tt, "; %s made %.0f, blocked %.1f%% of the window (p99 %.1f ms)", lab,
-                table_num(t, (size_t)row, "calls"), table_num(t, (size_t)row, "window_pct"),
+        sb_addf(&tt, "; %s made %.0f, blocked %.1f%% of the window (p99 %.1f ms)", lab, calls,
+                table_num(t, (size_t)row, "window_pct"),
                 table_num(t, (size_t)row, "p99_us") / 1000.0);
     struct finding *f = rule_add(r, self, lead->sev, &tt);
-    sig_evidence(f, "fsync-family calls (all processes)", &rate);
+    sig_evidence(f, "Synchronous I/O calls: fsync family and O_SYNC/O_DSYNC writes "
+                    "(all processes)", &rate);
     if (row >= 0) {
         char l2[192];
-        snprintf(l2, sizeof l2, "Time %s spent in fsync-family calls", lab);
+        snprintf(l2, sizeof l2, "Time %s spent in synchronous I/O calls", lab);
         sig_evidence(f, l2, &share);
         finding_set_culprit(f, lab);
+        if (!isnan(sw) && sw > 0)
+            finding_evidence(f, "%.0f of %s's %.0f calls were writes to a file opened O_SYNC or "
+                                "O_DSYNC (each waits for the device like an fdatasync)",
+                             sw, lab, calls);
     }
     double ms = report_metric_value(r, NM_IO_FSYNC_MS);
     if (!isnan(ms))
-        finding_evidence(f, "%.0f ms spent in fsync/fdatasync/sync_file_range/msync in total", ms);
+        finding_evidence(f, "%.0f ms spent in synchronous I/O calls in total "
+                            "(fsync, fdatasync, sync_file_range, msync(MS_SYNC), O_SYNC/O_DSYNC writes)",
+                         ms);
     f->score = rank_score(lead->sev, lead->excess, NAN, rate.sev >= SEV_WARNING &&
                                                           share.sev >= SEV_WARNING);
 }

@@ -112,11 +112,22 @@ static const struct thr_def defaults[] = {
      * one read in ten goes to the disk; below 70 % the working set clearly
      * does not fit.  Judged only with at least 1000 lookups in the window. */
     {"io.cache_hit_pct", "Read page-cache hit rate", "%", 90, 70, true},
-    /* fsync-family calls per second: each forces a device cache flush; tens
-     * per second already dominate a small disk's IOPS budget. */
-    {"io.fsync_per_s", "fsync-family calls", "/s", 10, 100, false},
-    /* Share of the window one process spent blocked in fsync-family calls. */
-    {"io.fsync_time_pct", "Time a process spent in fsync-family calls", "%", 10, 50, false},
+    /* One thread of a -p target running or runnable (CPU plus run-queue
+     * wait) nearly all the window: a single thread cannot go faster than one
+     * CPU, whatever the host has free. */
+    {"threads.hot_cpu_pct", "Busiest thread of the target running or runnable", "% of window", 80,
+     95, false},
+    /* Share of the window another thread of that process spent in futex or
+     * pipe waits (waiting for work or a lock from the busy one). */
+    {"threads.peer_wait_pct", "Time another thread waited on futexes or pipes", "%", 50, 80,
+     false},
+    /* Synchronous I/O calls per second (fsync family, O_SYNC/O_DSYNC
+     * writes): each forces a device cache flush; tens per second already
+     * dominate a small disk's IOPS budget. */
+    {"io.fsync_per_s", "Synchronous I/O calls (fsync family, O_SYNC/O_DSYNC writes)", "/s", 10,
+     100, false},
+    /* Share of the window one process spent blocked in synchronous I/O calls. */
+    {"io.fsync_time_pct", "Time a process spent in synchronous I/O calls", "%", 10, 50, false},
 
     /* A busy server makes ~10k syscalls/s; 50k/s from one process is a
      * tight loop of small calls (a CPU's worth of kernel entries at ~1 µs

@@ -122,25 +122,31 @@ void iolayers_fill(struct report *r, const uint64_t *cnt, const struct khist *fs
              hs, cs, note ? " " : "", note ? note : "");
     table_set_note(t, text);
 
-    /* fsync family */
+    /* Synchronous I/O: the fsync family, msync(MS_SYNC) and writes to
+     * O_SYNC/O_DSYNC files all wait for the device (the ids keep the
+     * fsync name they had before writes were counted). */
     uint64_t calls = 0;
     for (size_t i = 0; i < KHIST_SLOTS; i++)
         calls += fsync_all->slots[i];
-    report_metric(r, NM_IO_FSYNC_CALLS, "fsync-family calls", "", res, (double)calls);
-    report_metric(r, NM_IO_FSYNC_PER_S, "fsync-family calls", "/s", res, (double)calls / window_s);
-    report_metric(r, NM_IO_FSYNC_MS, "Time in fsync-family calls", "ms", res,
+    report_metric(r, NM_IO_FSYNC_CALLS, "Synchronous I/O calls", "", res, (double)calls);
+    report_metric(r, NM_IO_FSYNC_PER_S, "Synchronous I/O calls", "/s", res,
+                  (double)calls / window_s);
+    report_metric(r, NM_IO_FSYNC_MS, "Time in synchronous I/O calls", "ms", res,
                   (double)fsync_all->sum / 1000.0);
+    report_metric(r, NM_IO_SYNC_WRITES, "Writes to O_SYNC/O_DSYNC files", "", res,
+                  (double)cnt[IO_C_SYNC_WRITES]);
     if (calls) {
-        struct hist *h = report_hist(r, NM_FSYNC, "fsync/fdatasync/sync_file_range/msync latency",
-                                     "us", res);
+        struct hist *h = report_hist(r, NM_FSYNC, "Synchronous I/O latency (fsync family, "
+                                                  "O_SYNC/O_DSYNC writes)", "us", res);
         kbpf_khist_add(h, fsync_all);
     }
 
-    struct table *f = report_table(r, NM_IO_FSYNC, "fsync-family calls by process", res);
+    struct table *f = report_table(r, NM_IO_FSYNC, "Synchronous I/O calls by process", res);
     static const struct col_spec io_fsync_cols[] = {
         {"pid", "PID", "", 0},
         {"comm", "Command", "", 0},
         {"calls", "Calls", "", 0},
+        {"sync_writes", "Of them O_SYNC/O_DSYNC writes", "", 0},
         {"calls_per_s", "Calls", "/s", 1},
         {"total_ms", "Total", "ms", 1},
         {"window_pct", "Share of window", "%", 1},
@@ -162,6 +168,7 @@ void iolayers_fill(struct report *r, const uint64_t *cnt, const struct khist *fs
         table_set_num(f, row, "pid", procs[i].pid);
         table_set_str(f, row, "comm", comm);
         table_set_num(f, row, "calls", (double)ph.count);
+        table_set_num(f, row, "sync_writes", (double)procs[i].writes);
         table_set_num(f, row, "calls_per_s", (double)ph.count / window_s);
         table_set_num(f, row, "total_ms", ph.sum / 1000.0);
         table_set_num(f, row, "window_pct", ph.sum / 1e6 / window_s * 100.0);
@@ -248,10 +255,7 @@ static int io_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     size_t np = 0, cap = 0;
     int fd = bpf_map__fd(s->maps.sync_procs);
     uint32_t key, next;
-    struct {
-        struct khist h;
-        char comm[16];
-    } val;
+    struct io_sync_val val;
     void *prev = NULL;
     while (bpf_map_get_next_key(fd, prev, &next) == 0) {
         key = next;
@@ -262,6 +266,7 @@ static int io_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
         procs[np].pid = key;
         memcpy(procs[np].comm, val.comm, sizeof procs[np].comm);
         procs[np].h = val.h;
+        procs[np].writes = val.writes;
         np++;
     }
     /* Sliced (see systap.c): what the syscall side recorded stands for the
@@ -274,8 +279,11 @@ static int io_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     for (int i = IO_C_VFS_READS; i <= IO_C_PAGES_ADDED; i++)
         cnt[i] = tapslice_scaled(&samp, cnt[i]);
     scale_khist(&samp, &all);
-    for (size_t i = 0; i < np; i++)
+    cnt[IO_C_SYNC_WRITES] = tapslice_scaled(&samp, cnt[IO_C_SYNC_WRITES]);
+    for (size_t i = 0; i < np; i++) {
         scale_khist(&samp, &procs[i].h);
+        procs[i].writes = tapslice_scaled(&samp, procs[i].writes);
+    }
     char note[900], sampled[600];
     const char *nt = NULL;
     tapslice_describe(&samp, sampled, sizeof sampled);
@@ -300,7 +308,7 @@ static int io_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
         ledger_note(e, "%llu syscalls not tracked (no task storage)",
                     (unsigned long long)cnt[IO_C_DROP_THREADS]);
     if (cnt[IO_C_DROP_PROCS])
-        ledger_note(e, "%llu fsync calls not attributed (process map full)",
+        ledger_note(e, "%llu synchronous I/O calls not attributed (process map full)",
                     (unsigned long long)cnt[IO_C_DROP_PROCS]);
     if (samp.sampled)
         ledger_note(e, "sampled with the syscall tap: syscall-side counts scaled by %.2f",
@@ -313,7 +321,7 @@ static int io_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
 
 const struct collector collector_iolayers = {
     .name = "iolayers",
-    .title = "I/O layers and fsync (BPF syscall, filemap and block tracepoints)",
+    .title = "I/O layers and synchronous I/O (BPF syscall, filemap and block tracepoints)",
     .needs_bpf = true,
     .can_run = io_can_run,
     .start = io_start,

@@ -1,4 +1,5 @@
-/* I/O layers collector (BPF): VFS vs page cache vs block, and fsync. */
+/* I/O layers collector (BPF): VFS vs page cache vs block, and synchronous
+ * I/O (fsync family, O_SYNC/O_DSYNC writes). */
 #ifndef PERFREPORT_IOLAYERS_H
 #define PERFREPORT_IOLAYERS_H
 #include <linux/types.h>
@@ -13,10 +14,13 @@ extern const struct collector collector_iolayers;
 
 #define IO_FSYNC_TOP 10
 
+/* One process's synchronous I/O calls: the fsync family, msync(MS_SYNC)
+ * and writes to O_SYNC/O_DSYNC files (writes of them). */
 struct io_sync_proc {
     uint32_t pid;
     char comm[16];
     struct khist h; /* us */
+    uint64_t writes;
 };
 
 /* Read hit rate: 100 * (1 - added / lookups), clamped to 0..100; NAN when

@@ -28,9 +28,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/syscall.h>
 
 #include "../../bpf/offcpu.h"
 #include "offcpu.skel.h"
+#include "../../bpf/threads.h"
+#include "threads_tables.h"
 
 #define TOP_STACKS 25
 #define SUMMARY_FRAMES 5
@@ -427,6 +430,93 @@ static int offcpu_end(struct collect_ctx *ctx, void *state)
     return 0;
 }
 
+static bool is_futex_nr(int32_t nr)
+{
+#ifdef SYS_futex_waitv
+    if (nr == SYS_futex_waitv)
+        return true;
+#endif
+    return nr == SYS_futex;
+}
+
+/* (seed_tid, kstack, syscall) -> wait class, from the classified rows */
+struct cls_ix {
+    uint32_t seed_tid; /* a thread blocked since before the window: its own rows */
+    int32_t kstack, syscall;
+    enum wait_class cls;
+    uint64_t ns;
+};
+
+static int cls_ix_cmp(const void *a, const void *b)
+{
+    const struct cls_ix *x = a, *y = b;
+    if (x->seed_tid != y->seed_tid)
+        return x->seed_tid < y->seed_tid ? -1 : 1;
+    if (x->kstack != y->kstack)
+        return x->kstack < y->kstack ? -1 : 1;
+    if (x->syscall != y->syscall)
+        return x->syscall < y->syscall ? -1 : 1;
+    return x->ns < y->ns ? 1 : x->ns > y->ns ? -1 : 0; /* the biggest first */
+}
+
+/* -p: the target's blocked time per thread (the tid_off map, plus threads
+ * still blocked at the end) -> threads.offcpu.  A thread's wait takes the
+ * class of the process row with the same kernel stack and syscall (the
+ * biggest, when user stacks made several); a thread blocked since before
+ * the window, the class of its own row. */
+static void drain_threads(struct collect_ctx *ctx, struct offcpu_state *st, const struct row *rows,
+                          size_t nrows, const struct thread_off_key *pend, const uint64_t *pend_ns,
+                          size_t npend)
+{
+    struct cls_ix *ix = xcalloc(nrows ? nrows : 1, sizeof *ix);
+    for (size_t i = 0; i < nrows; i++)
+        ix[i] = (struct cls_ix){rows[i].k.seed_tid, rows[i].k.kstack, rows[i].k.syscall,
+                                rows[i].cls, rows[i].v.total_ns};
+    if (nrows)
+        qsort(ix, nrows, sizeof *ix, cls_ix_cmp);
+    struct thread_off *v = NULL;
+    size_t nv = 0, cap = 0;
+    int fd = bpf_map__fd(st->skel->maps.tid_off);
+    struct thread_off_key key, next;
+    struct thread_off_val val;
+    void *prev = NULL;
+    for (size_t p = 0;; p++) {
+        uint64_t ns;
+        if (p < npend) {
+            next = pend[p];
+            ns = pend_ns[p];
+        } else {
+            if (bpf_map_get_next_key(fd, prev, &next) != 0)
+                break;
+            key = next;
+            prev = &key;
+            if (bpf_map_lookup_elem(fd, &key, &val) != 0)
+                continue;
+            ns = val.total_ns;
+        }
+        struct cls_ix probe = {next.seeded ? next.tid : 0, next.kstack, next.syscall, WC_OTHER,
+                               UINT64_MAX};
+        size_t lo = 0, hi = nrows; /* first entry >= probe: the biggest of its key */
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (cls_ix_cmp(&ix[mid], &probe) < 0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        enum wait_class c = lo < nrows && ix[lo].seed_tid == probe.seed_tid &&
+                                    ix[lo].kstack == next.kstack && ix[lo].syscall == next.syscall
+                                ? ix[lo].cls
+                                : WC_OTHER;
+        xgrow(&v, &cap, nv + 1, sizeof *v);
+        v[nv++] = (struct thread_off){next.tid, c, is_futex_nr(next.syscall), ns};
+    }
+    threads_fill_offcpu(ctx->r, v, nv, (double)st->observed_ns / 1e9,
+                        kbpf_percpu_sum(bpf_map__fd(st->skel->maps.stats), OFFCPU_ST_TID_FULL));
+    free(v);
+    free(ix);
+}
+
 static int offcpu_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
 {
     struct offcpu_state *st = state;
@@ -454,6 +544,10 @@ static int offcpu_stop(struct collect_ctx *ctx, void *state, char *err, size_t n
     __u32 tid, ntid;
     struct start_rec sr;
     size_t pending = 0;
+    /* the target's pending waits, per thread (-p) */
+    struct thread_off_key *pend = NULL;
+    uint64_t *pend_ns = NULL;
+    size_t npend = 0, cap_pk = 0, cap_pn = 0;
     void *ptid = NULL;
     while (bpf_map_get_next_key(sfd, ptid, &ntid) == 0) {
         uint64_t from = 0;
@@ -470,6 +564,14 @@ static int offcpu_stop(struct collect_ctx *ctx, void *state, char *err, size_t n
             memcpy(pk.comm, sr.comm, sizeof pk.comm);
             rows_push(&rows, &nrows, &cap, &pk, end - from, 1);
             pending++;
+            if (ctx->cfg->pid > 0 && sr.tgid == (__u32)ctx->cfg->pid) {
+                xgrow(&pend, &cap_pk, npend + 1, sizeof *pend);
+                xgrow(&pend_ns, &cap_pn, npend + 1, sizeof *pend_ns);
+                pend[npend] = (struct thread_off_key){.tid = ntid, .kstack = sr.s.kstack,
+                                                      .syscall = sr.s.syscall,
+                                                      .seeded = sr.s.seeded};
+                pend_ns[npend++] = end - from;
+            }
         }
         tid = ntid;
         ptid = &tid;
@@ -522,6 +624,10 @@ static int offcpu_stop(struct collect_ctx *ctx, void *state, char *err, size_t n
 
     write_model(ctx, st, rows, nrows);
     report_add_profile(r, prof);
+    if (ctx->cfg->pid > 0)
+        drain_threads(ctx, st, rows, nrows, pend, pend_ns, npend);
+    free(pend);
+    free(pend_ns);
 
     struct ledger_entry *le = report_ledger(r, "offcpu", NULL);
     int stfd = bpf_map__fd(st->skel->maps.stats);

@@ -33,6 +33,8 @@
 #include <unistd.h>
 
 #include "../../bpf/profile.h"
+#include "../../bpf/threads.h"
+#include "threads_tables.h"
 #include "profile.skel.h"
 
 _Static_assert(PROF_STACK_NONE == STACK_ID_NONE, "BPF and resolver disagree on 'no stack'");
@@ -323,6 +325,28 @@ static int prof_end(struct collect_ctx *ctx, void *state)
     return 0;
 }
 
+/* -p: the target's samples per thread (bpf/threads.h) -> threads.oncpu */
+static void drain_threads(struct report *r, int fd, uint64_t dropped)
+{
+    struct thread_val *v = NULL;
+    size_t nv = 0, cap = 0;
+    uint32_t key, next;
+    struct thread_samples val;
+    void *prev = NULL;
+    while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+        key = next;
+        prev = &key;
+        if (bpf_map_lookup_elem(fd, &key, &val) != 0)
+            continue;
+        xgrow(&v, &cap, nv + 1, sizeof *v);
+        v[nv] = (struct thread_val){.tid = key, .count = val.count};
+        memcpy(v[nv].comm, val.comm, sizeof v[nv].comm);
+        nv++;
+    }
+    threads_fill_oncpu(r, v, nv, dropped);
+    free(v);
+}
+
 static int prof_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
 {
     struct prof_state *st = state;
@@ -405,6 +429,8 @@ static int prof_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
         sb_free(&sb);
     }
     report_add_profile(r, p);
+    if (ctx->cfg->pid > 0)
+        drain_threads(r, bpf_map__fd(st->skel->maps.tid_samples), stats[PROF_ST_TID_DROPPED]);
 
     if (st->scope_note)
         ledger_note(led, "%s", st->scope_note);

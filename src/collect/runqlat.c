@@ -1,6 +1,7 @@
 /* Collector "runqlat": run-queue latency from sched_wakeup/_new/switch,
  * aggregated in the kernel for the whole window (bpf/runqlat.bpf.c). */
 #include "runqlat.h"
+#include "threads_tables.h"
 #include "collector.h"
 #include "kbpf.h"
 #include "../model/model.h"
@@ -213,6 +214,29 @@ static int rq_end(struct collect_ctx *ctx, void *state)
     return 0;
 }
 
+/* -p: the target's waits per thread (bpf/threads.h) -> threads.runq */
+static void drain_threads(struct report *r, int fd, uint64_t dropped)
+{
+    struct thread_val *v = NULL;
+    size_t nv = 0, cap = 0;
+    uint32_t key, next;
+    struct runq_proc_val val;
+    void *prev = NULL;
+    while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+        key = next;
+        prev = &key;
+        if (bpf_map_lookup_elem(fd, &key, &val) != 0)
+            continue;
+        xgrow(&v, &cap, nv + 1, sizeof *v);
+        v[nv] = (struct thread_val){.tid = key, .count = val.count, .total_ns = val.total_ns,
+                                    .max_ns = val.max_ns};
+        memcpy(v[nv].comm, val.comm, sizeof v[nv].comm);
+        nv++;
+    }
+    threads_fill_runq(r, v, nv, dropped);
+    free(v);
+}
+
 static int rq_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
 {
     struct rq_state *st = state;
@@ -264,6 +288,9 @@ static int rq_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     }
     runqlat_fill_table(ctx->r, procs, np, nt);
     free(procs);
+    if (ctx->cfg->pid > 0 && !st->classic)
+        drain_threads(ctx->r, bpf_map__fd(s->maps.tids),
+                      kbpf_percpu_sum(bpf_map__fd(s->maps.drops), 2));
 
     struct ledger_entry *e = report_ledger(ctx->r, "runqlat", NULL);
     uint64_t d0 = kbpf_percpu_sum(bpf_map__fd(s->maps.drops), 0);

@@ -290,6 +290,7 @@ static const struct {
     {"offcpu", "Off-CPU time"}, {"syscall", "System calls"}, {"io", "I/O"},
     {"lock", "Locks"},      {"baseline", "Compared with the baseline"},
     {"dns", "DNS lookups"},
+    {"threads", "Threads"},
 };
 
 /* The heading of resource res's section: its fixed title, or NULL. */
@@ -618,6 +619,10 @@ static void section(struct doc *d, const struct report *r, const char *res, cons
     for (size_t i = 0; i < r->ntables; i++) {
         const struct table *t = r->tables[i];
         if (!same(t->hdr.resource, res))
+            continue;
+        /* the per-thread tables are shown joined (table "threads", analysis) */
+        if (same(res, "threads") && !same(t->hdr.name, NM_THREADS) &&
+            report_find_table(r, NM_THREADS))
             continue;
         if (table_is_empty(t))
             quiet_add(&q, d->root, title_of(&t->hdr));

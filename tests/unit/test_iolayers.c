@@ -43,6 +43,8 @@ TEST(iolayers_ratios_and_fill)
     procs[1].h.slots[10] = 29;
     procs[1].h.sum = 29 * 1500;
     procs[1].h.max = 2000;
+    procs[1].writes = 20;
+    cnt[IO_C_SYNC_WRITES] = 20;
     iolayers_fill(r, cnt, &all, procs, 2, 10, NULL);
     CHECK_NUM(report_metric_value(r, "io.cache_hit_pct"), 72.5, 1e-9);
     CHECK_NUM(report_metric_value(r, "io.fsync_per_s"), 3, 1e-9);
@@ -53,6 +55,9 @@ TEST(iolayers_ratios_and_fill)
     CHECK_NUM(table_num(f, 0, "total_ms"), 43.5, 1e-9);
     CHECK_NUM(table_num(f, 0, "window_pct"), 43.5 / 1000 / 10 * 100, 1e-9);
     CHECK_NUM(table_num(f, 0, "max_us"), 2000, 0);
+    CHECK_NUM(table_num(f, 0, "sync_writes"), 20, 0);
+    CHECK_NUM(table_num(f, 1, "sync_writes"), 0, 0);
+    CHECK_NUM(report_metric_value(r, "io.sync_writes"), 20, 0);
     const struct table *l = report_find_table(r, "io.layers");
     REQUIRE(l && l->nrows == 3);
     CHECK_CONTAINS(l->note, "Read hit rate 72.5 %:");
@@ -116,7 +121,7 @@ TEST(rule_cache_misses_fold_into_memory_exhaustion)
     report_free(r);
 }
 
-static struct report *fsync_case(double per_s, double window_pct)
+static struct report *sync_case(double per_s, double window_pct, double sync_writes)
 {
     struct report *r = quiet_host();
     report_metric(r, "io.fsync_per_s", "", "/s", "io", per_s);
@@ -125,16 +130,23 @@ static struct report *fsync_case(double per_s, double window_pct)
     table_add_col(t, "pid", "", "", 0);
     table_add_col(t, "comm", "", "", 0);
     table_add_col(t, "calls", "", "", 0);
+    table_add_col(t, "sync_writes", "", "", 0);
     table_add_col(t, "window_pct", "", "%", 1);
     table_add_col(t, "p99_us", "", "us", 0);
     size_t i = table_add_row(t);
     table_set_num(t, i, "pid", 77);
     table_set_str(t, i, "comm", "fsyncer");
     table_set_num(t, i, "calls", per_s * 10);
+    table_set_num(t, i, "sync_writes", sync_writes);
     table_set_num(t, i, "window_pct", window_pct);
     table_set_num(t, i, "p99_us", 1500);
     analyze_run(r);
     return r;
+}
+
+static struct report *fsync_case(double per_s, double window_pct)
+{
+    return sync_case(per_s, window_pct, 0);
 }
 
 TEST(rule_fsync_boundaries_and_culprit)
@@ -153,5 +165,25 @@ TEST(rule_fsync_boundaries_and_culprit)
     report_free(r);
     r = fsync_case(100, 1);
     CHECK(sev_of(r, "io.fsync") == SEV_CRITICAL);
+    report_free(r);
+}
+
+/* A writer to an O_DSYNC file makes no fsync call: the finding says which
+ * kind of synchronous I/O its calls were. */
+TEST(rule_fsync_names_sync_writes)
+{
+    struct report *r = sync_case(94, 60, 940); /* all of its calls were O_DSYNC writes */
+    CHECK(sev_of(r, "io.fsync") == SEV_CRITICAL);
+    const struct finding *f = report_find_finding(r, "io.fsync");
+    REQUIRE(f);
+    CHECK_CONTAINS(f->title, "synchronous writes (O_SYNC/O_DSYNC)");
+    CHECK_CONTAINS(f->title, "fsyncer (pid 77) made 940");
+    CHECK(evidence_has(r, "io.fsync", "940 of fsyncer (pid 77)'s 940 calls were writes"));
+    report_free(r);
+    r = sync_case(94, 60, 100); /* mostly fsync calls: named as such */
+    f = report_find_finding(r, "io.fsync");
+    REQUIRE(f);
+    CHECK_CONTAINS(f->title, "Frequent fsync:");
+    CHECK(evidence_has(r, "io.fsync", "100 of fsyncer (pid 77)'s 940 calls"));
     report_free(r);
 }
