@@ -1,5 +1,5 @@
 #!/bin/sh
-# Scenario 11: a process resolving a name through the C library's
+# Scenario 12: a process resolving a name through the C library's
 # getaddrinfo in a loop, against a DNS responder (tests/workloads/
 # dnsserver.py) in a private network namespace that answers after 200 ms;
 # the client's resolv.conf is bind-mounted in a private mount namespace.

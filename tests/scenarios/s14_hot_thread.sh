@@ -1,5 +1,5 @@
 #!/bin/sh
-# Scenario 12: one thread spins producing work while the others of its
+# Scenario 14: one thread spins producing work while the others of its
 # process block on a condition variable waiting for it; perfreport -p PID
 # -> cpu.thread_bottleneck naming the hot thread (name and tid).
 . tests/lib.sh

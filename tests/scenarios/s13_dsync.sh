@@ -1,5 +1,5 @@
 #!/bin/sh
-# Scenario 11: small writes to a file opened O_DSYNC (no fsync call at all)
+# Scenario 13: small writes to a file opened O_DSYNC (no fsync call at all)
 # -> io.fsync (synchronous I/O) naming the writer, with its O_DSYNC writes
 # counted; or disk.latency first with io.fsync still naming the writer.
 . tests/lib.sh
