@@ -188,17 +188,16 @@ static double capture_window(struct runner *rn, struct report *r, const struct o
     return t_end;
 }
 
-/* Our threads and our reaped children: the symbolizer's server, ended now
- * (its work is done with the drain) so that its time is counted. */
+/* Our threads and the symbolizer's server, ended now (its work is done
+ * with the drain) so that its time is counted -- not RUSAGE_CHILDREN, which
+ * would hold a command run under `--` once it is reaped. */
 static void record_self_usage(struct report *r, double wall_ms)
 {
     sym_bounded_stop();
-    struct rusage ru, kids;
+    struct rusage ru;
     if (getrusage(RUSAGE_SELF, &ru) != 0)
         return;
-    double cpu_ms = rusage_cpu_ms(&ru);
-    if (getrusage(RUSAGE_CHILDREN, &kids) == 0)
-        cpu_ms += rusage_cpu_ms(&kids);
+    double cpu_ms = rusage_cpu_ms(&ru) + sym_bounded_cpu_ms();
     kv_addf(&r->caps, "self_cpu_ms", "perfreport's own CPU time", "%.0f ms", cpu_ms);
     kv_addf(&r->caps, "self_max_rss_kib", "perfreport's peak RSS", "%ld KiB", ru.ru_maxrss);
     kv_addf(&r->caps, "self_wall_ms", "perfreport wall time to analysis", "%.0f ms", wall_ms);

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -140,6 +141,28 @@ enum sym_fs sym_fs_of_name(const char *t)
 /* ---- bounded jobs ------------------------------------------------------- */
 
 static pthread_mutex_t g_stuck_mu = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic uint64_t g_reaped_cpu_us; /* CPU of the servers reaped so far */
+
+/* wait4 that adds the child's CPU time to g_reaped_cpu_us when it reaps it. */
+static pid_t reap(pid_t pid, int flags)
+{
+    struct rusage ru;
+    pid_t r;
+    do
+        r = wait4(pid, NULL, flags, &ru);
+    while (r < 0 && errno == EINTR);
+    if (r == pid)
+        atomic_fetch_add(&g_reaped_cpu_us,
+                         (uint64_t)ru.ru_utime.tv_sec * 1000000u + (uint64_t)ru.ru_utime.tv_usec +
+                             (uint64_t)ru.ru_stime.tv_sec * 1000000u +
+                             (uint64_t)ru.ru_stime.tv_usec);
+    return r;
+}
+
+double sym_bounded_cpu_ms(void)
+{
+    return (double)atomic_load(&g_reaped_cpu_us) / 1e3;
+}
 static pid_t g_stuck[SYM_MAX_STUCK];
 static size_t g_nstuck;
 
@@ -148,7 +171,7 @@ static size_t reap_stuck(void)
 {
     pthread_mutex_lock(&g_stuck_mu);
     for (size_t i = 0; i < g_nstuck;) {
-        if (waitpid(g_stuck[i], NULL, WNOHANG) == g_stuck[i])
+        if (reap(g_stuck[i], WNOHANG) == g_stuck[i])
             g_stuck[i] = g_stuck[--g_nstuck];
         else
             i++;
@@ -276,8 +299,7 @@ static void srv_drop(bool stuck)
         leave_stuck(g_srv_pid);
     } else {
         kill(g_srv_pid, SIGKILL);
-        while (waitpid(g_srv_pid, NULL, 0) < 0 && errno == EINTR)
-            ;
+        (void)reap(g_srv_pid, 0);
     }
 }
 
@@ -296,8 +318,7 @@ void sym_bounded_stop(void)
         /* idle in recvmsg: the closed socket ends it at once */
         close(g_srv_sock);
         g_srv_sock = -1;
-        while (waitpid(g_srv_pid, NULL, 0) < 0 && errno == EINTR)
-            ;
+        (void)reap(g_srv_pid, 0);
     }
     pthread_mutex_unlock(&g_srv_mu);
     (void)reap_stuck();

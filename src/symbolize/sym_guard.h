@@ -71,10 +71,12 @@ long sym_run_bounded(void (*fn)(void *arg, int fd), const void *arg, size_t arg_
 /* Forks the server now, while the process is small (else the first job
  * does); 0 or -errno. */
 int sym_bounded_start(void);
-/* Ends the server and reaps it (and stuck ones that have ended), so that
- * their CPU time is in getrusage(RUSAGE_CHILDREN).  A later job forks a
- * new server. */
+/* Ends the server and reaps it (and stuck ones that have ended).  A later
+ * job forks a new server. */
 void sym_bounded_stop(void);
+/* CPU time (user + system) of the servers reaped so far: part of
+ * perfreport's own cost that getrusage(RUSAGE_SELF) does not hold. */
+double sym_bounded_cpu_ms(void);
 
 /* Stall marks, process-wide: kind 'B' (a binary's device) or 'N' (a mount
  * namespace whose /tmp did not answer), key the device or namespace inode. */
