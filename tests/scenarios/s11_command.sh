@@ -50,6 +50,15 @@ if [ -f "$B/report.json" ]; then
     else
         not_ok scenario_command_hot_function_in_focus "$(head -c 600 "$B/cpu.folded")"
     fi
+    # perfreport render rebuilds the same sentence from report.json alone
+    "$PERFREPORT_BIN" render -q -o "$TMPD/burn.render" "$B" 2> "$TMPD/render.err"
+    if [ -f "$TMPD/burn.render/report.md" ] &&
+        [ "$(grep '^\*\*Command:\*\*' "$B/report.md")" = "$(grep '^\*\*Command:\*\*' "$TMPD/burn.render/report.md")" ] &&
+        grep -q '^\*\*Command:\*\*' "$B/report.md"; then
+        ok scenario_command_render_keeps_it
+    else
+        not_ok scenario_command_render_keeps_it "$(cat "$TMPD/render.err")"
+    fi
     if [ ! -s "$TMPD/burn.out" ] && grep -q "^Command: exited with status 3" "$TMPD/burn.err" &&
         grep -q "^Bundle: " "$TMPD/burn.err"; then
         ok scenario_command_summary_on_stderr
