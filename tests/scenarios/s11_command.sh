@@ -212,6 +212,20 @@ for what in missing noexec; do
     fi
 done
 
+# --- misuse is refused before anything runs (exit 3) ------------------------
+n=0
+for args in "--" "-p 1 -- true" "-c / -- true" "--user nobody" "true" "--user no-such-user-x -- true"; do
+    # shellcheck disable=SC2086
+    ( cd "$TMPD/none" && "$bin" -d 5 $args ) > /dev/null 2> "$TMPD/misuse.err"
+    rc=$?
+    n=$((n + 1))
+    if [ $rc = 3 ] && grep -q "^perfreport: " "$TMPD/misuse.err" && [ -z "$(ls -A "$TMPD/none")" ]; then
+        ok scenario_command_misuse_refused_$n
+    else
+        not_ok scenario_command_misuse_refused_$n "perfreport $args: exit $rc; $(head -2 "$TMPD/misuse.err")"
+    fi
+done
+
 # --- run via sudo: the command runs as the invoking user ---------------------
 if id nobody > /dev/null 2>&1; then
     nuid=$(id -u nobody)
