@@ -69,6 +69,17 @@ else
     not_ok scenario_command_bundle "no report.json: $(cat "$TMPD/burn.err")"
 fi
 
+# --- the focus is the process tree: a burner started by a shell ------------
+"$PERFREPORT_BIN" -q -d 30 -i 0.5 -o "$TMPD/tree" -- sh -c "\"$WL/burner\" 2 1; exit 4" \
+    > /dev/null 2> "$TMPD/tree.err"
+if [ -f "$TMPD/tree/report.json" ] && grep -q "^burner;.*burn_outer;burn_middle;burn_leaf" "$TMPD/tree/cpu.folded" &&
+    ! grep -v '^burner;\|^sh;\|^dash;\|^bash;' "$TMPD/tree/cpu.folded" | grep -q . &&
+    [ "$(json "$TMPD/tree/report.json" "d['command']['exit_status']")" = 4 ]; then
+    ok scenario_command_children_in_focus
+else
+    not_ok scenario_command_children_in_focus "$(head -c 600 "$TMPD/tree/cpu.folded" 2>/dev/null) $(cat "$TMPD/tree.err")"
+fi
+
 # --- stdout byte for byte ---------------------------------------------------
 python3 - "$TMPD/bytes" <<'PY'
 import random, sys
