@@ -16,6 +16,17 @@
 const volatile __u32 targ_tgid = 0;    /* 0 = every process */
 const volatile __u64 targ_cgid = 0;    /* v2 cgroup id; used when filter_cg */
 const volatile bool filter_cg = false;
+/* With targ_tgid: its descendants are sampled too (`perfreport -- CMD`,
+ * whose focus is the command's process tree).  Each process forked by one
+ * in the tree joins it at its fork, before it can run. */
+const volatile bool follow_children = false;
+
+struct {
+    __uint(type, BPF_MAP_TYPE_HASH);
+    __uint(max_entries, PROF_MAX_FOLLOWED);
+    __type(key, __u32);
+    __type(value, __u8);
+} followed SEC(".maps");
 
 struct {
     __uint(type, BPF_MAP_TYPE_STACK_TRACE);
@@ -64,6 +75,26 @@ static __always_inline void count_thread(__u32 tid)
     __sync_fetch_and_add(&ts->count, 1);
 }
 
+static __always_inline bool in_target(__u32 tgid)
+{
+    if (!targ_tgid || tgid == targ_tgid)
+        return true;
+    return follow_children && bpf_map_lookup_elem(&followed, &tgid);
+}
+
+/* Loaded and attached only with follow_children. */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
+{
+    __u32 ptgid = parent->tgid, ctgid = child->tgid;
+    if (ptgid == ctgid || !in_target(ptgid)) /* a new thread, or outside the tree */
+        return 0;
+    __u8 one = 1;
+    if (bpf_map_update_elem(&followed, &ctgid, &one, BPF_ANY))
+        kcount(&stats, PROF_ST_UNFOLLOWED);
+    return 0;
+}
+
 SEC("perf_event")
 int on_sample(struct bpf_perf_event_data *ctx)
 {
@@ -73,7 +104,7 @@ int on_sample(struct bpf_perf_event_data *ctx)
         kcount(&stats, PROF_ST_IDLE);
         return 0;
     }
-    if ((targ_tgid && tgid != targ_tgid) || (filter_cg && bpf_get_current_cgroup_id() != targ_cgid)) {
+    if (!in_target(tgid) || (filter_cg && bpf_get_current_cgroup_id() != targ_cgid)) {
         kcount(&stats, PROF_ST_FILTERED);
         return 0;
     }

@@ -6,6 +6,7 @@
 #define PROF_MAX_STACKS 8192 /* STACK_TRACE entries (~1 KiB each) */
 #define PROF_MAX_KEYS 16384  /* aggregated (process, stacks) keys */
 #define PROF_STACK_NONE (-2147483647 - 1) /* == STACK_ID_NONE in stacks.h */
+#define PROF_MAX_FOLLOWED 8192 /* descendants of the target followed (follow_children) */
 
 struct prof_key {
     __u32 tgid;
@@ -20,6 +21,7 @@ enum prof_stat {
     PROF_ST_DROPPED,     /* counted samples lost: the key map was full */
     PROF_ST_FILTERED,    /* non-idle samples outside the -p/-c target */
     PROF_ST_TID_DROPPED, /* -p: samples of threads beyond THREAD_MAX_TIDS */
+    PROF_ST_UNFOLLOWED,  /* children not followed: the followed map was full */
     PROF_NSTATS
 };
 #endif

@@ -1,4 +1,5 @@
 #include "collapse_cmd.h"
+#include "command.h"
 #include "collect/cgroup_name.h"
 #include "bundle/retain.h"
 #include "flamegraph_cmd.h"
@@ -25,10 +26,16 @@
 static void usage(FILE *f)
 {
     fputs("Usage: perfreport [options]\n"
+          "       perfreport [options] -- CMD [ARGS...]\n"
           "Runs a timed performance triage of this host and writes a report bundle\n"
-          "(index.html, report.md, report.json, manifest.json, charts).\n"
+          "(index.html, report.md, report.json, manifest.json, charts).  With a\n"
+          "command, the window is the command's life and the focus the command (in\n"
+          "the on-CPU profile its process tree); its exit status is in the report\n"
+          "(perfreport's own exit status is as below).\n"
           "\n"
-          "  -d, --duration SECS     capture window length (default 30)\n"
+          "  -d, --duration SECS     capture window length (default 30; with a command\n"
+          "                          the window ends when it exits, or after SECS\n"
+          "                          if given, leaving it running)\n"
           "  -i, --interval SECS     snapshot interval (default 1)\n"
           "  -p, --pid PID           focus on one process (its cgroup, its threads)\n"
           "  -c, --cgroup PATH|ID    focus on one cgroup (path below the cgroup root), or\n"
@@ -56,6 +63,8 @@ static void usage(FILE *f)
           "                          textfile collector), replacing FILE atomically\n"
           "      --baseline BUNDLE   compare this run with an earlier bundle\n"
           "      --archive           also write the bundle as one BUNDLE.tar.gz beside it\n"
+          "      --user USER         run the command as USER (name or uid; default: the\n"
+          "                          user who ran sudo (SUDO_UID), else perfreport's)\n"
           "      --keep N            after publishing, keep the N newest bundles of this\n"
           "                          host in the bundle's directory (this one included)\n"
           "                          and remove older ones (only real perfreport bundles)\n"
@@ -74,9 +83,10 @@ static void usage(FILE *f)
 }
 
 #define MAX_SAMPLES 100000
+#define COMMAND_MAX_S 86400 /* a command's window without -d: -d's own limit */
 
 enum { OPT_NO_BPF = 256, OPT_THRESHOLDS, OPT_ROOT, OPT_NO_REDACT, OPT_OBFUSCATE, OPT_MIN_BLOCK_US,
-       OPT_ONELINE, OPT_METRICS, OPT_KEEP, OPT_ARCHIVE, OPT_BASELINE };
+       OPT_ONELINE, OPT_METRICS, OPT_KEEP, OPT_ARCHIVE, OPT_BASELINE, OPT_USER };
 
 /* fds 0-2 closed by the caller (`>&-`) would be the next files we open, and
  * the summary would land in the lock file or a bundle file: open /dev/null
@@ -102,7 +112,7 @@ int main(int argc, char **argv)
         return 3;
     /* A reader of our output that goes away (| head) must not kill the run:
      * writes then fail with EPIPE, which the printing code shrugs off. */
-    signal(SIGPIPE, SIG_IGN);
+    command_note_sigpipe(signal(SIGPIPE, SIG_IGN) == SIG_IGN);
     if (argc > 1 && strcmp(argv[1], "flamegraph") == 0)
         return flamegraph_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "collapse") == 0)
@@ -144,6 +154,7 @@ int main(int argc, char **argv)
         {"keep", required_argument, NULL, OPT_KEEP},
         {"archive", no_argument, NULL, OPT_ARCHIVE},
         {"baseline", required_argument, NULL, OPT_BASELINE},
+        {"user", required_argument, NULL, OPT_USER},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
@@ -152,11 +163,14 @@ int main(int argc, char **argv)
     int ch;
     bool interval_given = false;
     long l;
-    while ((ch = getopt_long(argc, argv, "d:i:p:c:o:F:qvhV", longopts, NULL)) != -1) {
+    /* '+': options end at the first argument that is not one, so a
+     * command's own options after -- are never taken for ours. */
+    while ((ch = getopt_long(argc, argv, "+d:i:p:c:o:F:qvhV", longopts, NULL)) != -1) {
         switch (ch) {
         case 'd':
             if (parse_double_arg("-d", optarg, 0.1, 86400, "a number of seconds", &o.duration_s))
                 return 3;
+            o.duration_given = true;
             break;
         case 'i':
             if (parse_double_arg("-i", optarg, 0.05, 3600, "a number of seconds", &o.interval_s))
@@ -210,6 +224,13 @@ int main(int argc, char **argv)
             break;
         case OPT_ARCHIVE: o.archive = true; break;
         case OPT_BASELINE: o.baseline = optarg; break;
+        case OPT_USER:
+            if (!*optarg) {
+                fprintf(stderr, "perfreport: --user: empty user name\n");
+                return 3;
+            }
+            o.user = optarg;
+            break;
         case OPT_KEEP:
             if (parse_long_arg("--keep", optarg, 1, RETAIN_MAX_KEEP, &l))
                 return 3;
@@ -221,9 +242,27 @@ int main(int argc, char **argv)
         default: usage(stderr); return 3;
         }
     }
-    if (optind < argc) {
-        term_printf(stderr, "perfreport: unexpected argument '%s'", argv[optind]);
+    if (optind < argc && strcmp(argv[optind - 1], "--") == 0) {
+        o.command = argv + optind;
+        if (o.pid || o.cgroup) {
+            fprintf(stderr, "perfreport: -p and -c cannot be given with a command: the focus "
+                            "is the command\n");
+            return 3;
+        }
+        /* Without -d the command's life is the window, up to -d's limit
+         * and the samples' bound below. */
+        if (!o.duration_given)
+            o.duration_s = fmin(COMMAND_MAX_S, MAX_SAMPLES * o.interval_s);
+    } else if (optind < argc) {
+        term_printf(stderr, "perfreport: unexpected argument '%s' (a command to profile goes "
+                            "after --)", argv[optind]);
         usage(stderr);
+        return 3;
+    } else if (optind > 1 && strcmp(argv[optind - 1], "--") == 0) {
+        fprintf(stderr, "perfreport: no command after --\n");
+        return 3;
+    } else if (o.user) {
+        fprintf(stderr, "perfreport: --user is for a command given after --\n");
         return 3;
     }
     if (o.pid && o.cgroup) {

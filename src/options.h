@@ -25,6 +25,10 @@ struct options {
     unsigned keep;       /* --keep N: bundles of this host kept in the output's
                           * directory after publishing; 0 = no pruning */
     int verbose;
+    char *const *command; /* after --: the command whose life is the window
+                           * (NULL-terminated argv), NULL = none */
+    const char *user;     /* --user: who the command runs as, NULL = default */
+    bool duration_given;  /* -d was given (with a command: a cap) */
 };
 
 void options_defaults(struct options *o);

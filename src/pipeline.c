@@ -7,6 +7,8 @@
 #include "bundle/judge.h"
 #include "diff/baseline.h"
 #include "bundle/retain.h"
+#include "command.h"
+#include "model/run_command.h"
 #include "runner.h"
 #include "util/instance_lock.h"
 #include "util/strbuf.h"
@@ -35,14 +37,24 @@
 #include <unistd.h>
 
 static volatile sig_atomic_t g_stop_signal;
+static volatile sig_atomic_t g_stop_count; /* stop signals so far */
 
-static void on_stop_signal(int sig) { g_stop_signal = sig; }
+/* With a command, a stop signal is passed on to it first (command.h). */
+static void on_stop_signal(int sig, siginfo_t *si, void *uc)
+{
+    (void)uc;
+    command_forward(sig, si);
+    g_stop_signal = sig;
+    if (g_stop_count < 100)
+        g_stop_count++;
+}
 
 static void install_signals(void)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_stop_signal;
+    sa.sa_sigaction = on_stop_signal;
+    sa.sa_flags = SA_SIGINFO;
     sigemptyset(&sa.sa_mask);
     /* No SA_RESTART: the window's sleep must wake up on Ctrl-C. */
     sigaction(SIGINT, &sa, NULL);
@@ -72,13 +84,40 @@ static void describe_target(struct report *r, const struct options *opt)
         r->window.target = xstrdup("system-wide");
 }
 
-/* Sleeps until `deadline_ms` (monotonic) or a stop signal. */
-static void sleep_until(double deadline_ms)
+/* With a command, a stop signal ends the window once the command has
+ * ended (it got the signal too), at a second signal, or this long after
+ * the first: the window sees the command's own way out. */
+#define COMMAND_STOP_GRACE_MS 5000.0
+static double g_stop_seen_ms; /* monotonic; when the first was noticed */
+
+/* Whether the window ends now: a stop signal, or (with a command) its end
+ * or a stop signal as above. */
+static bool window_over(struct command *cmd)
 {
-    while (!g_stop_signal) {
+    if (!cmd)
+        return g_stop_signal != 0;
+    if (command_ended(cmd))
+        return true;
+    if (!g_stop_signal)
+        return false;
+    if (g_stop_seen_ms == 0)
+        g_stop_seen_ms = mono_ms();
+    return g_stop_count >= 2 || mono_ms() - g_stop_seen_ms >= COMMAND_STOP_GRACE_MS;
+}
+
+/* Sleeps until `deadline_ms` (monotonic) or the window's end (window_over). */
+static void sleep_until(double deadline_ms, struct command *cmd)
+{
+    while (!window_over(cmd)) {
+        if (cmd && g_stop_signal && deadline_ms > g_stop_seen_ms + COMMAND_STOP_GRACE_MS)
+            deadline_ms = g_stop_seen_ms + COMMAND_STOP_GRACE_MS;
         double left = deadline_ms - mono_ms();
         if (left <= 0)
             return;
+        if (cmd) { /* wakes at its end, a signal or the deadline */
+            command_wait(cmd, left);
+            continue;
+        }
         struct timespec ts = {(time_t)(left / 1000), (long)(fmod(left, 1000) * 1e6)};
         if (nanosleep(&ts, NULL) == 0)
             return;
@@ -117,7 +156,7 @@ static double rusage_cpu_ms(const struct rusage *ru)
 /* Returns the monotonic time (ms) at which the window ended, before the
  * collectors drained: the finalisation budget is measured from there. */
 static double capture_window(struct runner *rn, struct report *r, const struct options *opt,
-                             bool tty)
+                             bool tty, struct command *cmd)
 {
     progress(opt, tty, "attaching", 0, 0);
     double t_attach = mono_ms();
@@ -125,6 +164,13 @@ static double capture_window(struct runner *rn, struct report *r, const struct o
     lower_priority(rn);
     clock_gettime(CLOCK_REALTIME, &r->window.start_wall);
     double t0 = mono_ms();
+    if (cmd) {
+        char err[512];
+        if (g_stop_signal) /* interrupted while attaching: it never runs */
+            command_cancel(cmd, "perfreport was interrupted before the command started");
+        else if (command_go(cmd, err, sizeof err) != 0)
+            term_printf(stderr, "perfreport: %s", err);
+    }
     if (opt->verbose) { /* also what tests wait for before starting a workload */
         /* CPU time so far: the start's cost, which a loaded host does not blur */
         struct rusage ru;
@@ -139,13 +185,14 @@ static double capture_window(struct runner *rn, struct report *r, const struct o
     double end_ms = t0 + opt->duration_s * 1000.0;
     double t_end = end_ms; /* set where the window closes */
     runner_boost_ticks_at(rn, end_ms, prio_stage_nice());
-    for (long k = 1; !g_stop_signal; k++) {
+    bool over = false;
+    for (long k = 1; !(over = window_over(cmd)); k++) {
         double next = t0 + (double)k * interval_ms;
         if (next > end_ms)
             next = end_ms;
         progress(opt, tty, "capturing", (mono_ms() - t0) / 1000.0, opt->duration_s);
-        sleep_until(next);
-        if (g_stop_signal)
+        sleep_until(next, cmd);
+        if ((over = window_over(cmd)))
             break;
         if (next >= end_ms) {
             /* The window closes here: the kernel-side recording ends now,
@@ -169,8 +216,8 @@ static double capture_window(struct runner *rn, struct report *r, const struct o
         if (due > k)
             k = due;
     }
-    if (g_stop_signal) {
-        r->window.interrupted = true;
+    if (over) {
+        r->window.interrupted = g_stop_signal != 0;
         restore_priority(rn);
         /* One last sample so a short interrupted window still has data. */
         t_end = mono_ms();
@@ -180,6 +227,8 @@ static double capture_window(struct runner *rn, struct report *r, const struct o
             runner_tick(rn, now);
     }
     ignore_fatal_signals();
+    if (cmd)
+        command_forward_only(); /* a command left running still gets them */
     r->window.actual_s = (t_end - t0) / 1000.0;
     if (opt->verbose)
         fprintf(stderr, "%sperfreport: window closed after %.2f s\n",
@@ -212,8 +261,8 @@ static void record_self_usage(struct report *r, double wall_ms)
  * the line nor forge a field.  where: the published bundle; NULL when the
  * run failed (status 3): then severity=error, bundle="" and the headline is
  * the reason.  kept: what --keep removed (removed=N), NULL without --keep. */
-static void log_line(const struct report *r, const char *where, int status, const char *why,
-                     const struct retain_result *kept)
+static void log_line(FILE *f, const struct report *r, const char *where, int status,
+                     const char *why, const struct retain_result *kept)
 {
     struct strbuf sb = STRBUF_INIT;
     const char *host = kv_get(&r->host, "hostname");
@@ -233,8 +282,8 @@ static void log_line(const struct report *r, const char *where, int status, cons
     sb_add(&sb, " headline=");
     esc_term_quoted(&sb, where ? r->headline : why);
     sb_addc(&sb, '\n');
-    (void)fputs(sb_str(&sb), stdout);
-    (void)fflush(stdout);
+    (void)fputs(sb_str(&sb), f);
+    (void)fflush(f);
     sb_free(&sb);
 }
 
@@ -253,6 +302,29 @@ static void write_metrics(struct textfile *tf, const struct report *r, int statu
     sb_free(&sb);
 }
 
+/* "Command: exited with status 3 after 2.0 s" for the summary. */
+static void command_summary(FILE *f, const struct run_command *c)
+{
+    char sig[32];
+    switch (c->end) {
+    case CMD_EXITED:
+        fprintf(f, "Command: exited with status %d after %.1f s\n", c->exit_status, c->wall_s);
+        break;
+    case CMD_KILLED:
+        cmd_signal_name(c->term_signal, sig, sizeof sig);
+        fprintf(f, "Command: killed by %s%s after %.1f s\n", sig,
+                c->core_dumped ? " (core dumped)" : "", c->wall_s);
+        break;
+    case CMD_RUNNING:
+        fprintf(f, "Command: still running after the %.1f s window; left running\n",
+                c->wall_s);
+        break;
+    case CMD_NOT_STARTED:
+        term_printf(f, "Command: not started: %s", c->error ? c->error : "");
+        break;
+    }
+}
+
 /* The lock: a non-root run whose default lock file belongs to someone else
  * runs without it (instance_lock returns INSTANCE_LOCK_NONE and says why). */
 static int take_lock(char *err, size_t n)
@@ -266,7 +338,14 @@ static int take_lock(char *err, size_t n)
  * step failed (status 3 until the bundle is published). */
 int pipeline_run(const struct options *opt)
 {
-    bool tty = isatty(STDERR_FILENO);
+    /* With a command the terminal is the command's: no progress line and
+     * no escape sequences from us while it may be writing. */
+    bool tty = isatty(STDERR_FILENO) && !opt->command;
+    /* ... and stdout is the command's, byte for byte: our summary goes to
+     * stderr. */
+    FILE *sum = opt->command ? stderr : stdout;
+    struct command *cmd = NULL;
+    struct options cmd_opt; /* opt with the command's pid as the focus */
     double t_begin = mono_ms();
     int status = 3, lock_fd = -1;
     struct obf *obf = NULL;
@@ -317,13 +396,39 @@ int pipeline_run(const struct options *opt)
         goto out;
     }
 
+    /* The command now, before the probe raises our priority and before any
+     * collector thread exists: a command that cannot start stops the run
+     * here, before the window, with nothing written. */
+    if (opt->command) {
+        if (command_spawn(&cmd, opt->command, opt->user, err, sizeof err) != 0) {
+            term_printf(stderr, "perfreport: %s", err);
+            goto out;
+        }
+        cmd_opt = *opt;
+        cmd_opt.pid = command_pid(cmd);
+        opt = &cmd_opt;
+        free(r->window.target);
+        describe_target(r, opt);
+        if (opt->verbose)
+            fprintf(stderr, "perfreport: command pid %d waits for the window\n",
+                    (int)cmd_opt.pid);
+    }
+
     struct host_caps caps;
     probe_host(&caps, opt, r);
     struct runner *rn = runner_new(r, opt, &caps);
 
     install_signals();
-    double t_window_end = capture_window(rn, r, opt, tty);
+    double t_window_end = capture_window(rn, r, opt, tty, cmd);
     runner_free(rn);
+    if (cmd) {
+        r->command = command_describe(cmd, opt->no_redact, t_window_end);
+        r->command->ended_window = command_ended(cmd) && !r->window.interrupted &&
+                                   r->command->end != CMD_NOT_STARTED;
+        /* The plan was the command's life when no -d was given. */
+        if (!opt->duration_given)
+            r->window.planned_s = r->window.actual_s;
+    }
 
     progress(opt, tty, "analysing", 0, 0);
     analyze_run(r);
@@ -400,38 +505,40 @@ int pipeline_run(const struct options *opt)
                     "in %s", target.parent_shown);
     }
     if (opt->oneline)
-        log_line(r, where, status, NULL, opt->keep ? &kept : NULL);
+        log_line(sum, r, where, status, NULL, opt->keep ? &kept : NULL);
     if (!opt->quiet) {
         enum severity worst = report_worst_severity(r);
-        term_printf(stdout, "%s%s%s", worst >= SEV_WARNING ? severity_name(worst) : "",
+        term_printf(sum, "%s%s%s", worst >= SEV_WARNING ? severity_name(worst) : "",
                     worst >= SEV_WARNING ? ": " : "", r->headline ? r->headline : "");
         if (r->window.interrupted)
-            printf("INCOMPLETE: the window was interrupted after %.1f of %.0f s.\n",
+            fprintf(sum, "INCOMPLETE: the window was interrupted after %.1f of %.0f s.\n",
                    r->window.actual_s, r->window.planned_s);
         for (size_t i = 0; i < r->nledger; i++)
             if (r->ledger[i].status == CS_FAILED || r->ledger[i].status == CS_TIMED_OUT)
-                term_printf(stdout, "PARTIAL: collector %s %s: %s", r->ledger[i].name,
+                term_printf(sum, "PARTIAL: collector %s %s: %s", r->ledger[i].name,
                             r->ledger[i].status == CS_FAILED ? "failed" : "timed out",
                             r->ledger[i].reason ? r->ledger[i].reason : "");
         if (r->publish_note)
-            term_printf(stdout, "PARTIAL: %s", r->publish_note);
-        term_printf(stdout, "Bundle: %s/index.html", where);
+            term_printf(sum, "PARTIAL: %s", r->publish_note);
+        if (r->command)
+            command_summary(sum, r->command);
+        term_printf(sum, "Bundle: %s/index.html", where);
         if (archive[0])
-            term_printf(stdout, "Archive: %s/%s", target.parent_shown, archive);
+            term_printf(sum, "Archive: %s/%s", target.parent_shown, archive);
         if (opt->keep)
-            term_printf(stdout, "Removed %u old bundle%s of this host in %s (--keep %u)",
+            term_printf(sum, "Removed %u old bundle%s of this host in %s (--keep %u)",
                         kept.removed, kept.removed == 1 ? "" : "s", target.parent_shown,
                         opt->keep);
         /* A reader that went away (| head) gets EPIPE, not SIGPIPE: the bundle
          * is published and the status stands. */
-        (void)fflush(stdout);
+        (void)fflush(sum);
     }
 out:
     if (metrics.dir_fd >= 0)
         write_metrics(&metrics, r, status, (mono_ms() - t_begin) / 1000.0);
     textfile_close(&metrics);
     if (opt->oneline && status == 3) /* the log still gets its line */
-        log_line(r, NULL, status, *err ? err : "the run failed", NULL);
+        log_line(sum, r, NULL, status, *err ? err : "the run failed", NULL);
     bundle_target_close(&target);
     obf_free(obf);
     report_free(r);
@@ -439,5 +546,7 @@ out:
         report_free(base);
     if (lock_fd >= 0)
         close(lock_fd);
+    /* Last, with the lock released: a command left running is waited for. */
+    command_finish(cmd, opt->quiet);
     return status;
 }

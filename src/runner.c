@@ -208,6 +208,7 @@ struct runner *runner_new_with(struct report *r, const struct options *opt,
         .hz = opt->hz,
         .min_block_us = opt->min_block_us,
         .keep_secrets = opt->no_redact,
+        .follow_children = opt->command != NULL,
     };
     rn->caps = caps;
     rn->interval_s = opt->interval_s;

@@ -2,6 +2,7 @@
 #include "../model/model.h"
 #include "../model/profile.h"
 #include "../model/profile_sites.h"
+#include "../model/run_command.h"
 #include "../render/charts.h"
 #include "../render/folded.h"
 #include "../util/json_read.h"
@@ -300,6 +301,50 @@ static int load_window(struct ld *l, const struct json *root)
     return 0;
 }
 
+/* "command" (json_command.c): optional, absent for a run without one. */
+static int load_command(struct ld *l, const struct json *root)
+{
+    const struct json *o = json_get(root, "command");
+    if (!o || o->type == JSON_NULL)
+        return 0;
+    if (o->type != JSON_OBJ)
+        return bad(l, "\"command\" is %s, expected an object", json_type_name(o->type));
+    const char *line, *user, *end, *sig, *error;
+    double pid, status, wall;
+    bool core, ended;
+    if (!opt_str(l, o, "line", "command", &line) || !opt_str(l, o, "user", "command", &user) ||
+        !opt_str(l, o, "end", "command", &end) || !opt_str(l, o, "signal", "command", &sig) ||
+        !opt_str(l, o, "error", "command", &error) || !opt_num(l, o, "pid", "command", &pid) ||
+        !opt_num(l, o, "exit_status", "command", &status) ||
+        !opt_num(l, o, "wall_s", "command", &wall) ||
+        !opt_bool(l, o, "core_dumped", "command", &core) ||
+        !opt_bool(l, o, "ended_window", "command", &ended))
+        return -1;
+    int e = cmd_end_parse(end);
+    if (e < 0)
+        return bad(l, "command: \"end\" is not exited, killed, running or not_started");
+    if (!(pid >= 0 && pid <= 4194304 && pid == trunc(pid)))
+        return bad(l, "command: \"pid\" is not a process id");
+    int signo = -1;
+    if (e == CMD_EXITED && !(status >= 0 && status <= 255 && status == trunc(status)))
+        return bad(l, "command: \"exit_status\" is not a status in [0, 255]");
+    if (e == CMD_KILLED && (signo = cmd_signal_parse(sig)) < 0)
+        return bad(l, "command: \"signal\" is not a signal name");
+    struct run_command *c = run_command_new();
+    c->line = xstrdup(line);
+    c->user = xstrdup(user);
+    c->error = xstrdup(error);
+    c->pid = (int)pid;
+    c->end = (enum cmd_end)e;
+    c->exit_status = e == CMD_EXITED ? (int)status : -1;
+    c->term_signal = e == CMD_KILLED ? signo : 0;
+    c->core_dumped = core;
+    c->wall_s = isfinite(wall) && wall >= 0 ? wall : NAN;
+    c->ended_window = ended;
+    l->r->command = c;
+    return 0;
+}
+
 /* "series": the ticks, then each series' values, one per tick.  The gaps
  * are not read: report_add_tick finds them again from the same ticks and
  * interval, exactly as the run did. */
@@ -561,7 +606,7 @@ static int fill(struct ld *l, const struct json *root)
     r->tool_version = xstrdup(version);
     if (load_facts(l, root, "host", &r->host) != 0 ||
         load_facts(l, root, "capabilities", &r->caps) != 0 || load_window(l, root) != 0 ||
-        !opt_bool(l, root, "failed", "report", &r->failed) || load_metrics(l, root) != 0 ||
+        load_command(l, root) != 0 || !opt_bool(l, root, "failed", "report", &r->failed) || load_metrics(l, root) != 0 ||
         load_series(l, root) != 0 || load_tables(l, root) != 0 || load_hists(l, root) != 0 ||
         load_ledger(l, root) != 0)
         return -1;

@@ -37,6 +37,8 @@ struct collect_config {
     int hz;                 /* -F: on-CPU samples per second; <= 0: 49 */
     unsigned min_block_us;  /* --min-block-us: shortest off-CPU wait counted */
     bool keep_secrets;      /* --no-redact: command lines as they are */
+    bool follow_children;   /* with pid: its descendants too (`perfreport -- CMD`;
+                             * the on-CPU profile) */
 };
 
 struct collect_ctx {

@@ -50,6 +50,7 @@ struct prof_state {
     int hz;
     bool sym_ref;             /* holds a stacks_sym_acquire() reference */
     struct stack_prefetch *pf; /* owned: stacks resolved during the window */
+    struct bpf_link *fork_link; /* owned: follows the target's children, or NULL */
     char *scope_note;         /* why the target filter is not applied, or NULL */
     char *scope;              /* "pid 12", "cgroup /x", "system-wide" */
 };
@@ -229,9 +230,13 @@ static int prof_start(struct collect_ctx *ctx, void **state, char *err, size_t n
         return -e;
     }
     kbpf_alloc_on_insert(st->skel->maps.counts); /* a key per new (process, stacks) */
+    bool follow = ctx->cfg && ctx->cfg->pid > 0 && ctx->cfg->follow_children;
+    bpf_program__set_autoload(st->skel->progs.on_fork, follow);
     if (ctx->cfg && ctx->cfg->pid > 0) {
         st->skel->rodata->targ_tgid = (__u32)ctx->cfg->pid;
-        st->scope = xasprintf("pid %d", (int)ctx->cfg->pid);
+        st->skel->rodata->follow_children = follow;
+        st->scope = xasprintf(follow ? "pid %d and its descendants" : "pid %d",
+                              (int)ctx->cfg->pid);
     } else if (ctx->cfg && ctx->cfg->cgroup) {
         setup_cgroup(st, ctx);
     }
@@ -242,12 +247,26 @@ static int prof_start(struct collect_ctx *ctx, void **state, char *err, size_t n
         snprintf(err, n, "loading the profile BPF program failed: %s", strerror(-rc));
         return rc;
     }
+    if (follow) {
+        /* Before the events: a child forked once sampling starts is followed. */
+        st->fork_link = bpf_program__attach(st->skel->progs.on_fork);
+        if (!st->fork_link) {
+            int e = errno;
+            free(st->scope_note);
+            st->scope_note = xasprintf("the command's children are not followed (attaching "
+                                       "to sched_process_fork failed: %s)", strerror(e));
+        }
+    }
     st->pf = stack_prefetch_new(bpf_map__fd(st->skel->maps.stackmap), STACKS_USER_PER_PID);
     return open_events(st, err, n);
 }
 
 static void detach(struct prof_state *st)
 {
+    if (st->fork_link) {
+        bpf_link__destroy(st->fork_link);
+        st->fork_link = NULL;
+    }
     for (int i = 0; st->links && i < st->ncpu; i++) {
         /* a perf_event link owns its event fd and closes it: closing it
          * again could close another thread's newly opened file */
@@ -437,6 +456,10 @@ static int prof_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     if (stats[PROF_ST_DROPPED])
         ledger_note(led, "%llu samples lost: the aggregation map (%d keys) was full",
                     (unsigned long long)stats[PROF_ST_DROPPED], PROF_MAX_KEYS);
+    if (stats[PROF_ST_UNFOLLOWED])
+        ledger_note(led, "%llu of the target's child processes not sampled: more than %d "
+                    "were followed", (unsigned long long)stats[PROF_ST_UNFOLLOWED],
+                    PROF_MAX_FOLLOWED);
     note_missing(led, "a user", ss.missing_user);
     note_missing(led, "a kernel", ss.missing_kernel);
     if (ss.truncated)

@@ -1,5 +1,6 @@
 #include "model.h"
 #include "profile.h"
+#include "run_command.h"
 #include "../util/xalloc.h"
 #include <math.h>
 #include <stdarg.h>
@@ -125,6 +126,7 @@ void report_free(struct report *r)
     kvlist_free(&r->caps);
     free(r->window.target);
     free(r->publish_note);
+    run_command_free(r->command);
     free(r->ticks);
     free(r->gaps);
     for (size_t i = 0; i < r->nseries; i++) {

@@ -197,6 +197,9 @@ struct report {
      * to (name taken, directory gone or tampered with): where it went and why.
      * Makes the bundle partial.  Owned; NULL normally. */
     char *publish_note;
+    /* `perfreport -- CMD`: the command profiled (model/run_command.h);
+     * owned; NULL for a run without one. */
+    struct run_command *command;
 };
 
 struct report *report_new(void);

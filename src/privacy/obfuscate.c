@@ -4,6 +4,7 @@
 #include "../model/model.h"
 #include "../model/names.h"
 #include "../model/profile.h"
+#include "../model/run_command.h"
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -589,6 +590,11 @@ static size_t walk_report(struct obf *o, struct report *r, bool dry)
     fix_kv(&w, &r->host);
     fix_kv(&w, &r->caps);
     fix(&w, &r->window.target);
+    if (r->command) {
+        fix(&w, &r->command->line);
+        fix(&w, &r->command->user);
+        fix(&w, &r->command->error);
+    }
     for (size_t i = 0; i < r->nseries; i++)
         fix_entry(&w, &r->series[i]->hdr);
     for (size_t i = 0; i < r->ntables; i++) {

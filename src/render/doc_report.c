@@ -200,6 +200,7 @@ static void title_and_verdict(struct doc *d, const struct report *r)
     }
     doc_verdict(r, root);
     doc_context(r, root);
+    doc_command(r, root);
 
     /* A value after a gap averages over it; its chart line breaks there. */
     for (size_t i = 0; i < r->ngaps; i++) {

@@ -12,6 +12,9 @@ struct doc *doc_report(const struct report *r);
 void doc_verdict(const struct report *r, cmark_node *parent);
 /* "Host web1 · kernel 6.1 · 2 CPUs · 10.0 s window ... · started ... UTC". */
 void doc_context(const struct report *r, cmark_node *parent);
+/* `perfreport -- CMD`: "Command: CMD (pid N, as user U) exited with
+ * status S after T s" (doc_command.c); nothing for a run without one. */
+void doc_command(const struct report *r, cmark_node *parent);
 /* For a report without a finding at warning or above: a paragraph on what a
  * window of this length cannot see; nothing otherwise. */
 void doc_window_limits(const struct report *r, cmark_node *parent);

@@ -347,6 +347,7 @@ int json_report_render(const struct report *r, struct strbuf *out)
     kv_object(&w, "capabilities", &r->caps);
     facts(&w, r);
     json_window(&w, r);
+    json_command(&w, r);
     jw_kstr(&w, "headline", r->headline);
     jw_kstr(&w, "severity", r->failed ? "failed" : severity_name(report_worst_severity(r)));
     jw_kbool(&w, "failed", r->failed);

@@ -14,6 +14,8 @@ void format_iso8601_utc(const struct timespec *ts, char *out, size_t n);
 void json_tool(struct jw *w, const struct report *r);       /* "tool": {...} */
 void json_window(struct jw *w, const struct report *r);     /* "window": {...} */
 void json_collectors(struct jw *w, const struct report *r); /* "collectors": [...] */
+/* "command": {...} for `perfreport -- CMD` (json_command.c); nothing without one. */
+void json_command(struct jw *w, const struct report *r);
 /* report.json's text appended to out.  Returns 0, or -1 on a writer misuse
  * (a bug, caught by the unit tests). */
 int json_report_render(const struct report *r, struct strbuf *out);

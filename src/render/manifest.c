@@ -45,6 +45,7 @@ int manifest_render_files(const struct report *r, const struct sink_file *files,
     jw_knum(&w, "schema", r->schema ? r->schema : REPORT_SCHEMA);
     json_tool(&w, r);
     json_window(&w, r);
+    json_command(&w, r);
     jw_kbool(&w, "complete", !report_is_partial(r) && !r->failed);
     jw_kstr(&w, "severity", sev);
     jw_knum(&w, "exit_status", status);

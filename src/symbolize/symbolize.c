@@ -144,10 +144,13 @@ struct bin {
     Dwarf *dw;
 };
 
+static bool in_our_mnt_ns(int pid);
+
 struct proc {
     int pid;
     bool gone;
     bool exited;       /* gone because it exited (or is in another pid namespace) */
+    bool our_mnt_ns;   /* in our mount namespace when its maps were read */
     const char *label; /* for gone/unreadable pids */
     struct sym_map *maps;
     size_t nmaps;
@@ -521,6 +524,7 @@ static struct proc *get_proc(struct symbolizer *s, int pid)
     }
     sb_free(&sb);
     if (rc == 0 && p->nmaps) {
+        p->our_mnt_ns = in_our_mnt_ns(pid);
         p->mbin = xcalloc(p->nmaps, sizeof *p->mbin);
         p->mdone = xcalloc(p->nmaps, 1);
         p->mmod = xcalloc(p->nmaps, sizeof *p->mmod);
@@ -582,11 +586,22 @@ static const char *map_module(struct symbolizer *s, struct proc *p, size_t mi)
 
 /* ---- opening binaries --------------------------------------------------- */
 
+/* Whether pid shares our mount namespace (the real host only: below --root
+ * a path is not the process's). */
+static bool in_our_mnt_ns(int pid)
+{
+    char path[64];
+    struct stat a, b;
+    snprintf(path, sizeof path, "/proc/%d/ns/mnt", pid);
+    return hostfs_is_real() && stat(path, &a) == 0 && stat("/proc/self/ns/mnt", &b) == 0 &&
+           a.st_ino == b.st_ino && a.st_dev == b.st_dev;
+}
+
 /* Opens the file behind a mapping: /proc/PID/map_files first (works for
  * deleted or replaced files and other mount namespaces), else the maps path
  * resolved inside /proc/PID/root and never outside it.  The inode must match
  * what maps says, so a replaced file is never read in place of the mapped one. */
-static int open_mapping(int pid, const struct sym_map *m)
+static int open_mapping(int pid, bool our_mnt_ns, const struct sym_map *m)
 {
     char rel[128], path[PATH_MAX];
     snprintf(rel, sizeof rel, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid, m->start, m->end);
@@ -607,10 +622,19 @@ static int open_mapping(int pid, const struct sym_map *m)
             close(rootfd);
         }
     }
+    /* A process that has exited since its maps were read (a short command
+     * under `perfreport -- CMD`) has neither: in our mount namespace its
+     * path names the same file, if device and inode still say so. */
+    bool by_path = false;
+    if (fd < 0 && !m->deleted && our_mnt_ns && m->path[0] == '/') {
+        fd = open(m->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+        by_path = true;
+    }
     if (fd < 0)
         return -1;
     struct stat st;
-    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_ino != m->inode) {
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_ino != m->inode ||
+        (by_path && (major(st.st_dev) != m->dev_major || minor(st.st_dev) != m->dev_minor))) {
         close(fd);
         return -1;
     }
@@ -968,7 +992,7 @@ static struct bin *map_bin(struct symbolizer *s, struct proc *p, size_t mi)
         pmap_put(&s->bin_idx, dev, m->inode, 0);
         return NULL;
     }
-    int fd = open_mapping(p->pid, m);
+    int fd = open_mapping(p->pid, p->our_mnt_ns, m);
     Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
     if (!elf || elf_kind(elf) != ELF_K_ELF) {
         if (elf)

@@ -1,7 +1,8 @@
-/* CPU burner for tests: burner SECONDS [THREADS] [--comm NAME]
+/* CPU burner for tests: burner SECONDS [THREADS] [--comm NAME] [--exit N]
  * Burns CPU in known, non-inlined functions (burn_outer -> burn_middle ->
  * burn_leaf) so profiles can be checked by name.  --comm sets the thread
- * name (hostile-name tests). */
+ * name (hostile-name tests); --exit N makes it exit with status N (tests of
+ * `perfreport -- CMD`). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,9 +55,13 @@ int main(int argc, char **argv)
     }
     g_seconds = atof(argv[1]);
     int threads = argc > 2 && argv[2][0] != '-' ? atoi(argv[2]) : 1;
-    for (int i = 2; i < argc - 1; i++)
+    int status = 0;
+    for (int i = 2; i < argc - 1; i++) {
         if (strcmp(argv[i], "--comm") == 0)
             prctl(PR_SET_NAME, argv[i + 1], 0, 0, 0);
+        if (strcmp(argv[i], "--exit") == 0)
+            status = atoi(argv[i + 1]);
+    }
     if (threads < 1)
         threads = 1;
     pthread_t *t = calloc((size_t)threads, sizeof *t);
@@ -69,5 +74,5 @@ int main(int argc, char **argv)
     for (int i = 1; i < threads; i++)
         pthread_join(t[i], NULL);
     free(t);
-    return 0;
+    return status;
 }
