@@ -1,15 +1,16 @@
 #!/bin/sh
 # Installs the Debian packages perfreport needs to build and test, and does
 # nothing when they are all present.  Run as root (apt-get).
-# python3-prometheus-client parses the --metrics file in tests/e2e/exports.sh;
-# golang-go (go tool pprof, ~460 MB) and prometheus (promtool, ~330 MB) are
-# too large to install here, and prometheus-node-exporter is a service that
-# would stay running: the checks that use them skip when they are missing.
+# python3-prometheus-client parses the --metrics file in tests/e2e/exports.sh
+# and golang-go reads the pprof files back (go tool pprof, ~460 MB installed).
+# prometheus (promtool) and prometheus-node-exporter are services that would
+# start and stay enabled on a developer's machine: the checks that use them
+# skip, saying so, when they are missing.
 set -eu
 PKGS="make gcc clang llvm libbpf-dev bpftool libelf-dev libdw-dev libcmark-dev zlib1g-dev \
 pkg-config linux-libc-dev libxml2-utils chromium iproute2 nftables procps util-linux \
 strace linux-perf valgrind libclang-rt-dev libiberty-dev libarchive-dev g++ python3-prometheus-client \
-ansible-core python3-yaml debhelper lintian"
+ansible-core python3-yaml debhelper lintian golang-go"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"
