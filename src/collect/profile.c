@@ -391,8 +391,7 @@ static int prof_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     struct prof_key key, next;
     void *prev = NULL;
     size_t nkeys = 0;
-    /* Stacks of one process are resolved together: the symbolizer's per-pid
-     * maps stay warm.  Hash order is arbitrary, so collect then sort. */
+    /* All keys are read first, then resolved in the map's order. */
     struct kc {
         struct prof_key k;
         uint64_t c;
