@@ -114,6 +114,8 @@ int on_sample(struct bpf_perf_event_data *ctx)
 
     struct prof_key k = {};
     k.tgid = tgid;
+    if (targ_tgid)
+        k.tid = (__u32)id;
     bpf_get_current_comm(k.comm, sizeof k.comm);
     k.kstack = bpf_get_stackid(ctx, &stackmap, 0);
     /* An empty kernel callchain (-EFAULT) means the sample hit user mode. */

@@ -10,6 +10,8 @@
 
 struct prof_key {
     __u32 tgid;
+    __u32 tid; /* the thread in a targeted run (-p, -- CMD); 0 system-wide, where
+                * a key per thread would multiply the keys by the threads */
     __s32 kstack; /* bpf_get_stackid result, PROF_STACK_NONE when none expected */
     __s32 ustack;
     char comm[PROF_COMM_LEN];

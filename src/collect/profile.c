@@ -413,8 +413,8 @@ static int prof_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
         char comm[PROF_COMM_LEN + 1];
         memcpy(comm, keys[i].k.comm, PROF_COMM_LEN);
         comm[PROF_COMM_LEN] = '\0';
-        stack_resolver_add(sr, p, keys[i].k.tgid, comm, keys[i].k.kstack, keys[i].k.ustack,
-                           keys[i].c);
+        stack_resolver_add_thread(sr, p, keys[i].k.tgid, keys[i].k.tid, comm, keys[i].k.kstack,
+                                  keys[i].k.ustack, keys[i].c);
     }
     free(keys);
     double t_resolved = mono_ms();

@@ -439,7 +439,7 @@ static void set_sites(struct stack_resolver *sr, struct profile *p, uint32_t lea
     }
 }
 
-static void add_stack(struct stack_resolver *sr, struct profile *p, uint32_t tgid,
+static void add_stack(struct stack_resolver *sr, struct profile *p, uint32_t tgid, uint32_t tid,
                       const char *comm, int64_t kstack_id, int64_t ustack_id, uint64_t count,
                       bool labels)
 {
@@ -454,7 +454,7 @@ static void add_stack(struct stack_resolver *sr, struct profile *p, uint32_t tgi
     if (!labels)
         return;
     set_sites(sr, p, leaf, k);
-    stack_resolver_label(sr, p, leaf, tgid, 0, shown, count);
+    stack_resolver_label(sr, p, leaf, tgid, tid, shown, count);
 }
 
 void stack_resolver_label(struct stack_resolver *sr, struct profile *p, uint32_t leaf,
@@ -471,7 +471,17 @@ int stack_resolver_add(struct stack_resolver *sr, struct profile *p, uint32_t tg
 {
     if (!sr || !p)
         return -EINVAL;
-    add_stack(sr, p, tgid, comm, kstack_id, ustack_id, count, true);
+    add_stack(sr, p, tgid, 0, comm, kstack_id, ustack_id, count, true);
+    return 0;
+}
+
+int stack_resolver_add_thread(struct stack_resolver *sr, struct profile *p, uint32_t tgid,
+                              uint32_t tid, const char *comm, int64_t kstack_id,
+                              int64_t ustack_id, uint64_t count)
+{
+    if (!sr || !p)
+        return -EINVAL;
+    add_stack(sr, p, tgid, tid, comm, kstack_id, ustack_id, count, true);
     return 0;
 }
 
@@ -616,7 +626,7 @@ int stack_resolver_rows(struct stack_resolver *sr, const struct stack_row *rows,
             continue;
         char tag[32];
         snprintf(tag, sizeof tag, "#%zu", i);
-        add_stack(sr, scratch, rows[i].tgid, tag, rows[i].kstack_id, rows[i].ustack_id, 1,
+        add_stack(sr, scratch, rows[i].tgid, 0, tag, rows[i].kstack_id, rows[i].ustack_id, 1,
                   false);
     }
     struct rows_walk w = {.nrows = nrows, .fn = fn, .ctx = ctx};

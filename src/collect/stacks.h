@@ -79,6 +79,11 @@ void stack_resolver_free(struct stack_resolver *sr);
  * root side.  comm NULL or empty becomes "[unknown]".  Returns 0 or -errno. */
 int stack_resolver_add(struct stack_resolver *sr, struct profile *p, uint32_t tgid,
                        const char *comm, int64_t kstack_id, int64_t ustack_id, uint64_t count);
+/* The same for one thread's samples: its tid goes into the pprof label
+ * (stack_resolver_add's stacks are labelled with thread 0, unknown). */
+int stack_resolver_add_thread(struct stack_resolver *sr, struct profile *p, uint32_t tgid,
+                              uint32_t tid, const char *comm, int64_t kstack_id,
+                              int64_t ustack_id, uint64_t count);
 /* What stack_resolver_add also notes for the pprof export (profile_sites.h),
  * besides the frames' addresses, mappings and lines: that count of the
  * stack ending in leaf came from process tgid (thread tid, 0 unknown) named

@@ -178,6 +178,32 @@ else
     fi
 fi
 
+# ---- a targeted run labels on-CPU samples with their thread ----
+# (system-wide the profile aggregates per process; with -p, per thread)
+if [ -x "$WL/hotthread" ] && command -v go >/dev/null 2>&1; then
+    "$WL/hotthread" 20 2 >/dev/null & ht=$!; track $ht
+    sleep 0.5
+    spin_tid=""
+    for t in /proc/$ht/task/*; do
+        [ "$(cat "$t/comm" 2>/dev/null)" = hotspin ] && spin_tid=${t##*/}
+    done
+    "$PERFREPORT_BIN" -d 2 -p "$ht" -o "$TMPD/t" --quiet >/dev/null 2>&1
+    stop_tracked
+    tags=$(go tool pprof -tags "$TMPD/t/cpu.pb.gz" 2>/dev/null)
+    # -tags lists each label's values: "thread: Total N" then "  N (x%): TID"
+    threads=$(printf '%s\n' "$tags" | awk '/^ *thread:/ {s = 1; next} /^ *[a-z]+:/ {s = 0}
+        s && /: *[0-9]+ *$/ {print $NF}')
+    if [ -z "$spin_tid" ]; then
+        skip e2e_exports_pprof_thread_label "no hotspin thread in the workload"
+    elif printf '%s\n' "$threads" | grep -qx "$spin_tid"; then
+        ok e2e_exports_pprof_thread_label
+    else
+        not_ok e2e_exports_pprof_thread_label "hotspin is tid $spin_tid; thread labels: $(echo $threads | cut -c1-200)"
+    fi
+else
+    skip e2e_exports_pprof_thread_label "needs tests/workloads/hotthread and go"
+fi
+
 # ---- --metrics ----
 P="$M/perfreport.prom"
 if [ -L "$P" ] || [ ! -f "$P" ]; then
