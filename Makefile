@@ -152,6 +152,7 @@ bench: all workloads
 	FLAMEGRAPH_DIR="$(FLAMEGRAPH_DIR)" sh bench/flame_bench.sh
 	sh bench/profile_bench.sh
 	sh bench/page_bench.sh
+	sh bench/pagefault_bench.sh
 
 # The man page, from its Markdown source through cmark's roff renderer.
 VERSION := $(shell sed -n 's/^\#define PERFREPORT_VERSION "\(.*\)"/\1/p' src/version.h)
