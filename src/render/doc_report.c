@@ -608,6 +608,8 @@ static const struct {
     {"memory", "pagefault",
      "Page-fault flame graph: where resident memory grew (sampled; widths are estimated faults)",
      " (flamegraph.pl input, estimated faults)."},
+    {"memory", "alloc", "Allocation flame graph: bytes allocated by call stack (-p target, uprobes)",
+     " (flamegraph.pl input, bytes)."},
 };
 
 static void section(struct doc *d, const struct report *r, const char *res, const char *title)
