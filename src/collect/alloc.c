@@ -39,10 +39,11 @@
 #include "../../bpf/alloc.h"
 #include "alloc.skel.h"
 
-/* Cost of one traced call (entry and return probe, stack id, two map
- * updates), measured by bench/alloc_bench.sh on the development VM
- * (bench/RESULTS.md); the slowdown estimate uses it. */
-#define ALLOC_COST_NS 4000.0
+/* CPU cost to the target of one traced call (the uprobe and uretprobe
+ * traps, a user stack walk, two map updates), measured by
+ * bench/alloc_bench.sh on the development VM (bench/RESULTS.md: ~18 us
+ * there, where traps are slow); the slowdown estimate uses it. */
+#define ALLOC_COST_NS 18000.0
 #define ALLOC_MAX_SLOWDOWN_PCT 5.0
 #define ALLOC_TOP_ROWS 15
 #define ALLOC_MAX_TARGETS 64

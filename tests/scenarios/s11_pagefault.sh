@@ -36,4 +36,7 @@ if grep -q 'Page-fault flame graph' "$b/report.md" && grep -q 'pagefault.svg' "$
 else
     not_ok scenario_pagefault_memory_section "no page-fault flame graph in report.md"
 fi
+# Without a target the allocation profile is skipped, and says why.
+expect_text scenario_alloc_skipped_without_target "$b" \
+    "next((c['status'], c['reason']) for c in d['collectors'] if c['name'] == 'alloc')" "('skipped', 'needs a target process (-p PID)"
 stop_tracked
