@@ -372,7 +372,7 @@ static int by_key(const void *a, const void *b)
 
 static const struct col_spec top_cols[] = {
     {"pid", "PID", "", 0},          {"process", "Process", "", 0},
-    {"function", "Function", "", 0}, {"bytes", "Bytes", "B", 0},
+    {"function", "Function", "", 0}, {"bytes", "Bytes", "", 0},
     {"calls", "Calls", "", 0},      {"share_pct", "Share", "%", 1},
     {"stack", "Stack (leaf first)", "", 0},
 };
@@ -539,8 +539,8 @@ static int alloc_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     if (secs > 0) {
         report_metric(r, NM_ALLOC_CALLS_PER_S, "Allocation calls per second (traced)", "/s", "memory",
                       (double)calls / secs);
-        report_metric(r, NM_ALLOC_BYTES_PER_S, "Bytes allocated per second (traced)", "B/s",
-                      "memory", (double)bytes / secs);
+        report_metric(r, NM_ALLOC_KIB_PER_S, "Allocated per second (traced)", "KiB/s",
+                      "memory", (double)bytes / 1024.0 / secs);
     }
     if (st->traced_cpu_s > 0)
         report_metric(r, NM_ALLOC_EST_SLOWDOWN_PCT, "Estimated slowdown of the target by the "
