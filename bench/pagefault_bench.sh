@@ -2,7 +2,9 @@
 # The page-fault profile's cost (collector "pagefault", on in every run;
 # budget <= 2 %).  tests/workloads/faulter maps 16 MiB, touches every page
 # (a fault each) and unmaps it, in a loop: a workload that does little but
-# fault.  Paired, alternating runs: perfreport with every collector, and the
+# fault.  Its rate is counted per second of its own CPU time (faults are
+# system time of the faulting process), so that the host's other load,
+# which changes how much CPU it gets, does not enter the comparison.  Paired, alternating runs: perfreport with every collector, and the
 # same run with the page-fault collector failed at start
 # (PERFREPORT_FAULT=pagefault:start:fail), so the difference is this
 # collector's alone; the median of the pairs' slowdowns is printed.  A run
@@ -22,7 +24,7 @@ traced() {
     env "$@" "$BIN" -d $((SECS + 2)) -o "$tmp/b" --quiet >/dev/null 2>&1 & p=$!
     echo "$p" > "$tmp/pr"
     sleep 1.5
-    t=$("$FL" "$SECS" | awk '{print $2}')
+    t=$("$FL" "$SECS" | awk '/faults_per_cpu_s/ {print $2}')
     rc=0; wait "$p" || rc=$?
     rm -f "$tmp/pr"
     [ "$rc" != 3 ] || { echo "perfreport failed (exit 3)" >&2; exit 1; }
@@ -75,7 +77,7 @@ while [ "$i" -le "$PAIRS" ]; do
     else
         w=$(traced X=1); b=$(traced PERFREPORT_FAULT=pagefault:start:fail)
     fi
-    n=$("$FL" "$SECS" | awk '{print $2}')
+    n=$("$FL" "$SECS" | awk '/faults_per_cpu_s/ {print $2}')
     echo "$n ${b%% *} $w" >> "$tmp/s"
     i=$((i + 1))
 done
@@ -85,7 +87,7 @@ rows = [tuple(map(float, l.split())) for l in open(sys.argv[1]) if len(l.split()
 med = statistics.median
 pf = [100.0 * (1 - w / b) for n, b, w, s in rows]
 tool = [100.0 * (1 - w / n) for n, b, w, s in rows]
-print("faults/s: alone %.0f, perfreport without the page-fault profile %.0f, with it %.0f (medians)"
+print("faults per CPU-second: alone %.0f, perfreport without the page-fault profile %.0f, with it %.0f (medians)"
       % (med(r[0] for r in rows), med(r[1] for r in rows), med(r[2] for r in rows)))
 print("page-fault profile's own cost: %.1f %% (median of pairs: %s)" % (med(pf), " ".join("%.1f" % x for x in pf)))
 print("the whole of perfreport on this workload: %.1f %% (%s)" % (med(tool), " ".join("%.1f" % x for x in tool)))
@@ -93,3 +95,18 @@ print("samples per run: %s" % " ".join("%d" % r[3] for r in rows))
 print("Budget: the page-fault profile <= 2 %.")
 PY
 bpf_cost
+# The event's own cost per fault (without the BPF program), switched on and
+# off every 100 ms inside one process (tests/workloads/faultab.c).
+: > "$tmp/ab"
+i=1
+while [ "$i" -le "${AB_RUNS:-5}" ]; do "${WL:-build/workloads}/faultab" 4 >> "$tmp/ab"; i=$((i + 1)); done
+python3 - "$tmp/ab" <<'PY'
+import sys, statistics
+v = {}
+for l in open(sys.argv[1]):
+    k, x = l.split()
+    v.setdefault(k, []).append(float(x))
+off, add = statistics.median(v["ns_per_fault_off"]), v["ns_added"]
+print("the event itself (on/off every 100 ms in one process): %+.0f ns per fault of %.0f ns, %+.1f %% (median of %d runs: %s)"
+      % (statistics.median(add), off, 100 * statistics.median(add) / off, len(add), " ".join("%+.0f" % a for a in add)))
+PY
