@@ -1,7 +1,7 @@
 #!/bin/sh
 # Scenario 12: -p on a process that allocates -> the allocation profile
 # (uprobes on its libc).  Three cases:
-#   allocator computing 5 ms (CPU) between calls (6 calls at ~18 us each
+#   allocator computing 5 ms (CPU) between calls (6 calls at ~19.5 us each
 #     traced: ~2 % of its CPU, under the 5 % guard): build_records tops the sites by
 #     bytes and by calls, nothing is called a leak, the probes stay on;
 #   the same leaking 4 KiB from leak_some every round (~800 KiB/s): leak_some tops the
