@@ -64,7 +64,6 @@ struct alloc_target {
     int libc_fd;              /* the mapped libc, from map_files; -1 when none */
     char libc[PATH_MAX];      /* its path as the target's maps show it */
     struct bpf_link *links[ALLOC_NPROBES];
-    double cpu_s;             /* utime+stime at the last tick; NAN before the first */
 };
 
 struct alloc_state {
@@ -81,6 +80,7 @@ struct alloc_state {
     double traced_s;          /* window time with the probes on */
     uint64_t traced_calls;
     double traced_cpu_s;      /* the targets' CPU time in those ticks */
+    double cpu_s;             /* the targets' utime+stime at the last tick (NAN: unread) */
     struct series *live;      /* not-freed KiB per tick (borrowed from the model) */
     struct series *rate;      /* calls/s per tick */
     bool sym_ref;             /* holds a stacks_sym_acquire() reference */
@@ -237,7 +237,7 @@ static uint64_t calls_of(const uint64_t s[AS_NSTATS])
 
 static bool alloc_can_run(const struct collect_ctx *ctx, char *reason, size_t n)
 {
-    if (!ctx->cfg || ctx->cfg->pid <= 0) {
+    if (!ctx->cfg || (ctx->cfg->pid <= 0 && ctx->cfg->npids == 0)) {
         snprintf(reason, n, "needs a target process (-p PID): a uprobe on malloc/free costs "
                             "microseconds per call, too much to put on every process");
         return false;
@@ -254,6 +254,7 @@ static int alloc_start(struct collect_ctx *ctx, void **state, char *err, size_t 
     struct alloc_state *st = xcalloc(1, sizeof *st);
     *state = st;
     st->detached_at_s = NAN;
+    st->cpu_s = NAN;
     st->max_slowdown = ALLOC_MAX_SLOWDOWN_PCT;
     /* bench/alloc_bench.sh measures the cost per call with the guard off */
     const char *g = getenv("PERFREPORT_ALLOC_MAX_SLOWDOWN_PCT");
@@ -263,14 +264,18 @@ static int alloc_start(struct collect_ctx *ctx, void **state, char *err, size_t 
         if (*end == '\0' && v > 0)
             st->max_slowdown = v;
     }
-    /* The target as a set of pids (-p gives one). */
-    pid_t pids[ALLOC_MAX_TARGETS];
-    size_t np = 0;
-    if (ctx->cfg && ctx->cfg->pid > 0)
-        pids[np++] = ctx->cfg->pid;
+    /* The target as a set of pids: the runner's set, or -p's one. */
+    pid_t one = ctx->cfg ? ctx->cfg->pid : 0;
+    const pid_t *pids = ctx->cfg && ctx->cfg->npids ? ctx->cfg->pids : &one;
+    size_t np = ctx->cfg && ctx->cfg->npids ? ctx->cfg->npids : one > 0;
+    if (np > ALLOC_MAX_TARGETS) {
+        snprintf(err, n, "%zu target processes: at most %d are traced", np, ALLOC_MAX_TARGETS);
+        return -E2BIG;
+    }
     st->t = xcalloc(np ? np : 1, sizeof *st->t);
     for (size_t k = 0; k < np; k++)
-        st->t[st->nt++] = (struct alloc_target){.pid = pids[k], .libc_fd = -1, .cpu_s = NAN};
+        if (pids[k] > 0)
+            st->t[st->nt++] = (struct alloc_target){.pid = pids[k], .libc_fd = -1};
     stacks_sym_acquire();
     st->sym_ref = true;
     st->skel = alloc_bpf__open();
@@ -307,9 +312,7 @@ static int alloc_begin(struct collect_ctx *ctx, void *state)
         st->last_calls = calls_of(s); /* calls before the window are not the window's */
     st->t_begin = st->last_t = collect_clock_s(ctx);
     st->skel->bss->recording = true;
-    double c = targets_cpu_s(st);
-    for (size_t k = 0; k < st->nt; k++)
-        st->t[k].cpu_s = c; /* one sum for the set */
+    st->cpu_s = targets_cpu_s(st);
     return 0;
 }
 
@@ -325,7 +328,7 @@ static int alloc_tick(struct collect_ctx *ctx, void *state)
     series_set(ctx->r, st->live, (double)(int64_t)s[AS_LIVE_BYTES] / 1024.0);
     uint64_t calls = calls_of(s);
     double dt = now - st->last_t;
-    double cpu = targets_cpu_s(st), dcpu = cpu - st->t[0].cpu_s;
+    double cpu = targets_cpu_s(st), dcpu = cpu - st->cpu_s;
     uint64_t dc = calls - st->last_calls;
     if (dt > 0)
         series_set(ctx->r, st->rate, (double)dc / dt);
@@ -335,7 +338,7 @@ static int alloc_tick(struct collect_ctx *ctx, void *state)
         st->traced_cpu_s += dcpu;
     st->last_calls = calls;
     st->last_t = now;
-    st->t[0].cpu_s = cpu;
+    st->cpu_s = cpu;
     /* The probes' time is part of the target's CPU time: the estimate is
      * the share of it they took. */
     double est = !isnan(dcpu) && dcpu > 0 ? 100.0 * (double)dc * ALLOC_COST_NS / 1e9 / dcpu : 0;
@@ -500,10 +503,11 @@ static int alloc_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     }
     double secs = st->traced_s;
     struct strbuf note = STRBUF_INIT;
-    sb_addf(&note, "uprobes on malloc, calloc, realloc, free, mmap and munmap of the target's C "
-                   "library (%s), pid", st->nt ? st->t[0].libc : "-");
+    sb_add(&note, "uprobes on malloc, calloc, realloc, free, mmap and munmap of the C library "
+                  "each target maps (");
     for (size_t k = 0; k < st->nt; k++)
-        sb_addf(&note, "%s %d", k ? "," : "", (int)st->t[k].pid);
+        sb_addf(&note, "%spid %d: %s", k ? ", " : "", (int)st->t[k].pid, st->t[k].libc);
+    sb_add(&note, ")");
     sb_addf(&note, "; traced for %.1f s", secs);
     if (!isnan(st->detached_at_s))
         sb_addf(&note, ", then detached by itself %.1f s into the window: the estimated "
