@@ -153,6 +153,8 @@ bench: all workloads
 	sh bench/profile_bench.sh
 	sh bench/page_bench.sh
 	sh bench/history_bench.sh
+	sh bench/pagefault_bench.sh
+	sh bench/alloc_bench.sh
 
 # The man page, from its Markdown source through cmark's roff renderer.
 VERSION := $(shell sed -n 's/^\#define PERFREPORT_VERSION "\(.*\)"/\1/p' src/version.h)

@@ -132,6 +132,8 @@ RULE(rule_net_drops);
 RULE(rule_net_tcp_retransmits);
 RULE(rule_net_listen_overflow);
 RULE(rule_net_tcp_resets);
+RULE(rule_alloc_leak);
+RULE(rule_alloc_rate);
 RULE(rule_fd_exhaustion);
 RULE(rule_fd_growth);
 RULE(rule_sched_runqueue_latency);

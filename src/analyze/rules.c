@@ -102,6 +102,19 @@ static const struct rule rules[] = {
      "(sockets to one peer, one file, pipes) and the code path that opens it without "
      "closing. Restarting only buys time.",
      rule_fd_growth},
+    {"memory.leak_suspect", "memory",
+     "Memory allocated during the window keeps growing without being freed. Look at the "
+     "not-freed table and its stack: the objects are kept somewhere (a list, a cache "
+     "without a bound, a map that is never pruned) or their free is missing on one path. "
+     "Confirm over a longer window (-d 60), then with valgrind --leak-check or "
+     "heaptrack on a test run.",
+     rule_alloc_leak},
+    {"memory.alloc_rate", "memory",
+     "Each malloc/free costs tens to hundreds of nanoseconds and touches allocator locks "
+     "and caches. Reuse buffers, allocate once per batch instead of per item, use an "
+     "arena or pool for short-lived objects, or a faster allocator (jemalloc, tcmalloc, "
+     "mimalloc) for allocation-heavy services.",
+     rule_alloc_rate},
     {"sched.runqueue_latency", "cpu",
      "Runnable tasks queue for a CPU. If the CPUs are busy, more work is runnable than "
      "there are CPUs: reduce or spread the load, cap batch work with a cgroup CPU quota "

@@ -97,6 +97,14 @@ static const struct thr_def defaults[] = {
      * design §6 calls more than 5 % severe. */
     {"cgroup.throttled_pct", "cgroup CPU throttled time / CPU used", "%", 1, 5, false},
 
+    /* Allocations (-p, uprobes): memory allocated in the window and not freed,
+     * growing steadily; 64 KiB/s is 5.4 GiB a day, 1 MiB/s exhausts a
+     * typical host within hours. */
+    {"alloc.not_freed_growth_kib_per_s", "Not-freed allocations growth", "KiB/s", 64, 1024, false},
+    /* malloc/free-family calls per second while traced: at ~100 ns each 20k/s
+     * is 0.2 % of a CPU in the allocator alone, 200k/s 2 % plus its cache
+     * misses; traced, the rate is lower than untraced. */
+    {"alloc.calls_per_s", "Allocation calls (traced)", "/s", 20000, 200000, false},
     /* Near the limit, the next burst fails with EMFILE/ENFILE. */
     {"fd.pct", "Process file descriptors of its limit", "%", 70, 90, false},
     {"fd.system_pct", "System file handles of fs.file-max", "%", 70, 90, false},

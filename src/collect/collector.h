@@ -32,6 +32,11 @@ struct host_caps;
  * and counts every off-CPU wait. */
 struct collect_config {
     pid_t pid;              /* -p: only this process; 0 = the whole host */
+    /* A target made of several processes (a command's tree), for the
+     * collectors that follow each process by pid (alloc); NULL/0 = none.
+     * Borrowed from the runner for the run. */
+    const pid_t *pids;
+    size_t npids;
     const char *cgroup;     /* -c: only this cgroup (under the v2 root); NULL = the whole host */
     const char *target;     /* the scope in words for notes ("pid 42"); NULL = not filtered */
     int hz;                 /* -F: on-CPU samples per second; <= 0: 49 */

@@ -126,15 +126,16 @@ static bool in_v1(const char *rel, const char *v2root)
     return found;
 }
 
-/* Sets the cgroup filter or explains (scope_note) why it is system-wide. */
-static void setup_cgroup(struct prof_state *st, const struct collect_ctx *ctx)
+bool profile_cgroup_filter(const struct collect_ctx *ctx, const char *what, uint64_t *cgid,
+                           char **scope, char **note)
 {
     const char *v2 = ctx->caps ? ctx->caps->cgroup_v2_root : "";
     char *rel = cgroup_rel(ctx->cfg->cgroup, v2);
+    bool found = false;
     if (strstr(rel, "/..")) {
-        st->scope_note = xasprintf("cgroup %s: \"..\" is not allowed; the CPU profile is system-wide", rel);
+        *note = xasprintf("cgroup %s: \"..\" is not allowed; %s is system-wide", rel, what);
         free(rel);
-        return;
+        return false;
     }
     struct stat sbuf;
     char path[PATH_MAX], real[PATH_MAX];
@@ -143,20 +144,30 @@ static void setup_cgroup(struct prof_state *st, const struct collect_ctx *ctx)
               hostfs_path(real, sizeof real, path) == 0 && stat(real, &sbuf) == 0 &&
               S_ISDIR(sbuf.st_mode);
     if (ok) {
-        st->skel->rodata->filter_cg = true;
-        st->skel->rodata->targ_cgid = (uint64_t)sbuf.st_ino;
-        st->scope = xasprintf("cgroup %s", rel);
+        *cgid = (uint64_t)sbuf.st_ino;
+        *scope = xasprintf("cgroup %s", rel);
+        found = true;
     } else if (in_v1(rel, v2)) {
-        st->scope_note = xasprintf(
+        *note = xasprintf(
             "cgroup %s exists only in the v1 hierarchies; BPF can filter only by v2 cgroup id "
-            "(bpf_get_current_cgroup_id), so the CPU profile is system-wide",
-            rel);
+            "(bpf_get_current_cgroup_id), so %s is system-wide",
+            rel, what);
     } else {
-        st->scope_note = xasprintf("cgroup %s not found under the v2 hierarchy%s; the CPU profile "
-                                   "is system-wide",
-                                   rel, v2[0] ? "" : " (none mounted)");
+        *note = xasprintf("cgroup %s not found under the v2 hierarchy%s; %s is system-wide", rel,
+                          v2[0] ? "" : " (none mounted)", what);
     }
     free(rel);
+    return found;
+}
+
+/* Sets the cgroup filter or explains (scope_note) why it is system-wide. */
+static void setup_cgroup(struct prof_state *st, const struct collect_ctx *ctx)
+{
+    uint64_t cgid;
+    if (profile_cgroup_filter(ctx, "the CPU profile", &cgid, &st->scope, &st->scope_note)) {
+        st->skel->rodata->filter_cg = true;
+        st->skel->rodata->targ_cgid = cgid;
+    }
 }
 
 static int open_events(struct prof_state *st, char *err, size_t n)

@@ -4,8 +4,8 @@ extern const struct collector collector_host, collector_cpu, collector_memory, c
     collector_disk, collector_net, collector_procs, collector_cgroup, collector_oomkill,
     collector_runqlat, collector_biolat, collector_iolayers, collector_syscalls,
     collector_procevents, collector_tcpevents, collector_profile, collector_offcpu,
-    collector_futex, collector_hwcounters, collector_swcounters, collector_dns,
-    collector_threads;
+    collector_futex, collector_pagefault, collector_alloc, collector_hwcounters,
+    collector_swcounters, collector_dns, collector_threads;
 
 /* Run order: host facts first, then the interval collectors.  Collectors are
  * stopped in this order too, so the cheap /proc ones come before any that
@@ -32,6 +32,8 @@ const struct collector *const collector_registry[] = {
     &collector_tcpevents,
     &collector_profile,
     &collector_offcpu,
+    &collector_pagefault,
+    &collector_alloc,
     &collector_futex,
     &collector_dns,
     NULL,

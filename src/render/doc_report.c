@@ -602,6 +602,19 @@ static void profile_section(struct doc *d, const struct report *r)
     }
 }
 
+/* Stack profiles drawn in a resource's section (the CPU profile has its own). */
+static const struct {
+    const char *resource, *profile, *caption, *folded_note;
+} section_flames[] = {
+    {"offcpu", "offcpu", "Off-CPU flame graph: where threads waited while blocked",
+     " (flamegraph.pl input, microseconds)."},
+    {"memory", "pagefault",
+     "Page-fault flame graph: where resident memory grew (sampled; widths are estimated faults)",
+     " (flamegraph.pl input, estimated faults)."},
+    {"memory", "alloc", "Allocation flame graph: bytes allocated by call stack (-p target, uprobes)",
+     " (flamegraph.pl input, bytes)."},
+};
+
 static void section(struct doc *d, const struct report *r, const char *res, const char *title)
 {
     if (same(res, "profile")) {
@@ -641,17 +654,18 @@ static void section(struct doc *d, const struct report *r, const char *res, cons
             hist_block(d, h);
     }
     quiet_flush(&q);
-    const struct profile *off = report_find_profile(r, "offcpu");
-    if (same(res, "offcpu") && off && profile_total(off) > 0) {
+    for (size_t i = 0; i < sizeof section_flames / sizeof section_flames[0]; i++) {
+        const struct profile *fp = report_find_profile(r, section_flames[i].profile);
+        if (!same(res, section_flames[i].resource) || !fp || profile_total(fp) == 0)
+            continue;
         char svg[512], folded[512];
-        flame_filename(off, "svg", svg, sizeof svg);
-        flame_filename(off, "folded", folded, sizeof folded);
-        doc_flame(d, d->root, off, profile_index(r, off),
-                  "Off-CPU flame graph: where threads waited while blocked", svg);
+        flame_filename(fp, "svg", svg, sizeof svg);
+        flame_filename(fp, "folded", folded, sizeof folded);
+        doc_flame(d, d->root, fp, profile_index(r, fp), section_flames[i].caption, svg);
         cmark_node *para = doc_para(d->root);
         doc_text(para, "Folded stacks: ");
         doc_code(para, folded);
-        doc_text(para, " (flamegraph.pl input, microseconds).");
+        doc_text(para, section_flames[i].folded_note);
     }
 }
 

@@ -92,9 +92,15 @@ else
     else
         skip e2e_exports_pprof_inline_location "no inline frame of the inliner in cpu.folded"
     fi
+    # one pprof file per profile of the report (cpu, offcpu, pagefault, ...)
     files=$(json "$B/manifest.json" "sorted(f for f in d['files'] if f.endswith('.pb.gz'))")
-    [ "$files" = "['cpu.pb.gz', 'offcpu.pb.gz']" ] && ok e2e_exports_pprof_manifest \
-        || not_ok e2e_exports_pprof_manifest "$files"
+    want=$(json "$B/report.json" "sorted(p['name'] + '.pb.gz' for p in d['profiles'])")
+    case "$files" in
+        *"'cpu.pb.gz'"*"'offcpu.pb.gz'"*)
+            [ "$files" = "$want" ] && ok e2e_exports_pprof_manifest \
+                || not_ok e2e_exports_pprof_manifest "$files, profiles $want" ;;
+        *) not_ok e2e_exports_pprof_manifest "$files" ;;
+    esac
 
     # go tool pprof, the reference reader
     if command -v go >/dev/null 2>&1; then

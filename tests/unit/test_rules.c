@@ -227,6 +227,13 @@ static void set_procfd(struct report *r, const char *col, double v)
         table_set_num(t, 0, "fd_growth", v / 2); /* 30 s window */
 }
 
+/* A leak's growth, rising in every interval (the rule's other condition). */
+static void set_leak(struct report *r, const char *name, double v)
+{
+    m(r, name, v);
+    m(r, "alloc.not_freed_rise_pct", 100);
+}
+
 struct bcase {
     const char *name;
     void (*set)(struct report *, const char *, double);
@@ -257,6 +264,9 @@ static const struct bcase bcases[] = {
     {"throttled_pct", set_app_cgroup, "cgroup.cpu_throttled", 0.99, 1, 5, SEV_WARNING},
     {"fd_pct", set_procfd, "fd.exhaustion", 69.9, 70, 90, SEV_WARNING},
     {"fd_growth_per_min", set_procfd, "fd.growth", 59.9, 60, 600, SEV_WARNING},
+    {"alloc.not_freed_growth_kib_per_s", set_leak, "memory.leak_suspect", 63.9, 64, 1024,
+     SEV_WARNING},
+    {"alloc.calls_per_s", set_metric, "memory.alloc_rate", 19999, 20000, 200000, SEV_WARNING},
 };
 
 static struct report *run_with(const struct bcase *c, double v)
@@ -867,5 +877,39 @@ TEST(rules_oom_names_the_killed_process_from_the_victims_table)
     CHECK_CONTAINS(f->title, "OOM killer killed memhog (pid 4242) in cgroup /user.slice/hog");
     CHECK(any_evidence(f, "Killed memhog (pid 4242) (virtual size 200 MiB) in memory cgroup /user.slice/hog"));
     CHECK_NOT_CONTAINS(f->recommendation, "journalctl");
+    report_free(r);
+}
+
+TEST(rules_leak_needs_a_steady_rise_and_names_the_site)
+{
+    static const char *const c[] = {"pid", "process", "function", "bytes", "calls",
+                                    "share_pct", "stack", NULL};
+    struct report *r = idle_host();
+    m(r, "alloc.not_freed_growth_kib_per_s", 2000);
+    m(r, "alloc.not_freed_rise_pct", 50); /* one jump, then flat: not a leak */
+    analyze_run(r);
+    CHECK(find(r, "memory.leak_suspect") == NULL);
+    report_free(r);
+
+    r = idle_host();
+    m(r, "alloc.not_freed_growth_kib_per_s", 2000);
+    m(r, "alloc.not_freed_rise_pct", 90);
+    m(r, "alloc.not_freed_bytes", 8 << 20);
+    struct table *t = cols(r, "alloc.not_freed", c);
+    size_t i = table_add_row(t);
+    table_set_num(t, i, "pid", 42);
+    table_set_str(t, i, "process", "app");
+    table_set_str(t, i, "function", "cache_put");
+    table_set_num(t, i, "bytes", 6 << 20);
+    table_set_num(t, i, "calls", 1536);
+    table_set_str(t, i, "stack", "cache_put <- main");
+    analyze_run(r);
+    const struct finding *f = find(r, "memory.leak_suspect");
+    REQUIRE(f);
+    CHECK(f->sev == SEV_CRITICAL);
+    CHECK(strstr(f->title, "cache_put in app (pid 42)") != NULL);
+    CHECK_STR(f->culprit, "app (pid 42)");
+    CHECK(any_evidence(f, "rose in 90%"));
+    CHECK(any_evidence(f, "6144 KiB in 1536 allocations (cache_put <- main)"));
     report_free(r);
 }

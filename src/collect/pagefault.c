@@ -1,0 +1,380 @@
+/* Collector "pagefault": where resident memory grows.  A software
+ * page-faults perf event per CPU, in frequency mode, runs a BPF program that
+ * adds each sample's period to (process, kernel stack, user stack); the
+ * kernel adapts the period so that the samples per second -- and so the
+ * cost -- stay bounded however fast processes fault, and the periods summed
+ * estimate every fault.  The events also count every fault exactly, which
+ * the report gives beside the estimate.  stop() drains once into profile
+ * "pagefault" and table pagefault.top. */
+#include "profile.h"
+#include "../model/model.h"
+#include "../model/names.h"
+#include "../model/profile.h"
+#include "../probe.h"
+#include "../util/hostfs.h"
+#include "../util/strbuf.h"
+#include "../util/xalloc.h"
+#include "collector.h"
+#include "kbpf.h"
+#include "stack_prefetch.h"
+#include "stack_top.h"
+#include "stacks.h"
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <linux/types.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "../../bpf/pagefault.h"
+#include "pagefault.skel.h"
+
+_Static_assert(PF_STACK_NONE == STACK_ID_NONE, "BPF and resolver disagree on 'no stack'");
+
+#define MAX_CPUS 4096
+/* Samples per second per CPU: at ~2 us per sample (a user stack walk and a
+ * hash update) 200 Hz costs at most 0.04 % of a CPU that faults without
+ * pause; bench/pagefault_bench.sh measures the whole cost. */
+#define PF_SAMPLE_HZ 200
+#define PF_TOP_ROWS 15
+
+struct pf_state {
+    struct pagefault_bpf *skel; /* owned */
+    struct bpf_link **links;    /* owned, ncpu entries (NULL where none) */
+    int *fds;                   /* perf event fds, -1 where none */
+    int ncpu, attached;
+    bool sym_ref;               /* holds a stacks_sym_acquire() reference */
+    struct stack_prefetch *pf;  /* owned */
+    char *scope;                /* "pid 12", "cgroup /x", "system-wide" */
+    char *scope_note;           /* why the target filter is not applied, or NULL */
+    uint64_t counted;           /* every fault the events counted in the window */
+    double t_begin, t_end;      /* collector clock at begin/end */
+    bool ended;
+};
+
+static int open_events(struct pf_state *st, char *err, size_t n)
+{
+    bool *on = xcalloc((size_t)st->ncpu, sizeof *on);
+    struct strbuf sb = STRBUF_INIT;
+    int listed = -1;
+    if (hostfs_is_real() && hostfs_read("/sys/devices/system/cpu/online", &sb, 0) == 0)
+        listed = profile_parse_cpu_list(sb_str(&sb), on, (size_t)st->ncpu);
+    sb_free(&sb);
+    if (listed <= 0)
+        for (int i = 0; i < st->ncpu; i++)
+            on[i] = true;
+    int last_err = 0;
+    for (int cpu = 0; cpu < st->ncpu; cpu++) {
+        if (!on[cpu])
+            continue;
+        struct perf_event_attr a;
+        memset(&a, 0, sizeof a);
+        a.size = sizeof a;
+        a.type = PERF_TYPE_SOFTWARE;
+        a.config = PERF_COUNT_SW_PAGE_FAULTS;
+        a.freq = 1;
+        a.sample_freq = PF_SAMPLE_HZ;
+        a.exclude_kernel = 0; /* faults taken in kernel mode (copy_to_user) count too */
+        int fd = (int)syscall(__NR_perf_event_open, &a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+        if (fd < 0) {
+            last_err = errno;
+            continue; /* offline since we read the list */
+        }
+        st->fds[cpu] = fd;
+        struct bpf_link *l = bpf_program__attach_perf_event(st->skel->progs.on_fault, fd);
+        if (!l) {
+            last_err = errno;
+            continue;
+        }
+        st->links[cpu] = l;
+        st->attached++;
+        /* libbpf enabled it; counting and sampling start with the window */
+        (void)ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+    }
+    free(on);
+    if (!st->attached) {
+        snprintf(err, n, "no CPU's page faults could be sampled: perf_event_open/attach: %s",
+                 strerror(last_err ? last_err : ENODEV));
+        return -(last_err ? last_err : ENODEV);
+    }
+    return 0;
+}
+
+static int pf_start(struct collect_ctx *ctx, void **state, char *err, size_t n)
+{
+    struct pf_state *st = xcalloc(1, sizeof *st);
+    *state = st;
+    st->ncpu = libbpf_num_possible_cpus();
+    if (st->ncpu <= 0 || st->ncpu > MAX_CPUS) {
+        snprintf(err, n, "cannot count possible CPUs");
+        return -EINVAL;
+    }
+    stacks_sym_acquire();
+    st->sym_ref = true;
+    st->links = xcalloc((size_t)st->ncpu, sizeof *st->links);
+    st->fds = xcalloc((size_t)st->ncpu, sizeof *st->fds);
+    for (int i = 0; i < st->ncpu; i++)
+        st->fds[i] = -1;
+    st->skel = pagefault_bpf__open();
+    if (!st->skel) {
+        int e = errno ? errno : EINVAL;
+        snprintf(err, n, "opening the page-fault BPF object failed: %s", strerror(e));
+        return -e;
+    }
+    kbpf_alloc_on_insert(st->skel->maps.counts);
+    if (ctx->cfg && ctx->cfg->pid > 0) {
+        st->skel->rodata->targ_tgid = (__u32)ctx->cfg->pid;
+        st->scope = xasprintf("pid %d", (int)ctx->cfg->pid);
+    } else if (ctx->cfg && ctx->cfg->cgroup) {
+        uint64_t cgid;
+        if (profile_cgroup_filter(ctx, "the page-fault profile", &cgid, &st->scope,
+                                  &st->scope_note)) {
+            st->skel->rodata->filter_cg = true;
+            st->skel->rodata->targ_cgid = cgid;
+        }
+    }
+    if (!st->scope)
+        st->scope = xstrdup("system-wide");
+    int rc = pagefault_bpf__load(st->skel);
+    if (rc) {
+        snprintf(err, n, "loading the page-fault BPF program failed: %s", strerror(-rc));
+        return rc;
+    }
+    st->pf = stack_prefetch_new(bpf_map__fd(st->skel->maps.stackmap), STACKS_USER_PER_PID);
+    return open_events(st, err, n);
+}
+
+static int pf_begin(struct collect_ctx *ctx, void *state)
+{
+    struct pf_state *st = state;
+    int rc = 0;
+    st->t_begin = collect_clock_s(ctx);
+    for (int i = 0; i < st->ncpu; i++)
+        if (st->links[i] && (ioctl(st->fds[i], PERF_EVENT_IOC_RESET, 0) != 0 ||
+                             ioctl(st->fds[i], PERF_EVENT_IOC_ENABLE, 0) != 0))
+            rc = -errno;
+    return rc;
+}
+
+static void detach(struct pf_state *st)
+{
+    for (int i = 0; st->links && i < st->ncpu; i++) {
+        if (st->links[i])
+            bpf_link__destroy(st->links[i]); /* closes its event fd */
+        else if (st->fds[i] >= 0)
+            close(st->fds[i]);
+        st->links[i] = NULL;
+        st->fds[i] = -1;
+    }
+}
+
+/* Stops sampling and reads the exact counts once. */
+static int pf_end(struct collect_ctx *ctx, void *state)
+{
+    struct pf_state *st = state;
+    if (st->ended)
+        return 0;
+    st->ended = true;
+    st->t_end = collect_clock_s(ctx);
+    for (int i = 0; i < st->ncpu; i++) {
+        if (!st->links[i])
+            continue;
+        (void)ioctl(st->fds[i], PERF_EVENT_IOC_DISABLE, 0);
+        uint64_t v;
+        if (read(st->fds[i], &v, sizeof v) == (ssize_t)sizeof v)
+            st->counted += v;
+    }
+    detach(st);
+    return 0;
+}
+
+static int read_stats(struct pf_state *st, uint64_t out[PF_NSTATS])
+{
+    uint64_t *v = xcalloc((size_t)st->ncpu, sizeof *v);
+    int rc = 0;
+    for (__u32 k = 0; k < PF_NSTATS && rc == 0; k++) {
+        out[k] = 0;
+        rc = bpf_map_lookup_elem(bpf_map__fd(st->skel->maps.stats), &k, v) ? -errno : 0;
+        for (int i = 0; rc == 0 && i < st->ncpu; i++)
+            out[k] += v[i];
+    }
+    free(v);
+    return rc;
+}
+
+static int pf_tick(struct collect_ctx *ctx, void *state)
+{
+    (void)ctx;
+    struct pf_state *st = state;
+    if (!stack_prefetch_ready(st->pf))
+        return 0;
+    int cfd = bpf_map__fd(st->skel->maps.counts);
+    struct pf_key key, next;
+    void *prev = NULL;
+    while (bpf_map_get_next_key(cfd, prev, &next) == 0) {
+        stack_prefetch_add(st->pf, next.tgid, next.kstack, next.ustack);
+        key = next;
+        prev = &key;
+    }
+    stack_prefetch_run(st->pf);
+    return 0;
+}
+
+struct kv_row {
+    struct pf_key k;
+    struct pf_val v;
+};
+
+static int pf_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
+{
+    struct pf_state *st = state;
+    struct report *r = ctx->r;
+    pf_end(ctx, st);
+    double prefetch_ms;
+    uint64_t prefetched;
+    struct stack_resolver *sr = stack_prefetch_take(st->pf, &prefetch_ms, &prefetched);
+    uint64_t stats[PF_NSTATS];
+    int rc = read_stats(st, stats);
+    if (rc) {
+        stack_resolver_free(sr);
+        snprintf(err, n, "reading the page-fault counters failed: %s", strerror(-rc));
+        return rc;
+    }
+    struct ledger_entry *led = report_ledger(r, "pagefault", NULL);
+    struct symbolizer *sym = stacks_sym_get();
+    if (!sr)
+        sr = stack_resolver_new(sym, bpf_map__fd(st->skel->maps.stackmap), STACKS_USER_PER_PID);
+    struct kv_row *rows = NULL;
+    size_t nrows = 0, cap = 0;
+    int cfd = bpf_map__fd(st->skel->maps.counts);
+    struct pf_key key, next;
+    void *prev = NULL;
+    while (bpf_map_get_next_key(cfd, prev, &next) == 0) {
+        struct pf_val v;
+        if (bpf_map_lookup_elem(cfd, &next, &v) == 0 && v.faults) {
+            xgrow(&rows, &cap, nrows + 1, sizeof *rows);
+            rows[nrows++] = (struct kv_row){next, v};
+        }
+        key = next;
+        prev = &key;
+    }
+    struct profile *p = profile_new("pagefault", "Page faults", "faults");
+    struct stack_top *top = stack_top_new(nrows);
+    for (size_t i = 0; i < nrows; i++) {
+        char comm[PF_COMM_LEN + 1];
+        memcpy(comm, rows[i].k.comm, PF_COMM_LEN);
+        comm[PF_COMM_LEN] = '\0';
+        stack_resolver_add(sr, p, rows[i].k.tgid, comm, rows[i].k.kstack, rows[i].k.ustack,
+                           rows[i].v.faults);
+        stack_top_set(top, i, rows[i].k.tgid, comm, rows[i].k.kstack, rows[i].k.ustack,
+                      (double)rows[i].v.faults, (double)rows[i].v.samples);
+    }
+    double secs = st->t_end - st->t_begin;
+    struct table *t = report_table(r, NM_PAGEFAULT_TOP, "Where page faults happen (by function)",
+                                   "memory");
+    static const struct col_spec cols[] = {
+        {"pid", "PID", "", 0},
+        {"process", "Process", "", 0},
+        {"function", "Function", "", 0},
+        {"faults", "Faults (est.)", "", 0},
+        {"samples", "Samples", "", 0},
+        {"share_pct", "Share", "%", 1},
+        {"stack", "Stack (leaf first)", "", 0},
+    };
+    table_add_cols(t, cols, ARRAY_LEN(cols));
+    stack_top_fill(top, sr, t, "faults", "samples", PF_TOP_ROWS);
+    stack_top_free(top);
+    free(rows);
+
+    report_metric(r, NM_PAGEFAULT_COUNTED, "Page faults (counted, every process)", "", "memory",
+                  (double)st->counted);
+    if (secs > 0)
+        report_metric(r, NM_PAGEFAULT_PER_S, "Page faults per second (counted)", "/s", "memory",
+                      (double)st->counted / secs);
+    report_metric(r, NM_PAGEFAULT_PROFILED, "Page faults in the profile (estimated)", "", "memory",
+                  (double)stats[PF_ST_WEIGHT]);
+    report_metric(r, NM_PAGEFAULT_SAMPLES, "Page-fault samples", "", "memory",
+                  (double)stats[PF_ST_SAMPLES]);
+    report_metric(r, NM_PAGEFAULT_DROPPED, "Page-fault samples lost (key map full)", "", "memory",
+                  (double)stats[PF_ST_DROPPED]);
+    {
+        struct strbuf sb = STRBUF_INIT;
+        sb_addf(&sb,
+                "Sampled, not traced: the page-faults software event at up to %d samples/s per "
+                "CPU on %d CPU%s, %s; each sample counts the faults of its period, so the "
+                "faults are estimates (%llu samples stand for %llu faults; the events counted "
+                "%llu faults on the whole host).",
+                PF_SAMPLE_HZ, st->attached, st->attached == 1 ? "" : "s", st->scope,
+                (unsigned long long)stats[PF_ST_SAMPLES],
+                (unsigned long long)stats[PF_ST_WEIGHT], (unsigned long long)st->counted);
+        if (st->scope_note)
+            sb_addf(&sb, " (%s)", st->scope_note);
+        table_set_note(t, sb_str(&sb));
+        sb_free(&sb);
+    }
+    if (profile_total(p) > 0)
+        report_add_profile(r, p);
+    else
+        profile_free(p);
+
+    if (st->scope_note)
+        ledger_note(led, "%s", st->scope_note);
+    if (stats[PF_ST_DROPPED])
+        ledger_note(led, "%llu samples (%llu faults) lost: the aggregation map (%d keys) was full",
+                    (unsigned long long)stats[PF_ST_DROPPED],
+                    (unsigned long long)stats[PF_ST_DROPPED_W], PF_MAX_KEYS);
+    struct stack_stats ss;
+    stack_resolver_stats(sr, &ss);
+    ledger_note(led, "%zu keys, %llu stacks read, %llu stacks resolved during the window "
+                "(%.0f ms)",
+                nrows, (unsigned long long)ss.stacks_read, (unsigned long long)prefetched,
+                prefetch_ms);
+    stack_resolver_free(sr);
+    stacks_sym_release();
+    st->sym_ref = false;
+    return 0;
+}
+
+static void pf_destroy(void *state)
+{
+    struct pf_state *st = state;
+    if (!st)
+        return;
+    detach(st);
+    stack_prefetch_free(st->pf);
+    if (st->sym_ref)
+        stacks_sym_release();
+    pagefault_bpf__destroy(st->skel);
+    free(st->links);
+    free(st->fds);
+    free(st->scope);
+    free(st->scope_note);
+    free(st);
+}
+
+static bool pf_can_run(const struct collect_ctx *ctx, char *reason, size_t n)
+{
+    if (ctx->caps && !ctx->caps->cap_perfmon && !ctx->caps->is_root) {
+        snprintf(reason, n, "needs CAP_PERFMON or CAP_SYS_ADMIN for perf events");
+        return false;
+    }
+    return true;
+}
+
+const struct collector collector_pagefault = {
+    .name = "pagefault",
+    .title = "Page-fault profile (BPF, sampled page-faults event)",
+    .needs_bpf = true,
+    .can_run = pf_can_run,
+    .start = pf_start,
+    .tick = pf_tick,
+    .begin = pf_begin,
+    .end = pf_end,
+    .stop = pf_stop,
+    .destroy = pf_destroy,
+};
