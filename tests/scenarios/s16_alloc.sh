@@ -1,5 +1,5 @@
 #!/bin/sh
-# Scenario 12: -p on a process that allocates -> the allocation profile
+# Scenario 16: -p on a process that allocates -> the allocation profile
 # (uprobes on its libc).  Three cases:
 #   allocator computing 5 ms (CPU) between calls (6 calls at ~19.5 us each
 #     traced: ~2 % of its CPU, under the 5 % guard): build_records tops the sites by

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Scenario 11: a process that maps, touches and unmaps memory in a loop ->
+# Scenario 15: a process that maps, touches and unmaps memory in a loop ->
 # the page-fault profile (on in every run, system-wide) puts its touching
 # function first, with a flame graph in the memory section and the folded
 # stacks in the bundle; the estimate from the samples' periods agrees with
