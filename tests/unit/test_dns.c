@@ -233,7 +233,9 @@ TEST(dns_obfuscate_hides_looked_up_names)
 }
 
 /* The offsets are where the functions' code is: the bytes at each offset
- * of the C library file are the bytes the loaded function starts with. */
+ * of the C library file are the bytes the loaded function starts with --
+ * but for the first, which is int3 (0xcc) while any uprobe is on the
+ * function (a perfreport running on the host with its DNS probes). */
 TEST(dns_func_offsets_point_at_the_code)
 {
     void *h = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
@@ -254,7 +256,8 @@ TEST(dns_func_offsets_point_at_the_code)
         REQUIRE(f && off[i]);
         CHECK(pread(fd, file, sizeof file, (off_t)off[i]) == (ssize_t)sizeof file);
         memcpy(mem, f, sizeof mem);
-        CHECK(memcmp(file, mem, sizeof file) == 0);
+        CHECK(mem[0] == file[0] || mem[0] == 0xcc);
+        CHECK(memcmp(file + 1, mem + 1, sizeof file - 1) == 0);
     }
     /* not an ELF file: nothing found */
     int nfd = open(fixture("../../src/model/NAMES.md"), O_RDONLY | O_CLOEXEC);
