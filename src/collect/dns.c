@@ -11,6 +11,7 @@
 #include "../model/names.h"
 #include "../util/clock.h"
 #include "../util/hostfs.h"
+#include "../util/mapfile.h"
 #include "../util/strbuf.h"
 #include "../util/xalloc.h"
 #include "dns.skel.h"
@@ -25,7 +26,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <linux/bpf.h>
-#include <linux/openat2.h>
 #include <math.h>
 #include <netdb.h>
 #include <pthread.h>
@@ -189,31 +189,11 @@ static void libc_add(struct libc_set *s, int fd, const char *path, pid_t pid)
     snprintf(f->path, sizeof f->path, "%s", path);
 }
 
-/* The file behind a mapping, as the symbolizer opens one: map_files first,
- * else the path resolved inside the process's root; the inode must be the
- * mapped one. */
+/* The file behind a mapping, as the symbolizer opens one (util/mapfile.h);
+ * the inode must be the mapped one. */
 static int open_mapped(pid_t pid, const struct dns_libc_map *m)
 {
-    char rel[128], path[4096];
-    snprintf(rel, sizeof rel, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid, m->start,
-             m->end);
-    int fd = -1;
-    if (hostfs_path(path, sizeof path, rel) == 0)
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-    if (fd < 0) {
-        snprintf(rel, sizeof rel, "/proc/%d/root", (int)pid);
-        int rootfd = -1;
-        if (hostfs_path(path, sizeof path, rel) == 0)
-            rootfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-        if (rootfd >= 0) {
-            struct open_how how;
-            memset(&how, 0, sizeof how);
-            how.flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY;
-            how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
-            fd = (int)syscall(SYS_openat2, rootfd, m->path, &how, sizeof how);
-            close(rootfd);
-        }
-    }
+    int fd = mapfile_open((int)pid, m->start, m->end, m->path);
     if (fd < 0)
         return -1;
     struct stat st;
