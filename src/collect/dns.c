@@ -926,31 +926,24 @@ static int dns_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     struct dns_name_rec *names = NULL;
     size_t np = 0, cp = 0, ne = 0, ce = 0, nn = 0, cn = 0;
     int fd = bpf_map__fd(s->maps.procs);
-    uint32_t pk, pnext, *pprev = NULL;
-    while (bpf_map_get_next_key(fd, pprev, &pnext) == 0) {
-        pk = pnext;
-        pprev = &pk;
+    struct dns_proc_rec pr;
+    struct kbpf_walk w = KBPF_WALK_INIT(fd);
+    while (kbpf_walk_next(&w, &pr.pid, sizeof pr.pid, &pr.v)) {
         xgrow(&procs, &cp, np + 1, sizeof *procs);
-        if (bpf_map_lookup_elem(fd, &pk, &procs[np].v) == 0)
-            procs[np++].pid = pk;
+        procs[np++] = pr;
     }
-    fd = bpf_map__fd(s->maps.errs);
-    struct dns_err_key ek, enext, *eprev = NULL;
-    while (bpf_map_get_next_key(fd, eprev, &enext) == 0) {
-        ek = enext;
-        eprev = &ek;
+    struct dns_err_rec er;
+    w = KBPF_WALK_INIT(bpf_map__fd(s->maps.errs));
+    while (kbpf_walk_next(&w, &er.k, sizeof er.k, &er.n)) {
         xgrow(&errs, &ce, ne + 1, sizeof *errs);
-        if (bpf_map_lookup_elem(fd, &ek, &errs[ne].n) == 0)
-            errs[ne++].k = ek;
+        errs[ne++] = er;
     }
-    fd = bpf_map__fd(s->maps.names);
-    struct dns_name_key nk, nnext, *nprev = NULL;
-    while (bpf_map_get_next_key(fd, nprev, &nnext) == 0) {
-        nk = nnext;
-        nprev = &nk;
+    struct dns_name_rec nr;
+    _Static_assert(sizeof nr.k <= KBPF_WALK_MAX_KEY, "dns name key larger than a walk holds");
+    w = KBPF_WALK_INIT(bpf_map__fd(s->maps.names));
+    while (kbpf_walk_next(&w, &nr.k, sizeof nr.k, &nr.v)) {
         xgrow(&names, &cn, nn + 1, sizeof *names);
-        if (bpf_map_lookup_elem(fd, &nk, &names[nn].v) == 0)
-            names[nn++].k = nk;
+        names[nn++] = nr;
     }
 
     struct strbuf which = STRBUF_INIT;

@@ -52,7 +52,7 @@ void kbpf_khist_add(struct hist *h, const struct khist *k);
  *     while (kbpf_walk_next(&w, &key, sizeof key, &val)) ...
  * The walk keeps its own copy of the last key, so the body may change key.
  * Entries deleted between the key and the lookup are skipped. */
-#define KBPF_WALK_MAX_KEY 64
+#define KBPF_WALK_MAX_KEY 256
 struct kbpf_walk {
     int fd;
     bool started;
