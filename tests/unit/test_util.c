@@ -1,5 +1,6 @@
 #include "test_util.h"
 #include "harness.h"
+#include "../../src/bundle/load.h"
 #include "../../src/render/json_common.h"
 #include "../../src/util/strbuf.h"
 #include "../../src/util/xalloc.h"
@@ -113,4 +114,15 @@ char *test_report_json(const struct report *r)
     if (json_report_render(r, &sb) != 0)
         test_fail(__FILE__, __LINE__, "json_report_render failed");
     return sb_detach(&sb);
+}
+
+struct report *test_report_parse(const char *json)
+{
+    struct report *r = NULL;
+    char err[512] = "";
+    if (report_from_json(json, strlen(json), &r, err, sizeof err) != 0) {
+        test_fail(__FILE__, __LINE__, "%s", err);
+        return NULL;
+    }
+    return r;
 }
