@@ -6,6 +6,7 @@
 #include "diff/diff_render.h"
 #include "model/model.h"
 #include "render/escape.h"
+#include "subcmd.h"
 #include "util/clock.h"
 #include "util/signals.h"
 #include "util/fdio.h"
@@ -44,37 +45,15 @@ static void usage(FILE *f)
 }
 
 struct diff_args {
-    const char *old, *neu, *outdir;
-    bool quiet;
-    int verbose;
+    struct subcmd_common common;
+    const char *old, *neu;
 };
 
 static int parse_args(int argc, char **argv, struct diff_args *a)
 {
-    static const struct option longopts[] = {
-        {"output", required_argument, NULL, 'o'},
-        {"quiet", no_argument, NULL, 'q'},
-        {"verbose", no_argument, NULL, 'v'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    int ch;
-    optind = 0; /* GNU: full re-initialisation */
-    while ((ch = getopt_long(argc, argv, "o:qvh", longopts, NULL)) != -1) {
-        switch (ch) {
-        case 'o':
-            if (!*optarg) {
-                fprintf(stderr, PROG ": -o: empty directory name\n");
-                return 3;
-            }
-            a->outdir = optarg;
-            break;
-        case 'q': a->quiet = true; break;
-        case 'v': a->verbose++; break;
-        case 'h': usage(stdout); return 1;
-        default: usage(stderr); return 3;
-        }
-    }
+    int rc = subcmd_parse(PROG, argc, argv, &a->common, NULL, usage);
+    if (rc)
+        return rc;
     if (argc - optind != 2) {
         fprintf(stderr, PROG ": two bundles, please (perfreport diff OLD NEW)\n");
         usage(stderr);
@@ -125,7 +104,7 @@ int diff_main(int argc, char **argv)
     ignore_fatal_signals();
     char made[PATH_MAX];
     /* mode 0700, never an existing one, through the parent's fd */
-    int dfd = outdir_make(a.outdir, a.neu, ".diff", &target, made, sizeof made, err, sizeof err);
+    int dfd = outdir_make(a.common.outdir, a.neu, ".diff", &target, made, sizeof made, err, sizeof err);
     if (dfd < 0) {
         term_printf(stderr, PROG ": %s", err);
         goto out;
@@ -149,9 +128,9 @@ int diff_main(int argc, char **argv)
         goto out;
     }
     status = 0;
-    if (a.verbose)
+    if (a.common.verbose)
         fprintf(stderr, PROG ": %.1f ms\n", mono_ms() - t0);
-    if (!a.quiet) {
+    if (!a.common.quiet) {
         term_printf(stdout, "%s", d->headline);
         term_printf(stdout, "Comparison: %s/index.html", made);
         (void)fflush(stdout);

@@ -4,6 +4,7 @@
 #include "history/history_render.h"
 #include "history/history_scan.h"
 #include "render/escape.h"
+#include "subcmd.h"
 #include "util/clock.h"
 #include "util/signals.h"
 #include <getopt.h>
@@ -43,39 +44,16 @@ static void usage(FILE *f)
 }
 
 struct history_args {
-    const char *outdir;
-    bool quiet;
-    int verbose;
+    struct subcmd_common common;
     char **dirs;
     size_t ndirs;
 };
 
 static int parse_args(int argc, char **argv, struct history_args *a)
 {
-    static const struct option longopts[] = {
-        {"output", required_argument, NULL, 'o'},
-        {"quiet", no_argument, NULL, 'q'},
-        {"verbose", no_argument, NULL, 'v'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    int ch;
-    optind = 0; /* GNU: full re-initialisation */
-    while ((ch = getopt_long(argc, argv, "o:qvh", longopts, NULL)) != -1) {
-        switch (ch) {
-        case 'o':
-            if (!*optarg) {
-                fprintf(stderr, PROG ": -o: empty directory name\n");
-                return 3;
-            }
-            a->outdir = optarg;
-            break;
-        case 'q': a->quiet = true; break;
-        case 'v': a->verbose++; break;
-        case 'h': usage(stdout); return 1;
-        default: usage(stderr); return 3;
-        }
-    }
+    int rc = subcmd_parse(PROG, argc, argv, &a->common, NULL, usage);
+    if (rc)
+        return rc;
     if (argc - optind < 1) {
         fprintf(stderr, PROG ": a directory of bundles, please (perfreport history DIR...)\n");
         usage(stderr);
@@ -125,7 +103,7 @@ int history_main(int argc, char **argv)
     int status = 3;
 
     history_scan(h, a.dirs, a.ndirs);
-    say_skipped(h, a.verbose);
+    say_skipped(h, a.common.verbose);
     if (h->nruns == 0) {
         fprintf(stderr, PROG ": no bundle could be read; nothing written\n");
         goto out;
@@ -135,7 +113,7 @@ int history_main(int argc, char **argv)
     /* As diff does: an interrupt must not leave a half-written page. */
     ignore_fatal_signals();
     char made[PATH_MAX];
-    int dfd = outdir_make(a.outdir, a.dirs[0], ".history", &target, made, sizeof made, err,
+    int dfd = outdir_make(a.common.outdir, a.dirs[0], ".history", &target, made, sizeof made, err,
                           sizeof err);
     if (dfd < 0) {
         term_printf(stderr, PROG ": %s", err);
@@ -163,10 +141,10 @@ int history_main(int argc, char **argv)
         goto out;
     }
     status = 0;
-    if (a.verbose)
+    if (a.common.verbose)
         fprintf(stderr, PROG ": %zu runs of %zu hosts in %.1f ms\n", h->nruns, h->nhosts,
                 mono_ms() - t0);
-    if (!a.quiet) {
+    if (!a.common.quiet) {
         char *headline = history_headline(h);
         term_printf(stdout, "%s", headline);
         term_printf(stdout, "History: %s/index.html", made);

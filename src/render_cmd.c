@@ -3,6 +3,7 @@
 #include "bundle/judge.h"
 #include "model/model.h"
 #include "render/escape.h"
+#include "subcmd.h"
 #include "util/clock.h"
 #include "util/signals.h"
 #include <errno.h>
@@ -42,41 +43,32 @@ static void usage(FILE *f)
 }
 
 struct render_args {
-    const char *bundle, *outdir, *thresholds;
-    bool quiet;
-    int verbose;
+    struct subcmd_common common;
+    const char *bundle, *thresholds;
 };
+
+enum { OPT_THRESHOLDS = 256 };
+
+/* render's own options, after the common ones (subcmd.h). */
+static int on_option(int val, const char *arg, void *ctx)
+{
+    struct render_args *a = ctx;
+    switch (val) {
+    case OPT_THRESHOLDS: a->thresholds = arg; return 0;
+    default: usage(stderr); return 3;
+    }
+}
 
 /* 0, 1 after --help, 3 after a message. */
 static int parse_args(int argc, char **argv, struct render_args *a)
 {
-    enum { OPT_THRESHOLDS = 256 };
-    static const struct option longopts[] = {
-        {"output", required_argument, NULL, 'o'},
+    static const struct option own[] = {
         {"thresholds", required_argument, NULL, OPT_THRESHOLDS},
-        {"quiet", no_argument, NULL, 'q'},
-        {"verbose", no_argument, NULL, 'v'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
     };
-    int ch;
-    optind = 0; /* GNU: full re-initialisation */
-    while ((ch = getopt_long(argc, argv, "o:qvh", longopts, NULL)) != -1) {
-        switch (ch) {
-        case 'o':
-            if (!*optarg) {
-                fprintf(stderr, PROG ": -o: empty directory name\n");
-                return 3;
-            }
-            a->outdir = optarg;
-            break;
-        case OPT_THRESHOLDS: a->thresholds = optarg; break;
-        case 'q': a->quiet = true; break;
-        case 'v': a->verbose++; break;
-        case 'h': usage(stdout); return 1;
-        default: usage(stderr); return 3;
-        }
-    }
+    const struct subcmd_extra extra = {own, sizeof own / sizeof own[0], on_option, a};
+    int rc = subcmd_parse(PROG, argc, argv, &a->common, &extra, usage);
+    if (rc)
+        return rc;
     if (optind >= argc) {
         fprintf(stderr, PROG ": which bundle? (perfreport render BUNDLE)\n");
         usage(stderr);
@@ -100,8 +92,8 @@ static int parse_args(int argc, char **argv, struct render_args *a)
  * make bundle_publish call the bundle partial). */
 static int open_target(const struct render_args *a, struct bundle_target *t, char *err, size_t n)
 {
-    if (a->outdir)
-        return bundle_target_open(t, a->outdir, err, n);
+    if (a->common.outdir)
+        return bundle_target_open(t, a->common.outdir, err, n);
     char base[PATH_MAX];
     size_t len = strlen(a->bundle);
     while (len > 1 && a->bundle[len - 1] == '/')
@@ -168,12 +160,12 @@ int render_main(int argc, char **argv)
         goto out;
     }
     status = report_exit_status(r);
-    if (a.verbose)
+    if (a.common.verbose)
         fprintf(stderr, PROG ": loaded and analysed in %.1f ms, published in %.1f ms\n",
                 t_loaded - t0, mono_ms() - t_loaded);
     if (r->publish_note)
         term_printf(stderr, PROG ": %s", r->publish_note);
-    if (!a.quiet) {
+    if (!a.common.quiet) {
         enum severity worst = report_worst_severity(r);
         term_printf(stdout, "%s%s%s", worst >= SEV_WARNING ? severity_name(worst) : "",
                     worst >= SEV_WARNING ? ": " : "", r->headline ? r->headline : "");

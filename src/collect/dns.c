@@ -11,6 +11,7 @@
 #include "../model/names.h"
 #include "../util/clock.h"
 #include "../util/hostfs.h"
+#include "../util/mapfile.h"
 #include "../util/strbuf.h"
 #include "../util/xalloc.h"
 #include "dns.skel.h"
@@ -25,7 +26,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <linux/bpf.h>
-#include <linux/openat2.h>
 #include <math.h>
 #include <netdb.h>
 #include <pthread.h>
@@ -189,31 +189,11 @@ static void libc_add(struct libc_set *s, int fd, const char *path, pid_t pid)
     snprintf(f->path, sizeof f->path, "%s", path);
 }
 
-/* The file behind a mapping, as the symbolizer opens one: map_files first,
- * else the path resolved inside the process's root; the inode must be the
- * mapped one. */
+/* The file behind a mapping, as the symbolizer opens one (util/mapfile.h);
+ * the inode must be the mapped one. */
 static int open_mapped(pid_t pid, const struct dns_libc_map *m)
 {
-    char rel[128], path[4096];
-    snprintf(rel, sizeof rel, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid, m->start,
-             m->end);
-    int fd = -1;
-    if (hostfs_path(path, sizeof path, rel) == 0)
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-    if (fd < 0) {
-        snprintf(rel, sizeof rel, "/proc/%d/root", (int)pid);
-        int rootfd = -1;
-        if (hostfs_path(path, sizeof path, rel) == 0)
-            rootfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-        if (rootfd >= 0) {
-            struct open_how how;
-            memset(&how, 0, sizeof how);
-            how.flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY;
-            how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
-            fd = (int)syscall(SYS_openat2, rootfd, m->path, &how, sizeof how);
-            close(rootfd);
-        }
-    }
+    int fd = mapfile_open((int)pid, m->start, m->end, m->path);
     if (fd < 0)
         return -1;
     struct stat st;
@@ -946,31 +926,24 @@ static int dns_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     struct dns_name_rec *names = NULL;
     size_t np = 0, cp = 0, ne = 0, ce = 0, nn = 0, cn = 0;
     int fd = bpf_map__fd(s->maps.procs);
-    uint32_t pk, pnext, *pprev = NULL;
-    while (bpf_map_get_next_key(fd, pprev, &pnext) == 0) {
-        pk = pnext;
-        pprev = &pk;
+    struct dns_proc_rec pr;
+    struct kbpf_walk w = KBPF_WALK_INIT(fd);
+    while (kbpf_walk_next(&w, &pr.pid, sizeof pr.pid, &pr.v)) {
         xgrow(&procs, &cp, np + 1, sizeof *procs);
-        if (bpf_map_lookup_elem(fd, &pk, &procs[np].v) == 0)
-            procs[np++].pid = pk;
+        procs[np++] = pr;
     }
-    fd = bpf_map__fd(s->maps.errs);
-    struct dns_err_key ek, enext, *eprev = NULL;
-    while (bpf_map_get_next_key(fd, eprev, &enext) == 0) {
-        ek = enext;
-        eprev = &ek;
+    struct dns_err_rec er;
+    w = KBPF_WALK_INIT(bpf_map__fd(s->maps.errs));
+    while (kbpf_walk_next(&w, &er.k, sizeof er.k, &er.n)) {
         xgrow(&errs, &ce, ne + 1, sizeof *errs);
-        if (bpf_map_lookup_elem(fd, &ek, &errs[ne].n) == 0)
-            errs[ne++].k = ek;
+        errs[ne++] = er;
     }
-    fd = bpf_map__fd(s->maps.names);
-    struct dns_name_key nk, nnext, *nprev = NULL;
-    while (bpf_map_get_next_key(fd, nprev, &nnext) == 0) {
-        nk = nnext;
-        nprev = &nk;
+    struct dns_name_rec nr;
+    _Static_assert(sizeof nr.k <= KBPF_WALK_MAX_KEY, "dns name key larger than a walk holds");
+    w = KBPF_WALK_INIT(bpf_map__fd(s->maps.names));
+    while (kbpf_walk_next(&w, &nr.k, sizeof nr.k, &nr.v)) {
         xgrow(&names, &cn, nn + 1, sizeof *names);
-        if (bpf_map_lookup_elem(fd, &nk, &names[nn].v) == 0)
-            names[nn++].k = nk;
+        names[nn++] = nr;
     }
 
     struct strbuf which = STRBUF_INIT;

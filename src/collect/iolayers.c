@@ -254,14 +254,10 @@ static int io_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     struct io_sync_proc *procs = NULL;
     size_t np = 0, cap = 0;
     int fd = bpf_map__fd(s->maps.sync_procs);
-    uint32_t key, next;
+    uint32_t key;
     struct io_sync_val val;
-    void *prev = NULL;
-    while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-        key = next;
-        prev = &key;
-        if (bpf_map_lookup_elem(fd, &key, &val) != 0)
-            continue;
+    struct kbpf_walk w = KBPF_WALK_INIT(fd);
+    while (kbpf_walk_next(&w, &key, sizeof key, &val)) {
         xgrow(&procs, &cap, np + 1, sizeof *procs);
         procs[np].pid = key;
         memcpy(procs[np].comm, val.comm, sizeof procs[np].comm);

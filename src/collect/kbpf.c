@@ -240,6 +240,20 @@ void kbpf_khist_add(struct hist *h, const struct khist *k)
     kbpf_hist_add(h, slots, KHIST_SLOTS, (double)k->sum, (double)k->max);
 }
 
+bool kbpf_walk_next(struct kbpf_walk *w, void *key, size_t ksz, void *val)
+{
+    if (ksz > sizeof w->prev)
+        return false;
+    for (;;) {
+        if (bpf_map_get_next_key(w->fd, w->started ? w->prev : NULL, key) != 0)
+            return false;
+        memcpy(w->prev, key, ksz);
+        w->started = true;
+        if (bpf_map_lookup_elem(w->fd, key, val) == 0)
+            return true;
+    }
+}
+
 uint64_t kbpf_percpu_sum(int map_fd, uint32_t key)
 {
     int ncpu = libbpf_num_possible_cpus();

@@ -47,6 +47,21 @@ void kbpf_hist_add(struct hist *h, const uint64_t *slots, size_t nslots, double 
 struct khist;
 /* A histogram as the programs aggregate it (bpf/khist.h), sum and max known. */
 void kbpf_khist_add(struct hist *h, const struct khist *k);
+/* A walk over every entry of a BPF map by fd:
+ *     struct kbpf_walk w = KBPF_WALK_INIT(fd);
+ *     while (kbpf_walk_next(&w, &key, sizeof key, &val)) ...
+ * The walk keeps its own copy of the last key, so the body may change key.
+ * Entries deleted between the key and the lookup are skipped. */
+#define KBPF_WALK_MAX_KEY 256
+struct kbpf_walk {
+    int fd;
+    bool started;
+    unsigned char prev[KBPF_WALK_MAX_KEY];
+};
+#define KBPF_WALK_INIT(map_fd) ((struct kbpf_walk){.fd = (map_fd)})
+/* Fills key (ksz bytes, at most KBPF_WALK_MAX_KEY) and val (the map's value
+ * size) with the next entry; false at the end or on a read error. */
+bool kbpf_walk_next(struct kbpf_walk *w, void *key, size_t ksz, void *val);
 /* Sum of one per-CPU counter slot; 0 on a read error. */
 uint64_t kbpf_percpu_sum(int map_fd, uint32_t key);
 

@@ -530,15 +530,11 @@ static int offcpu_stop(struct collect_ctx *ctx, void *state, char *err, size_t n
     struct row *rows = NULL;
     size_t nrows = 0, cap = 0;
     int afd = bpf_map__fd(st->skel->maps.agg);
-    struct offcpu_key k, next;
+    struct offcpu_key k;
     struct offcpu_val v;
-    void *prev = NULL;
-    while (bpf_map_get_next_key(afd, prev, &next) == 0) {
-        if (bpf_map_lookup_elem(afd, &next, &v) == 0)
-            rows_push(&rows, &nrows, &cap, &next, v.total_ns, v.count);
-        k = next;
-        prev = &k;
-    }
+    struct kbpf_walk w = KBPF_WALK_INIT(afd);
+    while (kbpf_walk_next(&w, &k, sizeof k, &v))
+        rows_push(&rows, &nrows, &cap, &k, v.total_ns, v.count);
     /* threads still blocked at the window end */
     int sfd = bpf_map__fd(st->skel->maps.starts);
     __u32 tid, ntid;

@@ -360,14 +360,10 @@ static void drain_threads(struct report *r, int fd, uint64_t dropped)
 {
     struct thread_val *v = NULL;
     size_t nv = 0, cap = 0;
-    uint32_t key, next;
+    uint32_t key;
     struct thread_samples val;
-    void *prev = NULL;
-    while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-        key = next;
-        prev = &key;
-        if (bpf_map_lookup_elem(fd, &key, &val) != 0)
-            continue;
+    struct kbpf_walk w = KBPF_WALK_INIT(fd);
+    while (kbpf_walk_next(&w, &key, sizeof key, &val)) {
         xgrow(&v, &cap, nv + 1, sizeof *v);
         v[nv] = (struct thread_val){.tid = key, .count = val.count};
         memcpy(v[nv].comm, val.comm, sizeof v[nv].comm);

@@ -219,14 +219,10 @@ static void drain_threads(struct report *r, int fd, uint64_t dropped)
 {
     struct thread_val *v = NULL;
     size_t nv = 0, cap = 0;
-    uint32_t key, next;
+    uint32_t key;
     struct runq_proc_val val;
-    void *prev = NULL;
-    while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-        key = next;
-        prev = &key;
-        if (bpf_map_lookup_elem(fd, &key, &val) != 0)
-            continue;
+    struct kbpf_walk w = KBPF_WALK_INIT(fd);
+    while (kbpf_walk_next(&w, &key, sizeof key, &val)) {
         xgrow(&v, &cap, nv + 1, sizeof *v);
         v[nv] = (struct thread_val){.tid = key, .count = val.count, .total_ns = val.total_ns,
                                     .max_ns = val.max_ns};
@@ -261,14 +257,10 @@ static int rq_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     struct runq_proc *procs = NULL;
     size_t np = 0, cap = 0;
     fd = bpf_map__fd(s->maps.procs);
-    uint32_t key, next;
+    uint32_t key;
     struct runq_proc_val val;
-    void *prev = NULL;
-    while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-        key = next;
-        prev = &key;
-        if (bpf_map_lookup_elem(fd, &key, &val) != 0)
-            continue;
+    struct kbpf_walk w = KBPF_WALK_INIT(fd);
+    while (kbpf_walk_next(&w, &key, sizeof key, &val)) {
         xgrow(&procs, &cap, np + 1, sizeof *procs);
         struct runq_proc *p = &procs[np++];
         p->pid = key;

@@ -7,20 +7,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The order of every per-thread table: the biggest value first, ties by
+ * thread id (a stable, reproducible order). */
+static int biggest_first(uint64_t xv, uint32_t xtid, uint64_t yv, uint32_t ytid)
+{
+    if (xv != yv)
+        return xv < yv ? 1 : -1;
+    return xtid < ytid ? -1 : xtid > ytid;
+}
+
 static int by_count(const void *a, const void *b)
 {
     const struct thread_val *x = a, *y = b;
-    if (x->count != y->count)
-        return x->count < y->count ? 1 : -1;
-    return x->tid < y->tid ? -1 : x->tid > y->tid;
+    return biggest_first(x->count, x->tid, y->count, y->tid);
 }
 
 static int by_total(const void *a, const void *b)
 {
     const struct thread_val *x = a, *y = b;
-    if (x->total_ns != y->total_ns)
-        return x->total_ns < y->total_ns ? 1 : -1;
-    return x->tid < y->tid ? -1 : x->tid > y->tid;
+    return biggest_first(x->total_ns, x->tid, y->total_ns, y->tid);
 }
 
 static void set_comm(struct table *t, size_t row, const char comm[16])
@@ -102,9 +107,7 @@ static int off_by_tid(const void *a, const void *b)
 static int sum_by_total(const void *a, const void *b)
 {
     const struct off_sum *x = a, *y = b;
-    if (x->total != y->total)
-        return x->total < y->total ? 1 : -1;
-    return x->tid < y->tid ? -1 : x->tid > y->tid;
+    return biggest_first(x->total, x->tid, y->total, y->tid);
 }
 
 void threads_fill_offcpu(struct report *r, struct thread_off *v, size_t n, double window_s,

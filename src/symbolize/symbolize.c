@@ -10,6 +10,7 @@
 #include "sym_guard.h"
 #include "demangle.h"
 #include "../util/hostfs.h"
+#include "../util/mapfile.h"
 #include "../util/strbuf.h"
 #include "../util/xalloc.h"
 #include <dwarf.h>
@@ -21,7 +22,6 @@
 #include <libelf.h>
 #include <limits.h>
 #include <stdarg.h>
-#include <linux/openat2.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -603,25 +603,7 @@ static bool in_our_mnt_ns(int pid)
  * what maps says, so a replaced file is never read in place of the mapped one. */
 static int open_mapping(int pid, bool our_mnt_ns, const struct sym_map *m)
 {
-    char rel[128], path[PATH_MAX];
-    snprintf(rel, sizeof rel, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid, m->start, m->end);
-    int fd = -1;
-    if (hostfs_path(path, sizeof path, rel) == 0)
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-    if (fd < 0 && !m->deleted) {
-        snprintf(rel, sizeof rel, "/proc/%d/root", pid);
-        int rootfd = -1;
-        if (hostfs_path(path, sizeof path, rel) == 0)
-            rootfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-        if (rootfd >= 0) {
-            struct open_how how;
-            memset(&how, 0, sizeof how);
-            how.flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY;
-            how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
-            fd = (int)syscall(SYS_openat2, rootfd, m->path, &how, sizeof how);
-            close(rootfd);
-        }
-    }
+    int fd = mapfile_open(pid, m->start, m->end, m->deleted ? NULL : m->path);
     /* A process that has exited since its maps were read (a short command
      * under `perfreport -- CMD`) has neither: in our mount namespace its
      * path names the same file, if device and inode still say so. */

@@ -103,25 +103,13 @@ static void add_profile(struct report *r)
     report_add_profile(r, p);
 }
 
-static char *json_of(const struct report *r)
-{
-    struct strbuf sb = STRBUF_INIT;
-    if (json_report_render(r, &sb) != 0)
-        test_fail(__FILE__, __LINE__, "json_report_render failed");
-    return sb_detach(&sb);
-}
-
 TEST(bundle_load_json_round_trip_is_exact)
 {
     struct report *r = sample();
-    char *a = json_of(r);
-    struct report *back = NULL;
-    char err[512];
-    int rc = report_from_json(a, strlen(a), &back, err, sizeof err);
-    if (rc != 0)
-        test_fail(__FILE__, __LINE__, "%s", err);
-    REQUIRE(rc == 0 && back);
-    char *b = json_of(back);
+    char *a = test_report_json(r);
+    struct report *back = test_report_parse(a);
+    REQUIRE(back);
+    char *b = test_report_json(back);
     CHECK_STR(b, a);
     /* what the text cannot show */
     CHECK(back->ngaps == 1 && back->gaps[0].start_s == 2);
@@ -177,7 +165,7 @@ static const char *load_error(const char *from, const char *to)
 {
     static char err[512];
     struct report *r = sample();
-    char *a = json_of(r);
+    char *a = test_report_json(r);
     report_free(r);
     char *at = strstr(a, from);
     if (!at) {
@@ -364,7 +352,7 @@ TEST(bundle_load_published_bundle_with_profile_kinds)
         test_fail(__FILE__, __LINE__, "%s", err);
     REQUIRE(rc == 0);
     /* the same report.json (analysis included: the sample has none) */
-    char *a = json_of(r), *b = json_of(back);
+    char *a = test_report_json(r), *b = test_report_json(back);
     CHECK_STR(b, a);
     free(a);
     free(b);
@@ -537,7 +525,7 @@ TEST(bundle_load_refuses_bad_bundles)
 TEST(bundle_load_schema_and_profile_checks)
 {
     struct report *r = sample();
-    char *rep = json_of(r);
+    char *rep = test_report_json(r);
     report_free(r);
     const char *dir = hand_bundle("hand", rep, 1, NULL, NULL);
     REQUIRE(dir);

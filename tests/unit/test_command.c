@@ -3,6 +3,7 @@
  * (after the go), refuses one that cannot start before it, quotes and
  * redacts its command line, and tells exit from signal. */
 #include "harness.h"
+#include "test_util.h"
 #include "../../src/bundle/load.h"
 #include "../../src/command.h"
 #include "../../src/model/model.h"
@@ -45,14 +46,6 @@ static struct report *with_command(enum cmd_end end)
     return r;
 }
 
-static char *json_of(const struct report *r)
-{
-    struct strbuf sb = STRBUF_INIT;
-    if (json_report_render(r, &sb) != 0)
-        test_fail(__FILE__, __LINE__, "json_report_render failed");
-    return sb_detach(&sb);
-}
-
 static char *md_of(const struct report *r)
 {
     struct doc *d = doc_report(r);
@@ -67,14 +60,10 @@ TEST(command_json_round_trip_every_end)
     const enum cmd_end ends[] = {CMD_RUNNING, CMD_EXITED, CMD_KILLED, CMD_NOT_STARTED};
     for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++) {
         struct report *r = with_command(ends[i]);
-        char *a = json_of(r);
-        struct report *back = NULL;
-        char err[512];
-        int rc = report_from_json(a, strlen(a), &back, err, sizeof err);
-        if (rc != 0)
-            test_fail(__FILE__, __LINE__, "%s", err);
-        REQUIRE(rc == 0 && back && back->command);
-        char *b = json_of(back);
+        char *a = test_report_json(r);
+        struct report *back = test_report_parse(a);
+        REQUIRE(back && back->command);
+        char *b = test_report_json(back);
         CHECK_STR(b, a);
         CHECK(back->command->end == ends[i]);
         CHECK(back->command->pid == 4242);
@@ -97,7 +86,7 @@ TEST(command_absent_from_json_without_one)
     struct report *r = with_command(CMD_EXITED);
     run_command_free(r->command);
     r->command = NULL;
-    char *a = json_of(r);
+    char *a = test_report_json(r);
     CHECK(strstr(a, "\"command\"") == NULL);
     struct report *back = NULL;
     char err[512];
@@ -122,7 +111,7 @@ TEST(command_json_bad_values_refused)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         struct report *r = with_command(CMD_EXITED);
-        char *a = json_of(r);
+        char *a = test_report_json(r);
         char *at = strstr(a, cases[i].from);
         REQUIRE(at);
         struct strbuf sb = STRBUF_INIT;
@@ -140,7 +129,7 @@ TEST(command_json_bad_values_refused)
     }
     /* a killed command's signal must be one */
     struct report *r = with_command(CMD_KILLED);
-    char *a = json_of(r);
+    char *a = test_report_json(r);
     char *at = strstr(a, "\"SIGINT\"");
     REQUIRE(at);
     memcpy(at, "\"SIGNOT\"", 8);

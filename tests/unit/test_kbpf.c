@@ -3,7 +3,9 @@
  * for every hook of the running kernel. */
 #include "harness.h"
 #include "../../src/collect/kbpf.h"
+#include <bpf/bpf.h>
 #include <bpf/btf.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -45,4 +47,52 @@ TEST(kbpf_tp_btf_hooks_match_libbpf)
     CHECK(kbpf_has_tp_btf("sched_wakeup"));
     kbpf_release_vmlinux_btf();
     btf__free(btf);
+}
+
+/* kbpf_walk_next visits every entry of a map once with its value, whatever
+ * the body does to its key; an empty map and a key larger than a walk holds
+ * give nothing. */
+TEST(kbpf_walk_visits_every_entry_once)
+{
+    if (running_on_valgrind()) { /* bpf() attributes: see test_stacks.c */
+        test_skip("bpf() maps under valgrind");
+        return;
+    }
+    if (geteuid() != 0) {
+        test_skip("needs root to create a BPF map");
+        return;
+    }
+    LIBBPF_OPTS(bpf_map_create_opts, o);
+    int fd = bpf_map_create(BPF_MAP_TYPE_HASH, "walk_test", sizeof(uint32_t), sizeof(uint64_t),
+                            64, &o);
+    if (fd < 0) {
+        test_skip("bpf_map_create failed");
+        return;
+    }
+    uint32_t key;
+    uint64_t val;
+    struct kbpf_walk w = KBPF_WALK_INIT(fd);
+    CHECK(!kbpf_walk_next(&w, &key, sizeof key, &val));
+    enum { N = 40 };
+    for (uint32_t k = 1; k <= N; k++) {
+        uint64_t v = (uint64_t)k * 1000;
+        REQUIRE(bpf_map_update_elem(fd, &k, &v, BPF_ANY) == 0);
+    }
+    unsigned seen[N + 1] = {0}, n = 0;
+    w = KBPF_WALK_INIT(fd);
+    while (kbpf_walk_next(&w, &key, sizeof key, &val)) {
+        REQUIRE(n < N); /* a walk that restarts never ends */
+        REQUIRE(key >= 1 && key <= N);
+        CHECK(val == (uint64_t)key * 1000);
+        seen[key]++;
+        n++;
+        key = 0; /* the walk goes on from its own copy */
+    }
+    CHECK(n == N);
+    for (unsigned k = 1; k <= N; k++)
+        CHECK(seen[k] == 1);
+    unsigned char big[KBPF_WALK_MAX_KEY + 1];
+    w = KBPF_WALK_INIT(fd);
+    CHECK(!kbpf_walk_next(&w, big, sizeof big, &val));
+    close(fd);
 }

@@ -104,17 +104,28 @@ static int map_or_skip(void)
     return fd;
 }
 
-TEST(stacks_resolve_fake_map)
+/* The fake map with stack id 1 = stacktest_leaf <- middle <- outer (their
+ * addresses into u), or -1 after a skip.  Leaf-first, as bpf_get_stackid
+ * stores them; +1 so that the resolver's addr-1 for callers still lands
+ * inside each function. */
+static int map_with_known_stack(uint64_t u[3])
 {
     int fd = map_or_skip();
     if (fd < 0)
-        return;
-    /* Leaf-first, as bpf_get_stackid stores them; +1 so that the resolver's
-     * addr-1 for callers still lands inside each function. */
-    uint64_t u[3] = {(uint64_t)(uintptr_t)&stacktest_leaf + 1,
-                     (uint64_t)(uintptr_t)&stacktest_middle + 2,
-                     (uint64_t)(uintptr_t)&stacktest_outer + 2};
+        return -1;
+    u[0] = (uint64_t)(uintptr_t)&stacktest_leaf + 1;
+    u[1] = (uint64_t)(uintptr_t)&stacktest_middle + 2;
+    u[2] = (uint64_t)(uintptr_t)&stacktest_outer + 2;
     put(fd, 1, u, 3);
+    return fd;
+}
+
+TEST(stacks_resolve_fake_map)
+{
+    uint64_t u[3];
+    int fd = map_with_known_stack(u);
+    if (fd < 0)
+        return;
     uint64_t deep[DEPTH];
     for (size_t i = 0; i < DEPTH; i++)
         deep[i] = (uint64_t)(uintptr_t)&stacktest_leaf + 2;
@@ -177,13 +188,10 @@ TEST(stacks_resolve_fake_map)
  * binary); each stack the pid, comm and cgroup. */
 TEST(stacks_sites_and_labels)
 {
-    int fd = map_or_skip();
+    uint64_t u[3];
+    int fd = map_with_known_stack(u);
     if (fd < 0)
         return;
-    uint64_t u[3] = {(uint64_t)(uintptr_t)&stacktest_leaf + 1,
-                     (uint64_t)(uintptr_t)&stacktest_middle + 2,
-                     (uint64_t)(uintptr_t)&stacktest_outer + 2};
-    put(fd, 1, u, 3);
     struct symbolizer *sym = symbolizer_new();
     struct stack_resolver *sr = stack_resolver_new(sym, fd, STACKS_USER_PER_PID);
     struct profile *p = profile_new("cpu", "On-CPU profile", "samples");

@@ -1,5 +1,7 @@
 #include "test_util.h"
 #include "harness.h"
+#include "../../src/bundle/load.h"
+#include "../../src/render/json_common.h"
 #include "../../src/util/strbuf.h"
 #include "../../src/util/xalloc.h"
 #include <errno.h>
@@ -104,4 +106,23 @@ void mem_free(struct mem_sink *m)
     }
     free(m->f);
     memset(m, 0, sizeof *m);
+}
+
+char *test_report_json(const struct report *r)
+{
+    struct strbuf sb = STRBUF_INIT;
+    if (json_report_render(r, &sb) != 0)
+        test_fail(__FILE__, __LINE__, "json_report_render failed");
+    return sb_detach(&sb);
+}
+
+struct report *test_report_parse(const char *json)
+{
+    struct report *r = NULL;
+    char err[512] = "";
+    if (report_from_json(json, strlen(json), &r, err, sizeof err) != 0) {
+        test_fail(__FILE__, __LINE__, "%s", err);
+        return NULL;
+    }
+    return r;
 }

@@ -13,6 +13,13 @@ char *test_slurp(const char *path, size_t *len);
 void test_check_golden(const char *file, int line, const char *rel, const char *got);
 #define CHECK_GOLDEN(rel, got) test_check_golden(__FILE__, __LINE__, (rel), (got))
 
+/* r as report.json text (caller frees); a render error fails the test. */
+struct report;
+char *test_report_json(const struct report *r);
+/* report.json text back into a new report (caller frees); NULL after
+ * failing the test with the parser's message. */
+struct report *test_report_parse(const char *json);
+
 /* Files written by renderers through an out_sink, kept in memory. */
 struct mem_file {
     char *name, *data; /* owned */
