@@ -458,7 +458,7 @@ static int alloc_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     }
     qsort(rows, nrows, sizeof *rows, by_key);
     struct profile *p = profile_new("alloc", "Allocated bytes", "bytes");
-    uint64_t bytes = 0, count = 0;
+    uint64_t bytes = 0;
     for (size_t i = 0; i < nrows; i++) {
         char comm[ALLOC_COMM_LEN + 1];
         memcpy(comm, rows[i].v.comm, ALLOC_COMM_LEN);
@@ -467,7 +467,6 @@ static int alloc_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
             stack_resolver_add(sr, p, rows[i].k.tgid, comm, STACK_ID_NONE, rows[i].k.ustack,
                                rows[i].v.bytes);
         bytes += rows[i].v.bytes;
-        count += rows[i].v.count;
     }
     /* not freed: live entries summed per site */
     struct site_row *nf = NULL;

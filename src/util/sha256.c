@@ -2,6 +2,7 @@
 #include <stdbool.h>
 #include <string.h>
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
 #include <immintrin.h>
 #define HAVE_SHA_NI 1
 #endif
@@ -98,10 +99,18 @@ __attribute__((target("sha,sse4.1,ssse3"))) static void block_ni(struct sha256 *
 
 static int use_hw = -1; /* -1: not decided yet */
 
+/* CPUID, not __builtin_cpu_supports: clang 14 does not know "sha". */
+static bool cpu_has_sha_ni(void)
+{
+    unsigned a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_SSSE3) || !(c & bit_SSE4_1))
+        return false;
+    return __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_SHA);
+}
+
 void sha256_use_hw(int on)
 {
-    use_hw = on && __builtin_cpu_supports("sha") && __builtin_cpu_supports("sse4.1") &&
-             __builtin_cpu_supports("ssse3");
+    use_hw = on && cpu_has_sha_ni();
 }
 
 static void compress(struct sha256 *c, const uint8_t *p)
