@@ -456,7 +456,8 @@ static int alloc_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
         key = next;
         prev = &key;
     }
-    qsort(rows, nrows, sizeof *rows, by_key);
+    if (nrows > 1)
+        qsort(rows, nrows, sizeof *rows, by_key);
     struct profile *p = profile_new("alloc", "Allocated bytes", "bytes");
     uint64_t bytes = 0;
     for (size_t i = 0; i < nrows; i++) {

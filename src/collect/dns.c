@@ -431,9 +431,12 @@ void dns_fill(struct report *r, struct dns_proc_rec *procs, size_t np, struct dn
     static const char bypass[] =
         "Statically linked programs and Go programs (Go's own resolver) do not call the C "
         "library and are not seen.";
-    qsort(procs, np, sizeof *procs, cmp_proc);
-    qsort(names, nn, sizeof *names, cmp_name);
-    qsort(errs, ne, sizeof *errs, cmp_err);
+    if (np > 1)
+        qsort(procs, np, sizeof *procs, cmp_proc);
+    if (nn > 1)
+        qsort(names, nn, sizeof *names, cmp_name);
+    if (ne > 1)
+        qsort(errs, ne, sizeof *errs, cmp_err);
 
     struct hist *all = report_hist(r, NM_DNSLAT, "DNS lookup latency, every process (C library)",
                                    "us", "dns");

@@ -112,7 +112,8 @@ size_t stack_top_fill(struct stack_top *st, struct stack_resolver *sr, struct ta
         agg[j].value += r->value;
         agg[j].count += r->count;
     }
-    qsort(agg, na, sizeof *agg, by_value_desc);
+    if (na > 1)
+        qsort(agg, na, sizeof *agg, by_value_desc);
     size_t out = 0;
     for (size_t j = 0; j < na && out < max; j++, out++) {
         const struct st_row *r = &st->rows[agg[j].first];

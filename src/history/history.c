@@ -246,7 +246,8 @@ static void find_recurring(struct history *h)
             }
         }
     }
-    qsort(h->recurring, h->nrecurring, sizeof *h->recurring, cmp_recurring);
+    if (h->nrecurring > 1)
+        qsort(h->recurring, h->nrecurring, sizeof *h->recurring, cmp_recurring);
 }
 
 void history_finish(struct history *h)
