@@ -121,6 +121,16 @@ static int resolve_user(const char *opt_user, struct target_user *u, char *err, 
             snprintf(err, n, "--user: running a command as another user needs root");
             return -1;
         }
+        /* Under sudo, the caller may be allowed perfreport and nothing else:
+         * --user must not become a way to run commands as root or as a
+         * third user.  Only the caller's own user is accepted. */
+        unsigned long caller;
+        if (geteuid() == 0 && parse_id(getenv("SUDO_UID"), &caller) && caller != 0 &&
+            u->uid != (uid_t)caller) {
+            snprintf(err, n, "--user: under sudo the command runs as the user who ran sudo "
+                             "(uid %lu), not as another", caller);
+            return -1;
+        }
         u->gid = pw ? pw->pw_gid : (gid_t)u->uid;
     } else if (geteuid() == 0 && parse_id(getenv("SUDO_UID"), &id) && id != 0) {
         u->uid = (uid_t)id;
@@ -318,7 +328,16 @@ static void reap(struct command *c)
 {
     if (c->reaped || c->pid <= 0)
         return;
-    g_fwd_pid = 0; /* before the pid can be reused */
+    /* Wait without reaping first, signals still passed on to the command
+     * (a `kill` or `systemctl stop` while perfreport waits for a command
+     * left running must reach it); the pid cannot be reused until the
+     * reaping waitpid below, so forwarding stops just before it. */
+    siginfo_t si;
+    int w;
+    do
+        w = waitid(P_PID, (id_t)c->pid, &si, WEXITED | WNOWAIT);
+    while (w < 0 && errno == EINTR);
+    g_fwd_pid = 0;
     int st;
     pid_t r;
     do

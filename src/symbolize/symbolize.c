@@ -609,7 +609,7 @@ static int open_mapping(int pid, bool our_mnt_ns, const struct sym_map *m)
      * path names the same file, if device and inode still say so. */
     bool by_path = false;
     if (fd < 0 && !m->deleted && our_mnt_ns && m->path[0] == '/') {
-        fd = open(m->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+        fd = mapfile_open_path(m->path); /* no symlink: the user may have planted one */
         by_path = true;
     }
     if (fd < 0)

@@ -205,6 +205,30 @@ else
 fi
 range scenario_command_waited_for_its_end "$(python3 -c "print($t1 - $t0)")" 3.9 30
 
+# ... and while perfreport waits for it, a signal sent to perfreport alone
+# (kill, systemctl stop) still reaches the command, so the wait can end.
+rm -f "$M" "$M.ready"
+"$PERFREPORT_BIN" -d 1 -i 0.5 -o "$TMPD/waitsig" -- python3 "$TMPD/trapper.py" > /dev/null 2> "$TMPD/waitsig.err" &
+wpid=$!
+waited=0
+while ! grep -q 'waiting for the command' "$TMPD/waitsig.err" 2>/dev/null && [ $waited -lt 900 ]; do
+    sleep 0.1; waited=$((waited + 1))
+done
+grep -q 'waiting for the command' "$TMPD/waitsig.err" ||
+    echo "# scenario_command_signal_while_waiting: no 'waiting' line after 90 s: $(tail -3 "$TMPD/waitsig.err")"
+kill -INT $wpid
+waited=0
+while kill -0 $wpid 2>/dev/null && [ $waited -lt 100 ]; do sleep 0.1; waited=$((waited + 1)); done
+if kill -0 $wpid 2>/dev/null; then
+    kill -KILL $wpid
+    not_ok scenario_command_signal_while_waiting "perfreport still waiting 10 s after SIGINT: $(tail -2 "$TMPD/waitsig.err")"
+elif [ "$(cat "$M" 2>/dev/null)" = SIGINT ]; then
+    ok scenario_command_signal_while_waiting
+else
+    not_ok scenario_command_signal_while_waiting "the command did not get SIGINT: $(tail -2 "$TMPD/waitsig.err")"
+fi
+wait $wpid 2>/dev/null
+
 # --- a command that cannot start: exit 3, nothing written -------------------
 mkdir "$TMPD/none"
 bin=$PERFREPORT_BIN
@@ -249,12 +273,24 @@ if id nobody > /dev/null 2>&1; then
         *) not_ok scenario_command_sudo_runs_as_invoking_user "got '$got'; $(cat "$TMPD/sudo.err")" ;;
     esac
     expect_text scenario_command_sudo_user_in_report "$TMPD/sudo" "d['command']['user']" nobody
+    # a caller allowed `sudo perfreport` only cannot pick root (or a third
+    # user) for the command: refused before anything runs or is written
     SUDO_UID=$nuid SUDO_GID=$ngid "$PERFREPORT_BIN" -q -d 30 -i 0.5 -o "$TMPD/asroot" --user root \
         -- id -u > "$TMPD/asroot.out" 2> "$TMPD/asroot.err"
-    if [ "$(cat "$TMPD/asroot.out")" = 0 ]; then
+    rc=$?
+    if [ $rc = 3 ] && [ ! -s "$TMPD/asroot.out" ] && [ ! -e "$TMPD/asroot" ] &&
+        grep -q 'under sudo' "$TMPD/asroot.err"; then
+        ok scenario_command_sudo_user_root_refused
+    else
+        not_ok scenario_command_sudo_user_root_refused "exit $rc, out '$(cat "$TMPD/asroot.out")': $(head -2 "$TMPD/asroot.err")"
+    fi
+    # run by root itself (no sudo), --user root keeps root
+    env -u SUDO_UID -u SUDO_GID -u SUDO_USER "$PERFREPORT_BIN" -q -d 30 -i 0.5 -o "$TMPD/asroot2" \
+        --user root -- id -u > "$TMPD/asroot2.out" 2> "$TMPD/asroot2.err"
+    if [ "$(cat "$TMPD/asroot2.out")" = 0 ]; then
         ok scenario_command_user_root_keeps_root
     else
-        not_ok scenario_command_user_root_keeps_root "got '$(cat "$TMPD/asroot.out")'"
+        not_ok scenario_command_user_root_keeps_root "got '$(cat "$TMPD/asroot2.out")'"
     fi
 else
     skip scenario_command_sudo_runs_as_invoking_user "no user nobody"
