@@ -871,7 +871,10 @@ static int dns_begin(struct collect_ctx *ctx, void *state)
 
 static void drop_links(struct dns_state *st);
 
-/* Lookups counted so far, every process. */
+/* Lookups seen so far, every process: those counted per process, and
+ * those the full maps could not count (drops 0 and 1), which paid for the
+ * probes all the same -- a storm of short-lived resolving processes must
+ * not hide from the guard by filling the process map. */
 static uint64_t lookups_so_far(struct dns_state *st)
 {
     uint64_t total = 0;
@@ -879,6 +882,8 @@ static uint64_t lookups_so_far(struct dns_state *st)
     struct kbpf_walk w = KBPF_WALK_INIT(bpf_map__fd(st->skel->maps.procs));
     while (kbpf_walk_next(&w, &pr.pid, sizeof pr.pid, &pr.v))
         total += proc_calls(&pr.v);
+    int dfd = bpf_map__fd(st->skel->maps.drops);
+    total += kbpf_percpu_sum(dfd, 0) + kbpf_percpu_sum(dfd, 1);
     return total;
 }
 

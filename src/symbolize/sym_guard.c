@@ -243,7 +243,11 @@ static _Noreturn void server_main(int sock)
             continue;
         if ((size_t)n >= JOB_ARG_OFF && m.h.len == (size_t)n - JOB_ARG_OFF && m.h.fn)
             m.h.fn(m.bytes + JOB_ARG_OFF, fd);
-        close(fd); /* the caller's end of file: the job is done */
+        close(fd); /* the caller's end of file */
+        /* and a byte that says the job ended, rather than the server (an
+         * end of file alone may be a server killed mid-job: output cut) */
+        if (send(sock, "d", 1, MSG_NOSIGNAL) != 1)
+            _exit(0);
     }
 }
 
@@ -419,13 +423,35 @@ long sym_run_bounded(void (*fn)(void *arg, int fd), const void *arg, size_t arg_
             rc = -errno;
             break;
         }
-        if (r == 0) /* the server closed the pipe: the job is done */
+        if (r == 0) /* the pipe closed: the job ended, or the server died */
             break;
         if (len < want)
             len += (size_t)r;
     }
     close(p[0]);
-    if (rc < 0)
+    if (rc == 0) { /* the job's end byte, or the server is gone */
+        char done = 0;
+        for (;;) {
+            double left = end - mono_ms_now();
+            struct pollfd pf = {g_srv_sock, POLLIN, 0};
+            int n = left > 0 ? poll(&pf, 1, (int)left + 1) : 0;
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0) {
+                rc = n == 0 ? -ETIMEDOUT : -errno;
+                break;
+            }
+            ssize_t r = recv(g_srv_sock, &done, 1, 0);
+            if (r < 0 && errno == EINTR)
+                continue;
+            if (r != 1) {
+                rc = -EIO;
+                srv_drop(false); /* died mid-job: reaped, the next job forks anew */
+            }
+            break;
+        }
+    }
+    if (rc < 0 && g_srv_sock >= 0)
         srv_drop(true);
     if (rc == -ETIMEDOUT && stall_key)
         sym_mark_stalled(stall_kind, stall_key);

@@ -172,7 +172,29 @@ else
     stop_tracked
     n=$(notes "$TMPD/k1" profile)
     jf=$(grep '^jitspin;' "$TMPD/k1/cpu.folded" | head -1)
-    opened=$(grep -E "perf-$kp\.map\"|/proc/self/fd/" "$TMPD/k1.strace" | grep -v O_PATH | head -2)
+    # the map read by name, or its O_PATH descriptor reopened (by the same
+    # task: other /proc/self/fd reopens are of checked regular files)
+    opened=$(python3 - "$TMPD/k1.strace" "perf-$kp.map" <<'PY'
+import re, sys
+path_fds, hits = set(), []
+for line in open(sys.argv[1], errors="replace"):
+    m = re.match(r'(\d+)\s+open\w*\((.*)\)\s+=\s+(-?\d+)', line)
+    if not m:
+        continue
+    pid, args, ret = m.group(1), m.group(2), int(m.group(3))
+    fd = re.search(r'"/proc/self/fd/(\d+)"', args)
+    if fd and "O_PATH" not in args and (pid, int(fd.group(1))) in path_fds:
+        hits.append(line.strip())
+    path_fds.discard((pid, ret))  # the number now names another file
+    if '"' + sys.argv[2] + '"' in args:
+        if "O_PATH" in args:
+            if ret >= 0:
+                path_fds.add((pid, ret))
+        else:
+            hits.append(line.strip())
+print("\n".join(hits[:2]))
+PY
+)
     echo "# kernel log unread bytes $before -> $after during the run (any reader on the host)"
     if [ ! -s "$TMPD/k1.strace" ]; then
         skip e2e_hostile_perfmap_kmsg "strace did not run"

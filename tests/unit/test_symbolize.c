@@ -1081,6 +1081,27 @@ TEST(sym_run_bounded_deadline)
     free(out);
 }
 
+/* A server that dies mid-job (OOM-killed, or crashed on a hostile file):
+ * its output is cut, and must not pass for a whole result. */
+static void child_dies_writing(void *arg, int fd)
+{
+    (void)arg;
+    (void)!write(fd, "partial", 7);
+    kill(getpid(), SIGKILL);
+}
+
+TEST(sym_run_bounded_server_death_is_an_error)
+{
+    char *out = NULL;
+    long n = sym_run_bounded(child_dies_writing, NULL, 0, 64, 2000, 0, 0, &out);
+    CHECK_NUM(n, -EIO, 0);
+    CHECK(out == NULL);
+    n = sym_run_bounded(child_writes, "after", sizeof "after", 64, 2000, 0, 0, &out);
+    CHECK_NUM(n, 5, 0);
+    CHECK(out && strcmp(out, "after") == 0);
+    free(out);
+}
+
 static void child_says_pid(void *arg, int fd)
 {
     (void)arg;
