@@ -17,6 +17,10 @@
  * released by our open, which the test would see -- and a regular file is. */
 TEST(mapfile_open_path_refuses_links_and_special_files)
 {
+    if (running_on_valgrind()) {
+        test_skip("valgrind 3.19 does not model openat2");
+        return;
+    }
     char dir[] = "/tmp/mapfile-test.XXXXXX";
     REQUIRE(mkdtemp(dir) != NULL);
     char reg[256], lnk[256], fifo[256];
