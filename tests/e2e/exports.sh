@@ -44,6 +44,10 @@ ln -s "$TMPD/victim" "$M/perfreport.prom"
 inl_pid="" burn_pid="" burn_comm="ppburn$(($$ % 100000))"
 if [ -x "$WL/inliner" ]; then "$WL/inliner" 30 >/dev/null & inl_pid=$!; track $inl_pid; fi
 if [ -x "$WL/burner" ]; then "$WL/burner" 30 --comm "$burn_comm" >/dev/null & burn_pid=$!; track $burn_pid; fi
+# The sleeper blocks 50 times a second with a user stack of its own, so that
+# the off-CPU profile has user frames (with addresses) on a host where
+# nothing else wakes in the window (seen in CI: only kernel frames).
+if [ -x "$WL/sleeper" ]; then "$WL/sleeper" 30 20 >/dev/null & track $!; fi
 sleep 0.3
 "$PERFREPORT_BIN" -d 2 -F 99 -o "$TMPD/b" --quiet --metrics "$M/perfreport.prom"
 rc=$?
