@@ -3,9 +3,11 @@
 #include <linux/types.h>
 #include "../../bpf/khist.h"
 #include "collector.h"
+#include "profile.h"
 #include "../model/model.h"
 #include "../probe.h"
 #include "../util/hostfs.h"
+#include "../util/strbuf.h"
 #include "../util/xalloc.h"
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -17,6 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -322,4 +327,42 @@ unsigned kbpf_proc_threads(int pid)
     }
     sb_free(&sb);
     return th;
+}
+
+int kbpf_attach_per_cpu(struct bpf_program *prog, const struct perf_event_attr *attr, int ncpu,
+                        int *fds, struct bpf_link **links, int *last_err)
+{
+    bool *on = xcalloc((size_t)ncpu, sizeof *on);
+    struct strbuf sb = STRBUF_INIT;
+    int listed = -1, attached = 0;
+    if (hostfs_is_real() && hostfs_read("/sys/devices/system/cpu/online", &sb, 0) == 0)
+        listed = profile_parse_cpu_list(sb_str(&sb), on, (size_t)ncpu);
+    sb_free(&sb);
+    if (listed <= 0)
+        for (int i = 0; i < ncpu; i++)
+            on[i] = true;
+    *last_err = 0;
+    for (int cpu = 0; cpu < ncpu; cpu++) {
+        if (!on[cpu])
+            continue;
+        struct perf_event_attr a = *attr;
+        int fd = (int)syscall(__NR_perf_event_open, &a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+        if (fd < 0) {
+            *last_err = errno;
+            continue; /* offline since we read the list */
+        }
+        fds[cpu] = fd;
+        struct bpf_link *l = bpf_program__attach_perf_event(prog, fd);
+        if (!l) {
+            *last_err = errno;
+            continue;
+        }
+        links[cpu] = l;
+        attached++;
+        /* libbpf enabled it.  If this fails it samples from now on: a few
+         * early ms, no harm. */
+        (void)ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+    }
+    free(on);
+    return attached;
 }

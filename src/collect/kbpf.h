@@ -76,6 +76,16 @@ int kbpf_percpu_sum_struct(const struct bpf_map *map, const void *key, size_t ks
                            size_t vsz);
 /* "ENOENT" for 2; "E<n>" when glibc has no name. */
 void kbpf_errno_name(int e, char *buf, size_t n);
+struct bpf_program;
+struct bpf_link;
+struct perf_event_attr;
+/* Opens the sampling event *attr on every online CPU and attaches prog to
+ * each, left disabled (sampling starts with the window: the caller's begin
+ * enables them).  fds[cpu] and links[cpu] (ncpu long; fds preset to -1) get
+ * what opened; a CPU that went offline since the list was read is skipped.
+ * Returns how many CPUs are attached; *last_err is the last errno seen. */
+int kbpf_attach_per_cpu(struct bpf_program *prog, const struct perf_event_attr *attr, int ncpu,
+                        int *fds, struct bpf_link **links, int *last_err);
 /* Threads of a process from /proc/PID/status, at least 1; 0 when gone. */
 unsigned kbpf_proc_threads(int pid);
 #endif

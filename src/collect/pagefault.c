@@ -11,7 +11,6 @@
 #include "../model/names.h"
 #include "../model/profile.h"
 #include "../probe.h"
-#include "../util/hostfs.h"
 #include "../util/strbuf.h"
 #include "../util/xalloc.h"
 #include "collector.h"
@@ -28,7 +27,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "../../bpf/pagefault.h"
@@ -59,44 +57,17 @@ struct pf_state {
 
 static int open_events(struct pf_state *st, char *err, size_t n)
 {
-    bool *on = xcalloc((size_t)st->ncpu, sizeof *on);
-    struct strbuf sb = STRBUF_INIT;
-    int listed = -1;
-    if (hostfs_is_real() && hostfs_read("/sys/devices/system/cpu/online", &sb, 0) == 0)
-        listed = profile_parse_cpu_list(sb_str(&sb), on, (size_t)st->ncpu);
-    sb_free(&sb);
-    if (listed <= 0)
-        for (int i = 0; i < st->ncpu; i++)
-            on[i] = true;
-    int last_err = 0;
-    for (int cpu = 0; cpu < st->ncpu; cpu++) {
-        if (!on[cpu])
-            continue;
-        struct perf_event_attr a;
-        memset(&a, 0, sizeof a);
-        a.size = sizeof a;
-        a.type = PERF_TYPE_SOFTWARE;
-        a.config = PERF_COUNT_SW_PAGE_FAULTS;
-        a.freq = 1;
-        a.sample_freq = PF_SAMPLE_HZ;
-        a.exclude_kernel = 0; /* faults taken in kernel mode (copy_to_user) count too */
-        int fd = (int)syscall(__NR_perf_event_open, &a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-        if (fd < 0) {
-            last_err = errno;
-            continue; /* offline since we read the list */
-        }
-        st->fds[cpu] = fd;
-        struct bpf_link *l = bpf_program__attach_perf_event(st->skel->progs.on_fault, fd);
-        if (!l) {
-            last_err = errno;
-            continue;
-        }
-        st->links[cpu] = l;
-        st->attached++;
-        /* libbpf enabled it; counting and sampling start with the window */
-        (void)ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-    }
-    free(on);
+    struct perf_event_attr a;
+    memset(&a, 0, sizeof a);
+    a.size = sizeof a;
+    a.type = PERF_TYPE_SOFTWARE;
+    a.config = PERF_COUNT_SW_PAGE_FAULTS;
+    a.freq = 1;
+    a.sample_freq = PF_SAMPLE_HZ;
+    a.exclude_kernel = 0; /* faults taken in kernel mode (copy_to_user) count too */
+    int last_err;
+    st->attached =
+        kbpf_attach_per_cpu(st->skel->progs.on_fault, &a, st->ncpu, st->fds, st->links, &last_err);
     if (!st->attached) {
         snprintf(err, n, "no CPU's page faults could be sampled: perf_event_open/attach: %s",
                  strerror(last_err ? last_err : ENODEV));
