@@ -444,17 +444,14 @@ static int alloc_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     /* sites */
     struct site_row *rows = NULL;
     size_t nrows = 0, cap = 0;
-    int fd = bpf_map__fd(st->skel->maps.sites);
-    struct alloc_site_key key, next;
-    void *prev = NULL;
-    while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-        struct alloc_site v;
-        if (bpf_map_lookup_elem(fd, &next, &v) == 0 && v.count) {
-            xgrow(&rows, &cap, nrows + 1, sizeof *rows);
-            rows[nrows++] = (struct site_row){next, v};
-        }
-        key = next;
-        prev = &key;
+    struct alloc_site_key sk;
+    struct alloc_site sv;
+    struct kbpf_walk sw = KBPF_WALK_INIT(bpf_map__fd(st->skel->maps.sites));
+    while (kbpf_walk_next(&sw, &sk, sizeof sk, &sv)) {
+        if (!sv.count)
+            continue;
+        xgrow(&rows, &cap, nrows + 1, sizeof *rows);
+        rows[nrows++] = (struct site_row){sk, sv};
     }
     if (nrows > 1)
         qsort(rows, nrows, sizeof *rows, by_key);
@@ -469,38 +466,40 @@ static int alloc_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
                                rows[i].v.bytes);
         bytes += rows[i].v.bytes;
     }
-    /* not freed: live entries summed per site */
+    /* not freed: live entries (up to ALLOC_MAX_LIVE), sorted by site and
+     * summed per site in place */
     struct site_row *nf = NULL;
     size_t nnf = 0, capnf = 0;
     uint64_t nf_bytes = 0, nf_count = 0;
-    fd = bpf_map__fd(st->skel->maps.live);
-    struct alloc_live_key lkey, lnext;
-    void *lprev = NULL;
-    while (bpf_map_get_next_key(fd, lprev, &lnext) == 0) {
-        struct alloc_live v;
-        if (bpf_map_lookup_elem(fd, &lnext, &v) == 0) {
-            struct alloc_site_key sk = {.tgid = lnext.tgid, .ustack = v.ustack};
-            struct site_row *hit = NULL;
-            const struct site_row *site = bsearch(&sk, rows, nrows, sizeof *rows, by_key);
-            for (size_t i = 0; i < nnf && !hit; i++)
-                if (by_key(&nf[i].k, &sk) == 0)
-                    hit = &nf[i];
-            if (!hit) {
-                xgrow(&nf, &capnf, nnf + 1, sizeof *nf);
-                hit = &nf[nnf++];
-                memset(hit, 0, sizeof *hit);
-                hit->k = sk;
-                if (site)
-                    memcpy(hit->v.comm, site->v.comm, sizeof hit->v.comm);
-            }
-            hit->v.bytes += v.size;
-            hit->v.count++;
-            nf_bytes += v.size;
-            nf_count++;
-        }
-        lkey = lnext;
-        lprev = &lkey;
+    struct alloc_live_key lk;
+    struct alloc_live lv;
+    struct kbpf_walk w = KBPF_WALK_INIT(bpf_map__fd(st->skel->maps.live));
+    while (kbpf_walk_next(&w, &lk, sizeof lk, &lv)) {
+        xgrow(&nf, &capnf, nnf + 1, sizeof *nf);
+        memset(&nf[nnf], 0, sizeof *nf);
+        nf[nnf].k = (struct alloc_site_key){.tgid = lk.tgid, .ustack = lv.ustack};
+        nf[nnf].v.bytes = lv.size;
+        nf[nnf].v.count = 1;
+        nnf++;
+        nf_bytes += lv.size;
+        nf_count++;
     }
+    if (nnf > 1)
+        qsort(nf, nnf, sizeof *nf, by_key);
+    size_t nsites = 0;
+    for (size_t i = 0; i < nnf; i++) {
+        if (nsites && by_key(&nf[nsites - 1].k, &nf[i].k) == 0) {
+            nf[nsites - 1].v.bytes += nf[i].v.bytes;
+            nf[nsites - 1].v.count += nf[i].v.count;
+            continue;
+        }
+        nf[nsites] = nf[i];
+        const struct site_row *site = bsearch(&nf[nsites].k, rows, nrows, sizeof *rows, by_key);
+        if (site)
+            memcpy(nf[nsites].v.comm, site->v.comm, sizeof nf[nsites].v.comm);
+        nsites++;
+    }
+    nnf = nsites;
     double secs = st->traced_s;
     struct strbuf note = STRBUF_INIT;
     sb_add(&note, "uprobes on malloc, calloc, realloc, free, mmap and munmap of the C library "
