@@ -7,6 +7,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include "khist.bpf.h"
 #include "alloc.h"
 
 #define EEXIST 17
@@ -58,17 +59,10 @@ struct {
     __type(value, __u64);
 } stats SEC(".maps");
 
-static __always_inline void stat_add(__u32 k, __u64 v)
-{
-    __u64 *c = bpf_map_lookup_elem(&stats, &k);
-    if (c)
-        *c += v; /* per-CPU: no other writer */
-}
-
 static __always_inline void enter(__u32 fn, __u64 size, __u64 old)
 {
     __u64 id = bpf_get_current_pid_tgid();
-    stat_add(AS_CALLS + fn, 1);
+    kcount(&stats, AS_CALLS + fn);
     struct inflight in = {.size = size, .old = old, .fn = fn};
     bpf_map_update_elem(&inflight, &id, &in, BPF_ANY);
 }
@@ -86,10 +80,10 @@ static __always_inline void forget(__u32 tgid, __u64 addr)
     struct alloc_live_key k = {.tgid = tgid, .addr = addr};
     struct alloc_live *l = bpf_map_lookup_elem(&live, &k);
     if (!l) {
-        stat_add(AS_FREE_UNKNOWN, 1);
+        kcount(&stats, AS_FREE_UNKNOWN);
         return;
     }
-    stat_add(AS_LIVE_BYTES, -l->size);
+    kadd(&stats, AS_LIVE_BYTES, -l->size);
     bpf_map_delete_elem(&live, &k);
 }
 
@@ -127,17 +121,17 @@ static __always_inline void done(struct pt_regs *ctx, __u64 addr, __u32 want_fn)
                 __sync_fetch_and_add(&s->count, 1);
             }
         } else if (rc) {
-            stat_add(AS_SITE_DROPPED, 1);
+            kcount(&stats, AS_SITE_DROPPED);
         }
     }
     struct alloc_live_key lk = {.tgid = tgid, .addr = addr};
     struct alloc_live lv = {.size = size, .ustack = sk.ustack};
     if (bpf_map_update_elem(&live, &lk, &lv, BPF_ANY)) {
-        stat_add(AS_LIVE_DROPPED, 1);
-        stat_add(AS_LIVE_DROPPED_B, size);
+        kcount(&stats, AS_LIVE_DROPPED);
+        kadd(&stats, AS_LIVE_DROPPED_B, size);
         return;
     }
-    stat_add(AS_LIVE_BYTES, size);
+    kadd(&stats, AS_LIVE_BYTES, size);
 }
 
 SEC("uprobe")
@@ -199,7 +193,7 @@ int BPF_KPROBE(free_enter, __u64 addr)
 {
     if (!recording)
         return 0;
-    stat_add(AS_CALLS + AF_FREE, 1);
+    kcount(&stats, AS_CALLS + AF_FREE);
     forget(bpf_get_current_pid_tgid() >> 32, addr);
     return 0;
 }
@@ -231,7 +225,7 @@ int BPF_KPROBE(munmap_enter, __u64 addr, __u64 len)
         return 0;
     if (in_alloc_call())
         return 0;
-    stat_add(AS_CALLS + AF_MUNMAP, 1);
+    kcount(&stats, AS_CALLS + AF_MUNMAP);
     forget(bpf_get_current_pid_tgid() >> 32, addr);
     return 0;
 }

@@ -39,13 +39,6 @@ struct {
     __type(value, __u64);
 } stats SEC(".maps");
 
-static __always_inline void stat_add(__u32 k, __u64 v)
-{
-    __u64 *c = bpf_map_lookup_elem(&stats, &k);
-    if (c)
-        *c += v; /* per-CPU: no other writer */
-}
-
 SEC("perf_event")
 int on_fault(struct bpf_perf_event_data *ctx)
 {
@@ -56,11 +49,11 @@ int on_fault(struct bpf_perf_event_data *ctx)
     if (BPF_CORE_READ(t, flags) & PF_KTHREAD)
         return 0; /* kernel threads fault on no user memory */
     if ((targ_tgid && tgid != targ_tgid) || (filter_cg && bpf_get_current_cgroup_id() != targ_cgid)) {
-        stat_add(PF_ST_FILTERED, 1);
+        kcount(&stats, PF_ST_FILTERED);
         return 0;
     }
-    stat_add(PF_ST_SAMPLES, 1);
-    stat_add(PF_ST_WEIGHT, w);
+    kcount(&stats, PF_ST_SAMPLES);
+    kadd(&stats, PF_ST_WEIGHT, w);
 
     struct pf_key k = {};
     k.tgid = tgid;
@@ -86,8 +79,8 @@ int on_fault(struct bpf_perf_event_data *ctx)
             __sync_fetch_and_add(&v->samples, 1);
         }
     } else if (rc) {
-        stat_add(PF_ST_DROPPED, 1);
-        stat_add(PF_ST_DROPPED_W, w);
+        kcount(&stats, PF_ST_DROPPED);
+        kadd(&stats, PF_ST_DROPPED_W, w);
     }
     return 0;
 }
