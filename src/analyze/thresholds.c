@@ -101,6 +101,10 @@ static const struct thr_def defaults[] = {
      * growing steadily; 64 KiB/s is 5.4 GiB a day, 1 MiB/s exhausts a
      * typical host within hours. */
     {"alloc.not_freed_growth_kib_per_s", "Not-freed allocations growth", "KiB/s", 64, 1024, false},
+    /* A slope through noise is not a leak: the not-freed bytes must rise in
+     * most intervals (warn), not jump once; the leak finding needs it. */
+    {"alloc.not_freed_rise_pct", "Intervals in which not-freed allocations rose", "%", 70, 90,
+     false},
     /* malloc/free-family calls per second while traced: at ~100 ns each 20k/s
      * is 0.2 % of a CPU in the allocator alone, 200k/s 2 % plus its cache
      * misses; traced, the rate is lower than untraced. */

@@ -891,6 +891,20 @@ TEST(rules_leak_needs_a_steady_rise_and_names_the_site)
     CHECK(find(r, "memory.leak_suspect") == NULL);
     report_free(r);
 
+    /* the steadiness asked is a threshold: a site that tunes it down to 40 %
+     * calls the same series a leak */
+    r = idle_host();
+    static const char tuned[] = "alloc.not_freed_rise_pct 40 60\n";
+    char err[128] = "";
+    CHECK(thresholds_parse_text(r, tuned, sizeof tuned - 1, "t", err, sizeof err) == 0);
+    m(r, "alloc.not_freed_growth_kib_per_s", 2000);
+    m(r, "alloc.not_freed_rise_pct", 50);
+    analyze_run(r);
+    const struct finding *tf = find(r, "memory.leak_suspect");
+    REQUIRE(tf);
+    CHECK(any_evidence(tf, "rose in 50% of the intervals (a leak rises steadily; 40% needed)"));
+    report_free(r);
+
     r = idle_host();
     m(r, "alloc.not_freed_growth_kib_per_s", 2000);
     m(r, "alloc.not_freed_rise_pct", 90);
