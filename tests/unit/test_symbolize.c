@@ -742,6 +742,75 @@ TEST(sym_user_debug_file_by_build_id)
     CHECK(system(cmd) == 0);
 }
 
+/* Sections the symbolizer does not use (location lists, macros, frames)
+ * are neither inflated nor charged: a debug file with 16 MiB of compressed
+ * .debug_loc still fits a 1 MiB budget, and its lines and inline frames
+ * still resolve with those sections hidden from libdw. */
+static long vm_rss_kib(void)
+{
+    FILE *fp = fopen("/proc/self/status", "r");
+    char line[256];
+    long kib = -1;
+    while (fp && fgets(line, sizeof line, fp))
+        if (sscanf(line, "VmRSS: %ld", &kib) == 1)
+            break;
+    if (fp)
+        fclose(fp);
+    return kib;
+}
+
+TEST(sym_user_debug_unused_sections_not_inflated)
+{
+    if (!have_workloads())
+        return;
+    if (system("command -v objcopy >/dev/null 2>&1 && command -v readelf >/dev/null 2>&1") != 0) {
+        test_skip("objcopy/readelf missing");
+        return;
+    }
+    char dir[64], cmd[4 * PATH_MAX + 1024];
+    snprintf(dir, sizeof dir, "/tmp/symtest-trim-%d", (int)getpid());
+    snprintf(cmd, sizeof cmd,
+             "set -e; d=%s; rm -rf $d; mkdir -p $d; "
+             "id=$(readelf -n %s | sed -n 's/.*Build ID: *//p'); "
+             "mkdir -p $d/.build-id/$(echo $id | cut -c1-2); "
+             "head -c 16777216 /dev/zero > $d/loc; "
+             "objcopy --only-keep-debug --add-section .debug_loc=$d/loc "
+             "--compress-debug-sections=zlib %s "
+             "$d/.build-id/$(echo $id | cut -c1-2)/$(echo $id | cut -c3-).debug; "
+             "readelf -S $d/.build-id/*/*.debug | grep -q debug_loc; "
+             "objcopy --strip-all %s $d/stripped",
+             dir, workload("symtest"), workload("symtest"), workload("symtest"));
+    REQUIRE(system(cmd) == 0);
+    char exe[128];
+    snprintf(exe, sizeof exe, "%s/stripped", dir);
+    struct child c;
+    REQUIRE(child_start(&c, exe, NULL) == 0);
+    sym_budget_set_limit(SYM_POOL_DEBUG, 1u << 20);
+    struct symbolizer *s = symbolizer_new();
+    symbolizer_set_debug_dir(s, dir);
+    struct sym_frame f, inl[2];
+    size_t ni;
+    long rss0 = vm_rss_kib();
+    CHECK_NUM(sym_user(s, c.pid, c.leaf, &f, NULL, 0, NULL), 0, 0);
+    CHECK_STR(f.name, "sym_leaf");
+    CHECK_NUM(f.line, c.leaf_line, 0);
+    CHECK_NUM(sym_user(s, c.pid, c.inl_site, &f, inl, 2, &ni), 0, 0);
+    CHECK_STR(f.name, "sym_outer");
+    CHECK_NUM(ni, 1, 0);
+    /* inflated, the 16 MiB of zeros would be resident */
+    CHECK(vm_rss_kib() - rss0 < 8192);
+    CHECK(sym_budget_used(SYM_POOL_DEBUG) > 0);
+    CHECK(sym_budget_used(SYM_POOL_DEBUG) < (1u << 20));
+    struct sym_stats st;
+    sym_stats(s, &st);
+    CHECK_NUM(st.debug_over_budget, 0, 0);
+    symbolizer_free(s);
+    sym_budget_set_limit(SYM_POOL_DEBUG, 0);
+    child_stop(&c);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK(system(cmd) == 0);
+}
+
 /* ---- perf JIT maps ------------------------------------------------------- */
 
 static void perf_map_path(char *buf, size_t n)
