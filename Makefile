@@ -58,7 +58,8 @@ WORKLOAD_SRC := $(filter-out $(WORKLOAD_LIB_SRC),$(sort $(wildcard tests/workloa
 WORKLOAD_CXX_SRC := $(sort $(wildcard tests/workloads/*.cc))
 WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(WORKLOAD_SRC)) \
              $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%.so,$(WORKLOAD_LIB_SRC)) \
-             $(patsubst tests/workloads/%.cc,$(BUILD)/workloads/%,$(WORKLOAD_CXX_SRC))
+             $(patsubst tests/workloads/%.cc,$(BUILD)/workloads/%,$(WORKLOAD_CXX_SRC)) \
+             $(BUILD)/workloads/allocator-static
 
 # test-fast: the normal build only (while developing).
 .PHONY: all deps test test-fast unit workloads bench clean
@@ -124,6 +125,12 @@ unit: $(UNIT_BIN)
 $(BUILD)/workloads/%: tests/workloads/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O1 -g -fno-omit-frame-pointer -fno-inline -Wall -Wextra -Werror -o $@ $< -lpthread
+
+# Statically linked: a command that maps no C library (the allocation
+# profile's uprobes have nothing to attach to).
+$(BUILD)/workloads/allocator-static: tests/workloads/allocator.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O1 -g -fno-omit-frame-pointer -fno-inline -Wall -Wextra -Werror -static -o $@ $<
 
 # C++ workloads (demangled names in the profile)
 $(BUILD)/workloads/%: tests/workloads/%.cc

@@ -64,6 +64,12 @@ struct alloc_target {
     int libc_fd;              /* the mapped libc, from map_files; -1 when none */
     char libc[PATH_MAX];      /* its path as the target's maps show it */
     struct bpf_link *links[ALLOC_NPROBES];
+    /* A command is attached before its exec, to the libc of perfreport's
+     * image; the ticks after check the program's own (check_command). */
+    bool checked;             /* the libc probed is the running program's */
+    bool missed_once;         /* a tick saw the program map no libc yet */
+    bool no_libc;             /* it maps none: static; its probes are off */
+    bool reattached;          /* it maps another libc: the probes moved there */
 };
 
 struct alloc_state {
@@ -108,14 +114,15 @@ static bool is_libc(const char *path)
     return strncmp(b, "libc-", 5) == 0 && n > 8 && strcmp(b + n - 3, ".so") == 0;
 }
 
-/* Opens the target's C library through /proc/PID/map_files (a mapping of
- * the file, not its path).  0, or -errno with err set. */
-static int open_libc(struct alloc_target *t, char *err, size_t n)
+/* Finds the C library pid maps and opens it through /proc/PID/map_files
+ * (*fd, its path as the maps show it in path).  0; -ENOENT when pid maps
+ * none; else -errno with err set. */
+static int find_libc(pid_t pid, int *fd_out, char *path, size_t path_len, char *err, size_t n)
 {
     struct strbuf maps = STRBUF_INIT;
-    int rc = hostfs_readf(&maps, 16u << 20, "/proc/%d/maps", (int)t->pid);
+    int rc = hostfs_readf(&maps, 16u << 20, "/proc/%d/maps", (int)pid);
     if (rc) {
-        snprintf(err, n, "pid %d: /proc/%d/maps: %s", (int)t->pid, (int)t->pid, strerror(-rc));
+        snprintf(err, n, "pid %d: /proc/%d/maps: %s", (int)pid, (int)pid, strerror(-rc));
         sb_free(&maps);
         return rc;
     }
@@ -134,7 +141,7 @@ static int open_libc(struct alloc_target *t, char *err, size_t n)
             path_at < 0 || line[path_at] != '/' || !is_libc(line + path_at))
             continue;
         char mf[96];
-        snprintf(mf, sizeof mf, "/proc/%d/map_files/%lx-%lx", (int)t->pid, lo, hi);
+        snprintf(mf, sizeof mf, "/proc/%d/map_files/%lx-%lx", (int)pid, lo, hi);
         char real[PATH_MAX];
         if (hostfs_path(real, sizeof real, mf) != 0)
             continue;
@@ -146,19 +153,24 @@ static int open_libc(struct alloc_target *t, char *err, size_t n)
                 close(fd);
             continue;
         }
-        t->libc_fd = fd;
-        snprintf(t->libc, sizeof t->libc, "%s", line + path_at);
+        *fd_out = fd;
+        snprintf(path, path_len, "%s", line + path_at);
         rc = 0;
         break;
     }
     sb_free(&maps);
     if (rc == -ENOENT)
         snprintf(err, n, "pid %d maps no C library (libc.so): static or not glibc/musl-linked",
-                 (int)t->pid);
+                 (int)pid);
     else if (rc)
-        snprintf(err, n, "pid %d: opening its libc through map_files: %s", (int)t->pid,
+        snprintf(err, n, "pid %d: opening its libc through map_files: %s", (int)pid,
                  strerror(-rc));
     return rc;
+}
+
+static int open_libc(struct alloc_target *t, char *err, size_t n)
+{
+    return find_libc(t->pid, &t->libc_fd, t->libc, sizeof t->libc, err, n);
 }
 
 static int attach_target(struct alloc_state *st, struct alloc_target *t, char *err, size_t n)
@@ -180,14 +192,74 @@ static int attach_target(struct alloc_state *st, struct alloc_target *t, char *e
     return 0;
 }
 
+static void detach_target(struct alloc_state *st, struct alloc_target *t)
+{
+    for (size_t i = 0; i < ALLOC_NPROBES; i++) {
+        if (t->links[i])
+            st->attached--;
+        bpf_link__destroy(t->links[i]); /* NULL is fine */
+        t->links[i] = NULL;
+    }
+}
+
 static void detach_all(struct alloc_state *st)
 {
     for (size_t k = 0; k < st->nt; k++)
-        for (size_t i = 0; i < ALLOC_NPROBES; i++) {
-            bpf_link__destroy(st->t[k].links[i]); /* NULL is fine */
-            st->t[k].links[i] = NULL;
-        }
+        detach_target(st, &st->t[k]);
     st->detached = true;
+}
+
+/* Whether pid runs another program than perfreport (a command has exec'd). */
+static bool runs_other_program(pid_t pid)
+{
+    char exe[64];
+    struct stat a, b;
+    snprintf(exe, sizeof exe, "/proc/%d/exe", (int)pid);
+    if (stat(exe, &a) != 0 || stat("/proc/self/exe", &b) != 0)
+        return false;
+    return a.st_dev != b.st_dev || a.st_ino != b.st_ino;
+}
+
+/* A command's probes were attached before its exec, to the C library
+ * perfreport's image maps.  Once the program runs: the same file (the
+ * usual case), confirmed; another one (a different glibc or musl), the
+ * probes move there; none (statically linked) on two ticks in a row (the
+ * dynamic loader maps libc just after exec), they come off and the report
+ * says why nothing was seen. */
+static void check_command(struct alloc_state *st, struct alloc_target *t)
+{
+    if (!runs_other_program(t->pid))
+        return; /* not exec'd yet, or gone: the next tick looks again */
+    int fd = -1;
+    char path[PATH_MAX], err[PATH_MAX + 128];
+    int rc = find_libc(t->pid, &fd, path, sizeof path, err, sizeof err);
+    if (rc == -ENOENT) {
+        if (!t->missed_once) {
+            t->missed_once = true;
+            return;
+        }
+        detach_target(st, t);
+        t->no_libc = t->checked = true;
+        return;
+    }
+    if (rc)
+        return;
+    struct stat a, b;
+    t->checked = true;
+    if (fstat(fd, &a) == 0 && fstat(t->libc_fd, &b) == 0 && a.st_dev == b.st_dev &&
+        a.st_ino == b.st_ino) {
+        close(fd);
+        return;
+    }
+    detach_target(st, t);
+    close(t->libc_fd);
+    t->libc_fd = fd;
+    snprintf(t->libc, sizeof t->libc, "%s", path);
+    t->reattached = true;
+    if (attach_target(st, t, err, sizeof err) != 0) {
+        detach_target(st, t);
+        t->no_libc = true; /* said as "no probes" below */
+    }
 }
 
 /* The targets' user+system CPU seconds (NAN when none could be read). */
@@ -296,6 +368,7 @@ static int alloc_start(struct collect_ctx *ctx, void **state, char *err, size_t 
             rc = attach_target(st, &st->t[k], err, n);
         if (rc)
             return rc;
+        st->t[k].checked = !ctx->cfg->follow_children; /* a command has not exec'd yet */
     }
     st->live = report_series(ctx->r, NM_ALLOC_NOT_FREED_KIB, "Allocated in the window, not freed",
                              "KiB", "memory");
@@ -324,6 +397,9 @@ static int alloc_tick(struct collect_ctx *ctx, void *state)
         return 0;
     if (st->detached || st->nt == 0)
         return 0; /* the trend covers the traced time only */
+    for (size_t k = 0; k < st->nt; k++)
+        if (!st->t[k].checked)
+            check_command(st, &st->t[k]);
     double now = collect_clock_s(ctx);
     series_set(ctx->r, st->live, (double)(int64_t)s[AS_LIVE_BYTES] / 1024.0);
     uint64_t calls = calls_of(s);
@@ -505,8 +581,23 @@ static int alloc_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     sb_add(&note, "uprobes on malloc, calloc, realloc, free, mmap and munmap of the C library "
                   "each target maps (");
     for (size_t k = 0; k < st->nt; k++)
-        sb_addf(&note, "%spid %d: %s", k ? ", " : "", (int)st->t[k].pid, st->t[k].libc);
+        sb_addf(&note, "%spid %d: %s", k ? ", " : "", (int)st->t[k].pid,
+                st->t[k].no_libc ? "none" : st->t[k].libc);
     sb_add(&note, ")");
+    for (size_t k = 0; k < st->nt; k++) {
+        const struct alloc_target *t = &st->t[k];
+        if (t->no_libc && !t->reattached)
+            sb_addf(&note, "; pid %d maps no C library once its program runs (statically "
+                           "linked, or another libc than glibc or musl): its allocations "
+                           "are not seen", (int)t->pid);
+        else if (t->no_libc)
+            sb_addf(&note, "; pid %d maps another C library than perfreport's, %s, and the "
+                           "probes could not be moved there: its allocations are not seen",
+                    (int)t->pid, t->libc);
+        else if (t->reattached)
+            sb_addf(&note, "; pid %d maps another C library than perfreport's: the probes "
+                           "moved there once its program ran", (int)t->pid);
+    }
     sb_addf(&note, "; traced for %.1f s", secs);
     if (!isnan(st->detached_at_s))
         sb_addf(&note, ", then detached by itself %.1f s into the window: the estimated "

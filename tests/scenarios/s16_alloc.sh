@@ -7,7 +7,10 @@
 #   the same leaking 4 KiB from leak_some every round (~800 KiB/s): leak_some tops the
 #     not-freed table and memory.leak_suspect is reported;
 #   allocator in a tight allocation loop: the probes would slow it past 5 %,
-#     so they detach themselves and the report says so.
+#     so they detach themselves and the report says so;
+#   allocator as a command (`-- CMD`): the probes, attached before the exec,
+#     see its allocations; a statically linked one maps no libc, and the
+#     report says its allocations are not seen.
 . tests/lib.sh
 . tests/scenarios/lib.sh
 need_root || { skip scenario_alloc "needs root"; exit 0; }
@@ -48,3 +51,12 @@ expect_text scenario_alloc_guard_detached "$TMPD/tight" "d['metrics']['alloc.det
 expect_text scenario_alloc_guard_says_so "$TMPD/tight" \
     "next(t for t in d['tables'] if t['name'] == 'alloc.top_bytes')['note']" "detached by itself"
 stop_tracked
+
+nf="next(t for t in d['tables'] if t['name'] == 'alloc.top_bytes')['note']"
+scen_run "$TMPD/cmd" -- "$WL/allocator" 3 5000 0 >/dev/null
+scen_record alloc-command "$TMPD/cmd"
+expect_text scenario_alloc_command_top "$TMPD/cmd" "$(top alloc.top_bytes function)" build_records
+scen_run "$TMPD/static" -- "$WL/allocator-static" 3 5000 0 >/dev/null
+scen_record alloc-static "$TMPD/static"
+expect_text scenario_alloc_static_says_so "$TMPD/static" "$nf" \
+    "maps no C library once its program runs"
