@@ -472,9 +472,10 @@ void runner_start(struct runner *rn)
     kbtf_get_stats(&bs);
     if (bs.reads || bs.passed)
         kv_addf(&rn->r->caps, "kernel_btf", "Kernel BTF for the BPF loads",
-                "read %u time(s), %.1f MiB; parsed %u time(s) for %u load(s), %u read it "
+                "%s %u time(s), %.1f MiB; parsed %u time(s) for %u load(s), %u read it "
                 "themselves",
-                bs.reads, (double)bs.bytes / (1 << 20), bs.parses, bs.served, bs.passed);
+                bs.mapped ? "mapped" : "read", bs.reads, (double)bs.bytes / (1 << 20), bs.parses,
+                bs.served, bs.passed);
     if (bs.unfreed)
         kv_addf(&rn->r->caps, "kernel_btf_unfreed", "Kernel BTF memory",
                 "%u BTF object(s) not freed: libbpf's btf__free was not found", bs.unfreed);

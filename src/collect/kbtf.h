@@ -21,6 +21,7 @@
  * libbpf's own functions answer (found with dlsym(RTLD_NEXT)). */
 #ifndef PERFREPORT_KBTF_H
 #define PERFREPORT_KBTF_H
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -36,6 +37,7 @@ struct kbtf_stats {
                        * (dlsym found none: cannot happen with a shared libbpf,
                        * which is the only kind that links beside kbtf.c) */
     size_t bytes;    /* size of the kernel BTF read */
+    bool mapped;     /* the file was mapped (kernels from 6.16), not read */
 };
 
 /* The raw kernel BTF, read on the first call and kept until kbtf_release().

@@ -28,6 +28,17 @@ if command -v strace >/dev/null 2>&1; then
     served=$(echo "$btf_cap" | sed -n 's/.*; parsed \([0-9]*\) time(s) for \([0-9]*\) load(s).*/\2/p')
     if [ "$btf_opens" = 1 ] && [ "${parses:-0}" = 1 ] && [ "${served:-0}" -ge 5 ]; then ok bounds_kernel_btf_read_once
     else not_ok bounds_kernel_btf_read_once "opened $btf_opens times; capability: $(json "$TMPD/s/report.json" "d['capabilities'].get('kernel_btf')")"; fi
+    # From Linux 6.16 sysfs maps the kernel's BTF: mapped, not read 4 KiB at a time.
+    kv=$(uname -r | sed -n 's/^\([0-9]*\)\.\([0-9]*\).*/\1 \2/p')
+    set -- $kv
+    if [ "${1:-0}" -gt 6 ] || { [ "${1:-0}" -eq 6 ] && [ "${2:-0}" -ge 16 ]; }; then
+        case $btf_cap in
+            mapped*) ok bounds_kernel_btf_mapped ;;
+            *) not_ok bounds_kernel_btf_mapped "kernel $(uname -r); capability: $btf_cap" ;;
+        esac
+    else
+        skip bounds_kernel_btf_mapped "kernel $(uname -r) before 6.16 cannot map its BTF"
+    fi
 else
     skip bounds_no_forbidden_files "strace not installed"
     skip bounds_kernel_btf_read_once "strace not installed"
