@@ -28,7 +28,8 @@ static unsigned tap_users; /* enum systap_part bits */
 static bool tap_classic;
 static bool tap_io_attached;
 static int tap_io_errno; /* why the I/O programs did not load, 0 if they did or were not tried */
-static double tap_cost_ns; /* calibrated when the pair was attached */
+static double tap_cost_ns; /* calibrated when the window opened */
+static bool tap_calibrated;
 
 static const char *const io_hooks[] = {"mm_filemap_get_pages", "mm_filemap_add_to_page_cache",
                                        "block_rq_issue"};
@@ -66,53 +67,52 @@ static int tap_links(struct systap_bpf *s, bool classic, bool on)
     return rc;
 }
 
-/* CPU nanoseconds per getppid() of this thread: the least of 16 rounds.
- * CPU time, not wall time: on a loaded host a burst is preempted, and the
- * time others run is not the tap's; the least, because whatever else
- * happens during a round (an interrupt, a cold cache) only adds. */
+/* CPU nanoseconds per getppid() of this thread: the least of 8 rounds of
+ * 200.  CPU time, not wall time: on a loaded host a burst is preempted, and
+ * the time others run is not the tap's; the least, because whatever else
+ * happens during a round (an interrupt, a cold cache) only adds.  16 rounds
+ * of 500 (until 2026-11-26) made the four bursts 32,000 system calls, 5 %
+ * of an idle run's own CPU on the test VM, where a call costs ~1 us. */
+#define BURST_ROUNDS 8
+#define BURST_CALLS 200
 static double burst_ns(void)
 {
     double best = INFINITY;
-    for (int r = 0; r < 16; r++) { /* 8,000 calls: ~2 ms on the test VM */
+    for (int r = 0; r < BURST_ROUNDS; r++) {
         struct timespec a, b;
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
-        for (int i = 0; i < 500; i++)
+        for (int i = 0; i < BURST_CALLS; i++)
             syscall(SYS_getppid);
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
         double ns = (double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec);
-        best = fmin(best, ns / 500.0);
+        best = fmin(best, ns / BURST_CALLS);
     }
     return best;
 }
 
-/* Attaches the pair and measures the tap's cost per syscall of another
- * process on the way: bursts of getppid() before and after an attach, twice
- * (detached again in between), and the larger difference counts.  Returns
- * 0 (attached) or -errno (detached).  Our own calls stop at the self check;
- * a recorded call also counts itself in a cache slot and now and then times
- * itself (bench/RESULTS.md: 57 ns against 44-51 for an empty pair), hence
- * the 1.3.  Other collectors load and attach on the other CPU meanwhile, and
- * their kernel-text patches slow a burst: one "before" burst caught by them
- * made the tap look free (40 ns, an ASan run of 2026-11-25), so the larger
- * of two differences: too high a cost only slices more.  Four pairs and
- * their median (until 2026-11-25) cost four more patches of kernel text on
- * every CPU, ~6 % of an idle run's own CPU.  The floor covers a host so
- * loaded that the tap looks free anyway. */
-#define CALIB_PAIRS 2
-static int attach_calibrated(struct systap_bpf *skel, bool classic)
+/* The tap's cost per syscall of another process, measured when the window
+ * opens (systap_begin), after every collector has loaded and attached:
+ * bursts of getppid() with the pair attached and detached, and 1.3 times
+ * the difference.  Our own calls stop at the self check; a recorded call
+ * also counts itself in a cache slot and now and then times itself
+ * (bench/RESULTS.md: 57 ns against 44-51 for an empty pair), hence the 1.3.
+ * Measured at start (until 2026-11-26) the bursts ran beside the other
+ * collectors' loads, whose kernel-text patches slow a burst: two pairs and
+ * the larger difference kept a caught "before" burst from making the tap
+ * look free, yet the estimates ranged 180-620 ns from run to run; with the
+ * loads done one pair answers.  The floor covers a host so loaded that the
+ * tap looks free anyway.  0, or -errno when the pair could not be attached
+ * again (then it stays detached). */
+static int calibrate(struct systap_bpf *skel, bool classic)
 {
-    double cost = 0;
-    for (int i = 0; i < CALIB_PAIRS; i++) {
-        double off = burst_ns();
-        int rc = tap_links(skel, classic, true);
-        if (rc)
-            return rc;
-        cost = fmax(cost, burst_ns() - off);
-        if (i + 1 < CALIB_PAIRS)
-            tap_links(skel, classic, false);
-    }
-    tap_cost_ns = fmax(40.0, 1.3 * cost);
-    return 0;
+    double on = burst_ns();
+    int rc = tap_links(skel, classic, false);
+    if (rc)
+        return rc;
+    double off = burst_ns();
+    rc = tap_links(skel, classic, true);
+    tap_cost_ns = fmax(40.0, 1.3 * (on - off));
+    return rc;
 }
 
 /* Opens, loads and attaches the sys_enter/sys_exit pair; in TAP_BTF_IO the
@@ -147,7 +147,7 @@ static struct systap_bpf *tap_open(enum tap_mode mode, uint32_t tgid, uint64_t c
     if (rc == 0 && !skel->bss)
         rc = -EOPNOTSUPP; /* no mmapable maps: the part switches need them */
     if (rc == 0)
-        rc = attach_calibrated(skel, classic);
+        rc = tap_links(skel, classic, true);
     if (rc) {
         systap_bpf__destroy(skel);
         errno = rc < 0 ? -rc : EINVAL;
@@ -196,6 +196,7 @@ struct systap_bpf *systap_acquire(const struct collect_ctx *ctx, enum systap_par
     struct systap_bpf *out = NULL;
     if (!tap_skel) {
         tap_classic = false;
+        tap_calibrated = false;
         tap_io_attached = false;
         tap_io_errno = 0;
         int btf_errno = 0;
@@ -549,8 +550,20 @@ int systap_begin(struct collect_ctx *ctx, void *state)
     (void)ctx;
     (void)state;
     pthread_mutex_lock(&tap_mu);
+    int calib_err = 0;
+    if (tap_skel && tap_users && !tap_calibrated) {
+        tap_calibrated = true;
+        calib_err = calibrate(tap_skel, tap_classic);
+        if (calib_err)
+            tap_skel->bss->tap_down = true;
+    }
     if (tap_skel && tap_users)
         sl_start();
+    if (calib_err) {
+        pthread_mutex_lock(&sl_mu);
+        sl_attach_errno = -calib_err;
+        pthread_mutex_unlock(&sl_mu);
+    }
     for (unsigned part = SYSTAP_SYSCALLS; part <= SYSTAP_FUTEX; part <<= 1)
         if (tap_users & part)
             set_part((enum systap_part)part, true);
