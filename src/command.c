@@ -55,6 +55,9 @@ struct command {
 /* The pid signals are passed on to; 0 when there is none to signal (not
  * started yet, or reaped: a reaped pid may belong to someone else). */
 static volatile sig_atomic_t g_fwd_pid;
+/* The command runs in a session of its own (see own_session): the
+ * terminal's signals reach perfreport only, and are passed on. */
+static volatile sig_atomic_t g_fwd_tty_signals;
 static bool g_sigpipe_ignored;
 
 void command_note_sigpipe(bool ignored) { g_sigpipe_ignored = ignored; }
@@ -260,6 +263,20 @@ static void drop_privileges(const struct target_user *u, int status_fd)
     }
 }
 
+/* A command that runs as another user than root, on root's terminal, must
+ * not have that terminal as its controlling one: with it, TIOCSTI pushes
+ * input into the terminal that root's shell reads once perfreport exits
+ * (Linux allows it on the caller's controlling terminal unless
+ * dev.tty.legacy_tiocsti is 0), as sudo's use_pty guards against.  In a
+ * session of its own it keeps its descriptors to the terminal (read, write,
+ * isatty) but has no controlling terminal: TIOCSTI fails with EPERM,
+ * /dev/tty does not open, and the terminal's Ctrl-C reaches perfreport,
+ * which passes it on. */
+static bool own_session(const struct target_user *u)
+{
+    return u->change && (isatty(STDIN_FILENO) || isatty(STDOUT_FILENO) || isatty(STDERR_FILENO));
+}
+
 /* Runs in the child; never returns.  perfreport is single-threaded here
  * (no collector has started), so setenv and stdio are safe to use. */
 static void child_main(char *const *argv, const struct target_user *u, int go_fd,
@@ -272,6 +289,10 @@ static void child_main(char *const *argv, const struct target_user *u, int go_fd
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
     cloexec_above_stderr();
+    if (own_session(u) && setsid() < 0) {
+        child_say(status_fd, ST_USER, errno);
+        _exit(127);
+    }
     drop_privileges(u, status_fd);
     char path[PATH_MAX];
     int e = find_executable(argv[0], path, sizeof path);
@@ -377,6 +398,7 @@ int command_spawn(struct command **out, char *const *argv, const char *user, cha
         return -1;
     }
     fflush(NULL); /* nothing buffered is written twice */
+    g_fwd_tty_signals = own_session(&u);
     pid_t pid = fork();
     if (pid < 0) {
         snprintf(err, n, "cannot run a command: fork: %s", strerror(errno));
@@ -500,9 +522,10 @@ void command_forward(int sig, const siginfo_t *si)
     if (pid <= 0 || !si)
         return;
     /* si_code <= 0: sent by a process (kill, sigqueue, tgkill); SI_KERNEL
-     * (the terminal's Ctrl-C) went to the whole process group already.  The
-     * command's own signal to the group is not sent back to it. */
-    if (si->si_code > 0 || si->si_pid == pid)
+     * (the terminal's Ctrl-C) went to the whole process group already,
+     * unless the command runs in a session of its own.  The command's own
+     * signal to the group is not sent back to it. */
+    if ((si->si_code > 0 && !g_fwd_tty_signals) || (si->si_code <= 0 && si->si_pid == pid))
         return;
     int saved = errno;
     (void)kill(pid, sig);
