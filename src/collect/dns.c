@@ -149,6 +149,7 @@ struct libc_file {
     ino_t ino;
     char path[256]; /* as the first process that maps it names it */
     pid_t pid;      /* that process; 0 = the host's own */
+    uid_t uid;      /* the file's owner */
     unsigned attached; /* functions attached */
 };
 
@@ -179,16 +180,27 @@ static void libc_add(struct libc_set *s, int fd, const char *path, pid_t pid)
             close(fd);
             return;
         }
+    struct libc_file *f = NULL;
     if (s->n == DNS_MAX_LIBCS) {
+        /* Root's files first: any user can map copies of libc of their own
+         * to fill the slots before a container's (root-owned) one is met. */
+        for (size_t i = 0; i < s->n && !f && st.st_uid == 0; i++)
+            if (s->f[i].uid != 0)
+                f = &s->f[i];
         s->skipped++;
-        close(fd);
-        return;
+        if (!f) {
+            close(fd);
+            return;
+        }
+        close(f->fd);
+    } else {
+        f = &s->f[s->n++];
     }
-    struct libc_file *f = &s->f[s->n++];
     memset(f, 0, sizeof *f);
     f->fd = fd;
     f->dev = st.st_dev;
     f->ino = st.st_ino;
+    f->uid = st.st_uid;
     f->pid = pid;
     snprintf(f->path, sizeof f->path, "%s", path);
 }
@@ -1039,8 +1051,8 @@ static int dns_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
             ledger_note(e, "%llu %s", (unsigned long long)v, what[k]);
     }
     if (st->libcs.skipped)
-        ledger_note(e, "%zu more C library files not probed (at most %d)", st->libcs.skipped,
-                    DNS_MAX_LIBCS);
+        ledger_note(e, "%zu more C library files not probed (at most %d; root's files before "
+                    "other users')", st->libcs.skipped, DNS_MAX_LIBCS);
     if (st->failed_attach)
         ledger_note(e, "%u function probes not attached (absent from a C library)",
                     st->failed_attach);

@@ -10,7 +10,10 @@
 #  3. /proc/kmsg bind-mounted at the process's /tmp/perf-PID.map: nothing is
 #     read from it (the kernel log's unread count does not drop), a note;
 #  4. 20 perf maps of 1 MiB each (their processes sleep in generated code,
-#     seen by the off-CPU profile): memory bounded, rejected maps named.
+#     seen by the off-CPU profile): memory bounded, rejected maps named;
+#  5. nobody runs 16 processes on 16 copies of libc of its own before a
+#     root-owned copy (a container's) is mapped: the DNS probes, at most 16
+#     C library files, still take root's copy.
 . tests/lib.sh
 
 if [ ! -x "$PERFREPORT_BIN" ]; then
@@ -236,3 +239,32 @@ else
     ok e2e_hostile_jit_budget
 fi
 echo "# 20 perf maps of 1 MiB: peak RSS $rss KiB, $refused refused by name, $named stacks named"
+
+# ---- 5. copies of libc crowding the DNS probes ------------------------------
+libc=$(ldd /bin/sleep 2>/dev/null | sed -n 's/.*libc\.so\.6 => \([^ ]*\).*/\1/p')
+if [ -z "$libc" ] || ! id nobody >/dev/null 2>&1; then
+    skip e2e_hostile_libc_crowd "no libc.so.6 for /bin/sleep or no user nobody"
+else
+    mkdir -p "$TMPD/crowd"
+    chown nobody "$TMPD/crowd"
+    i=0
+    while [ $i -lt 16 ]; do
+        su nobody -s /bin/sh -c "mkdir -p $TMPD/crowd/$i && cp $libc $TMPD/crowd/$i/ && LD_LIBRARY_PATH=$TMPD/crowd/$i exec sleep 30" 2>/dev/null &
+        track $!
+        i=$((i + 1))
+    done
+    mkdir -p "$TMPD/rootlibc"
+    cp "$libc" "$TMPD/rootlibc/"
+    sleep 1.5 # the copies are mapped first (lower pids)
+    LD_LIBRARY_PATH=$TMPD/rootlibc sleep 30 & track $!
+    sleep 0.3
+    "$PERFREPORT_BIN" -d 2 -q -o "$TMPD/crowd-b" >/dev/null 2>&1
+    stop_tracked
+    n=$(notes "$TMPD/crowd-b" dns)
+    if printf '%s' "$n" | grep -q "$TMPD/rootlibc/libc.so.6" &&
+        printf '%s' "$n" | grep -q 'more C library files not probed'; then
+        ok e2e_hostile_libc_crowd
+    else
+        not_ok e2e_hostile_libc_crowd "root's copy not among the probed files: $(printf '%s' "$n" | cut -c1-600)"
+    fi
+fi
