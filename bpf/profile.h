@@ -3,7 +3,8 @@
 #define PERFREPORT_BPF_PROFILE_H
 
 #define PROF_COMM_LEN 16
-#define PROF_MAX_STACKS 8192 /* STACK_TRACE entries (~1 KiB each) */
+#define PROF_MAX_STACKS 8192 /* STACK_TRACE entries (~1 KiB each); fewer for short windows */
+#define PROF_MIN_STACKS 1024
 #define PROF_MAX_KEYS 16384  /* aggregated (process, stacks) keys */
 #define PROF_STACK_NONE (-2147483647 - 1) /* == STACK_ID_NONE in stacks.h */
 #define PROF_MAX_FOLLOWED 8192 /* descendants of the target followed (follow_children) */

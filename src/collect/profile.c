@@ -54,6 +54,17 @@ struct prof_state {
     char *scope;              /* "pid 12", "cgroup /x", "system-wide" */
 };
 
+uint32_t profile_stack_entries(int hz, int ncpu, double window_s)
+{
+    if (hz <= 0 || ncpu <= 0 || !(window_s > 0))
+        return PROF_MAX_STACKS;
+    double want = 4.0 * hz * ncpu * window_s; /* two stacks a sample, half full */
+    uint32_t n = PROF_MIN_STACKS;
+    while (n < PROF_MAX_STACKS && n < want)
+        n *= 2;
+    return n;
+}
+
 int profile_parse_cpu_list(const char *text, bool *on, size_t n)
 {
     int count = 0;
@@ -212,6 +223,8 @@ static int prof_start(struct collect_ctx *ctx, void **state, char *err, size_t n
         return -e;
     }
     kbpf_alloc_on_insert(st->skel->maps.counts); /* a key per new (process, stacks) */
+    bpf_map__set_max_entries(st->skel->maps.stackmap,
+                             profile_stack_entries(st->hz, st->ncpu, ctx->cfg->window_s));
     bool follow = ctx->cfg && ctx->cfg->pid > 0 && ctx->cfg->follow_children;
     bpf_program__set_autoload(st->skel->progs.on_fork, follow);
     if (ctx->cfg && ctx->cfg->pid > 0) {

@@ -135,6 +135,17 @@ TEST(profile_cpu_list)
     CHECK_NUM(profile_parse_cpu_list("3-1", on, 8), -1, 0);
 }
 
+/* Room for two stacks a sample at half load, as a power of two. */
+TEST(profile_stack_entries_by_window)
+{
+    CHECK_NUM(profile_stack_entries(49, 2, 10), 4096, 0);  /* 3,920 wanted */
+    CHECK_NUM(profile_stack_entries(49, 2, 2), 1024, 0);   /* the least */
+    CHECK_NUM(profile_stack_entries(49, 2, 30), 8192, 0);  /* the most */
+    CHECK_NUM(profile_stack_entries(99, 64, 30), 8192, 0);
+    CHECK_NUM(profile_stack_entries(49, 2, 0), 8192, 0);   /* unknown window */
+    CHECK_NUM(profile_stack_entries(0, 2, 10), 8192, 0);
+}
+
 TEST(profile_hotspot_ranks_below_the_saturation_it_details)
 {
     /* 95 % of the samples in one function: a critical hotspot on its own,
