@@ -192,6 +192,7 @@ static int bio_start(struct collect_ctx *ctx, void **state, char *err, size_t n)
         return -errno;
     }
     struct biolat_bpf *s = st->skel;
+    kbpf_alloc_on_insert(s->maps.hists); /* a histogram per (device, kind): few */
     bpf_program__set_autoload(s->progs.bio_insert_btf, !st->classic);
     bpf_program__set_autoload(s->progs.bio_issue_btf, !st->classic);
     bpf_program__set_autoload(s->progs.bio_complete_btf, !st->classic);

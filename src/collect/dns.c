@@ -797,6 +797,7 @@ static int load_progs(struct dns_state *st, bool multi, uint32_t tgid, uint64_t 
     s->rodata->targ_tgid = tgid;
     s->rodata->targ_cgid = cgid;
     s->rodata->self_tgid = (uint32_t)getpid();
+    kbpf_alloc_on_insert(s->maps.calls); /* a lookup in flight: rare, ~58 us each traced */
     kbpf_alloc_on_insert(s->maps.procs);
     kbpf_alloc_on_insert(s->maps.errs);
     kbpf_alloc_on_insert(s->maps.names);

@@ -216,6 +216,11 @@ void kbpf_alloc_on_insert(struct bpf_map *map)
         bpf_map__set_map_flags(map, bpf_map__map_flags(map) | BPF_F_NO_PREALLOC);
 }
 
+void kbpf_map_unused(struct bpf_map *map)
+{
+    (void)bpf_map__set_max_entries(map, 1); /* fails only after load: then it stays as is */
+}
+
 bool kbpf_has_tracepoint(const char *cat, const char *name)
 {
     char p[512];

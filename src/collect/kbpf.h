@@ -39,6 +39,11 @@ bool kbpf_force_classic(void);
  * thread) stay preallocated. */
 struct bpf_map;
 void kbpf_alloc_on_insert(struct bpf_map *map);
+/* Shrinks a map this run never writes (the per-thread tables of a targeted
+ * run, the followed processes of a command) to one entry: a preallocated
+ * table of 8,192 costs its creation every run for nothing.  Call between
+ * open and load. */
+void kbpf_map_unused(struct bpf_map *map);
 /* True when tracefs lists events/<cat>/<name>. */
 bool kbpf_has_tracepoint(const char *cat, const char *name);
 /* Adds log2 slots (slot i = [2^i, 2^(i+1)), slot 0 also 0) into h, and the

@@ -119,6 +119,8 @@ static int offcpu_start(struct collect_ctx *ctx, void **state, char *err, size_t
     bpf_program__set_autoload(st->skel->progs.offcpu_switch_tp, st->classic);
     st->skel->rodata->self_tgid = (__u32)getpid();
     st->skel->rodata->target_tgid = (__u32)ctx->cfg->pid;
+    if (ctx->cfg->pid <= 0)
+        kbpf_map_unused(st->skel->maps.tid_off); /* threads of a target only */
     st->skel->rodata->target_cgid = cgid;
     st->skel->rodata->min_block_ns = (__u64)ctx->cfg->min_block_us * 1000ull;
     /* Initial value: without mmapable maps (bss NULL after load) begin

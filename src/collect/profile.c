@@ -227,6 +227,10 @@ static int prof_start(struct collect_ctx *ctx, void **state, char *err, size_t n
                              profile_stack_entries(st->hz, st->ncpu, ctx->cfg->window_s));
     bool follow = ctx->cfg && ctx->cfg->pid > 0 && ctx->cfg->follow_children;
     bpf_program__set_autoload(st->skel->progs.on_fork, follow);
+    if (!follow)
+        kbpf_map_unused(st->skel->maps.followed);
+    if (!ctx->cfg || ctx->cfg->pid <= 0)
+        kbpf_map_unused(st->skel->maps.tid_samples); /* threads of a target only */
     if (ctx->cfg && ctx->cfg->pid > 0) {
         st->skel->rodata->targ_tgid = (__u32)ctx->cfg->pid;
         st->skel->rodata->follow_children = follow;

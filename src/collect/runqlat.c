@@ -164,6 +164,8 @@ static int rq_start(struct collect_ctx *ctx, void **state, char *err, size_t n)
     struct runqlat_bpf *s = st->skel;
     kbpf_alloc_on_insert(s->maps.procs); /* a histogram per process that waited */
     s->rodata->targ_tgid = tgid;
+    if (!tgid)
+        kbpf_map_unused(s->maps.tids); /* threads of a target only */
     s->rodata->self_tgid = (uint32_t)getpid();
     s->rodata->targ_cgid = cgid;
     bpf_program__set_autoload(s->progs.rq_wakeup_btf, !st->classic);
