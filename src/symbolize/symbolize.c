@@ -774,20 +774,32 @@ static int bsym_cmp(const void *pa, const void *pb, void *ctx)
     return strcmp(nx, ny);
 }
 
+/* The next section after scn that has contents (not SHT_NOBITS), its
+ * header in *sh and its name in *name (NULL when unnamed); NULL at the end.
+ * shstrndx from elf_getshdrstrndx. */
+static Elf_Scn *next_section(Elf *elf, size_t shstrndx, Elf_Scn *scn, GElf_Shdr *sh,
+                             const char **name)
+{
+    while ((scn = elf_nextscn(elf, scn))) {
+        if (!gelf_getshdr(scn, sh) || sh->sh_type == SHT_NOBITS)
+            continue;
+        *name = elf_strptr(elf, shstrndx, sh->sh_name);
+        return scn;
+    }
+    return NULL;
+}
+
 static bool has_debug_info(Elf *elf)
 {
     size_t shstrndx;
     if (elf_getshdrstrndx(elf, &shstrndx) != 0)
         return false;
     Elf_Scn *scn = NULL;
-    while ((scn = elf_nextscn(elf, scn))) {
-        GElf_Shdr sh;
-        if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
-            continue;
-        const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
+    GElf_Shdr sh;
+    const char *name;
+    while ((scn = next_section(elf, shstrndx, scn, &sh, &name)))
         if (name && (strcmp(name, ".debug_info") == 0 || strcmp(name, ".zdebug_info") == 0))
             return true;
-    }
     return false;
 }
 
@@ -822,11 +834,9 @@ static void dwarf_trim(Elf *elf)
     if (elf_getshdrstrndx(elf, &shstrndx) != 0)
         return;
     Elf_Scn *scn = NULL;
-    while ((scn = elf_nextscn(elf, scn))) {
-        GElf_Shdr sh;
-        if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
-            continue;
-        const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
+    GElf_Shdr sh;
+    const char *name;
+    while ((scn = next_section(elf, shstrndx, scn, &sh, &name))) {
         if (name && dwarf_unused(name)) {
             sh.sh_type = SHT_NOBITS;
             (void)gelf_update_shdr(scn, &sh); /* if it fails, libdw reads it: only slower */
@@ -854,11 +864,9 @@ static bool debug_cost(Elf *elf, int fd, uint64_t *total, uint64_t *inflated)
         return false;
     bool is64 = ident[EI_CLASS] == ELFCLASS64;
     Elf_Scn *scn = NULL;
-    while ((scn = elf_nextscn(elf, scn))) {
-        GElf_Shdr sh;
-        if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
-            continue;
-        const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
+    GElf_Shdr sh;
+    const char *name;
+    while ((scn = next_section(elf, shstrndx, scn, &sh, &name))) {
         if (!name || (strncmp(name, ".debug", 6) != 0 && strncmp(name, ".zdebug", 7) != 0) ||
             dwarf_unused(name))
             continue;

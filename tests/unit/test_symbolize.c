@@ -694,24 +694,39 @@ TEST(sym_user_deleted_binary)
 }
 
 /* A fully stripped copy finds symbols and lines in DIR/.build-id/xx/yy.debug. */
-TEST(sym_user_debug_file_by_build_id)
+/* DIR (a new directory named after tag) holds symtest's debug file under
+ * .build-id (objcopy --only-keep-debug with extra_args) and DIR/stripped,
+ * symtest without any symbols.  0, or -1 when objcopy/readelf are missing
+ * (the test is skipped then). */
+static int debug_dir_setup(char *dir, size_t n, const char *tag, const char *extra_args)
 {
-    if (!have_workloads())
-        return;
     if (system("command -v objcopy >/dev/null 2>&1 && command -v readelf >/dev/null 2>&1") != 0) {
         test_skip("objcopy/readelf missing");
-        return;
+        return -1;
     }
-    char dir[64], cmd[4 * PATH_MAX + 1024];
-    snprintf(dir, sizeof dir, "/tmp/symtest-dbg-%d", (int)getpid());
+    char cmd[4 * PATH_MAX + 1024];
+    snprintf(dir, n, "/tmp/symtest-%s-%d", tag, (int)getpid());
     snprintf(cmd, sizeof cmd,
              "set -e; d=%s; rm -rf $d; mkdir -p $d; "
              "id=$(readelf -n %s | sed -n 's/.*Build ID: *//p'); "
              "mkdir -p $d/.build-id/$(echo $id | cut -c1-2); "
-             "objcopy --only-keep-debug %s $d/.build-id/$(echo $id | cut -c1-2)/$(echo $id | cut -c3-).debug; "
+             "head -c 16777216 /dev/zero > $d/zeros; "
+             "objcopy --only-keep-debug %s %s "
+             "$d/.build-id/$(echo $id | cut -c1-2)/$(echo $id | cut -c3-).debug; "
              "objcopy --strip-all %s $d/stripped",
-             dir, workload("symtest"), workload("symtest"), workload("symtest"));
-    REQUIRE(system(cmd) == 0);
+             dir, workload("symtest"), extra_args, workload("symtest"), workload("symtest"));
+    return system(cmd) == 0 ? 0 : -2;
+}
+
+TEST(sym_user_debug_file_by_build_id)
+{
+    if (!have_workloads())
+        return;
+    char dir[64], cmd[128];
+    int setup = debug_dir_setup(dir, sizeof dir, "dbg", "");
+    if (setup == -1)
+        return;
+    REQUIRE(setup == 0);
     char exe[128];
     snprintf(exe, sizeof exe, "%s/stripped", dir);
     struct child c;
@@ -763,23 +778,13 @@ TEST(sym_user_debug_unused_sections_not_inflated)
 {
     if (!have_workloads())
         return;
-    if (system("command -v objcopy >/dev/null 2>&1 && command -v readelf >/dev/null 2>&1") != 0) {
-        test_skip("objcopy/readelf missing");
+    char dir[64], cmd[256];
+    int setup = debug_dir_setup(dir, sizeof dir, "trim", "--add-section .debug_loc=$d/zeros "
+                                                         "--compress-debug-sections=zlib");
+    if (setup == -1)
         return;
-    }
-    char dir[64], cmd[4 * PATH_MAX + 1024];
-    snprintf(dir, sizeof dir, "/tmp/symtest-trim-%d", (int)getpid());
-    snprintf(cmd, sizeof cmd,
-             "set -e; d=%s; rm -rf $d; mkdir -p $d; "
-             "id=$(readelf -n %s | sed -n 's/.*Build ID: *//p'); "
-             "mkdir -p $d/.build-id/$(echo $id | cut -c1-2); "
-             "head -c 16777216 /dev/zero > $d/loc; "
-             "objcopy --only-keep-debug --add-section .debug_loc=$d/loc "
-             "--compress-debug-sections=zlib %s "
-             "$d/.build-id/$(echo $id | cut -c1-2)/$(echo $id | cut -c3-).debug; "
-             "readelf -S $d/.build-id/*/*.debug | grep -q debug_loc; "
-             "objcopy --strip-all %s $d/stripped",
-             dir, workload("symtest"), workload("symtest"), workload("symtest"));
+    REQUIRE(setup == 0);
+    snprintf(cmd, sizeof cmd, "readelf -S %s/.build-id/*/*.debug | grep -q debug_loc", dir);
     REQUIRE(system(cmd) == 0);
     char exe[128];
     snprintf(exe, sizeof exe, "%s/stripped", dir);
