@@ -299,6 +299,7 @@ static uint64_t *sl_prev_all;
 static uint64_t sl_prev_wanted;
 static int sl_ncpu;
 static double sl_t0;
+static int sl_init_err; /* the calibration left the pair detached: -errno */
 
 static double now_s(void) { return (double)mono_ns() / 1e9; }
 
@@ -368,8 +369,15 @@ static void *sl_main(void *arg)
     double duty = sl_forced > 0 ? sl_forced : 1, peak = 0, p = sl_t0;
     bool stop = false;
     int err = 0;
-    if (duty < 1)
+    if (sl_init_err && duty >= 1 && sl_link(1) != 0) {
+        /* detached by a failed calibration and still refused: nothing is
+         * recorded, and the result says why */
+        err = sl_init_err;
+        stop = sl_wait(now_s() + 1e6); /* until the window ends */
+        tapslice_period(&ts, now_s() - p, 0, 0, 0);
+    } else if (duty < 1) {
         sl_link(0);
+    }
     while (!stop) {
         uint64_t w;
         double share;
@@ -557,13 +565,9 @@ int systap_begin(struct collect_ctx *ctx, void *state)
         if (calib_err)
             tap_skel->bss->tap_down = true;
     }
+    sl_init_err = calib_err; /* read by the slicer thread, started below */
     if (tap_skel && tap_users)
         sl_start();
-    if (calib_err) {
-        pthread_mutex_lock(&sl_mu);
-        sl_attach_errno = -calib_err;
-        pthread_mutex_unlock(&sl_mu);
-    }
     for (unsigned part = SYSTAP_SYSCALLS; part <= SYSTAP_FUTEX; part <<= 1)
         if (tap_users & part)
             set_part((enum systap_part)part, true);
