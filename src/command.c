@@ -263,19 +263,17 @@ static void drop_privileges(const struct target_user *u, int status_fd)
     }
 }
 
-/* A command that runs as another user than root, on root's terminal, must
- * not have that terminal as its controlling one: with it, TIOCSTI pushes
- * input into the terminal that root's shell reads once perfreport exits
- * (Linux allows it on the caller's controlling terminal unless
- * dev.tty.legacy_tiocsti is 0), as sudo's use_pty guards against.  In a
- * session of its own it keeps its descriptors to the terminal (read, write,
- * isatty) but has no controlling terminal: TIOCSTI fails with EPERM,
- * /dev/tty does not open, and the terminal's Ctrl-C reaches perfreport,
- * which passes it on. */
-static bool own_session(const struct target_user *u)
-{
-    return u->change && (isatty(STDIN_FILENO) || isatty(STDOUT_FILENO) || isatty(STDERR_FILENO));
-}
+/* A command that runs as another user than root must not share root's
+ * controlling terminal: with it, TIOCSTI pushes input into the terminal
+ * that root's shell reads once perfreport exits (Linux allows it on the
+ * caller's controlling terminal unless dev.tty.legacy_tiocsti is 0), as
+ * sudo's use_pty guards against.  The terminal belongs to the session, not
+ * to descriptors 0-2: with them redirected, /dev/tty still opens it.  In a
+ * session (and process group) of its own the command keeps its descriptors
+ * but has no controlling terminal: TIOCSTI fails with EPERM, /dev/tty does
+ * not open, and the terminal's Ctrl-C and hangup reach perfreport, which
+ * passes them on to the command's process group. */
+static bool own_session(const struct target_user *u) { return u->change; }
 
 /* Runs in the child; never returns.  perfreport is single-threaded here
  * (no collector has started), so setenv and stdio are safe to use. */
@@ -528,7 +526,8 @@ void command_forward(int sig, const siginfo_t *si)
     if ((si->si_code > 0 && !g_fwd_tty_signals) || (si->si_code <= 0 && si->si_pid == pid))
         return;
     int saved = errno;
-    (void)kill(pid, sig);
+    /* the terminal's signal goes to the group, as the terminal would send it */
+    (void)kill(si->si_code > 0 ? -pid : pid, sig);
     errno = saved;
 }
 
