@@ -192,32 +192,24 @@ static int attach_target(struct alloc_state *st, struct alloc_target *t, char *e
     return 0;
 }
 
-static void detach_target(struct alloc_state *st, struct alloc_target *t)
+/* Takes t's probes off; returns how many there were.  st->attached (the
+ * ledger's "probes on N processes") keeps counting them. */
+static size_t detach_target(struct alloc_target *t)
 {
+    size_t n = 0;
     for (size_t i = 0; i < ALLOC_NPROBES; i++) {
-        if (t->links[i])
-            st->attached--;
+        n += t->links[i] != NULL;
         bpf_link__destroy(t->links[i]); /* NULL is fine */
         t->links[i] = NULL;
     }
+    return n;
 }
 
 static void detach_all(struct alloc_state *st)
 {
     for (size_t k = 0; k < st->nt; k++)
-        detach_target(st, &st->t[k]);
+        detach_target(&st->t[k]);
     st->detached = true;
-}
-
-/* Whether pid runs another program than perfreport (a command has exec'd). */
-static bool runs_other_program(pid_t pid)
-{
-    char exe[64];
-    struct stat a, b;
-    snprintf(exe, sizeof exe, "/proc/%d/exe", (int)pid);
-    if (stat(exe, &a) != 0 || stat("/proc/self/exe", &b) != 0)
-        return false;
-    return a.st_dev != b.st_dev || a.st_ino != b.st_ino;
 }
 
 /* A command's probes were attached before its exec, to the C library
@@ -228,7 +220,7 @@ static bool runs_other_program(pid_t pid)
  * says why nothing was seen. */
 static void check_command(struct alloc_state *st, struct alloc_target *t)
 {
-    if (!runs_other_program(t->pid))
+    if (!hostfs_pid_runs_other_program((int)t->pid))
         return; /* not exec'd yet, or gone: the next tick looks again */
     int fd = -1;
     char path[PATH_MAX], err[PATH_MAX + 128];
@@ -238,7 +230,7 @@ static void check_command(struct alloc_state *st, struct alloc_target *t)
             t->missed_once = true;
             return;
         }
-        detach_target(st, t);
+        st->attached -= detach_target(t);
         t->no_libc = t->checked = true;
         return;
     }
@@ -251,13 +243,13 @@ static void check_command(struct alloc_state *st, struct alloc_target *t)
         close(fd);
         return;
     }
-    detach_target(st, t);
+    st->attached -= detach_target(t);
     close(t->libc_fd);
     t->libc_fd = fd;
     snprintf(t->libc, sizeof t->libc, "%s", path);
     t->reattached = true;
     if (attach_target(st, t, err, sizeof err) != 0) {
-        detach_target(st, t);
+        st->attached -= detach_target(t);
         t->no_libc = true; /* said as "no probes" below */
     }
 }
@@ -597,6 +589,10 @@ static int alloc_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
         else if (t->reattached)
             sb_addf(&note, "; pid %d maps another C library than perfreport's: the probes "
                            "moved there once its program ran", (int)t->pid);
+        else if (!t->checked)
+            sb_addf(&note, "; pid %d ended before its program's C library could be checked "
+                           "against the one probed (a statically linked command shows no "
+                           "allocations)", (int)t->pid);
     }
     sb_addf(&note, "; traced for %.1f s", secs);
     if (!isnan(st->detached_at_s))

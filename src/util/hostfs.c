@@ -147,6 +147,16 @@ int hostfs_read_i64(const char *path, int64_t *v)
     return 0;
 }
 
+bool hostfs_pid_runs_other_program(int pid)
+{
+    char exe[64], p[PATH_MAX];
+    struct stat a, b;
+    snprintf(exe, sizeof exe, "/proc/%d/exe", pid);
+    if (hostfs_path(p, sizeof p, exe) != 0 || stat(p, &a) != 0 || stat("/proc/self/exe", &b) != 0)
+        return false;
+    return a.st_dev != b.st_dev || a.st_ino != b.st_ino;
+}
+
 bool hostfs_exists(const char *path)
 {
     char p[PATH_MAX];
