@@ -150,6 +150,7 @@ struct libc_file {
     char path[256]; /* as the first process that maps it names it */
     pid_t pid;      /* that process; 0 = the host's own */
     uid_t uid;      /* the file's owner */
+    uint64_t off[DNS_NFUNCS]; /* the resolver functions' file offsets (0: absent) */
     unsigned attached; /* functions attached */
 };
 
@@ -167,7 +168,9 @@ static void libc_set_close(struct libc_set *s)
     s->n = 0;
 }
 
-/* Keeps fd (taken) unless the same file is already in s. */
+/* Keeps fd (taken) unless the same file is already in s or it has none of
+ * the resolver functions (a file named like libc is not one: a user can
+ * bind-mount any root-owned library at such a name to take a slot). */
 static void libc_add(struct libc_set *s, int fd, const char *path, pid_t pid)
 {
     struct stat st;
@@ -180,6 +183,11 @@ static void libc_add(struct libc_set *s, int fd, const char *path, pid_t pid)
             close(fd);
             return;
         }
+    uint64_t off[DNS_NFUNCS];
+    if (!dns_func_offsets(fd, off)) {
+        close(fd);
+        return;
+    }
     struct libc_file *f = NULL;
     if (s->n == DNS_MAX_LIBCS) {
         /* Root's files first: any user can map copies of libc of their own
@@ -201,6 +209,7 @@ static void libc_add(struct libc_set *s, int fd, const char *path, pid_t pid)
     f->dev = st.st_dev;
     f->ino = st.st_ino;
     f->uid = st.st_uid;
+    memcpy(f->off, off, sizeof f->off);
     f->pid = pid;
     snprintf(f->path, sizeof f->path, "%s", path);
 }
@@ -222,8 +231,8 @@ static int open_mapped(pid_t pid, const struct dns_libc_map *m)
 
 /* Seen (device, inode) pairs of the maps, so each file is opened once. */
 struct seen_maps {
-    char dev[DNS_MAX_LIBCS * 2][16];
-    uint64_t ino[DNS_MAX_LIBCS * 2];
+    char dev[DNS_MAX_LIBCS * 16][16];
+    uint64_t ino[DNS_MAX_LIBCS * 16];
     size_t n;
 };
 
@@ -587,6 +596,12 @@ struct dns_state {
     double last_s;          /* its clock, NAN before the first */
     double detached_at_s;   /* window time the guard detached the probes, NAN if not */
     double detached_pct;    /* the estimated share of the host's CPU then */
+    /* `-- CMD`: the probes went on the C library of perfreport's image (the
+     * command had not exec'd); the ticks after check the program's own. */
+    bool cmd_pending;       /* not checked yet */
+    bool cmd_missed_once;   /* a tick saw it map no libc yet */
+    bool cmd_no_libc;       /* it maps none: static, or Go */
+    unsigned cmd_added;     /* its own libc files probed once it ran */
 };
 
 static bool uprobes_supported(void)
@@ -725,8 +740,8 @@ static void keep_fd(struct dns_state *st, int fd)
  * limits them to that process.  How many functions are probed. */
 static unsigned attach_libc_multi(struct dns_state *st, struct libc_file *f, uint32_t pid)
 {
-    uint64_t all[DNS_NFUNCS], offs[DNS_NFUNCS], cookies[DNS_NFUNCS];
-    dns_func_offsets(f->fd, all);
+    const uint64_t *all = f->off; /* read when the file was taken (libc_add) */
+    uint64_t offs[DNS_NFUNCS], cookies[DNS_NFUNCS];
     uint32_t cnt = 0;
     for (int i = 0; i < DNS_NFUNCS; i++)
         if (all[i]) {
@@ -865,6 +880,7 @@ static int dns_start(struct collect_ctx *ctx, void **state, char *err, size_t n)
         st->libcs.f[i].fd = -1;
     }
     st->attach_ms = mono_ms() - t0;
+    st->cmd_pending = ctx->cfg->follow_children && ctx->cfg->pid > 0;
     if (!total) {
         snprintf(err, n, "no resolver function of %zu C librar%s could be probed", st->libcs.n,
                  st->libcs.n == 1 ? "y" : "ies");
@@ -905,11 +921,52 @@ static uint64_t lookups_so_far(struct dns_state *st)
  * lookup for the whole window.  Each tick estimates that cost from the
  * lookup rate; past DNS_GUARD_PCT of the host's CPU the probes detach
  * themselves (what was counted stays in the report, which says so). */
+/* The command's own C libraries once it runs (see cmd_pending): those not
+ * probed yet are added and probed, within DNS_MAX_LIBCS; none on two ticks
+ * in a row (the dynamic loader maps libc just after exec) is a static or Go
+ * program, which the report says. */
+static void check_command(struct dns_state *st, pid_t pid)
+{
+    if (!hostfs_pid_runs_other_program((int)pid))
+        return; /* not exec'd yet, or gone */
+    struct libc_set found = {.n = 0};
+    struct seen_maps seen = {.n = 0};
+    if (!scan_pid(pid, &found, &seen, false)) {
+        if (st->cmd_missed_once)
+            st->cmd_no_libc = true, st->cmd_pending = false;
+        st->cmd_missed_once = true;
+        return;
+    }
+    st->cmd_pending = false;
+    for (size_t i = 0; i < found.n; i++) {
+        struct libc_file *f = &found.f[i];
+        bool have = false;
+        for (size_t k = 0; k < st->libcs.n && !have; k++)
+            have = st->libcs.f[k].dev == f->dev && st->libcs.f[k].ino == f->ino;
+        if (have)
+            continue;
+        if (st->libcs.n == DNS_MAX_LIBCS) {
+            st->libcs.skipped++;
+            continue;
+        }
+        struct libc_file *t = &st->libcs.f[st->libcs.n++];
+        *t = *f;
+        f->fd = -1; /* moved */
+        t->attached = st->multi ? attach_libc_multi(st, t, (uint32_t)pid) : attach_libc_single(st, t);
+        st->cmd_added += t->attached > 0;
+        close(t->fd); /* attached uprobes hold the inode */
+        t->fd = -1;
+    }
+    libc_set_close(&found);
+}
+
 static int dns_tick(struct collect_ctx *ctx, void *state)
 {
     struct dns_state *st = state;
     if (!isnan(st->detached_at_s) || (!st->nlinks && !st->nfds))
         return 0;
+    if (st->cmd_pending)
+        check_command(st, ctx->cfg->pid);
     double now = collect_clock_s(ctx);
     uint64_t calls = lookups_so_far(st);
     double dt = now - st->last_s;
@@ -1030,6 +1087,12 @@ static int dns_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
         if (f->pid)
             sb_addf(&which, " (as pid %d maps it)", (int)f->pid);
     }
+    if (st->cmd_no_libc)
+        sb_addf(&which, "; the command (pid %d) maps no C library once it runs (statically "
+                        "linked, or Go): its lookups are not seen", (int)ctx->cfg->pid);
+    else if (st->cmd_added)
+        sb_addf(&which, "; the command (pid %d) maps a C library of its own, probed once it "
+                        "ran (lookups before that are not seen)", (int)ctx->cfg->pid);
     if (!isnan(st->detached_at_s))
         sb_addf(&which, "; the probes detached themselves %.1f s into the window: the lookup "
                         "rate would have cost ~%.1f%% of the host's CPU (~%.0f us a lookup; "

@@ -13,7 +13,9 @@
 #     seen by the off-CPU profile): memory bounded, rejected maps named;
 #  5. nobody runs 16 processes on 16 copies of libc of its own before a
 #     root-owned copy (a container's) is mapped: the DNS probes, at most 16
-#     C library files, still take root's copy.
+#     C library files, still take root's copy; the same with 16 root-owned
+#     libraries that are no libc mapped under the name libc.so.6 (what a
+#     user's bind mounts in a namespace of its own can show).
 . tests/lib.sh
 
 if [ ! -x "$PERFREPORT_BIN" ]; then
@@ -266,5 +268,34 @@ else
         ok e2e_hostile_libc_crowd
     else
         not_ok e2e_hostile_libc_crowd "root's copy not among the probed files: $(printf '%s' "$n" | cut -c1-600)"
+    fi
+    # root-owned files named libc.so.6 that are libz: preloaded by nobody's
+    # processes (the name is all a map shows), they take no slot
+    notlibc=$(ldd /bin/sh /usr/bin/python3 2>/dev/null | sed -n 's/.*libz\.so\.1 => \([^ ]*\).*/\1/p' | head -1)
+    [ -z "$notlibc" ] && notlibc=$(ldconfig -p | sed -n 's/.*libz\.so\.1 (libc6,x86-64) => \(.*\)/\1/p' | head -1)
+    if [ -n "$notlibc" ]; then
+        i=0
+        while [ $i -lt 16 ]; do
+            mkdir -p "$TMPD/fake/$i"
+            cp "$notlibc" "$TMPD/fake/$i/libc.so.6"
+            chmod 755 "$TMPD/fake" "$TMPD/fake/$i"
+            su nobody -s /bin/sh -c "LD_PRELOAD=$TMPD/fake/$i/libc.so.6 exec sleep 30" 2>/dev/null &
+            track $!
+            i=$((i + 1))
+        done
+        sleep 1.5
+        LD_LIBRARY_PATH=$TMPD/rootlibc sleep 30 & track $!
+        sleep 0.3
+        "$PERFREPORT_BIN" -d 2 -q -o "$TMPD/fake-b" >/dev/null 2>&1
+        stop_tracked
+        n=$(notes "$TMPD/fake-b" dns)
+        if printf '%s' "$n" | grep -q "$TMPD/rootlibc/libc.so.6" &&
+            ! printf '%s' "$n" | grep -q "$TMPD/fake/"; then
+            ok e2e_hostile_libc_not_a_libc
+        else
+            not_ok e2e_hostile_libc_not_a_libc "$(printf '%s' "$n" | cut -c1-600)"
+        fi
+    else
+        skip e2e_hostile_libc_not_a_libc "no libz.so.1"
     fi
 fi

@@ -128,3 +128,34 @@ if [ -x "$WL/dnsloop" ]; then
 else
     skip scenario_dns_guard_detaches "no tests/workloads/dnsloop"
 fi
+
+# --- a command with a C library of its own (a copy, as a container's would
+# be): the probes, attached before its exec to perfreport's libc, move to its
+# own once it runs and count its lookups; a static command is said to be
+# unseen.
+libc=$(ldd /bin/sleep 2>/dev/null | sed -n 's/.*libc\.so\.6 => \([^ ]*\).*/\1/p')
+procs_note="next(t for t in d['tables'] if t['name'] == 'dns.procs').get('note', '')"
+if [ -n "$libc" ]; then
+    mkdir -p "$TMPD/ownlibc"
+    cp "$libc" "$TMPD/ownlibc/"
+    scen_run "$TMPD/own" -- sh -c "LD_LIBRARY_PATH=$TMPD/ownlibc exec python3 -c '
+import socket, time
+for i in range(30):
+    socket.getaddrinfo(\"localhost\", 80)
+    time.sleep(0.1)
+'" > /dev/null 2>&1
+    scen_record dns-own-libc "$TMPD/own"
+    expect_text scenario_dns_command_own_libc_said "$TMPD/own" "$procs_note" \
+        "maps a C library of its own, probed once it ran"
+    expect_text scenario_dns_command_own_libc_counted "$TMPD/own" \
+        "sum(r['lookups'] for r in next(t for t in d['tables'] if t['name'] == 'dns.procs')['rows'] if r['comm'] == 'python3') >= 10" True
+else
+    skip scenario_dns_command_own_libc_said "no libc.so.6 for /bin/sleep"
+fi
+if [ -x "$WL/allocator-static" ]; then
+    scen_run "$TMPD/static" -- "$WL/allocator-static" 2 5000 0 > /dev/null 2>&1
+    expect_text scenario_dns_command_static_said "$TMPD/static" "$procs_note" \
+        "maps no C library once it runs"
+else
+    skip scenario_dns_command_static_said "no tests/workloads/allocator-static"
+fi
