@@ -16,6 +16,7 @@
 #include "../model/names.h"
 #include "../model/profile.h"
 #include "../probe.h"
+#include "../symbolize/sym_guard.h"
 #include "../util/hostfs.h"
 #include "../util/strbuf.h"
 #include "../util/xalloc.h"
@@ -70,6 +71,7 @@ struct alloc_target {
     bool missed_once;         /* a tick saw the program map no libc yet */
     bool no_libc;             /* it maps none: static; its probes are off */
     bool reattached;          /* it maps another libc: the probes moved there */
+    bool remote;              /* its libc is on FUSE or NFS: not opened, probes off */
 };
 
 struct alloc_state {
@@ -127,6 +129,8 @@ static int find_libc(pid_t pid, int *fd_out, char *path, size_t path_len, char *
         return rc;
     }
     rc = -ENOENT;
+    struct strbuf mountinfo = STRBUF_INIT;
+    bool mi_read = false;
     const char *s = sb_str(&maps);
     while (*s) {
         const char *eol = strchr(s, '\n');
@@ -135,11 +139,24 @@ static int find_libc(pid_t pid, int *fd_out, char *path, size_t path_len, char *
         snprintf(line, sizeof line, "%.*s", (int)(len < sizeof line ? len : sizeof line - 1), s);
         s += len + (eol ? 1 : 0);
         unsigned long lo, hi, off;
+        unsigned major, minor;
         int path_at = -1;
-        char perms[8];
-        if (sscanf(line, "%lx-%lx %7s %lx %*s %*s %n", &lo, &hi, perms, &off, &path_at) < 4 ||
+        char perms[8], fstype[64];
+        if (sscanf(line, "%lx-%lx %7s %lx %x:%x %*s %n", &lo, &hi, perms, &off, &major, &minor,
+                   &path_at) < 6 ||
             path_at < 0 || line[path_at] != '/' || !is_libc(line + path_at))
             continue;
+        if (!mi_read) {
+            mi_read = true;
+            if (hostfs_readf(&mountinfo, 0, "/proc/%d/mountinfo", (int)pid) != 0)
+                sb_reset(&mountinfo);
+        }
+        /* a libc on FUSE or NFS may never answer its open or stat */
+        if (sym_dev_is_remote(mountinfo.len ? sb_str(&mountinfo) : NULL, major, minor, fstype,
+                              sizeof fstype)) {
+            rc = -EREMOTE;
+            continue;
+        }
         char mf[96];
         snprintf(mf, sizeof mf, "/proc/%d/map_files/%lx-%lx", (int)pid, lo, hi);
         char real[PATH_MAX];
@@ -158,8 +175,12 @@ static int find_libc(pid_t pid, int *fd_out, char *path, size_t path_len, char *
         rc = 0;
         break;
     }
+    sb_free(&mountinfo);
     sb_free(&maps);
-    if (rc == -ENOENT)
+    if (rc == -EREMOTE)
+        snprintf(err, n, "pid %d maps its C library from a FUSE or network filesystem, which "
+                 "may never answer: not opened", (int)pid);
+    else if (rc == -ENOENT)
         snprintf(err, n, "pid %d maps no C library (libc.so): static or not glibc/musl-linked",
                  (int)pid);
     else if (rc)
@@ -225,6 +246,11 @@ static void check_command(struct alloc_state *st, struct alloc_target *t)
     int fd = -1;
     char path[PATH_MAX], err[PATH_MAX + 128];
     int rc = find_libc(t->pid, &fd, path, sizeof path, err, sizeof err);
+    if (rc == -EREMOTE) {
+        st->attached -= detach_target(t);
+        t->remote = t->no_libc = t->checked = true;
+        return;
+    }
     if (rc == -ENOENT) {
         if (!t->missed_once) {
             t->missed_once = true;
@@ -578,7 +604,10 @@ static int alloc_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     sb_add(&note, ")");
     for (size_t k = 0; k < st->nt; k++) {
         const struct alloc_target *t = &st->t[k];
-        if (t->no_libc && !t->reattached)
+        if (t->remote)
+            sb_addf(&note, "; pid %d maps its C library from a FUSE or network filesystem, "
+                           "which may never answer: not probed", (int)t->pid);
+        else if (t->no_libc && !t->reattached)
             sb_addf(&note, "; pid %d maps no C library once its program runs (statically "
                            "linked, or another libc than glibc or musl): its allocations "
                            "are not seen", (int)t->pid);

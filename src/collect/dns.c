@@ -9,6 +9,7 @@
 #include "kbpf.h"
 #include "../model/model.h"
 #include "../model/names.h"
+#include "../symbolize/sym_guard.h"
 #include "../util/clock.h"
 #include "../util/hostfs.h"
 #include "../util/mapfile.h"
@@ -158,6 +159,7 @@ struct libc_set {
     struct libc_file f[DNS_MAX_LIBCS];
     size_t n;
     size_t skipped; /* distinct files past DNS_MAX_LIBCS */
+    size_t remote;  /* mappings of files on FUSE or network filesystems, not opened */
 };
 
 static void libc_set_close(struct libc_set *s)
@@ -266,6 +268,8 @@ static size_t scan_pid(pid_t pid, struct libc_set *set, struct seen_maps *seen, 
         return 0;
     }
     const char *p = sb_str(&sb), *end = p + sb.len;
+    struct strbuf mountinfo = STRBUF_INIT;
+    bool mi_read = false;
     while (p < end) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
@@ -274,7 +278,19 @@ static size_t scan_pid(pid_t pid, struct libc_set *set, struct seen_maps *seen, 
             found++;
             if (first)
                 break;
-            if (!seen_before(seen, &m)) {
+            /* a libc on FUSE or NFS may never answer its open or stat */
+            unsigned major, minor;
+            char fstype[64];
+            if (!mi_read) {
+                mi_read = true;
+                if (hostfs_readf(&mountinfo, 0, "/proc/%d/mountinfo", (int)pid) != 0)
+                    sb_reset(&mountinfo);
+            }
+            if (sscanf(m.dev, "%x:%x", &major, &minor) == 2 &&
+                sym_dev_is_remote(mountinfo.len ? sb_str(&mountinfo) : NULL, major, minor, fstype,
+                                  sizeof fstype)) {
+                set->remote++;
+            } else if (!seen_before(seen, &m)) {
                 int fd = open_mapped(pid, &m);
                 if (fd >= 0) {
                     mark_seen(seen, &m);
@@ -284,6 +300,7 @@ static size_t scan_pid(pid_t pid, struct libc_set *set, struct seen_maps *seen, 
         }
         p = nl ? nl + 1 : end;
     }
+    sb_free(&mountinfo);
     sb_free(&sb);
     return found;
 }
@@ -938,6 +955,7 @@ static void check_command(struct dns_state *st, pid_t pid)
         return;
     }
     st->cmd_pending = false;
+    st->libcs.remote += found.remote;
     for (size_t i = 0; i < found.n; i++) {
         struct libc_file *f = &found.f[i];
         bool have = false;
@@ -1114,6 +1132,9 @@ static int dns_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
         if (v)
             ledger_note(e, "%llu %s", (unsigned long long)v, what[k]);
     }
+    if (st->libcs.remote)
+        ledger_note(e, "%zu C library mappings on FUSE or network filesystems not opened (an "
+                    "open there may never end)", st->libcs.remote);
     if (st->libcs.skipped)
         ledger_note(e, "%zu more C library files not probed (at most %d; root's files before "
                     "other users')", st->libcs.skipped, DNS_MAX_LIBCS);

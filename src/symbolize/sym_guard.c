@@ -1,5 +1,6 @@
 /* Budgets, filesystem classes, deadline-bounded jobs and stall marks. */
 #include "sym_guard.h"
+#include "sym_parse.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -118,6 +119,13 @@ static bool is_one_of(const char *s, const char *const *list)
         if (strcmp(s, *list) == 0)
             return true;
     return false;
+}
+
+bool sym_dev_is_remote(const char *mountinfo, unsigned major, unsigned minor, char *fstype,
+                       size_t n)
+{
+    return mountinfo && sym_mountinfo_fstype(mountinfo, major, minor, fstype, n) &&
+           sym_fs_of_name(fstype) == SYM_FS_REMOTE;
 }
 
 enum sym_fs sym_fs_of_name(const char *t)

@@ -50,6 +50,12 @@ enum sym_fs {
 };
 enum sym_fs sym_fs_of_magic(int64_t f_type);   /* statfs f_type */
 enum sym_fs sym_fs_of_name(const char *fstype); /* mountinfo type ("fuse.sshfs") */
+/* Whether device major:minor is, in a process's mountinfo text, a FUSE or
+ * network filesystem (its type in fstype): opening a file there may block
+ * for good, so another process's file there is not opened.  procfs answers
+ * mountinfo without asking the filesystem. */
+bool sym_dev_is_remote(const char *mountinfo, unsigned major, unsigned minor, char *fstype,
+                       size_t n);
 
 /* Runs fn(arg, fd) in the server child (a copy of arg_len bytes of arg,
  * at most SYM_JOB_MAX_ARG, aligned as malloc's); fn writes its result to fd

@@ -1002,9 +1002,7 @@ static bool on_remote_fs(struct proc *p, const struct sym_map *m, char *fstype, 
             p->mountinfo = sb_detach(&sb);
         sb_free(&sb);
     }
-    return p->mountinfo &&
-           sym_mountinfo_fstype(p->mountinfo, m->dev_major, m->dev_minor, fstype, n) &&
-           sym_fs_of_name(fstype) == SYM_FS_REMOTE;
+    return sym_dev_is_remote(p->mountinfo, m->dev_major, m->dev_minor, fstype, n);
 }
 
 /* The binary behind mapping mi, read once per run; NULL when unreadable. */

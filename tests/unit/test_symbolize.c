@@ -1118,6 +1118,13 @@ TEST(sym_parse_mountinfo_fstype)
     CHECK(sym_fs_of_magic(0x65735546) == SYM_FS_REMOTE);        /* fuse */
     CHECK(sym_fs_of_magic((int64_t)0xEF53) == SYM_FS_LOCAL);    /* ext4 */
     CHECK(sym_fs_of_magic((int64_t)0x01021994) == SYM_FS_LOCAL); /* tmpfs */
+    /* the question the DNS and allocation probes ask of a libc's device */
+    CHECK(sym_dev_is_remote(t, 0, 38, fs, sizeof fs));
+    CHECK_STR(fs, "fuse.sshfs");
+    CHECK(sym_dev_is_remote(t, 0, 39, fs, sizeof fs));
+    CHECK(!sym_dev_is_remote(t, 252, 1, fs, sizeof fs));
+    CHECK(!sym_dev_is_remote(t, 0, 40, fs, sizeof fs)); /* not listed: opened */
+    CHECK(!sym_dev_is_remote(NULL, 0, 38, fs, sizeof fs));
 }
 
 static void child_writes(void *arg, int fd)
