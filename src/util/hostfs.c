@@ -149,12 +149,17 @@ int hostfs_read_i64(const char *path, int64_t *v)
 
 bool hostfs_pid_runs_other_program(int pid)
 {
-    char exe[64], p[PATH_MAX];
-    struct stat a, b;
+    /* readlink, not stat: the link's text comes from procfs, a stat would
+     * ask the program's filesystem, which may be a FUSE mount that never
+     * answers */
+    char exe[64], p[PATH_MAX], a[PATH_MAX], b[PATH_MAX];
     snprintf(exe, sizeof exe, "/proc/%d/exe", pid);
-    if (hostfs_path(p, sizeof p, exe) != 0 || stat(p, &a) != 0 || stat("/proc/self/exe", &b) != 0)
+    if (hostfs_path(p, sizeof p, exe) != 0)
         return false;
-    return a.st_dev != b.st_dev || a.st_ino != b.st_ino;
+    ssize_t na = readlink(p, a, sizeof a - 1), nb = readlink("/proc/self/exe", b, sizeof b - 1);
+    if (na <= 0 || nb <= 0)
+        return false;
+    return na != nb || memcmp(a, b, (size_t)na) != 0;
 }
 
 bool hostfs_exists(const char *path)

@@ -30,9 +30,9 @@ int hostfs_read_line(const char *path, char *out, size_t n);
 int hostfs_read_u64(const char *path, uint64_t *v);
 int hostfs_read_i64(const char *path, int64_t *v);
 bool hostfs_exists(const char *path);
-/* Whether process pid runs another program than this one (by the device
- * and inode of /proc/PID/exe): a command started by perfreport has exec'd.
- * False when pid is gone or unreadable. */
+/* Whether process pid runs another program than this one (by the path
+ * /proc/PID/exe names): a command started by perfreport has exec'd.  False
+ * when pid is gone or unreadable, or runs perfreport's own binary. */
 bool hostfs_pid_runs_other_program(int pid);
 bool hostfs_is_dir(const char *path);
 DIR *hostfs_opendir(const char *path);

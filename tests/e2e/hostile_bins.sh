@@ -15,7 +15,10 @@
 #     root-owned copy (a container's) is mapped: the DNS probes, at most 16
 #     C library files, still take root's copy; the same with 16 root-owned
 #     libraries that are no libc mapped under the name libc.so.6 (what a
-#     user's bind mounts in a namespace of its own can show).
+#     user's bind mounts in a namespace of its own can show);
+#  6. a process maps its libc from a FUSE mount that then stops answering:
+#     the DNS probes do not open it (a stat there would block), the window
+#     opens on time and the ledger says why that libc was left out.
 . tests/lib.sh
 
 if [ ! -x "$PERFREPORT_BIN" ]; then
@@ -298,4 +301,40 @@ else
     else
         skip e2e_hostile_libc_not_a_libc "no libz.so.1"
     fi
+fi
+
+# ---- 6. a libc on a FUSE mount that stops answering --------------------------
+if [ -z "$libc" ] || [ ! -x "$WLA/fuseserve" ]; then
+    skip e2e_hostile_libc_on_stalled_fuse "no libc.so.6 for /bin/sleep or no fuseserve"
+else
+    mkdir -p "$TMPD/fz"
+    unshare -m --propagation private sh -c "$WLA/fuseserve $TMPD/fz $libc > $TMPD/fz.out 2>&1 & sleep 0.5; LD_LIBRARY_PATH=$TMPD/fz exec sleep 40" &
+    fzs=$!
+    track $fzs
+    i=0
+    while ! grep -q "$TMPD/fz/libc.so.6" "/proc/$fzs/maps" 2>/dev/null && [ $i -lt 50 ]; do
+        sleep 0.1; i=$((i + 1))
+    done
+    fzd=$(pgrep -f "^$WLA/fuseserve $TMPD/fz" | head -1)
+    # whatever happens below, nothing stays blocked on the mount for long
+    ( sleep 60; [ -n "$fzd" ] && kill -KILL "$fzd" 2>/dev/null ) & killer=$!
+    if [ -n "$fzd" ] && grep -q "$TMPD/fz/libc.so.6" "/proc/$fzs/maps"; then
+        kill -USR1 "$fzd"
+        sleep 0.2
+        "$PERFREPORT_BIN" -d 2 -v -o "$TMPD/fz-b" > /dev/null 2> "$TMPD/fz-b.err"
+        kill -KILL "$fzd" 2>/dev/null
+        started=$(sed -n 's/.*collectors started in \([0-9]*\) ms.*/\1/p' "$TMPD/fz-b.err" | head -1)
+        n=$(notes "$TMPD/fz-b" dns)
+        if [ -n "$started" ] && [ "$started" -lt 10000 ] &&
+            printf '%s' "$n" | grep -q 'on FUSE or network filesystems not opened'; then
+            ok e2e_hostile_libc_on_stalled_fuse
+        else
+            not_ok e2e_hostile_libc_on_stalled_fuse "collectors started in ${started:-?} ms; dns: $(printf '%s' "$n" | cut -c1-300)"
+        fi
+    else
+        skip e2e_hostile_libc_on_stalled_fuse "the FUSE mount did not come up: $(cat "$TMPD/fz.out" 2>/dev/null)"
+    fi
+    kill "$killer" 2>/dev/null
+    [ -n "$fzd" ] && kill -KILL "$fzd" 2>/dev/null
+    stop_tracked
 fi
