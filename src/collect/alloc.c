@@ -3,8 +3,8 @@
  * (-p): a uprobe costs microseconds per call, far too much for every process.
  *
  * The target's libc is found in /proc/PID/maps and opened through
- * /proc/PID/map_files (the very file mapped, whatever its path says or
- * wherever its mount namespace is); the probes attach by that fd and by pid,
+ * /proc/PID/map_files by mapfile_open (the very file mapped, whatever its
+ * path says or wherever its mount namespace is; a regular file only); the probes attach by that fd and by pid,
  * so only the target's calls run them.  Every tick estimates the target's
  * slowdown (calls/s x ALLOC_COST_NS / the target's CPU time); past
  * ALLOC_MAX_SLOWDOWN_PCT the probes come off at once and the report says
@@ -18,6 +18,7 @@
 #include "../probe.h"
 #include "../symbolize/sym_guard.h"
 #include "../util/hostfs.h"
+#include "../util/mapfile.h"
 #include "../util/strbuf.h"
 #include "../util/xalloc.h"
 #include "collector.h"
@@ -157,17 +158,11 @@ static int find_libc(pid_t pid, int *fd_out, char *path, size_t path_len, char *
             rc = -EREMOTE;
             continue;
         }
-        char mf[96];
-        snprintf(mf, sizeof mf, "/proc/%d/map_files/%lx-%lx", (int)pid, lo, hi);
-        char real[PATH_MAX];
-        if (hostfs_path(real, sizeof real, mf) != 0)
-            continue;
-        int fd = open(real, O_RDONLY | O_CLOEXEC);
-        struct stat st;
-        if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        /* the mapped file itself, opened only if it is a regular file */
+        errno = 0;
+        int fd = mapfile_open((int)pid, lo, hi, NULL);
+        if (fd < 0) {
             rc = -(errno ? errno : EINVAL);
-            if (fd >= 0)
-                close(fd);
             continue;
         }
         *fd_out = fd;
