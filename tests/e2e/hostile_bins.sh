@@ -260,12 +260,18 @@ else
     done
     mkdir -p "$TMPD/rootlibc"
     cp "$libc" "$TMPD/rootlibc/"
-    sleep 1.5 # the copies are mapped first (lower pids)
-    LD_LIBRARY_PATH=$TMPD/rootlibc sleep 30 & track $!
-    sleep 0.3
-    "$PERFREPORT_BIN" -d 2 -q -o "$TMPD/crowd-b" >/dev/null 2>&1
-    stop_tracked
-    n=$(notes "$TMPD/crowd-b" dns)
+    # crowd_run BUNDLE: once the crowd started before (lower pids) has mapped
+    # its files, a root-owned copy of libc is mapped and a run records; $n
+    # gets the run's DNS notes
+    crowd_run() {
+        sleep 1.5
+        LD_LIBRARY_PATH=$TMPD/rootlibc sleep 30 & track $!
+        sleep 0.3
+        "$PERFREPORT_BIN" -d 2 -q -o "$1" >/dev/null 2>&1
+        stop_tracked
+        n=$(notes "$1" dns)
+    }
+    crowd_run "$TMPD/crowd-b"
     if printf '%s' "$n" | grep -q "$TMPD/rootlibc/libc.so.6" &&
         printf '%s' "$n" | grep -q 'more C library files not probed'; then
         ok e2e_hostile_libc_crowd
@@ -286,12 +292,7 @@ else
             track $!
             i=$((i + 1))
         done
-        sleep 1.5
-        LD_LIBRARY_PATH=$TMPD/rootlibc sleep 30 & track $!
-        sleep 0.3
-        "$PERFREPORT_BIN" -d 2 -q -o "$TMPD/fake-b" >/dev/null 2>&1
-        stop_tracked
-        n=$(notes "$TMPD/fake-b" dns)
+        crowd_run "$TMPD/fake-b"
         if printf '%s' "$n" | grep -q "$TMPD/rootlibc/libc.so.6" &&
             ! printf '%s' "$n" | grep -q "$TMPD/fake/"; then
             ok e2e_hostile_libc_not_a_libc
