@@ -15,7 +15,6 @@
 #include "util/xalloc.h"
 #include <errno.h>
 #include <inttypes.h>
-#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -249,9 +248,6 @@ struct runner *runner_new_with(struct report *r, const struct options *opt,
     }
 
     kbpf_release_vmlinux_btf(); /* the plan's questions are answered */
-    /* One malloc arena for every thread (see malloc_for_loads); the
-     * threads' first allocations are still to come. */
-    mallopt(M_ARENA_MAX, 1);
     /* Workers never take the stop signals: Ctrl-C must wake the main
      * thread's sleep, whatever a collector is doing. */
     sigset_t all, old;
@@ -408,27 +404,6 @@ static void run_phase(struct runner *rn, enum phase p, double now_s, double limi
     }
 }
 
-/* Each BPF object's load parses the kernel's BTF into fresh buffers (from
- * the bytes src/collect/kbtf.c reads once; libbpf 1.1 cannot share one
- * parse between objects), and on this kind of VM much of a parse's cost is
- * the page faults on that fresh memory.  While the
- * collectors start, big blocks come from the heap and freed ones are kept,
- * so each load reuses the pages the last one faulted in (the start's CPU
- * fell from ~0.8 to ~0.35 s); afterwards the defaults are back and the
- * memory is returned.  One arena (M_ARENA_MAX in runner_new_with) lets
- * loads on different worker threads share those pages. */
-static void malloc_for_loads(bool on)
-{
-    if (on) {
-        mallopt(M_MMAP_THRESHOLD, 32 << 20);
-        mallopt(M_TRIM_THRESHOLD, 64 << 20);
-    } else {
-        mallopt(M_MMAP_THRESHOLD, 128 << 10); /* glibc's defaults */
-        mallopt(M_TRIM_THRESHOLD, 128 << 10);
-        malloc_trim(0);
-    }
-}
-
 /* BPF starts run two at a time: when each load parsed the kernel's BTF
  * (about 11 MB while it lasted) all at once multiplied peak RSS past the 64
  * MiB budget, and now that they share one parse (kbtf.h) two still keep both
@@ -438,7 +413,6 @@ static void malloc_for_loads(bool on)
  * milliseconds of the window's t = 0, which the caller sets afterwards. */
 void runner_start(struct runner *rn)
 {
-    malloc_for_loads(true);
     struct worker *pending = NULL;
     for (size_t i = 0; i < rn->n; i++) {
         if (!rn->w[i].active || !rn->w[i].c->needs_bpf)
@@ -480,7 +454,6 @@ void runner_start(struct runner *rn)
     if (bs.unfreed)
         kv_addf(&rn->r->caps, "kernel_btf_unfreed", "Kernel BTF memory",
                 "%u BTF object(s) not freed: libbpf's btf__free was not found", bs.unfreed);
-    malloc_for_loads(false);
     /* Kernel-side recording opens together, after every load: the
      * verifier and BTF work of later starts is not the host's latency. */
     run_phase(rn, PH_BEGIN, 0, FLIP_DEADLINE_S);
