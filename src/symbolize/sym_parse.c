@@ -68,6 +68,23 @@ static bool parse_hex(const char **p, uint64_t *v)
     return true;
 }
 
+/* Sorts v[head, n) and merges it into the ordered v[0, head). */
+static void merge_tail(struct ksym *v, size_t head, size_t n)
+{
+    size_t nt = n - head;
+    struct ksym *t = xmalloc(nt * sizeof *t);
+    memcpy(t, v + head, nt * sizeof *t);
+    qsort(t, nt, sizeof *t, ksym_cmp);
+    size_t i = head, j = nt, k = n; /* one past the next to take, each */
+    while (j > 0) {
+        if (i > 0 && v[i - 1].addr > t[j - 1].addr)
+            v[--k] = v[--i];
+        else
+            v[--k] = t[--j];
+    }
+    free(t);
+}
+
 size_t sym_parse_kallsyms(char *text, struct ksym **out, bool *all_zero)
 {
     /* One array of the right size: growing it and sorting a copy touched
@@ -78,7 +95,8 @@ size_t sym_parse_kallsyms(char *text, struct ksym **out, bool *all_zero)
         cap++;
     struct ksym *v = xcalloc(cap, sizeof *v);
     size_t n = 0;
-    bool zero = true, sorted = true;
+    bool zero = true;
+    size_t sorted_to = 0; /* v[0, sorted_to) is in address order */
     char *line = text;
     uint32_t seq = 0;
     while (line && *line && n < cap) {
@@ -104,8 +122,8 @@ size_t sym_parse_kallsyms(char *text, struct ksym **out, bool *all_zero)
                 }
             }
             if (nl_len) {
-                if (n && v[n - 1].addr > addr)
-                    sorted = false;
+                if (sorted_to == n && (!n || v[n - 1].addr <= addr))
+                    sorted_to = n + 1;
                 v[n++] = (struct ksym){addr, name, module, type, seq++};
                 if (addr)
                     zero = false;
@@ -113,11 +131,14 @@ size_t sym_parse_kallsyms(char *text, struct ksym **out, bool *all_zero)
         }
         line = nl ? nl + 1 : NULL;
     }
-    /* The kernel lists its symbols in address order: sort only text that
-     * is not (modules, fixtures).  Aliases stay in file order; the lookup
-     * picks the best of them. */
-    if (!sorted)
-        qsort(v, n, sizeof *v, ksym_cmp);
+    /* The kernel lists its own symbols in address order, then those of
+     * modules and BPF programs (the run's own, loaded by then) in no order:
+     * only that tail is sorted, then merged in from the end.  Sorting all
+     * 122,000 entries took a 3.9 MB buffer, ~25 ms on the test VM
+     * (2026-11-26).  Aliases of the ordered part stay in file order; the
+     * lookup picks the best of them. */
+    if (sorted_to < n)
+        merge_tail(v, sorted_to, n);
     *out = v;
     *all_zero = zero;
     return n;

@@ -200,6 +200,45 @@ TEST(sym_kallsyms_sorted_text_best_alias)
     free(k);
 }
 
+/* The kernel's own symbols come in order, those of modules and BPF
+ * programs after them in any order: the tail is sorted and merged, even
+ * where it reaches below the ordered part. */
+TEST(sym_kallsyms_unordered_tail_merged)
+{
+    char text[] = "ffffffff81000000 T _stext\n"
+                  "ffffffff81000100 t helper\n"
+                  "ffffffff81000300 T last_fn\n"
+                  "ffffffffa0002000 t bpf_prog_2_b\t[bpf]\n"
+                  "ffffffffa0001000 t bpf_prog_1_a\t[bpf]\n"
+                  "ffffffff81000200 t mod_fn\t[mod]\n"
+                  "ffffffff81000100 T helper_alias\t[mod]\n";
+    struct ksym *k = NULL;
+    bool zero = true;
+    size_t n = sym_parse_kallsyms(text, &k, &zero);
+    CHECK_NUM(n, 7, 0);
+    for (size_t i = 1; i < n; i++)
+        CHECK(k[i - 1].addr <= k[i].addr);
+    const char *want[] = {"_stext", NULL, NULL, "mod_fn", "last_fn", "bpf_prog_1_a", "bpf_prog_2_b"};
+    for (size_t i = 0; i < n; i++)
+        if (want[i])
+            CHECK_STR(k[i].name, want[i]);
+    long i = sym_kallsyms_find(k, n, 0xffffffff81000208ull);
+    CHECK(i >= 0);
+    if (i >= 0) {
+        CHECK_STR(k[i].name, "mod_fn");
+        CHECK_STR(k[i].module, "[mod]");
+    }
+    i = sym_kallsyms_find(k, n, 0xffffffffa0001010ull);
+    CHECK(i >= 0);
+    if (i >= 0)
+        CHECK_STR(k[i].name, "bpf_prog_1_a");
+    i = sym_kallsyms_find(k, n, 0xffffffff81000110ull); /* aliases: the global one */
+    CHECK(i >= 0);
+    if (i >= 0)
+        CHECK_STR(k[i].name, "helper_alias");
+    free(k);
+}
+
 TEST(sym_kernel_hidden_addresses)
 {
     char root[PATH_MAX];
