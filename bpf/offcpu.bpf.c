@@ -6,6 +6,7 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include "khist.bpf.h"
+#include "stackstore.bpf.h"
 #include <bpf/bpf_tracing.h>
 #include "offcpu.h"
 #include "threads.h"
@@ -27,10 +28,10 @@ const volatile __u64 min_block_ns = 1000000;
 volatile __u64 begin_ns = 0;
 
 struct {
-    __uint(type, BPF_MAP_TYPE_STACK_TRACE);
+    __uint(type, BPF_MAP_TYPE_HASH);
     __uint(max_entries, OFFCPU_STACK_ENTRIES);
-    __uint(key_size, sizeof(__u32));
-    __uint(value_size, OFFCPU_STACK_DEPTH * sizeof(__u64));
+    __type(key, __u32);
+    __type(value, struct ss_stack);
 } stacks SEC(".maps");
 
 struct start_rec {
@@ -113,8 +114,8 @@ static __always_inline void on_block(void *ctx, struct task_struct *prev, __u64 
         return;
     struct start_rec rec = {};
     rec.s.ts_ns = now;
-    rec.s.kstack = bpf_get_stackid(ctx, &stacks, 0);
-    rec.s.ustack = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+    rec.s.kstack = ss_get(ctx, &stacks, 0);
+    rec.s.ustack = ss_get(ctx, &stacks, BPF_F_USER_STACK);
     rec.s.syscall = syscall_of(prev);
     rec.tgid = BPF_CORE_READ(prev, tgid);
     bpf_probe_read_kernel(rec.comm, sizeof rec.comm, prev->comm);

@@ -3,8 +3,7 @@
 #ifndef PERFREPORT_BPF_OFFCPU_H
 #define PERFREPORT_BPF_OFFCPU_H
 
-#define OFFCPU_STACK_DEPTH 127     /* PERF_MAX_STACK_DEPTH */
-#define OFFCPU_STACK_ENTRIES 8192  /* distinct stacks (kernel + user) kept per window */
+#define OFFCPU_STACK_ENTRIES 8192  /* distinct stacks (kernel + user) kept per window, at most */
 #define OFFCPU_MAX_STARTS 32768    /* threads blocked at the same time */
 #define OFFCPU_MAX_AGG 16384       /* distinct (process, stacks) aggregates */
 #define OFFCPU_SEED_DEPTH 32       /* kernel frames kept for threads blocked before the window */

@@ -7,11 +7,10 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include "khist.bpf.h"
+#include "stackstore.bpf.h"
 #include <bpf/bpf_tracing.h>
 #include "pagefault.h"
 
-#define EFAULT 14
-#define EEXIST 17
 #define PF_KTHREAD 0x00200000
 
 const volatile __u32 targ_tgid = 0; /* 0 = every process */
@@ -19,10 +18,10 @@ const volatile __u64 targ_cgid = 0; /* v2 cgroup id; used when filter_cg */
 const volatile bool filter_cg = false;
 
 struct {
-    __uint(type, BPF_MAP_TYPE_STACK_TRACE);
+    __uint(type, BPF_MAP_TYPE_HASH);
     __uint(max_entries, PF_MAX_STACKS);
-    __uint(key_size, sizeof(__u32));
-    __uint(value_size, 127 * sizeof(__u64)); /* PERF_MAX_STACK_DEPTH */
+    __type(key, __u32);
+    __type(value, struct ss_stack);
 } stackmap SEC(".maps");
 
 struct {
@@ -58,11 +57,11 @@ int on_fault(struct bpf_perf_event_data *ctx)
     struct pf_key k = {};
     k.tgid = tgid;
     bpf_get_current_comm(k.comm, sizeof k.comm);
-    k.kstack = bpf_get_stackid(ctx, &stackmap, 0);
+    k.kstack = ss_get(ctx, &stackmap, 0);
     /* A fault taken in user mode has no kernel callchain (-EFAULT). */
     if (k.kstack == -EFAULT)
         k.kstack = PF_STACK_NONE;
-    k.ustack = bpf_get_stackid(ctx, &stackmap, BPF_F_USER_STACK);
+    k.ustack = ss_get(ctx, &stackmap, BPF_F_USER_STACK);
 
     struct pf_val *v = bpf_map_lookup_elem(&counts, &k);
     if (v) {

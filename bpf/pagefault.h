@@ -3,7 +3,7 @@
 #define PERFREPORT_BPF_PAGEFAULT_H
 
 #define PF_COMM_LEN 16
-#define PF_MAX_STACKS 4096 /* STACK_TRACE entries (~1 KiB each) */
+#define PF_MAX_STACKS 4096 /* stack store entries (~1 KiB each, allocated when used) */
 #define PF_MAX_KEYS 8192   /* aggregated (process, stacks) keys */
 #define PF_STACK_NONE (-2147483647 - 1) /* == STACK_ID_NONE in stacks.h */
 

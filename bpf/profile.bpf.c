@@ -5,12 +5,11 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include "khist.bpf.h"
+#include "stackstore.bpf.h"
 #include <bpf/bpf_tracing.h>
 #include "profile.h"
 #include "threads.h"
 
-#define EFAULT 14
-#define EEXIST 17
 #define PF_KTHREAD 0x00200000
 
 const volatile __u32 targ_tgid = 0;    /* 0 = every process */
@@ -29,10 +28,10 @@ struct {
 } followed SEC(".maps");
 
 struct {
-    __uint(type, BPF_MAP_TYPE_STACK_TRACE);
+    __uint(type, BPF_MAP_TYPE_HASH);
     __uint(max_entries, PROF_MAX_STACKS);
-    __uint(key_size, sizeof(__u32));
-    __uint(value_size, 127 * sizeof(__u64)); /* PERF_MAX_STACK_DEPTH */
+    __type(key, __u32);
+    __type(value, struct ss_stack);
 } stackmap SEC(".maps");
 
 struct {
@@ -117,7 +116,7 @@ int on_sample(struct bpf_perf_event_data *ctx)
     if (targ_tgid)
         k.tid = (__u32)id;
     bpf_get_current_comm(k.comm, sizeof k.comm);
-    k.kstack = bpf_get_stackid(ctx, &stackmap, 0);
+    k.kstack = ss_get(ctx, &stackmap, 0);
     /* An empty kernel callchain (-EFAULT) means the sample hit user mode. */
     if (k.kstack == -EFAULT)
         k.kstack = PROF_STACK_NONE;
@@ -125,7 +124,7 @@ int on_sample(struct bpf_perf_event_data *ctx)
     if (BPF_CORE_READ(t, flags) & PF_KTHREAD)
         k.ustack = PROF_STACK_NONE;
     else
-        k.ustack = bpf_get_stackid(ctx, &stackmap, BPF_F_USER_STACK);
+        k.ustack = ss_get(ctx, &stackmap, BPF_F_USER_STACK);
 
     __u64 *c = bpf_map_lookup_elem(&counts, &k);
     if (c) {

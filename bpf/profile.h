@@ -3,7 +3,7 @@
 #define PERFREPORT_BPF_PROFILE_H
 
 #define PROF_COMM_LEN 16
-#define PROF_MAX_STACKS 8192 /* STACK_TRACE entries (~1 KiB each); fewer for short windows */
+#define PROF_MAX_STACKS 8192 /* stack store entries (~1 KiB each, allocated when used); fewer for short windows */
 #define PROF_MIN_STACKS 1024
 #define PROF_MAX_KEYS 16384  /* aggregated (process, stacks) keys */
 #define PROF_STACK_NONE (-2147483647 - 1) /* == STACK_ID_NONE in stacks.h */

@@ -15,7 +15,6 @@
 #include "threads.h"
 
 #define TASK_RUNNING_STATE 0
-#define MAX_STARTS 10240 /* threads runnable at the same time */
 
 /* Filled in by user space before load. */
 const volatile __u32 targ_tgid = 0;
@@ -28,7 +27,7 @@ volatile bool recording = false;
 
 struct {
     __uint(type, BPF_MAP_TYPE_HASH);
-    __uint(max_entries, MAX_STARTS);
+    __uint(max_entries, RUNQ_MAX_STARTS); /* sized to the host's threads by user space */
     __type(key, __u32); /* tid */
     __type(value, __u64); /* ns when it became runnable */
 } start SEC(".maps");

@@ -2,6 +2,7 @@
 #ifndef PERFREPORT_BPF_RUNQLAT_H
 #define PERFREPORT_BPF_RUNQLAT_H
 
+#define RUNQ_MAX_STARTS 10240 /* threads runnable at the same time, at most */
 #define RUNQ_MAX_PROCS 10240 /* processes (threads in the classic fallback) with waits */
 
 /* Per process: the waits' total, count and longest, and its comm. */

@@ -5,15 +5,16 @@
 #ifndef PERFREPORT_SYSTAP_FUTEX_BPF_H
 #define PERFREPORT_SYSTAP_FUTEX_BPF_H
 #include "offcpu.h"
+#include "stackstore.bpf.h"
 
 #define FUTEX_CMD_MASK 0x7f /* drops FUTEX_PRIVATE_FLAG (128) and FUTEX_CLOCK_REALTIME (256) */
 #define ETIMEDOUT_NR 110
 
 struct {
-    __uint(type, BPF_MAP_TYPE_STACK_TRACE);
+    __uint(type, BPF_MAP_TYPE_HASH);
     __uint(max_entries, 4096);
-    __uint(key_size, sizeof(__u32));
-    __uint(value_size, OFFCPU_STACK_DEPTH * sizeof(__u64));
+    __type(key, __u32);
+    __type(value, struct ss_stack);
 } fstacks SEC(".maps");
 
 struct {
@@ -60,7 +61,7 @@ static __always_inline bool is_futex_nr(__u32 nr)
 /* At entry: the waiting user stack (ctx is the program's context). */
 static __always_inline __s32 futex_stack(void *ctx)
 {
-    long id = bpf_get_stackid(ctx, &fstacks, BPF_F_USER_STACK);
+    long id = ss_get(ctx, &fstacks, BPF_F_USER_STACK);
     if (id < 0)
         kadd(&fstats, FUTEX_ST_USTACK_ERR, 1);
     return (__s32)id;

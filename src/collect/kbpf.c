@@ -3,6 +3,7 @@
 #include <linux/types.h>
 #include "../../bpf/khist.h"
 #include "collector.h"
+#include "cpu.h"
 #include "profile.h"
 #include "../model/model.h"
 #include "../probe.h"
@@ -15,6 +16,7 @@
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -214,6 +216,57 @@ void kbpf_alloc_on_insert(struct bpf_map *map)
 {
     if (map && kernel_has_bpf_mem_alloc())
         bpf_map__set_map_flags(map, bpf_map__map_flags(map) | BPF_F_NO_PREALLOC);
+}
+
+uint32_t kbpf_per_thread_entries(long threads, uint32_t min, uint32_t max)
+{
+    if (threads <= 0 || threads > (long)max)
+        return max;
+    uint64_t want = 2 * (uint64_t)threads + 1024;
+    uint64_t n = min ? min : 1;
+    while (n < want && n < max)
+        n *= 2;
+    return n < max ? (uint32_t)n : max;
+}
+
+long kbpf_host_threads(void)
+{
+    char line[256];
+    struct loadavg l;
+    if (hostfs_read_line("/proc/loadavg", line, sizeof line) != 0 || parse_loadavg(line, &l) != 0)
+        return -1;
+    return l.threads;
+}
+
+void kbpf_warm_alloc(struct bpf_map *const *maps, size_t n)
+{
+    size_t vmax = 0;
+    for (size_t i = 0; i < n; i++)
+        if (maps[i] && (bpf_map__map_flags(maps[i]) & BPF_F_NO_PREALLOC) &&
+            bpf_map__key_size(maps[i]) == sizeof(uint32_t) && bpf_map__value_size(maps[i]) > vmax)
+            vmax = bpf_map__value_size(maps[i]);
+    cpu_set_t was;
+    if (!vmax || sched_getaffinity(0, sizeof was, &was) != 0)
+        return;
+    void *zero = xcalloc(1, vmax);
+    uint32_t key = UINT32_MAX; /* no program's key: stack ids are below 2^31 */
+    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(cpu, &one);
+        if (!CPU_ISSET(cpu, &was) || sched_setaffinity(0, sizeof one, &one) != 0)
+            continue;
+        for (size_t i = 0; i < n; i++) {
+            if (!maps[i] || !(bpf_map__map_flags(maps[i]) & BPF_F_NO_PREALLOC) ||
+                bpf_map__key_size(maps[i]) != sizeof key)
+                continue;
+            int fd = bpf_map__fd(maps[i]);
+            if (bpf_map_update_elem(fd, &key, zero, BPF_NOEXIST) == 0)
+                bpf_map_delete_elem(fd, &key);
+        }
+    }
+    (void)sched_setaffinity(0, sizeof was, &was);
+    free(zero);
 }
 
 void kbpf_map_unused(struct bpf_map *map)

@@ -39,6 +39,23 @@ bool kbpf_force_classic(void);
  * thread) stay preallocated. */
 struct bpf_map;
 void kbpf_alloc_on_insert(struct bpf_map *map);
+/* Entries for a preallocated table with a row per thread (a start time per
+ * blocked or runnable thread): twice the host's threads plus room for 1,024
+ * new ones, as a power of two within [min, max]; max when threads is
+ * unknown (<= 0).  A 32,768-entry table cost ~12 ms of CPU to create on the
+ * test VM for the ~200 threads of an idle host. */
+uint32_t kbpf_per_thread_entries(long threads, uint32_t min, uint32_t max);
+/* The host's threads now (/proc/loadavg), or -1. */
+long kbpf_host_threads(void);
+/* Fills, on every CPU we may run on, the kernel's cache of free elements of
+ * maps that allocate on insert.  That cache starts with one element per CPU
+ * for elements over 256 bytes (a stack store's are 1 KiB) and is refilled
+ * from irq_work once a program takes one; a perf_event program (NMI) that
+ * inserts two stacks in one sample finds it empty the first time and loses
+ * the second.  One insert and delete from each CPU starts the refill before
+ * the window.  Call after load, before the programs run; maps still
+ * preallocated are skipped. */
+void kbpf_warm_alloc(struct bpf_map *const *maps, size_t n);
 /* Shrinks a map this run never writes (the per-thread tables of a targeted
  * run, the followed processes of a command) to one entry: a preallocated
  * table of 8,192 costs its creation every run for nothing.  Call between

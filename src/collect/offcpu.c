@@ -113,7 +113,10 @@ static int offcpu_start(struct collect_ctx *ctx, void **state, char *err, size_t
     }
     /* a key per new (process, stacks), a seed per thread blocked at the start */
     kbpf_alloc_on_insert(st->skel->maps.agg);
+    kbpf_alloc_on_insert(st->skel->maps.stacks);
     kbpf_alloc_on_insert(st->skel->maps.seed_stacks);
+    bpf_map__set_max_entries(st->skel->maps.starts,
+                             kbpf_per_thread_entries(kbpf_host_threads(), 2048, OFFCPU_MAX_STARTS));
     st->classic = kbpf_force_classic() || !kbpf_has_tp_btf("sched_switch");
     bpf_program__set_autoload(st->skel->progs.offcpu_switch_btf, !st->classic);
     bpf_program__set_autoload(st->skel->progs.offcpu_switch_tp, st->classic);
@@ -131,6 +134,7 @@ static int offcpu_start(struct collect_ctx *ctx, void **state, char *err, size_t
         snprintf(err, n, "loading the off-CPU programs failed: %s", strerror(-rc));
         return rc;
     }
+    kbpf_warm_alloc(&st->skel->maps.stacks, 1);
     if (st->skel->bss)
         st->skel->bss->begin_ns = 0;
     st->pf = stack_prefetch_new(bpf_map__fd(st->skel->maps.stacks),

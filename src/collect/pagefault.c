@@ -98,6 +98,7 @@ static int pf_start(struct collect_ctx *ctx, void **state, char *err, size_t n)
         return -e;
     }
     kbpf_alloc_on_insert(st->skel->maps.counts);
+    kbpf_alloc_on_insert(st->skel->maps.stackmap);
     if (ctx->cfg && ctx->cfg->pid > 0) {
         st->skel->rodata->targ_tgid = (__u32)ctx->cfg->pid;
         st->scope = xasprintf("pid %d", (int)ctx->cfg->pid);
@@ -116,6 +117,7 @@ static int pf_start(struct collect_ctx *ctx, void **state, char *err, size_t n)
         snprintf(err, n, "loading the page-fault BPF program failed: %s", strerror(-rc));
         return rc;
     }
+    kbpf_warm_alloc(&st->skel->maps.stackmap, 1);
     st->pf = stack_prefetch_new(bpf_map__fd(st->skel->maps.stackmap), STACKS_USER_PER_PID);
     return open_events(st, err, n);
 }

@@ -223,6 +223,7 @@ static int prof_start(struct collect_ctx *ctx, void **state, char *err, size_t n
         return -e;
     }
     kbpf_alloc_on_insert(st->skel->maps.counts); /* a key per new (process, stacks) */
+    kbpf_alloc_on_insert(st->skel->maps.stackmap);
     bpf_map__set_max_entries(st->skel->maps.stackmap,
                              profile_stack_entries(st->hz, st->ncpu, ctx->cfg->window_s));
     bool follow = ctx->cfg && ctx->cfg->pid > 0 && ctx->cfg->follow_children;
@@ -246,6 +247,7 @@ static int prof_start(struct collect_ctx *ctx, void **state, char *err, size_t n
         snprintf(err, n, "loading the profile BPF program failed: %s", strerror(-rc));
         return rc;
     }
+    kbpf_warm_alloc(&st->skel->maps.stackmap, 1);
     if (follow) {
         /* Before the events: a child forked once sampling starts is followed. */
         st->fork_link = bpf_program__attach(st->skel->progs.on_fork);

@@ -175,6 +175,8 @@ static int rq_start(struct collect_ctx *ctx, void **state, char *err, size_t n)
     bpf_program__set_autoload(s->progs.rq_wakeup_new_tp, st->classic);
     bpf_program__set_autoload(s->progs.rq_switch_tp, st->classic);
     bpf_map__set_max_entries(s->maps.cpu_hist, (uint32_t)st->ncpu);
+    bpf_map__set_max_entries(s->maps.start,
+                             kbpf_per_thread_entries(kbpf_host_threads(), 2048, RUNQ_MAX_STARTS));
     /* Initial value: without mmapable maps (s->bss NULL after load) the
      * switch cannot be flipped and it records from the attach. */
     s->bss->recording = true;

@@ -7,6 +7,9 @@
 #include "../symbolize/symbolize.h"
 #include "../util/xalloc.h"
 #include <bpf/bpf.h>
+#include <linux/types.h>
+
+#include "../../bpf/stackstore.h"
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -113,13 +116,22 @@ struct stack_resolver *stack_resolver_new(struct symbolizer *sym, int stackmap_f
     sr->per_pid = opts & STACKS_USER_PER_PID;
     sr->trim_tracing = opts & STACKS_TRIM_TRACING;
     sr->depth = MAX_DEPTH_FALLBACK;
+    /* the read buffer holds a whole value: a store's has its hash after
+     * the frames */
+    size_t slots = sizeof(struct ss_stack) / sizeof(uint64_t);
     struct bpf_map_info info;
     memset(&info, 0, sizeof info);
     uint32_t len = sizeof info;
-    if (stackmap_fd >= 0 && bpf_obj_get_info_by_fd(stackmap_fd, &info, &len) == 0 &&
-        info.value_size >= sizeof(uint64_t) && info.value_size / sizeof(uint64_t) <= MAX_DEPTH_LIMIT)
-        sr->depth = info.value_size / sizeof(uint64_t);
-    sr->ips = xcalloc(sr->depth, sizeof *sr->ips);
+    if (stackmap_fd >= 0 && bpf_obj_get_info_by_fd(stackmap_fd, &info, &len) == 0) {
+        if (info.type == BPF_MAP_TYPE_HASH && info.value_size == sizeof(struct ss_stack)) {
+            sr->depth = SS_DEPTH;
+        } else if (info.type == BPF_MAP_TYPE_STACK_TRACE && info.value_size >= sizeof(uint64_t) &&
+                   info.value_size / sizeof(uint64_t) <= MAX_DEPTH_LIMIT) {
+            sr->depth = info.value_size / sizeof(uint64_t);
+            slots = sr->depth;
+        }
+    }
+    sr->ips = xcalloc(slots > sr->depth ? slots : sr->depth, sizeof *sr->ips);
     sr->scratch = xcalloc(MAX_FRAMES(sr->depth), sizeof *sr->scratch);
     sr->scratch_site = xcalloc(MAX_FRAMES(sr->depth), sizeof *sr->scratch_site);
     /* + 1: set_sites looks one node past a stack of every slot */

@@ -139,6 +139,7 @@ static struct systap_bpf *tap_open(enum tap_mode mode, uint32_t tgid, uint64_t c
     kbpf_alloc_on_insert(skel->maps.comms);
     kbpf_alloc_on_insert(skel->maps.sync_procs);
     kbpf_alloc_on_insert(skel->maps.fwaits);
+    kbpf_alloc_on_insert(skel->maps.fstacks);
     if (!classic)
         bpf_map__set_max_entries(skel->maps.calls_tid, 1);
     else /* kernels without tp_btf may lack task storage too */
@@ -146,6 +147,8 @@ static struct systap_bpf *tap_open(enum tap_mode mode, uint32_t tgid, uint64_t c
     int rc = systap_bpf__load(skel);
     if (rc == 0 && !skel->bss)
         rc = -EOPNOTSUPP; /* no mmapable maps: the part switches need them */
+    if (rc == 0)
+        kbpf_warm_alloc(&skel->maps.fstacks, 1);
     if (rc == 0)
         rc = tap_links(skel, classic, true);
     if (rc) {

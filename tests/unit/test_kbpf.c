@@ -96,3 +96,19 @@ TEST(kbpf_walk_visits_every_entry_once)
     CHECK(!kbpf_walk_next(&w, big, sizeof big, &val));
     close(fd);
 }
+
+TEST(kbpf_per_thread_entries_follow_the_host)
+{
+    CHECK_NUM(kbpf_per_thread_entries(215, 2048, 32768), 2048, 0);   /* 1,454 wanted */
+    CHECK_NUM(kbpf_per_thread_entries(1500, 2048, 32768), 4096, 0);  /* 4,024 */
+    CHECK_NUM(kbpf_per_thread_entries(1600, 2048, 32768), 8192, 0);  /* 4,224 */
+    CHECK_NUM(kbpf_per_thread_entries(20000, 2048, 32768), 32768, 0); /* the most */
+    CHECK_NUM(kbpf_per_thread_entries(20000, 2048, 10240), 10240, 0); /* not a power of two */
+    CHECK_NUM(kbpf_per_thread_entries(-1, 2048, 32768), 32768, 0);    /* unknown */
+    CHECK_NUM(kbpf_per_thread_entries(0, 2048, 32768), 32768, 0);
+    /* the live host: at least twice its threads */
+    long t = kbpf_host_threads();
+    CHECK(t > 0);
+    if (t > 0)
+        CHECK(kbpf_per_thread_entries(t, 2048, 1u << 20) >= 2 * (uint64_t)t);
+}

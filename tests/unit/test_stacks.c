@@ -11,6 +11,9 @@
 #include "../../src/util/hostfs.h"
 #include "../../src/util/strbuf.h"
 #include <bpf/bpf.h>
+#include <linux/types.h>
+
+#include "../../bpf/stackstore.h"
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -104,6 +107,16 @@ static int map_or_skip(void)
     return fd;
 }
 
+/* 0 when a test may create BPF maps, else -1 after saying why not. */
+static int map_or_skip_check(void)
+{
+    int fd = map_or_skip();
+    if (fd < 0)
+        return -1;
+    close(fd);
+    return 0;
+}
+
 /* The fake map with stack id 1 = stacktest_leaf <- middle <- outer (their
  * addresses into u), or -1 after a skip.  Leaf-first, as bpf_get_stackid
  * stores them; +1 so that the resolver's addr-1 for callers still lands
@@ -118,6 +131,59 @@ static int map_with_known_stack(uint64_t u[3])
     u[2] = (uint64_t)(uintptr_t)&stacktest_outer + 2;
     put(fd, 1, u, 3);
     return fd;
+}
+
+/* A stack store (bpf/stackstore.h): its values end in the stack's hash
+ * after the 127 frame slots; the resolver reads the frames only, so a stack
+ * that fills every slot is cut there (truncated), not extended by the hash. */
+TEST(stacks_resolve_store_values)
+{
+    if (map_or_skip_check() != 0)
+        return;
+    LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = BPF_F_NO_PREALLOC);
+    int fd = bpf_map_create(BPF_MAP_TYPE_HASH, "store", sizeof(uint32_t), sizeof(struct ss_stack),
+                            16, &o);
+    if (fd < 0) {
+        test_skip("bpf_map_create failed");
+        return;
+    }
+    struct ss_stack v;
+    memset(&v, 0, sizeof v);
+    v.ip[0] = (uint64_t)(uintptr_t)&stacktest_leaf + 1;
+    v.ip[1] = (uint64_t)(uintptr_t)&stacktest_middle + 2;
+    v.ip[2] = (uint64_t)(uintptr_t)&stacktest_outer + 2;
+    v.hash = (uint64_t)(uintptr_t)&stacktest_outer + 2; /* would name a frame if read as one */
+    uint32_t id = 7;
+    CHECK(bpf_map_update_elem(fd, &id, &v, BPF_ANY) == 0);
+    for (size_t i = 0; i < SS_DEPTH; i++)
+        v.ip[i] = (uint64_t)(uintptr_t)&stacktest_leaf + 2;
+    id = 9;
+    CHECK(bpf_map_update_elem(fd, &id, &v, BPF_ANY) == 0);
+
+    struct symbolizer *sym = symbolizer_new();
+    struct stack_resolver *sr = stack_resolver_new(sym, fd, STACKS_USER_PER_PID);
+    struct profile *p = profile_new("cpu", "On-CPU profile", "samples");
+    uint32_t me = (uint32_t)getpid();
+    CHECK(stack_resolver_add(sr, p, me, "short", STACK_ID_NONE, 7, 2) == 0);
+    CHECK(stack_resolver_add(sr, p, me, "full", STACK_ID_NONE, 9, 1) == 0);
+    struct leafs l = {.n = 0};
+    profile_walk_stacks(p, collect, &l);
+    uint64_t c = 0;
+    CHECK_STR(find_stack(&l, "short;", &c), "short;stacktest_outer;stacktest_middle;stacktest_leaf");
+    CHECK_NUM(c, 2, 0);
+    const char *d = find_stack(&l, "full;", &c);
+    CHECK(d && strncmp(d, "full;[truncated];stacktest_leaf;", 32) == 0);
+    size_t frames = 0;
+    for (const char *q = d; q && (q = strstr(q, "stacktest_")); q++)
+        frames++;
+    CHECK_NUM(frames, SS_DEPTH, 0);
+    struct stack_stats st;
+    stack_resolver_stats(sr, &st);
+    CHECK_NUM(st.truncated, 1, 0);
+    stack_resolver_free(sr);
+    profile_free(p);
+    symbolizer_free(sym);
+    close(fd);
 }
 
 TEST(stacks_resolve_fake_map)
