@@ -244,7 +244,7 @@ static __always_inline void on_exit(__u64 pid_tgid, const struct call_state *s, 
     if (s->io && io_on)
         io_done(s->io, s->ts, now, ret);
     if (s->futex && futex_on)
-        futex_done(pid_tgid, s->fop, s->ustack, now - s->ts, ret, mult);
+        futex_done(pid_tgid, (__u64)s->fop << 32 | (__u32)s->ustack, now - s->ts, ret, mult);
     if (s->exec && ret == 0 && sc_on)
         sc_renamed(pid_tgid);
 }

@@ -67,18 +67,19 @@ static __always_inline __s32 futex_stack(void *ctx)
     return (__s32)id;
 }
 
-/* mult: the slice weight (see slice_mult in systap.bpf.c), 256 = 1. */
-static __always_inline void futex_done(__u64 pid_tgid, __u8 op, __s32 ustack, __u64 ns, long ret,
-                                       __u32 mult)
+/* op_stack: the futex command << 32 | the user stack id (a BPF function
+ * takes five arguments); mult: the slice weight (see slice_mult in
+ * systap.bpf.c), 256 = 1. */
+__noinline int futex_done(__u64 pid_tgid, __u64 op_stack, __u64 ns, long ret, __u32 mult)
 {
     if (ret == -ETIMEDOUT_NR) {
         kadd(&fstats, FUTEX_ST_TIMEDOUT, 1);
-        return;
+        return 0;
     }
     struct fwait_key key = {};
     key.tgid = (__u32)(pid_tgid >> 32);
-    key.ustack = ustack;
-    key.op = op;
+    key.ustack = (__s32)(__u32)op_stack;
+    key.op = (__u8)(op_stack >> 32);
     bpf_get_current_comm(key.comm, sizeof key.comm);
     struct fwait_val *v = bpf_map_lookup_elem(&fwaits, &key);
     if (!v) {
@@ -87,7 +88,7 @@ static __always_inline void futex_done(__u64 pid_tgid, __u8 op, __s32 ustack, __
         v = bpf_map_lookup_elem(&fwaits, &key);
         if (!v) {
             kadd(&fstats, FUTEX_ST_AGG_FULL, 1);
-            return;
+            return 0;
         }
     }
     __sync_fetch_and_add(&v->total_ns, ns * mult >> 8);
@@ -95,5 +96,6 @@ static __always_inline void futex_done(__u64 pid_tgid, __u8 op, __s32 ustack, __
     if (ns > v->max_ns) /* racy max: good enough for a report */
         v->max_ns = ns;
     kadd(&fstats, FUTEX_ST_WAITS, 1);
+    return 0;
 }
 #endif

@@ -111,7 +111,7 @@ static __always_inline void sync_done(__u64 us, bool write)
         __sync_fetch_and_add(&sv->writes, 1);
 }
 
-static __always_inline void io_done(__u8 kind, __u64 ts, __u64 now, long ret)
+__noinline int io_done(__u8 kind, __u64 ts, __u64 now, long ret)
 {
     if (kind == IO_READ) {
         kadd(&io_counters, IO_C_VFS_READS, 1);
@@ -128,6 +128,7 @@ static __always_inline void io_done(__u8 kind, __u64 ts, __u64 now, long ret)
     } else if (kind == IO_SYNC) {
         sync_done((now - ts) / 1000, false);
     }
+    return 0;
 }
 
 static __always_inline struct call_state *in_read(void)

@@ -81,7 +81,7 @@ static __always_inline void slot_flush(struct sc_slot *c)
  * array access: a small per-CPU direct-mapped cache of (process, syscall)
  * counts.  A miss writes the evicted slot to the per-syscall and
  * per-process totals; user space adds the live slots at the drain. */
-static __always_inline __u16 sc_count(__u64 pid_tgid, __u32 nr)
+__noinline int sc_count(__u64 pid_tgid, __u32 nr)
 {
     if (nr >= SC_MAX_NR)
         return 0; /* not a real syscall number */
@@ -118,20 +118,21 @@ static __always_inline __u16 sc_count(__u64 pid_tgid, __u32 nr)
 
 /* After a successful execve: the name the process has from now on (its
  * first calls, before the exec, recorded the parent's). */
-static __always_inline void sc_renamed(__u64 pid_tgid)
+__noinline int sc_renamed(__u64 pid_tgid)
 {
     __u32 tgid = (__u32)(pid_tgid >> 32);
     struct sc_comm cm = {};
     bpf_get_current_comm(cm.comm, sizeof cm.comm);
     bpf_map_update_elem(&comms, &tgid, &cm, BPF_ANY);
+    return 0;
 }
 
 /* mult: the slice weight (see slice_mult in systap.bpf.c), 256 = 1. */
-static __always_inline void sc_time(__u32 nr, __u16 weight, __u64 d, __u32 mult)
+__noinline int sc_time(__u32 nr, __u16 weight, __u64 d, __u32 mult)
 {
     struct sc_stat *st = bpf_map_lookup_elem(&per_nr, &nr);
     if (!st)
-        return;
+        return 0;
     __u64 w = ((__u64)weight * mult + 128) >> 8;
     st->timed++;
     st->total_ns += d * w;
@@ -140,13 +141,14 @@ static __always_inline void sc_time(__u32 nr, __u16 weight, __u64 d, __u32 mult)
         b = SC_HIST_BUCKETS - 1;
     barrier_var(b); /* index with the clamped register (see khist_slot) */
     st->hist[b] += w;
+    return 0;
 }
 
-static __always_inline void sc_error(__u64 pid_tgid, __u32 nr, long ret)
+__noinline int sc_error(__u64 pid_tgid, __u32 nr, long ret)
 {
     struct sc_stat *st = bpf_map_lookup_elem(&per_nr, &nr);
     if (!st)
-        return;
+        return 0;
     st->errors++;
     struct sc_err_key ek = {.tgid = (__u32)(pid_tgid >> 32), .nr = nr, .err = (__u32)-ret};
     __u64 *n = bpf_map_lookup_elem(&errs, &ek);
@@ -157,5 +159,6 @@ static __always_inline void sc_error(__u64 pid_tgid, __u32 nr, long ret)
         if (bpf_map_update_elem(&errs, &ek, &one, BPF_NOEXIST) != 0)
             kadd(&drops, SC_DROP_ERR, 1);
     }
+    return 0;
 }
 #endif
