@@ -361,7 +361,7 @@ static int alloc_start(struct collect_ctx *ctx, void **state, char *err, size_t 
     for (size_t k = 0; k < np; k++)
         if (pids[k] > 0)
             st->t[st->nt++] = (struct alloc_target){.pid = pids[k], .libc_fd = -1};
-    stacks_sym_acquire();
+    stacks_sym_acquire(ctx->cfg);
     st->sym_ref = true;
     st->skel = alloc_bpf__open();
     if (!st->skel) {

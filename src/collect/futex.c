@@ -57,7 +57,7 @@ static int futex_start(struct collect_ctx *ctx, void **state, char *err, size_t 
 {
     struct futex_state *st = xcalloc(1, sizeof *st);
     *state = st;
-    stacks_sym_acquire(); /* the run's symbolizer */
+    stacks_sym_acquire(ctx->cfg); /* the run's symbolizer */
     st->sym_ref = true;
     st->tap = systap_acquire(ctx, SYSTAP_FUTEX, &st->classic, err, n);
     if (!st->tap)

@@ -103,7 +103,7 @@ static int offcpu_start(struct collect_ctx *ctx, void **state, char *err, size_t
     int rc = kbpf_target(ctx, &tgid_unused, &cgid, err, n);
     if (rc)
         return rc;
-    stacks_sym_acquire(); /* the run's symbolizer: kallsyms loads during the window */
+    stacks_sym_acquire(ctx->cfg); /* the run's symbolizer: kallsyms loads during the window */
     st->sym_ref = true;
     st->skel = offcpu_bpf__open();
     if (!st->skel) {

@@ -85,7 +85,7 @@ static int pf_start(struct collect_ctx *ctx, void **state, char *err, size_t n)
         snprintf(err, n, "cannot count possible CPUs");
         return -EINVAL;
     }
-    stacks_sym_acquire();
+    stacks_sym_acquire(ctx->cfg);
     st->sym_ref = true;
     st->links = xcalloc((size_t)st->ncpu, sizeof *st->links);
     st->fds = xcalloc((size_t)st->ncpu, sizeof *st->fds);

@@ -1,6 +1,7 @@
 /* BPF stack ids -> profile frames, cached per stack id. */
 #include "stacks.h"
 #include "proc_labels.h"
+#include "collector.h"
 #include "../model/profile_sites.h"
 #include "../model/model.h"
 #include "../model/profile.h"
@@ -510,6 +511,7 @@ static struct {
     struct symbolizer *sym;
     int refs;
     bool prewarmed;     /* the prewarm thread was started (once per symbolizer) */
+    bool system_wide;   /* the run has no target: no DWARF from separate debug files */
     bool thread_running;
     pthread_t thread;
 } g_shared;
@@ -536,15 +538,20 @@ static void *prewarm(void *arg)
 /* The run's symbolizer, made on first use; with g_shared_mu held. */
 static struct symbolizer *shared_sym(void)
 {
-    if (!g_shared.sym)
+    if (!g_shared.sym) {
         g_shared.sym = symbolizer_new();
+        symbolizer_set_separate_dwarf(g_shared.sym, !g_shared.system_wide);
+    }
     return g_shared.sym;
 }
 
-void stacks_sym_acquire(void)
+void stacks_sym_acquire(const struct collect_config *cfg)
 {
     pthread_mutex_lock(&g_shared_mu);
     g_shared.refs++;
+    g_shared.system_wide = cfg && cfg->pid <= 0 && !cfg->cgroup && !cfg->npids;
+    if (g_shared.sym)
+        symbolizer_set_separate_dwarf(g_shared.sym, !g_shared.system_wide);
     pthread_mutex_unlock(&g_shared_mu);
 }
 

@@ -134,8 +134,12 @@ const char *stack_resolver_module(const struct stack_resolver *sr, const char *n
  * stacks_sym_release() drops a reference and frees it at zero (names it
  * gave are then gone: models copy them).  All three are thread-safe.  The
  * symbolizer itself is not: a collector calling into it directly (not
- * through a resolver) holds stacks_sym_lock() around the calls. */
-void stacks_sym_acquire(void);
+ * through a resolver) holds stacks_sym_lock() around the calls.
+ * cfg: the run's collector config (the same for every collector); a run
+ * without a target (-p, -c, -- CMD) reads no DWARF from separate debug
+ * files (symbolizer_set_separate_dwarf). */
+struct collect_config;
+void stacks_sym_acquire(const struct collect_config *cfg);
 /* No-op when no collector holds a reference or it ran already. */
 void stacks_sym_prewarm(void);
 struct symbolizer *stacks_sym_get(void);

@@ -141,6 +141,7 @@ struct bin {
      * the admitted file it will come from, dw the descriptor once begun. */
     Elf *dw_src;
     bool dw_tried;
+    bool dw_skipped; /* counted in debug_dwarf_skipped */
     Dwarf *dw;
 };
 
@@ -183,6 +184,7 @@ struct addr_res {
 
 struct symbolizer {
     char *debug_dir;
+    bool no_separate_dwarf; /* symbolizer_set_separate_dwarf(false) */
     /* interned strings */
     char **istr;
     size_t istr_cap, istr_n;
@@ -297,6 +299,12 @@ struct symbolizer *symbolizer_new(void)
     s->init_pidns = -1;
     elf_version(EV_CURRENT);
     return s;
+}
+
+void symbolizer_set_separate_dwarf(struct symbolizer *s, bool on)
+{
+    if (s)
+        s->no_separate_dwarf = !on;
 }
 
 void symbolizer_set_debug_dir(struct symbolizer *s, const char *dir)
@@ -1293,6 +1301,17 @@ static Dwarf *bin_dwarf(struct bin *b)
 static const struct addr_res *resolve_vaddr(struct symbolizer *s, struct bin *b, uint64_t vaddr,
                                             bool want_dwarf)
 {
+    if (want_dwarf && s->no_separate_dwarf && b->dw_src && b->dw_src == b->dbg_elf) {
+        want_dwarf = false;
+        if (!b->dw_skipped) {
+            b->dw_skipped = true;
+            if (!s->st.debug_dwarf_skipped++)
+                add_note(s, "lines and inline frames from separate debug files (%s) are read "
+                            "only in a run with a target (-p, -c or -- CMD): without one, "
+                            "such libraries are named from their symbol tables",
+                         s->debug_dir);
+        }
+    }
     size_t *ix = pmap_get(&s->res_idx, b->id, vaddr);
     if (ix) {
         s->st.addr_cache_hits++;

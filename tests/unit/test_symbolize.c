@@ -790,6 +790,25 @@ TEST(sym_user_debug_file_by_build_id)
     struct sym_stats st;
     sym_stats(s, &st);
     CHECK_NUM(st.debug_files_read, 1, 0);
+    CHECK_NUM(st.debug_dwarf_skipped, 0, 0);
+    symbolizer_free(s);
+    /* separate DWARF off (a run without a target): the debug file still
+     * names the function; no line, no inline frame, and a note says why */
+    s = symbolizer_new();
+    symbolizer_set_debug_dir(s, dir);
+    symbolizer_set_separate_dwarf(s, false);
+    CHECK_NUM(sym_user(s, c.pid, c.leaf, &f, NULL, 0, NULL), 0, 0);
+    CHECK_STR(f.name, "sym_leaf");
+    CHECK_NUM(f.line, 0, 0);
+    ni = 7;
+    CHECK_NUM(sym_user(s, c.pid, c.inl_site, &f, inl, 2, &ni), 0, 0);
+    CHECK_STR(f.name, "sym_outer");
+    CHECK_NUM(ni, 0, 0);
+    sym_stats(s, &st);
+    CHECK_NUM(st.debug_files_read, 1, 0);
+    CHECK_NUM(st.debug_dwarf_skipped, 1, 0);
+    REQUIRE(st.nnotes >= 1);
+    CHECK_CONTAINS(st.notes[st.nnotes - 1], "only in a run with a target");
     symbolizer_free(s);
     child_stop(&c);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
