@@ -12,7 +12,7 @@
 /* A thread that went off CPU: when, and where (stack ids, syscall). */
 struct offcpu_start {
     __u64 ts_ns;
-    __s32 kstack;    /* stack map id, or negative errno */
+    __s32 kstack;    /* stack store id, or negative errno */
     __s32 ustack;
     __s32 syscall;   /* orig_ax at block time; -1 outside a syscall (see offcpu.c) */
     __u32 seeded;    /* 1: already blocked when the window opened (stack in seed_stacks) */
@@ -20,7 +20,8 @@ struct offcpu_start {
 
 /* Aggregation key.  seed_tid != 0 marks a thread blocked since before the
  * window, whose kernel stack lives in seed_stacks[seed_tid] instead of the
- * stack map (bpf_get_stackid() only works for the current task). */
+ * stack store (ss_get(), like bpf_get_stackid(), only works for the current
+ * task). */
 struct offcpu_key {
     __u32 tgid;
     __u32 seed_tid;
@@ -46,7 +47,7 @@ enum offcpu_stat {
     OFFCPU_ST_BLOCKS = 0,      /* block events recorded */
     OFFCPU_ST_START_FULL,      /* starts map full: a block not timed */
     OFFCPU_ST_AGG_FULL,        /* aggregate map full: a wait dropped */
-    OFFCPU_ST_KSTACK_ERR,      /* kernel stack id failed (stack map full / collision) */
+    OFFCPU_ST_KSTACK_ERR,      /* kernel stack id failed (stack store full / collision) */
     OFFCPU_ST_USTACK_ERR,
     OFFCPU_ST_SHORT,           /* waits below min_block_ns */
     OFFCPU_ST_SEEDED,          /* threads blocked when the window opened */

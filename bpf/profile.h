@@ -13,7 +13,7 @@ struct prof_key {
     __u32 tgid;
     __u32 tid; /* the thread in a targeted run (-p, -- CMD); 0 system-wide, where
                 * a key per thread would multiply the keys by the threads */
-    __s32 kstack; /* bpf_get_stackid result, PROF_STACK_NONE when none expected */
+    __s32 kstack; /* ss_get result (a stack id or -errno), PROF_STACK_NONE when none expected */
     __s32 ustack;
     char comm[PROF_COMM_LEN];
 };

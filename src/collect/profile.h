@@ -8,14 +8,13 @@
 /* "0-3,5,7-8" (/sys/devices/system/cpu/online) -> on[i] = true for listed
  * CPUs below n.  Returns how many were set; -1 on malformed text. */
 int profile_parse_cpu_list(const char *text, bool *on, size_t n);
-/* Entries of the CPU profile's stack map for a window: a sample adds at
- * most two stacks (kernel and user), and a stack map loses a stack whose
- * hash bucket another holds, so room for every sample's two at half load,
- * as a power of two from PROF_MIN_STACKS to PROF_MAX_STACKS (unknown
- * window: the most).  Each entry is ~1 KiB of kernel memory that the map's
- * creation allocates and touches: 8 MiB cost ~4 % of an idle run's own CPU
- * on the test VM (2026-11-26), for a -d 10 run at 49 Hz on 2 CPUs that
- * can take at most 980 samples. */
+/* Entries of the CPU profile's stack store for a window: a sample adds at
+ * most two stacks (kernel and user); room for every sample's two twice
+ * over, as a power of two from PROF_MIN_STACKS to PROF_MAX_STACKS (unknown
+ * window: the most).  The store allocates a stack (~2 KiB of kernel memory)
+ * when it first comes, so this bounds what a window of new stacks can take
+ * (the STACK_TRACE map it replaced allocated and touched all of it at
+ * creation: 8 MiB cost ~4 % of an idle run's own CPU on the test VM). */
 uint32_t profile_stack_entries(int hz, int ncpu, double window_s);
 
 struct collect_ctx;

@@ -30,7 +30,7 @@ struct stack_resolver;
 enum stack_miss {
     STACK_MISS_FAULT = 0, /* -EFAULT: the stack could not be read */
     STACK_MISS_COLLISION, /* -EEXIST: hash collision with another stack */
-    STACK_MISS_FULL,      /* -ENOMEM / -E2BIG: stack map full */
+    STACK_MISS_FULL,      /* -ENOMEM / -E2BIG: stack map or store full */
     STACK_MISS_GONE,      /* the id was not found in the map when read */
     STACK_MISS_OTHER,     /* any other negative value */
     STACK_MISS_COUNT
@@ -60,7 +60,8 @@ enum stack_opts {
 };
 
 /* stackmap_fd: a STACK_TRACE map (value = array of __u64 addresses, leaf
- * first, 0-terminated when shorter than the value); opts: enum stack_opts. */
+ * first, 0-terminated when shorter than the value) or a stack store (the
+ * same frames, then the hash: struct ss_stack); opts: enum stack_opts. */
 struct stack_resolver *stack_resolver_new(struct symbolizer *sym, int stackmap_fd,
                                           unsigned opts);
 
