@@ -238,32 +238,22 @@ long kbpf_host_threads(void)
     return l.threads;
 }
 
-void kbpf_warm_alloc(struct bpf_map *const *maps, size_t n)
+void kbpf_warm_alloc(struct bpf_map *map)
 {
-    size_t vmax = 0;
-    for (size_t i = 0; i < n; i++)
-        if (maps[i] && (bpf_map__map_flags(maps[i]) & BPF_F_NO_PREALLOC) &&
-            bpf_map__key_size(maps[i]) == sizeof(uint32_t) && bpf_map__value_size(maps[i]) > vmax)
-            vmax = bpf_map__value_size(maps[i]);
-    cpu_set_t was;
-    if (!vmax || sched_getaffinity(0, sizeof was, &was) != 0)
-        return;
-    void *zero = xcalloc(1, vmax);
     uint32_t key = UINT32_MAX; /* no program's key: stack ids are below 2^31 */
+    cpu_set_t was;
+    if (!map || !(bpf_map__map_flags(map) & BPF_F_NO_PREALLOC) ||
+        bpf_map__key_size(map) != sizeof key || sched_getaffinity(0, sizeof was, &was) != 0)
+        return;
+    void *zero = xcalloc(1, bpf_map__value_size(map));
+    int fd = bpf_map__fd(map);
     for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
         cpu_set_t one;
         CPU_ZERO(&one);
         CPU_SET(cpu, &one);
-        if (!CPU_ISSET(cpu, &was) || sched_setaffinity(0, sizeof one, &one) != 0)
-            continue;
-        for (size_t i = 0; i < n; i++) {
-            if (!maps[i] || !(bpf_map__map_flags(maps[i]) & BPF_F_NO_PREALLOC) ||
-                bpf_map__key_size(maps[i]) != sizeof key)
-                continue;
-            int fd = bpf_map__fd(maps[i]);
-            if (bpf_map_update_elem(fd, &key, zero, BPF_NOEXIST) == 0)
-                bpf_map_delete_elem(fd, &key);
-        }
+        if (CPU_ISSET(cpu, &was) && sched_setaffinity(0, sizeof one, &one) == 0 &&
+            bpf_map_update_elem(fd, &key, zero, BPF_NOEXIST) == 0)
+            bpf_map_delete_elem(fd, &key);
     }
     (void)sched_setaffinity(0, sizeof was, &was);
     free(zero);

@@ -53,9 +53,9 @@ long kbpf_host_threads(void);
  * from irq_work once a program takes one; a perf_event program (NMI) that
  * inserts two stacks in one sample finds it empty the first time and loses
  * the second.  One insert and delete from each CPU starts the refill before
- * the window.  Call after load, before the programs run; maps still
- * preallocated are skipped. */
-void kbpf_warm_alloc(struct bpf_map *const *maps, size_t n);
+ * the window.  Call after load, before the programs run; a map still
+ * preallocated, or not keyed by a u32, is left alone. */
+void kbpf_warm_alloc(struct bpf_map *map);
 /* Shrinks a map this run never writes (the per-thread tables of a targeted
  * run, the followed processes of a command) to one entry: a preallocated
  * table of 8,192 costs its creation every run for nothing.  Call between

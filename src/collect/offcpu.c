@@ -134,7 +134,7 @@ static int offcpu_start(struct collect_ctx *ctx, void **state, char *err, size_t
         snprintf(err, n, "loading the off-CPU programs failed: %s", strerror(-rc));
         return rc;
     }
-    kbpf_warm_alloc(&st->skel->maps.stacks, 1);
+    kbpf_warm_alloc(st->skel->maps.stacks);
     if (st->skel->bss)
         st->skel->bss->begin_ns = 0;
     st->pf = stack_prefetch_new(bpf_map__fd(st->skel->maps.stacks),

@@ -117,7 +117,7 @@ static int pf_start(struct collect_ctx *ctx, void **state, char *err, size_t n)
         snprintf(err, n, "loading the page-fault BPF program failed: %s", strerror(-rc));
         return rc;
     }
-    kbpf_warm_alloc(&st->skel->maps.stackmap, 1);
+    kbpf_warm_alloc(st->skel->maps.stackmap);
     st->pf = stack_prefetch_new(bpf_map__fd(st->skel->maps.stackmap), STACKS_USER_PER_PID);
     return open_events(st, err, n);
 }

@@ -247,7 +247,7 @@ static int prof_start(struct collect_ctx *ctx, void **state, char *err, size_t n
         snprintf(err, n, "loading the profile BPF program failed: %s", strerror(-rc));
         return rc;
     }
-    kbpf_warm_alloc(&st->skel->maps.stackmap, 1);
+    kbpf_warm_alloc(st->skel->maps.stackmap);
     if (follow) {
         /* Before the events: a child forked once sampling starts is followed. */
         st->fork_link = bpf_program__attach(st->skel->progs.on_fork);

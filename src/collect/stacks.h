@@ -2,7 +2,8 @@
  *
  * BPF programs store stacks with bpf_get_stackid() into a
  * BPF_MAP_TYPE_STACK_TRACE map, or with ss_get() into a stack store
- * (bpf/stackstore.h), and aggregate counts under keys holding the ids; after the window the collector passes each aggregated key here.  The
+ * (bpf/stackstore.h), and aggregate counts under keys holding the ids;
+ * after the window the collector passes each aggregated key here.  The
  * resolver reads each stack once from the map, symbolizes it once and
  * caches the frames (one id is shared by many keys).
  *

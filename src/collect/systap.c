@@ -148,7 +148,7 @@ static struct systap_bpf *tap_open(enum tap_mode mode, uint32_t tgid, uint64_t c
     if (rc == 0 && !skel->bss)
         rc = -EOPNOTSUPP; /* no mmapable maps: the part switches need them */
     if (rc == 0)
-        kbpf_warm_alloc(&skel->maps.fstacks, 1);
+        kbpf_warm_alloc(skel->maps.fstacks);
     if (rc == 0)
         rc = tap_links(skel, classic, true);
     if (rc) {
