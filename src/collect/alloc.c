@@ -4,9 +4,10 @@
  *
  * The target's libc is found in /proc/PID/maps and opened through
  * /proc/PID/map_files by mapfile_open (the very file mapped, whatever its
- * path says or wherever its mount namespace is; a regular file only); the probes attach by that fd and by pid,
- * so only the target's calls run them.  Every tick estimates the target's
- * slowdown (calls/s x ALLOC_COST_NS / the target's CPU time); past
+ * path says or wherever its mount namespace is; a regular file only); the
+ * probes attach by that fd and by pid, so only the target's calls run them.
+ * Every tick estimates the target's slowdown (calls/s x ALLOC_COST_NS / the
+ * target's CPU time); past
  * ALLOC_MAX_SLOWDOWN_PCT the probes come off at once and the report says
  * when and why.  stop() drains: bytes and calls per allocation site (profile
  * "alloc" and tables alloc.top_bytes / alloc.top_calls), and what was
