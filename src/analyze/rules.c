@@ -145,12 +145,7 @@ static const struct rule rules[] = {
      "buffers, fewer polls (epoll instead of busy polling), vDSO clock reads instead of "
      "syscalls, no getpid/stat in a loop. strace -c -p PID confirms which calls dominate.",
      rule_syscall_rate},
-    {"syscall.errors", "syscall",
-     "A process retrying a failing call burns CPU and usually hides a bug: a missing "
-     "file (ENOENT), a closed descriptor (EBADF), a permission problem (EACCES). "
-     "strace -f -e trace=SYSCALL -p PID shows the arguments; fix the path, the "
-     "descriptor handling or the retry loop.",
-     rule_syscall_errors},
+    {"syscall.errors", "syscall", NULL, rule_syscall_errors}, /* advice names the failing call */
     {"process.churn", "process",
      "Every fork+exec costs page-table copies, a binary load and dynamic linking: "
      "milliseconds of CPU each. Replace the shell loop or script calling small tools with "

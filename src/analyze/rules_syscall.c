@@ -1,79 +1,11 @@
 /* Rules over the syscall and process-churn tables (collectors `syscalls`
  * and `procevents`): syscall.rate, syscall.errors, process.churn. */
 #include "analyze_internal.h"
+#include "syscall_errnos.h"
+#include "../util/strbuf.h"
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-
-static bool in_list(const char *s, const char *const *list)
-{
-    for (size_t i = 0; s && list[i]; i++)
-        if (strcmp(s, list[i]) == 0)
-            return true;
-    return false;
-}
-
-/* Probing failures (see probing()) above this rate in one process are a
- * loop, not a question: PATH search, config files, Python imports stay well
- * below.  Many processes probing a little each (a busy shell, a build) are
- * not a fault of any one; process.churn speaks about their number. */
-#define PROBE_PER_PROC_MAX_PER_S 1000.0
-
-/* Failures that are how programs ask a question, as long as one process
- * does not ask thousands of times a second:
- *   ENOENT from a path lookup (is the file there?), ENXIO from open (a FIFO
- *   without a reader, a tty without a controlling terminal), ENOTTY from
- *   ioctl (isatty() on a pipe or file), EINVAL from readlink (not a symlink:
- *   realpath() walks), ECHILD from wait4/waitid (no child left to reap: how
- *   a reaping loop ends), EBADF from fcntl (is this descriptor open?),
- *   ENOTSOCK from getsockname/getpeername/getsockopt (is this a socket?). */
-static bool probing(const char *sc, const char *e)
-{
-    static const char *const lookups[] = {
-        "open",   "openat",    "openat2",    "stat",     "lstat",      "newfstatat", "statx",
-        "access", "faccessat", "faccessat2", "readlink", "readlinkat", "execve",     "execveat",
-        "statfs", NULL};
-    static const char *const opens[] = {"open", "openat", "openat2", NULL};
-    static const char *const ioctls[] = {"ioctl", NULL};
-    static const char *const links[] = {"readlink", "readlinkat", NULL};
-    static const char *const waits[] = {"wait4", "waitid", NULL};
-    static const char *const fcntls[] = {"fcntl", NULL};
-    static const char *const sockq[] = {"getsockname", "getpeername", "getsockopt", NULL};
-    static const struct {
-        const char *errno_name;
-        const char *const *calls;
-    } asks[] = {{"ENOENT", lookups}, {"ENXIO", opens},  {"ENOTTY", ioctls},   {"EINVAL", links},
-                {"ECHILD", waits},   {"EBADF", fcntls}, {"ENOTSOCK", sockq}};
-    if (!e || !sc)
-        return false;
-    for (size_t i = 0; i < sizeof asks / sizeof asks[0]; i++)
-        if (strcmp(e, asks[i].errno_name) == 0 && in_list(sc, asks[i].calls))
-            return true;
-    return false;
-}
-
-/* Rate of the row's failures in the process that has the most of them. */
-static double top_proc_rate(const struct table *t, size_t i)
-{
-    double rate = table_num(t, i, "per_s"), n = table_num(t, i, "count"),
-           top = table_num(t, i, "proc_count");
-    return isnan(top) || !(n > 0) ? rate : rate * top / n;
-}
-
-/* Whether a row of syscall.errors is normal behaviour, not a fault: flow
- * control (a nonblocking read with nothing to read, an interrupted wait, a
- * timed-out futex), or probing by processes that each stay below the
- * probing rate (the row names the one with the most; the others have fewer). */
-static bool benign_row(const struct table *t, size_t i)
-{
-    static const char *const flow[] = {"EAGAIN", "EINTR", "ETIMEDOUT", "EINPROGRESS", NULL};
-    const char *e = table_str(t, i, "errno");
-    if (in_list(e, flow))
-        return true;
-    double top_rate = top_proc_rate(t, i);
-    return probing(table_str(t, i, "syscall"), e) && !isnan(top_rate) &&
-           top_rate < PROBE_PER_PROC_MAX_PER_S;
-}
 
 /* When the syscall figures are estimates: the tap recorded in time slices
  * (collector syscalls, metric syscall.attached_pct below 100). */
@@ -118,91 +50,157 @@ void rule_syscall_rate(struct report *r, const struct rule *self)
     f->score = rank_score(s.sev, s.excess, NAN, 0);
 }
 
+/* A failed-call row judged: its verdict from the expected-error table and,
+ * for errors that lose or refuse work, the share of its process's calls
+ * that fail this way against the verdict's threshold. */
+struct err_judged {
+    struct errno_class cls;
+    struct sig share;    /* NAN / SEV_NONE unless lost or refused */
+    double proc_per_s;   /* the row's failures in its top process, per s */
+    bool of_syscall;     /* share of the syscall's calls (the process's were unknown) */
+};
+
+/* Calls of process pid in the window (syscall.by_process), NAN if unlisted. */
+static double proc_calls(const struct table *bp, double pid)
+{
+    for (size_t i = 0; bp && i < bp->nrows; i++)
+        if (table_num(bp, i, "pid") == pid)
+            return table_num(bp, i, "calls");
+    return NAN;
+}
+
+static double syscall_calls(const struct table *top, const char *sc)
+{
+    for (size_t i = 0; top && sc && i < top->nrows; i++) {
+        const char *n = table_str(top, i, "syscall");
+        if (n && strcmp(n, sc) == 0)
+            return table_num(top, i, "calls");
+    }
+    return NAN;
+}
+
+/* Refusals count as a burst from this rate in one process: a lone EPIPE
+ * when a reader quits, or one refused connection, is no pattern. */
+#define REFUSED_MIN_PER_S 1.0
+
+static struct err_judged judge_row(const struct report *r, const struct table *t, size_t i)
+{
+    const struct table *bp = report_find_table(r, NM_SYSCALL_BY_PROCESS);
+    const struct table *top = report_find_table(r, NM_SYSCALL_TOP);
+    struct err_judged j = {.share = {.v = NAN, .cov = NAN}};
+    const char *sc = table_str(t, i, "syscall");
+    j.cls = errno_classify(sc, table_str(t, i, "errno"));
+    double n = table_num(t, i, "count"), rate = table_num(t, i, "per_s");
+    double in_proc = table_num(t, i, "proc_count");
+    if (isnan(in_proc))
+        in_proc = n;
+    j.proc_per_s = n > 0 ? rate * in_proc / n : NAN;
+    if (!j.cls.thr_id || !(n > 0))
+        return j;
+    double calls = proc_calls(bp, table_num(t, i, "pid")), fails = in_proc;
+    if (!(calls >= fails) || !(calls > 0)) { /* process not listed: the syscall's own share */
+        calls = syscall_calls(top, sc);
+        fails = n;
+        j.of_syscall = true;
+    }
+    if (!(calls >= fails) || !(calls > 0))
+        return j;
+    j.share = sig_value(r, j.cls.thr_id, 100.0 * fails / calls, NULL);
+    if (j.cls.verdict == ERRNO_REFUSED && !(j.proc_per_s >= REFUSED_MIN_PER_S))
+        j.share.sev = SEV_NONE;
+    return j;
+}
+
 void rule_syscall_errors(struct report *r, const struct rule *self)
 {
     struct sig s = sig_metric(r, "syscall.errors_per_s", NM_SYSCALL_ERRORS_PER_S, NULL);
-    if (s.sev < SEV_WARNING)
-        return;
     const struct table *t = report_find_table(r, NM_SYSCALL_ERRORS);
-    /* Worst row: real failures before benign ones, then by count. */
-    long best = -1;
-    double benign = 0, all = 0;
-    for (size_t i = 0; t && i < t->nrows; i++) {
+    if (!t || !t->nrows)
+        return;
+    /* The worst row: a failure past its threshold first (by severity, then
+     * excess), else the largest count. */
+    long worst = -1, largest = -1;
+    struct err_judged wj = {0};
+    double expected = 0, all = 0;
+    bool any_lost = false;
+    for (size_t i = 0; i < t->nrows; i++) {
         double c = table_num(t, i, "count");
         if (isnan(c))
             continue;
-        bool b = benign_row(t, i);
+        struct err_judged j = judge_row(r, t, i);
         all += c;
-        benign += b ? c : 0;
-        if (best < 0) {
-            best = (long)i;
-            continue;
+        expected += j.cls.verdict == ERRNO_EXPECTED ? c : 0;
+        any_lost |= j.cls.verdict == ERRNO_LOST;
+        if (largest < 0 || c > table_num(t, (size_t)largest, "count"))
+            largest = (long)i;
+        if (j.share.sev >= SEV_WARNING && (worst < 0 || sig_worse(&j.share, &wj.share))) {
+            worst = (long)i;
+            wj = j;
         }
-        bool bb = benign_row(t, (size_t)best);
-        if ((bb && !b) || (bb == b && c > table_num(t, (size_t)best, "count")))
-            best = (long)i;
     }
-    enum severity sev = s.sev;
-    /* Only flow-control errors: at most info, and say why. */
-    bool only_benign = all > 0 && benign >= all;
-    if (only_benign)
-        sev = SEV_INFO;
-    /* The severity is that of the real failures' rate (the listed rows'
-     * share of them applied to the total): 1,400 ENOENT probes a second from
-     * a build beside 2 real failures a second are not a critical fault. */
-    double real_share = all > 0 ? (all - benign) / all : 1;
-    struct sig real = sig_value(r, "syscall.errors_per_s", s.v * real_share, NULL);
-    if (!only_benign && real.sev < sev)
-        sev = real.sev > SEV_INFO ? real.sev : SEV_INFO;
-    /* Mostly normal failures: the title says so before naming a real one. */
-    bool mostly_benign = !only_benign && benign > 0 && benign * 2 >= all;
+    if (worst < 0 && !any_lost && s.sev < SEV_WARNING)
+        return; /* a few answers a second: not worth a line */
+    enum severity sev = worst >= 0 ? wj.share.sev : SEV_INFO;
+    size_t i = (size_t)(worst >= 0 ? worst : largest);
+    if (worst < 0)
+        wj = judge_row(r, t, i);
+    const char *sc = table_str(t, i, "syscall"), *en = table_str(t, i, "errno");
+    char lab[160];
+    proc_label(t, i, lab, sizeof lab);
     struct finding *f = rule_finding(r, self, NULL, sev, "");
-    if (best >= 0) {
-        size_t i = (size_t)best;
-        char lab[160], lead[160];
-        proc_label(t, i, lab, sizeof lab);
-        if (mostly_benign)
-            snprintf(lead, sizeof lead,
-                     "Failing syscalls: %.0f/s, %.0f%% of them normal (probing, flow "
-                     "control); of the others most",
-                     s.v, floor(100.0 * benign / all)); /* never "100 %" beside others */
-        else
-            snprintf(lead, sizeof lead, "Failing syscalls: %.0f/s; most", s.v);
-        double row_rate = table_num(t, i, "per_s"), top_rate = top_proc_rate(t, i);
-        if (isnan(row_rate) || isnan(top_rate) || top_rate >= row_rate * 0.995)
-            finding_set_title(f, "%s %s() -> %s from %s (%.0f/s)", lead,
-                              table_str(t, i, "syscall"), table_str(t, i, "errno"), lab,
-                              row_rate);
-        else /* several processes: the row's rate is not the named one's */
-            finding_set_title(f, "%s %s() -> %s (%.0f/s), of them the most from %s (%.0f/s)",
-                              lead, table_str(t, i, "syscall"), table_str(t, i, "errno"),
-                              row_rate, lab, top_rate);
-        finding_set_culprit(f, lab);
-    } else {
-        finding_set_title(f, "Failing syscalls: %.0f/s", s.v);
+    if (worst >= 0)
+        finding_set_title(f, "Failing syscalls: %s() -> %s in %s, %.2g%% of %s calls (%.0f/s)",
+                          sc, en, lab, wj.share.v, wj.of_syscall ? "all its" : "its",
+                          wj.proc_per_s);
+    else if (all > 0 && expected >= all)
+        finding_set_title(f, "Failed syscalls: %.0f/s, all expected answers; most %s() -> %s "
+                             "(%.0f/s, most from %s)",
+                          num0(s.v), sc, en, table_num(t, i, "per_s"), lab);
+    else
+        finding_set_title(f, "Failed syscalls: %.0f/s, %.0f%% expected answers; most %s() -> %s "
+                             "(%.0f/s, most from %s)",
+                          num0(s.v), all > 0 ? floor(100.0 * expected / all) : 0, sc, en,
+                          table_num(t, i, "per_s"), lab);
+    finding_set_culprit(f, lab);
+    if (worst >= 0) {
+        char what[320];
+        snprintf(what, sizeof what, "%s() -> %s: share of %s %s", sc, en, lab,
+                 wj.of_syscall ? "calls of that syscall (its own total was not listed)"
+                               : "calls that failed this way");
+        sig_evidence(f, what, &wj.share);
+        finding_evidence(f, "%s means %s", en, wj.cls.why);
     }
-    sig_evidence(f, "Failed syscalls (all processes)", &s);
-    for (size_t i = 0, shown = 0; t && i < t->nrows && shown < 3; i++, shown++) {
-        char lab[160];
-        proc_label(t, i, lab, sizeof lab);
-        const char *e = table_str(t, i, "errno");
-        finding_evidence(f, "%s() failed with %s %.0f times (%.1f/s), mostly in %s%s",
-                         table_str(t, i, "syscall"), e, table_num(t, i, "count"),
-                         table_num(t, i, "per_s"), lab,
-                         benign_row(t, i) ? " (normal: flow control or a program probing; "
-                                            "ranked lower)"
-                                          : "");
+    if (!isnan(s.v))
+        finding_evidence(f, "Failed syscalls, all processes: %.0f/s; %.0f%% of them are expected "
+                            "answers (ENOENT lookups, EAGAIN, ENODATA from getxattr, ...), which "
+                            "never raise the severity",
+                         s.v, all > 0 ? 100.0 * expected / all : 0);
+    for (size_t k = 0, shown = 0; k < t->nrows && shown < 4; k++) {
+        if (isnan(table_num(t, k, "count")))
+            continue;
+        struct err_judged j = judge_row(r, t, k);
+        char plab[160];
+        proc_label(t, k, plab, sizeof plab);
+        finding_evidence(f, "%s() failed with %s %.0f times (%.1f/s), mostly in %s: %s%s%s",
+                         table_str(t, k, "syscall"), table_str(t, k, "errno"),
+                         table_num(t, k, "count"), table_num(t, k, "per_s"), plab,
+                         errno_verdict_name(j.cls.verdict), j.cls.why ? ", " : "",
+                         j.cls.why ? j.cls.why : "");
+        shown++;
     }
-    if (benign > 0 && !only_benign)
-        finding_evidence(f, "%.0f%% of the listed errors are normal (EAGAIN/EINTR/ETIMEDOUT flow "
-                            "control, or programs probing: ENOENT lookups, isatty ENOTTY, "
-                            "readlink EINVAL, wait4 ECHILD...); the others are ranked first",
-                         100.0 * benign / all);
-    if (only_benign)
-        finding_evidence(f, "All listed errors are normal (flow control, or programs probing "
-                            "for files), so this is informational");
     sampled_evidence(r, f);
-    f->score = rank_score(sev, only_benign ? 0 : real.excess, NAN, 0);
+    /* The advice names the real call and, through advice_with_pid, the pid. */
+    struct strbuf rec = STRBUF_INIT;
+    if (worst >= 0)
+        sb_addf(&rec, "%s() fails with %s: %s. ", sc, en, wj.cls.why);
+    else
+        sb_add(&rec, "Nothing here loses work: most failed calls are how programs ask questions "
+                     "(is the file there, is there data yet). ");
+    sb_addf(&rec, "strace -f -e trace=%s -p PID shows the failing calls with their arguments.",
+            sc ? sc : "all");
+    finding_set_recommendation(f, sb_str(&rec));
+    sb_free(&rec);
+    f->score = rank_score(sev, worst >= 0 ? wj.share.excess : 0, NAN, 0);
 }
 
 void rule_process_churn(struct report *r, const struct rule *self)

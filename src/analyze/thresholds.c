@@ -145,9 +145,22 @@ static const struct thr_def defaults[] = {
      * tight loop of small calls (a CPU's worth of kernel entries at ~1 µs
      * each is 5 %); 200k/s is a process doing little but syscalls. */
     {"syscall.proc_per_s", "Syscalls per second of one process", "/s", 50000, 200000, false},
-    /* Idle hosts fail a few calls per second (probing for files); 100/s is a
-     * retry loop, 1000/s a process spinning on a failing call. */
+    /* Failed calls of every kind: past this rate the report lists them (as
+     * information: a rate is no harm; errors that lose or refuse work are
+     * judged by the two rows below). */
     {"syscall.errors_per_s", "Failed syscalls (all processes)", "/s", 100, 1000, false},
+    /* Share of one process's calls failing with an error that loses work
+     * (EIO, ENOSPC, EMFILE...: syscall_errnos.c).  Each one is a write not
+     * made or a connection not accepted: one in 10,000 calls is already
+     * felt, one in a hundred is an outage of that path. */
+    {"syscall.lost_pct", "Calls of a process failing with lost work (EIO, ENOSPC, EMFILE...)",
+     "%", 0.01, 1, false},
+    /* Share of one process's calls refused by a peer, a route or a
+     * permission (ECONNREFUSED, EPIPE, EACCES...), at 1/s or more: a client
+     * whose every twentieth call is refused retries visibly; a quarter is a
+     * dependency that is down. */
+    {"syscall.refused_pct", "Calls of a process refused (ECONNREFUSED, EACCES...)", "%", 5, 25,
+     false},
     /* Shells and cron start a few programs per second; 20/s sustained is a
      * loop forking tools, 100/s costs whole CPUs in fork/exec. */
     {"proc.exec_per_s", "Programs executed per second", "/s", 20, 100, false},
