@@ -20,6 +20,15 @@ const volatile __u32 self_tgid = 0;
 const volatile __u32 target_tgid = 0;
 const volatile __u64 target_cgid = 0;
 const volatile __u64 min_block_ns = 1000000;
+/* With target_tgid: its descendants too (`perfreport -- CMD`); each process
+ * forked by one in the tree joins it at its fork, before it can run. */
+const volatile bool follow_children = false;
+/* With target_tgid: futex waits on a sibling thread's exit word are joins
+ * (join_words, filled by the seed pass 0 and at each thread's creation). */
+const volatile bool find_joins = false;
+/* The seed iterator's pass: 0 records exit words only, 1 seeds blocked
+ * threads (a joiner may come before the thread it joins in task order). */
+volatile __u32 seed_pass = 1;
 
 /* The window's start (bpf_ktime_get_ns clock), set by user space at begin;
  * 0 until then.  Blocks are tracked from the attach, so a thread that
@@ -75,6 +84,20 @@ struct {
     __type(value, __u64);
 } stats SEC(".maps");
 
+struct {
+    __uint(type, BPF_MAP_TYPE_HASH);
+    __uint(max_entries, OFFCPU_MAX_FOLLOWED);
+    __type(key, __u32);
+    __type(value, __u8);
+} followed SEC(".maps");
+
+struct {
+    __uint(type, BPF_MAP_TYPE_HASH);
+    __uint(max_entries, OFFCPU_MAX_JOIN_WORDS);
+    __type(key, struct join_word);
+    __type(value, __u32); /* the thread's tid */
+} join_words SEC(".maps");
+
 /* -p only: blocked time per (thread, kernel stack, syscall) */
 struct {
     __uint(type, BPF_MAP_TYPE_HASH);
@@ -91,7 +114,8 @@ static __always_inline bool wanted(struct task_struct *t)
     __u32 pid = BPF_CORE_READ(t, pid), tgid = BPF_CORE_READ(t, tgid);
     if (pid == 0 || tgid == self_tgid)
         return false;
-    if (target_tgid && tgid != target_tgid)
+    if (target_tgid && tgid != target_tgid &&
+        !(follow_children && bpf_map_lookup_elem(&followed, &tgid)))
         return false;
     if (target_cgid && BPF_CORE_READ(t, cgroups, dfl_cgrp, kn, id) != target_cgid)
         return false;
@@ -99,13 +123,52 @@ static __always_inline bool wanted(struct task_struct *t)
 }
 
 /* orig_ax: the syscall number while in a syscall, -1 otherwise (for an
- * exception it holds the error code; user space checks the kernel frames). */
+ * exception it holds the error code; user space checks the kernel frames).
+ * A futex wait on a sibling thread's exit word is OFFCPU_SYSCALL_JOIN. */
 static __always_inline __s32 syscall_of(struct task_struct *t)
 {
     struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(t);
     if (!regs)
         return -1;
-    return (__s32)BPF_CORE_READ(regs, orig_ax);
+    __s32 nr = (__s32)BPF_CORE_READ(regs, orig_ax);
+    /* futex(2) and futex_wait(2) take the futex word first */
+    if (find_joins && (nr == 202 || nr == 455)) {
+        struct join_word w = {.tgid = BPF_CORE_READ(t, tgid), .addr = BPF_CORE_READ(regs, di)};
+        if (bpf_map_lookup_elem(&join_words, &w))
+            return OFFCPU_SYSCALL_JOIN;
+    }
+    return nr;
+}
+
+/* Records thread t's exit word (pthread_join waits on it). */
+static __always_inline void note_join_word(struct task_struct *t)
+{
+    struct join_word w = {.tgid = BPF_CORE_READ(t, tgid),
+                          .addr = (__u64)BPF_CORE_READ(t, clear_child_tid)};
+    if (!w.addr)
+        return;
+    __u32 tid = BPF_CORE_READ(t, pid);
+    if (bpf_map_update_elem(&join_words, &w, &tid, BPF_ANY))
+        kcount(&stats, OFFCPU_ST_JOIN_FULL);
+}
+
+/* Loaded only for a target (-p, -- CMD): a new process of the tree is
+ * followed, a new thread of a wanted process has its exit word noted. */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(offcpu_fork, struct task_struct *parent, struct task_struct *child)
+{
+    __u32 ptgid = parent->tgid, ctgid = child->tgid;
+    if (ptgid == ctgid) {
+        if (find_joins && wanted(child))
+            note_join_word(child);
+        return 0;
+    }
+    if (!follow_children || !wanted(parent))
+        return 0;
+    __u8 one = 1;
+    if (bpf_map_update_elem(&followed, &ctgid, &one, BPF_ANY))
+        kcount(&stats, OFFCPU_ST_UNFOLLOWED);
+    return 0;
 }
 
 static __always_inline void on_block(void *ctx, struct task_struct *prev, __u64 now)
@@ -226,6 +289,11 @@ int offcpu_seed(struct bpf_iter__task *ctx)
     struct task_struct *t = ctx->task;
     if (!t || !wanted(t))
         return 0;
+    if (seed_pass == 0) {
+        if (find_joins && !t->exit_state)
+            note_join_word(t);
+        return 0;
+    }
     if (t->__state == 0 || t->exit_state)
         return 0;
     __u32 tid = t->pid;
@@ -237,6 +305,10 @@ int offcpu_seed(struct bpf_iter__task *ctx)
         return 0;
     long n = bpf_get_task_stack(t, ss->ip, sizeof ss->ip, 0);
     ss->nr = n > 0 ? (__u32)(n / sizeof(__u64)) : 0;
+    /* Its user stack cannot be walked from here, but the registers saved
+     * when it entered the kernel say where it called from. */
+    struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(t);
+    ss->uip = regs ? BPF_CORE_READ(regs, ip) : 0;
     if (bpf_map_update_elem(&seed_stacks, &tid, ss, BPF_NOEXIST) != 0)
         return 0;
     struct start_rec rec = {};

@@ -8,6 +8,20 @@
 #define OFFCPU_MAX_AGG 16384       /* distinct (process, stacks) aggregates */
 #define OFFCPU_SEED_DEPTH 32       /* kernel frames kept for threads blocked before the window */
 #define OFFCPU_MAX_SEEDS 8192
+#define OFFCPU_MAX_FOLLOWED 8192   /* processes of a command's tree followed */
+#define OFFCPU_MAX_JOIN_WORDS 8192 /* threads of a target whose exit word is known */
+/* offcpu_key.syscall of a futex wait on a sibling thread's exit word
+ * (clear_child_tid): pthread_join.  Never a syscall number; the same value
+ * as WAIT_SYSCALL_JOIN in src/collect/waitclass.h. */
+#define OFFCPU_SYSCALL_JOIN (-2)
+
+/* A thread's exit word: the kernel clears it and wakes its futex when the
+ * thread ends, which is what pthread_join waits on. */
+struct join_word {
+    __u32 tgid;
+    __u32 pad;
+    __u64 addr;
+};
 
 /* A thread that went off CPU: when, and where (stack ids, syscall). */
 struct offcpu_start {
@@ -39,6 +53,7 @@ struct offcpu_val {
 struct offcpu_seed_stack {
     __u32 nr;
     __u32 pad;
+    __u64 uip; /* the user instruction pointer it blocked at (its leaf user frame), 0 = none */
     __u64 ip[OFFCPU_SEED_DEPTH];
 };
 
@@ -52,6 +67,8 @@ enum offcpu_stat {
     OFFCPU_ST_SHORT,           /* waits below min_block_ns */
     OFFCPU_ST_SEEDED,          /* threads blocked when the window opened */
     OFFCPU_ST_TID_FULL,        /* -p: per-thread map full, a wait not kept per thread */
+    OFFCPU_ST_UNFOLLOWED,      /* -- CMD: followed-process map full, a process not followed */
+    OFFCPU_ST_JOIN_FULL,       /* exit-word map full: a thread's joins not told apart */
     OFFCPU_ST_COUNT
 };
 

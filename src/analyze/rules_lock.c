@@ -2,8 +2,9 @@
  * time waiting in futex calls that look like lock contention.
  *
  * What counts (rows of lock.futex_waits):
- *  - kind "park" never counts: a thread pool parked on a condition
- *    variable, a semaphore or pthread_join is idle, not contended;
+ *  - kinds "park" and "join" never count: a thread pool parked on a
+ *    condition variable or a semaphore is idle, a thread in pthread_join
+ *    waits for another to finish, neither is contended;
  *  - kind "mutex" (the stack passes a mutex/rwlock slow path) counts;
  *  - kind "unknown" (no recognised frame) counts only with contention
  *    evidence: many short waits (>= LOCK_MIN_WAITS waits of mean <=
@@ -24,7 +25,7 @@
 static bool row_counts(const struct table *t, size_t i)
 {
     const char *kind = table_str(t, i, "kind");
-    if (kind && strcmp(kind, "park") == 0)
+    if (kind && (strcmp(kind, "park") == 0 || strcmp(kind, "join") == 0))
         return false;
     if (kind && strcmp(kind, "mutex") == 0)
         return true;

@@ -51,6 +51,7 @@ void threads_join(struct report *r)
         {"samples", "On-CPU samples", "", 0},
         {"blocked_pct", "Off CPU", "% of window", 0},
         {"futex_ms", "Futex waits", "ms", 0},
+        {"join_ms", "Joining threads", "ms", 0},
         {"ipc_ms", "Pipe/IPC waits", "ms", 0},
         {"io_ms", "Disk I/O waits", "ms", 0},
         {"net_ms", "Network waits", "ms", 0},
@@ -75,6 +76,7 @@ void threads_join(struct report *r)
         long o = row_of(off, tid);
         copy(t, row, "blocked_pct", off, o, "window_pct");
         copy(t, row, "futex_ms", off, o, "futex_ms");
+        copy(t, row, "join_ms", off, o, "join_ms");
         copy(t, row, "ipc_ms", off, o, "ipc_ms");
         copy(t, row, "io_ms", off, o, "io_ms");
         copy(t, row, "net_ms", off, o, "net_ms");
@@ -94,22 +96,30 @@ void threads_join(struct report *r)
     sb_add(&note, "CPU and switches from /proc/PID/task over the window; on-CPU samples, "
                   "off-CPU and run-queue time from the BPF collectors (blank when they did "
                   "not run). Running or runnable: CPU plus run-queue time, the CPU the "
-                  "thread wanted. Futex waits are mutexes, condition variables and joins; a thread "
-                  "waiting there or on a pipe waits for another thread.");
+                  "thread wanted. Futex waits are mutexes and condition variables (joins are "
+                  "counted apart); a thread waiting there or on a pipe waits for another "
+                  "thread, one joining waits for another to end.");
     if (cpu->note)
         sb_addf(&note, " %s", cpu->note);
     table_set_note(t, sb_str(&note));
     sb_free(&note);
 }
 
-/* Share of the window a thread spent waiting for others (futex and pipe
- * waits), NAN without off-CPU data. */
+/* Share of the window a thread spent waiting for others to hand it work or
+ * a lock: its lock (mutex), parked (condition variable) and pipe waits.
+ * Joining is not waiting on the busy thread: it waits for it to end, which
+ * is how a program with one worker is built.  NAN without off-CPU data. */
 static double wait_pct(const struct table *t, size_t row, double window_s)
 {
-    double f = table_num(t, row, "futex_ms"), p = table_num(t, row, "ipc_ms");
-    if (isnan(f) && isnan(p))
-        return NAN;
-    return (num0(f) + num0(p)) / 1000.0 / window_s * 100.0;
+    double l = table_num(t, row, "lock_ms"), k = table_num(t, row, "park_ms");
+    double p = table_num(t, row, "ipc_ms");
+    if (isnan(l) && isnan(k) && isnan(p)) { /* a table without classes: futex waits */
+        double f = table_num(t, row, "futex_ms"), j = table_num(t, row, "join_ms");
+        if (isnan(f) && isnan(p))
+            return NAN;
+        return (num0(f) - num0(j) + num0(p)) / 1000.0 / window_s * 100.0;
+    }
+    return (num0(l) + num0(k) + num0(p)) / 1000.0 / window_s * 100.0;
 }
 
 void rule_cpu_thread_bottleneck(struct report *r, const struct rule *self)
@@ -185,10 +195,10 @@ void rule_cpu_thread_bottleneck(struct report *r, const struct rule *self)
     long wrow = row_of(t, wtid);
     const char *wname = wrow >= 0 ? table_str(t, (size_t)wrow, "comm") : NULL;
     if (wname)
-        snprintf(lab, sizeof lab, "Time thread %s (tid %.0f) waited in futex and pipe waits",
+        snprintf(lab, sizeof lab, "Time thread %s (tid %.0f) waited on locks, condition variables and pipes",
                  wname, wtid);
     else
-        snprintf(lab, sizeof lab, "Time thread %.0f waited in futex and pipe waits", wtid);
+        snprintf(lab, sizeof lab, "Time thread %.0f waited on locks, condition variables and pipes", wtid);
     sig_evidence(f, lab, &peer);
     finding_evidence(f, "%zu of %zu other threads waited at least %.0f%% of the window on "
                         "futexes (locks, condition variables) or pipes",

@@ -58,6 +58,8 @@ struct offcpu_state {
     uint64_t end_ns;         /* when recording stopped (end), 0 before */
     uint64_t observed_ns;    /* begin -> end: the span the shares are of */
     bool sym_ref;            /* holds a stacks_sym_acquire() reference */
+    bool follow;             /* a command's tree: its child processes are followed */
+    bool joins;              /* futex waits on a sibling's exit word are told apart */
     struct stack_prefetch *pf; /* owned: stacks resolved during the window */
 };
 
@@ -71,9 +73,13 @@ static bool offcpu_can_run(const struct collect_ctx *ctx, char *reason, size_t n
     return false;
 }
 
-/* Runs the seed iterator once (see offcpu_seed in the BPF file). */
-static int run_seed_iter(struct offcpu_bpf *skel)
+/* Runs the seed iterator once, pass `pass` (see offcpu_seed in the BPF file). */
+static int run_seed_iter(struct offcpu_bpf *skel, unsigned pass)
 {
+    if (skel->data)
+        skel->data->seed_pass = pass;
+    else if (pass != 1)
+        return -ENOTSUP; /* no mmapable .data: only the default pass (1) can run */
     struct bpf_link *link = bpf_program__attach_iter(skel->progs.offcpu_seed, NULL);
     if (!link)
         return -errno;
@@ -124,6 +130,18 @@ static int offcpu_start(struct collect_ctx *ctx, void **state, char *err, size_t
     st->skel->rodata->target_tgid = (__u32)ctx->cfg->pid;
     if (ctx->cfg->pid <= 0)
         kbpf_map_unused(st->skel->maps.tid_off); /* threads of a target only */
+    /* A target's joins and a command's tree need the fork hook (tp_btf). */
+    st->follow = ctx->cfg->pid > 0 && ctx->cfg->follow_children && !st->classic;
+    st->joins = ctx->cfg->pid > 0 && !st->classic;
+    st->skel->rodata->follow_children = st->follow;
+    st->skel->rodata->find_joins = st->joins;
+    bpf_program__set_autoload(st->skel->progs.offcpu_fork, st->follow || st->joins);
+    if (!st->follow)
+        kbpf_map_unused(st->skel->maps.followed);
+    if (st->joins)
+        kbpf_alloc_on_insert(st->skel->maps.join_words);
+    else
+        kbpf_map_unused(st->skel->maps.join_words);
     st->skel->rodata->target_cgid = cgid;
     st->skel->rodata->min_block_ns = (__u64)ctx->cfg->min_block_us * 1000ull;
     /* Initial value: without mmapable maps (bss NULL after load) begin
@@ -151,8 +169,23 @@ static int offcpu_start(struct collect_ctx *ctx, void **state, char *err, size_t
         st->skel->links.offcpu_switch_tp = l;
     else
         st->skel->links.offcpu_switch_btf = l;
+    if (st->follow || st->joins) {
+        /* before the seed: a thread or process made after it is known */
+        st->skel->links.offcpu_fork = bpf_program__attach(st->skel->progs.offcpu_fork);
+        if (!st->skel->links.offcpu_fork) {
+            ledger_note(report_ledger(ctx->r, "offcpu", NULL),
+                        "the fork hook did not attach (%s): %s", strerror(errno),
+                        st->follow ? "the command's child processes are not followed and "
+                                     "joins read as futex waits"
+                                   : "joins read as futex waits");
+            st->follow = st->joins = false;
+        }
+    }
     st->begin_ns = mono_ns(); /* until begin moves it */
-    rc = run_seed_iter(st->skel);
+    if (st->joins && run_seed_iter(st->skel, 0) != 0)
+        ledger_note(report_ledger(ctx->r, "offcpu", NULL),
+                    "joins of threads blocked before the window read as futex waits");
+    rc = run_seed_iter(st->skel, 1);
     if (rc)
         ledger_note(report_ledger(ctx->r, "offcpu", NULL),
                     "threads already blocked at the window start not seen (task iterator: %s)",
@@ -243,15 +276,29 @@ static void add_seeded(struct offcpu_state *st, struct symbolizer *sym,
     if (bpf_map_lookup_elem(bpf_map__fd(st->skel->maps.seed_stacks), &tid, &ss) != 0)
         ss.nr = 0;
     size_t nk = ss.nr < OFFCPU_SEED_DEPTH ? ss.nr : OFFCPU_SEED_DEPTH;
-    const char *names[OFFCPU_SEED_DEPTH + 2];
-    uint8_t kinds[OFFCPU_SEED_DEPTH + 2];
+    const char *names[OFFCPU_SEED_DEPTH + 3];
+    uint8_t kinds[OFFCPU_SEED_DEPTH + 3];
     const char *kleaf[OFFCPU_SEED_DEPTH];
     size_t d = 0;
     names[d] = comm;
     kinds[d++] = FRAME_PROCESS;
-    names[d] = "[user stack not captured: blocked since before the window]";
+    /* Its callers cannot be read from another task; the instruction it
+     * entered the kernel from names the user function that waits
+     * (__lll_lock_wait: a mutex; __futex_abstimed_wait_common: a park). */
+    names[d] = ss.uip ? "[callers not captured: blocked since before the window]"
+                      : "[user stack not captured: blocked since before the window]";
     kinds[d++] = FRAME_UNKNOWN;
+    const char *uleaf = NULL;
     stacks_sym_lock(); /* shared with the other collectors' threads */
+    if (ss.uip) {
+        struct sym_frame uf;
+        /* the saved ip follows the syscall instruction: look up the one before */
+        if (sym_user_name(sym, (int)r->k.tgid, ss.uip - 1, &uf) == 0) {
+            uleaf = uf.name;
+            names[d] = uleaf;
+            kinds[d++] = uf.kind;
+        }
+    }
     for (size_t i = 0; i < nk; i++) {
         struct sym_frame f;
         uint64_t a = ss.ip[i] - (i ? 1 : 0);
@@ -271,7 +318,7 @@ static void add_seeded(struct offcpu_state *st, struct symbolizer *sym,
     if (us)
         stack_resolver_label(res, prof, profile_add_stack(prof, names, kinds, d, us), r->k.tgid,
                              tid, comm, us);
-    classify_row(r, kleaf, nk, NULL, 0, kleaf, nk);
+    classify_row(r, kleaf, nk, uleaf ? &uleaf : NULL, uleaf ? 1 : 0, kleaf, nk);
 }
 
 static void comm_of(const struct offcpu_key *k, char *out)
@@ -370,18 +417,40 @@ static void write_model(struct collect_ctx *ctx, const struct offcpu_state *st, 
     }
 
     if (ctx->cfg->pid) {
-        unsigned th = kbpf_proc_threads(ctx->cfg->pid);
-        /* the span this collector saw (it may start after the window opens
-         * and stop before it is drained): blocked time is measured over it */
+        /* Every row is the target's (the programs filter by process, or by
+         * the command's tree when it is followed). */
         double window_ms = (double)st->observed_ns / 1e6;
+        double tms[WC_COUNT] = {0};
+        uint32_t *tg = xcalloc(nrows ? nrows : 1, sizeof *tg);
+        size_t ntg = 0;
+        for (size_t i = 0; i < nrows; i++) {
+            tms[rows[i].cls] += (double)rows[i].v.total_ns / 1e6;
+            bool seen = false;
+            for (size_t j = 0; j < ntg && !seen; j++)
+                seen = tg[j] == rows[i].k.tgid;
+            if (!seen && ntg < 4096)
+                tg[ntg++] = rows[i].k.tgid;
+        }
+        free(tg);
+        if (window_ms > 0) {
+            for (int c = 0; c < WC_COUNT; c++) {
+                char name[64], title[160];
+                snprintf(name, sizeof name, NMF_OFFCPU_TARGET_MS,
+                         wait_class_name((enum wait_class)c));
+                snprintf(title, sizeof title, "Target blocked on %s (all its threads)",
+                         wait_class_title((enum wait_class)c));
+                report_metric(r, name, title, "ms", "offcpu", tms[c]);
+            }
+            if (st->follow)
+                report_metric(r, NM_OFFCPU_TARGET_PROCESSES,
+                              "Processes of the command's tree seen blocked", "", "offcpu",
+                              (double)ntg);
+        }
+        unsigned th = kbpf_proc_threads(ctx->cfg->pid);
         if (th && window_ms > 0) {
             report_metric(r, NM_OFFCPU_TARGET_THREADS, "Threads of the target", "", "offcpu", th);
-            double tms[WC_COUNT] = {0};
-            for (size_t i = 0; i < nrows; i++)
-                if (rows[i].k.tgid == (__u32)ctx->cfg->pid)
-                    tms[rows[i].cls] += (double)rows[i].v.total_ns / 1e6;
             for (int c = 0; c < WC_COUNT; c++) {
-                char name[64], title[128];
+                char name[64], title[160];
                 snprintf(name, sizeof name, NMF_OFFCPU_TARGET_PCT,
                          wait_class_name((enum wait_class)c));
                 snprintf(title, sizeof title, "Target blocked on %s (per-thread share of window)",
@@ -643,6 +712,17 @@ static int offcpu_stop(struct collect_ctx *ctx, void *state, char *err, size_t n
     if (full_s || full_a)
         ledger_note(le, "maps full: %llu waits not timed, %llu not aggregated",
                     (unsigned long long)full_s, (unsigned long long)full_a);
+    if (st->follow)
+        ledger_note(le, "the command's child processes were followed");
+    uint64_t unf = kbpf_percpu_sum(stfd, OFFCPU_ST_UNFOLLOWED),
+             jfull = kbpf_percpu_sum(stfd, OFFCPU_ST_JOIN_FULL);
+    if (unf)
+        ledger_note(le, "%llu of the command's processes not followed: more than %d were",
+                    (unsigned long long)unf, OFFCPU_MAX_FOLLOWED);
+    if (jfull)
+        ledger_note(le, "%llu threads' joins not told apart from futex waits (more than %d "
+                        "threads)",
+                    (unsigned long long)jfull, OFFCPU_MAX_JOIN_WORDS);
     /* stacks that could not be taken (map full, collision, unreadable user
      * memory), as blocked time; seeded threads have no user stack by design */
     double miss_k_ms = 0, miss_u_ms = 0;

@@ -40,14 +40,18 @@ static const struct wc_name kexact[] = {
     /* network sockets */
     {"sk_wait_data", WC_NET}, {"__skb_wait_for_more_packets", WC_NET},
     {"__skb_recv_datagram", WC_NET}, {"__lock_sock", WC_NET}, {"lock_sock_nested", WC_NET},
-    {"__sys_accept4", WC_NET}, {"__sys_connect", WC_NET}, {"__sys_recvfrom", WC_NET},
+    {"__sys_connect", WC_NET}, {"__sys_recvfrom", WC_NET},
     /* pipes and IPC: the peer process has not written/read yet */
     {"anon_pipe_read", WC_IPC}, {"anon_pipe_write", WC_IPC}, {"pipe_read", WC_IPC},
     {"pipe_write", WC_IPC}, {"pipe_wait_readable", WC_IPC}, {"pipe_wait_writable", WC_IPC},
     {"wait_for_partner", WC_IPC}, {"fifo_open", WC_IPC}, {"do_msgrcv", WC_IPC},
     {"do_msgsnd", WC_IPC}, {"do_semtimedop", WC_IPC}, {"wq_sleep", WC_IPC},
-    {"eventfd_read", WC_IPC}, {"do_wait", WC_IPC}, {"kernel_wait4", WC_IPC},
-    {"kernel_waitid", WC_IPC},
+    {"eventfd_read", WC_IPC},
+    /* a parent waiting for its children */
+    {"do_wait", WC_CHILD}, {"kernel_wait4", WC_CHILD}, {"kernel_waitid", WC_CHILD},
+    /* a listener waiting for the next connection (before the tcp_/inet_csk_ prefixes) */
+    {"inet_csk_wait_for_connect", WC_IDLE}, {"inet_csk_accept", WC_IDLE},
+    {"__sys_accept4", WC_IDLE}, {"do_accept", WC_IDLE}, {"unix_accept", WC_IDLE},
     /* event loops and terminals: waiting for something to do */
     {"ep_poll", WC_IDLE}, {"do_epoll_wait", WC_IDLE}, {"do_epoll_pwait", WC_IDLE},
     {"do_sys_poll", WC_IDLE}, {"do_poll", WC_IDLE}, {"do_select", WC_IDLE},
@@ -82,13 +86,13 @@ static const struct {
     {35, WC_SLEEP}, /* nanosleep */  {230, WC_SLEEP}, /* clock_nanosleep */
     {202, WC_LOCK}, /* futex */      {449, WC_LOCK}, /* futex_waitv */
     {455, WC_LOCK}, /* futex_wait */
-    {42, WC_NET},   /* connect */    {43, WC_NET},   /* accept */
-    {288, WC_NET},  /* accept4 */    {45, WC_NET},   /* recvfrom */
+    {42, WC_NET},   /* connect */    {43, WC_IDLE},  /* accept */
+    {288, WC_IDLE}, /* accept4 */    {45, WC_NET},   /* recvfrom */
     {47, WC_NET},   /* recvmsg */    {299, WC_NET},  /* recvmmsg */
     {74, WC_IO},    /* fsync */      {75, WC_IO},    /* fdatasync */
     {162, WC_IO},   /* sync */       {306, WC_IO},   /* syncfs */
     {277, WC_IO},   /* sync_file_range */ {208, WC_IO}, /* io_getevents */
-    {61, WC_IPC},   /* wait4 */      {247, WC_IPC},  /* waitid */
+    {61, WC_CHILD}, /* wait4 */      {247, WC_CHILD}, /* waitid */
     {69, WC_IPC},   /* msgsnd */     {70, WC_IPC},   /* msgrcv */
     {65, WC_IPC},   /* semop */      {220, WC_IPC},  /* semtimedop */
     {243, WC_IPC},  /* mq_timedreceive */
@@ -120,9 +124,10 @@ static const struct {
     {"__pthread_cond_timedwait", FK_PARK}, {"pthread_cond_clockwait", FK_PARK},
     {"__futex_abstimed_wait_common", FK_PARK}, {"__futex_abstimed_wait_cancelable64", FK_PARK},
     {"sem_wait", FK_PARK}, {"__new_sem_wait", FK_PARK}, {"__new_sem_wait_slow64", FK_PARK},
-    {"sem_timedwait", FK_PARK}, {"sem_clockwait", FK_PARK}, {"pthread_join", FK_PARK},
-    {"__pthread_join", FK_PARK}, {"___pthread_join", FK_PARK},
-    {"__pthread_clockjoin_ex", FK_PARK}, {"pthread_barrier_wait", FK_PARK},
+    {"sem_timedwait", FK_PARK}, {"sem_clockwait", FK_PARK}, {"pthread_join", FK_JOIN},
+    {"__pthread_join", FK_JOIN}, {"___pthread_join", FK_JOIN},
+    {"__pthread_clockjoin_ex", FK_JOIN}, {"pthread_timedjoin_np", FK_JOIN},
+    {"pthread_clockjoin_np", FK_JOIN}, {"pthread_barrier_wait", FK_PARK},
     {"runtime.notesleep", FK_PARK}, {"runtime.notetsleep_internal", FK_PARK},
     {"runtime.mPark", FK_PARK}, {"runtime.stopm", FK_PARK},
 };
@@ -137,15 +142,23 @@ static const char *const noise_exact[] = {
 
 const char *wait_class_name(enum wait_class c)
 {
-    static const char *const n[] = {"io", "lock", "net", "ipc", "idle", "sleep", "other"};
+    static const char *const n[] = {"io",    "lock",  "net",   "ipc",  "idle",
+                                    "sleep", "other", "child", "join", "park"};
     return c < WC_COUNT ? n[c] : "?";
 }
 
 const char *wait_class_title(enum wait_class c)
 {
-    static const char *const n[] = {"disk I/O",  "locks (futex/mutex)", "network sockets",
-                                    "pipe/IPC",  "event-loop idle / parked", "sleep",
-                                    "other"};
+    static const char *const n[] = {"disk I/O",
+                                    "locks (futex/mutex)",
+                                    "network sockets",
+                                    "pipe/IPC",
+                                    "waiting for input (event loop, accept, terminal)",
+                                    "sleep",
+                                    "other",
+                                    "waiting for child processes",
+                                    "joining a thread",
+                                    "parked workers (condition variable, semaphore)"};
     return c < WC_COUNT ? n[c] : "?";
 }
 
@@ -162,24 +175,38 @@ const char *futex_kind_name(enum futex_kind k)
     switch (k) {
     case FK_MUTEX: return "mutex";
     case FK_PARK: return "park";
+    case FK_JOIN: return "join";
     case FK_UNKNOWN: break;
     }
     return "unknown";
 }
 
+/* glibc's futex wrappers, under condition variables, semaphores and joins
+ * alike: a park unless a caller further up says which. */
+static bool generic_futex_wrapper(const char *name)
+{
+    return strcmp(name, "__futex_abstimed_wait_common") == 0 ||
+           strcmp(name, "__futex_abstimed_wait_cancelable64") == 0;
+}
+
 enum futex_kind futex_kind_of(const char *const *u, size_t n)
 {
+    enum futex_kind tentative = FK_UNKNOWN;
     for (size_t i = 0; i < n; i++) {
         if (!u[i])
             continue;
         /* glibc's debug info names internal calls by their hidden alias,
          * "__GI_" + the public name */
         const char *name = has_prefix(u[i], "__GI_") ? u[i] + 5 : u[i];
-        for (size_t j = 0; j < sizeof uframes / sizeof uframes[0]; j++)
-            if (strcmp(name, uframes[j].name) == 0)
+        for (size_t j = 0; j < sizeof uframes / sizeof uframes[0]; j++) {
+            if (strcmp(name, uframes[j].name) != 0)
+                continue;
+            if (!generic_futex_wrapper(name))
                 return uframes[j].kind;
+            tentative = uframes[j].kind;
+        }
     }
-    return FK_UNKNOWN;
+    return tentative;
 }
 
 int wait_frame_is_noise(const char *name)
@@ -206,6 +233,8 @@ static enum wait_class kernel_frame_class(const char *f)
 enum wait_class wait_classify(const char *const *k, size_t nk, const char *const *u, size_t nu,
                               int syscall)
 {
+    if (syscall == WAIT_SYSCALL_JOIN)
+        return WC_JOIN;
     enum wait_class c = WC_COUNT;
     bool exception = false;
     for (size_t i = 0; i < nk; i++) {
@@ -222,7 +251,12 @@ enum wait_class wait_classify(const char *const *k, size_t nk, const char *const
                 c = sysnr[j].cls;
     if (c == WC_COUNT)
         return WC_OTHER;
-    if (c == WC_LOCK && futex_kind_of(u, nu) == FK_PARK)
-        return WC_IDLE;
+    if (c == WC_LOCK) {
+        enum futex_kind fk = futex_kind_of(u, nu);
+        if (fk == FK_PARK)
+            return WC_PARK;
+        if (fk == FK_JOIN)
+            return WC_JOIN;
+    }
     return c;
 }

@@ -13,15 +13,24 @@
 enum wait_class {
     WC_IO = 0, /* disk: page/buffer/writeback waits, block layer, fsync */
     WC_LOCK,   /* futex (mutex/rwlock/unknown) and kernel mutex/rwsem slow paths */
-    WC_NET,    /* TCP/UDP/inet sockets: recv, accept, connect, send buffer */
-    WC_IPC,    /* pipes, FIFOs, unix sockets, SysV/POSIX queues, waiting for a child */
-    WC_IDLE,   /* event-loop idle (epoll/poll/select) and parked threads (condvar, join) */
+    WC_NET,    /* TCP/UDP/inet sockets: recv, connect, send buffer */
+    WC_IPC,    /* pipes, FIFOs, unix sockets, SysV/POSIX queues */
+    WC_IDLE,   /* waiting for input: event loops (epoll/poll/select), accept, a terminal */
     WC_SLEEP,  /* nanosleep and friends: the program chose to wait */
     WC_OTHER,
+    WC_CHILD,  /* wait4/waitid: a parent waiting for its children */
+    WC_JOIN,   /* pthread_join: waiting for a thread to finish */
+    WC_PARK,   /* a worker parked on a condition variable or semaphore: waiting for work */
     WC_COUNT
 };
 
-const char *wait_class_name(enum wait_class c);  /* "io" "lock" "net" "ipc" "idle" "sleep" "other" */
+/* The syscall number a wait carries when it is a futex wait on a sibling
+ * thread's exit (its clear_child_tid word: pthread_join); set by the BPF
+ * program (bpf/offcpu.h), never a real syscall number. */
+#define WAIT_SYSCALL_JOIN (-2)
+
+/* "io" "lock" "net" "ipc" "idle" "sleep" "other" "child" "join" "park" */
+const char *wait_class_name(enum wait_class c);
 const char *wait_class_title(enum wait_class c); /* "disk I/O", "pipe/IPC" ... */
 /* Class of a name from wait_class_name(), or WC_COUNT. */
 enum wait_class wait_class_from_name(const char *s);
@@ -30,9 +39,10 @@ enum wait_class wait_class_from_name(const char *s);
 enum futex_kind {
     FK_UNKNOWN = 0, /* no recognised frame (stripped code, other runtimes) */
     FK_MUTEX,       /* a mutex/rwlock slow path: contention */
-    FK_PARK,        /* condition variable, semaphore, join, barrier: idle parking */
+    FK_PARK,        /* condition variable, semaphore, barrier: idle parking */
+    FK_JOIN,        /* pthread_join: waiting for a thread to end */
 };
-const char *futex_kind_name(enum futex_kind k); /* "unknown" "mutex" "park" */
+const char *futex_kind_name(enum futex_kind k); /* "unknown" "mutex" "park" "join" */
 /* Leaf-first user frames -> kind (first recognised frame decides). */
 enum futex_kind futex_kind_of(const char *const *user_leaf_first, size_t n);
 
@@ -41,7 +51,8 @@ enum futex_kind futex_kind_of(const char *const *user_leaf_first, size_t n);
  * kernel frames decide; the syscall only when no kernel frame is known (or
  * the stack is missing) and the thread was not in an exception (there
  * orig_ax is an error code, not a syscall).  Futex waits whose user stack
- * is a park (futex_kind_of() == FK_PARK) are WC_IDLE. */
+ * is a park or a join (futex_kind_of()) are WC_PARK or WC_JOIN, and
+ * syscall WAIT_SYSCALL_JOIN is WC_JOIN whatever the frames. */
 enum wait_class wait_classify(const char *const *kernel_leaf_first, size_t nk,
                               const char *const *user_leaf_first, size_t nu, int syscall);
 

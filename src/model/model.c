@@ -415,6 +415,13 @@ const struct metric *report_find_metric(const struct report *r, const char *name
     return NULL;
 }
 
+double report_window_s(const struct report *r)
+{
+    if (r->window.actual_s > 0)
+        return r->window.actual_s;
+    return r->window.planned_s > 0 ? r->window.planned_s : 0;
+}
+
 double report_metric_value(const struct report *r, const char *name)
 {
     const struct metric *m = report_find_metric(r, name);

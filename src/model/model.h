@@ -256,6 +256,9 @@ void report_metric(struct report *r, const char *name, const char *title, const 
                    const char *resource, double v);
 const struct metric *report_find_metric(const struct report *r, const char *name);
 double report_metric_value(const struct report *r, const char *name); /* NAN if absent */
+/* The window's length in seconds: as measured, else as planned (0 when
+ * neither is known). */
+double report_window_s(const struct report *r);
 
 struct finding *report_add_finding(struct report *r, const char *id, enum severity sev,
                                    const char *resource, const char *title);

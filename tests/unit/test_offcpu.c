@@ -5,6 +5,7 @@
 #include "../../src/analyze/analyze.h"
 #include "../../src/collect/waitclass.h"
 #include "../../src/model/model.h"
+#include "../../src/model/run_command.h"
 #include "../../src/options.h"
 #include <math.h>
 #include <stdio.h>
@@ -30,7 +31,20 @@ TEST(waitclass_kernel_stacks_from_this_kernel)
     /* the same futex wait under pthread_cond_wait is a parked thread */
     static const char *const cv[] = {"futex_wait", "__futex_abstimed_wait_common",
                                      "___pthread_cond_wait", "worker_loop"};
-    CHECK(wait_classify(fut, N(fut), cv, N(cv), 202) == WC_IDLE);
+    CHECK(wait_classify(fut, N(fut), cv, N(cv), 202) == WC_PARK);
+    /* ... under pthread_join a thread waiting for another to end */
+    static const char *const jn[] = {"__futex_abstimed_wait_common", "__pthread_clockjoin_ex",
+                                     "main"};
+    CHECK(wait_classify(fut, N(fut), jn, N(jn), 202) == WC_JOIN);
+    /* ... and so whatever the frames when the BPF program saw the futex
+     * word was a sibling thread's exit word (clear_child_tid) */
+    CHECK(wait_classify(fut, N(fut), NULL, 0, WAIT_SYSCALL_JOIN) == WC_JOIN);
+    CHECK(wait_classify(NULL, 0, NULL, 0, WAIT_SYSCALL_JOIN) == WC_JOIN);
+    /* a shell waiting for its children */
+    static const char *const wt[] = {"__schedule", "schedule", "do_wait", "kernel_wait4",
+                                     "__do_sys_wait4", "do_syscall_64"};
+    CHECK(wait_classify(wt, N(wt), NULL, 0, 61) == WC_CHILD);
+    CHECK(wait_classify(NULL, 0, NULL, 0, 247) == WC_CHILD); /* waitid, no stack */
     static const char *const io[] = {"__schedule", "schedule", "io_schedule",
                                      "folio_wait_bit_common", "filemap_get_pages",
                                      "filemap_read", "vfs_read"};
@@ -42,8 +56,14 @@ TEST(waitclass_kernel_stacks_from_this_kernel)
                                       "wait_woken", "sk_wait_data", "tcp_recvmsg_locked",
                                       "tcp_recvmsg", "inet_recvmsg", "sock_recvmsg"};
     CHECK(wait_classify(tcp, N(tcp), NULL, 0, 45) == WC_NET);
-    static const char *const acc[] = {"schedule", "schedule_timeout", "inet_csk_accept"};
-    CHECK(wait_classify(acc, N(acc), NULL, 0, 43) == WC_NET); /* documented prefix */
+    /* a listener waiting for its next connection is waiting for input */
+    static const char *const acc[] = {"schedule", "schedule_timeout", "inet_csk_wait_for_connect",
+                                      "inet_csk_accept", "inet_accept", "do_accept"};
+    CHECK(wait_classify(acc, N(acc), NULL, 0, 43) == WC_IDLE);
+    CHECK(wait_classify(NULL, 0, NULL, 0, 288) == WC_IDLE); /* accept4, no stack */
+    static const char *const con[] = {"schedule", "schedule_timeout", "inet_wait_for_connect",
+                                      "__inet_stream_connect"};
+    CHECK(wait_classify(con, N(con), NULL, 0, 42) == WC_NET);
     static const char *const blk[] = {"schedule", "io_schedule", "blk_mq_get_tag"};
     CHECK(wait_classify(blk, N(blk), NULL, 0, -1) == WC_IO);
     static const char *const ux[] = {"schedule", "schedule_timeout", "unix_stream_data_wait",
@@ -92,6 +112,12 @@ TEST(waitclass_futex_kinds_and_names)
                                      "___pthread_cond_wait"};
     CHECK(futex_kind_of(re, N(re)) == FK_MUTEX);
     CHECK_STR(futex_kind_name(FK_PARK), "park");
+    CHECK_STR(futex_kind_name(FK_JOIN), "join");
+    static const char *const jn[] = {"futex_wait", "__futex_abstimed_wait_common",
+                                     "___pthread_join", "main"};
+    CHECK(futex_kind_of(jn, N(jn)) == FK_JOIN);
+    for (int c = 0; c < WC_COUNT; c++) /* every class's name reads back */
+        CHECK(wait_class_from_name(wait_class_name((enum wait_class)c)) == (enum wait_class)c);
     CHECK_STR(wait_class_name(WC_IPC), "ipc");
     CHECK(wait_class_from_name("sleep") == WC_SLEEP);
     CHECK(wait_class_from_name("nope") == WC_COUNT);
@@ -125,9 +151,18 @@ static const struct finding *find(const struct report *r, const char *id)
     return report_find_finding(r, id);
 }
 
-static struct report *offcpu_model(const char *cls, double pct, bool with_target)
+/* A target's 30 s window: `cls` blocked 10 s of thread time (or cls_s),
+ * the rest of its working time on a CPU so that cls is `share` % of it
+ * (profile samples at 100 Hz), plus the top stack row. */
+static struct report *offcpu_model_s(const char *cls, double share, bool with_target, double cls_s,
+                                     bool command)
 {
     struct report *r = report_new();
+    r->window.actual_s = 30;
+    if (command) {
+        r->command = run_command_new();
+        r->command->line = strdup("make");
+    }
     struct table *t = report_table(r, "offcpu.top_stacks", "x", "offcpu");
     static const char *const c[] = {"pid", "process", "class", "total_ms", "count", "stack"};
     for (size_t i = 0; i < N(c); i++)
@@ -136,58 +171,104 @@ static struct report *offcpu_model(const char *cls, double pct, bool with_target
     table_set_num(t, row, "pid", 123);
     table_set_str(t, row, "process", "reader");
     table_set_str(t, row, "class", cls);
-    table_set_num(t, row, "total_ms", pct * 30);
+    table_set_num(t, row, "total_ms", cls_s * 1000);
     table_set_num(t, row, "count", 1);
     table_set_str(t, row, "stack", "anon_pipe_read <- vfs_read <- ksys_read");
-    char m[64];
-    snprintf(m, sizeof m, "offcpu.target.%s_pct", cls);
     if (with_target) {
-        report_metric(r, "offcpu.target.threads", "t", "", "offcpu", 1);
-        report_metric(r, m, m, "%", "offcpu", pct);
+        static const char *const all[] = {"io", "lock", "net", "ipc", "idle", "sleep",
+                                          "other", "child", "join", "park"};
+        for (size_t i = 0; i < N(all); i++) {
+            char m[64];
+            snprintf(m, sizeof m, "offcpu.target.%s_ms", all[i]);
+            report_metric(r, m, m, "ms", "offcpu", strcmp(all[i], cls) ? 0 : cls_s * 1000);
+        }
+        double cpu_s = cls_s * (100 - share) / share;
+        report_metric(r, "profile.hz", "hz", "Hz", "profile", 100);
+        report_metric(r, "profile.samples", "n", "", "profile", cpu_s * 100);
     }
-    report_metric(r, "offcpu.total_ms", "t", "ms", "offcpu", pct * 30);
+    report_metric(r, "offcpu.total_ms", "t", "ms", "offcpu", cls_s * 1000);
     analyze_run(r);
     return r;
+}
+
+static struct report *offcpu_model(const char *cls, double share, bool with_target)
+{
+    return offcpu_model_s(cls, share, with_target, 10, false);
 }
 
 TEST(rules_offcpu_boundaries)
 {
     static const struct {
         const char *cls, *id;
-        enum severity at_crit;
+        enum severity at_warn, at_crit;
     } cases[] = {
-        {"ipc", "offcpu.ipc_wait", SEV_CRITICAL}, {"io", "offcpu.io_wait", SEV_CRITICAL},
-        {"lock", "offcpu.lock_wait", SEV_CRITICAL}, {"net", "offcpu.net_wait", SEV_CRITICAL},
-        {"sleep", "offcpu.sleep", SEV_WARNING}, /* the program's own choice */
+        {"io", "offcpu.io_wait", SEV_WARNING, SEV_CRITICAL},
+        {"lock", "offcpu.lock_wait", SEV_WARNING, SEV_CRITICAL},
+        /* under -p a server's threads wait on sockets for requests too */
+        {"net", "offcpu.net_wait", SEV_WARNING, SEV_WARNING},
+        /* the cause is in the process at the other end */
+        {"ipc", "offcpu.ipc_wait", SEV_WARNING, SEV_WARNING},
+        /* the program's own choice */
+        {"sleep", "offcpu.sleep", SEV_INFO, SEV_INFO},
     };
     for (size_t k = 0; k < N(cases); k++) {
         struct report *r = offcpu_model(cases[k].cls, 49.9, true);
         CHECK(sev_of(r, cases[k].id) == SEV_NONE);
         report_free(r);
         r = offcpu_model(cases[k].cls, 50, true);
-        CHECK(sev_of(r, cases[k].id) == SEV_WARNING);
+        CHECK(sev_of(r, cases[k].id) == cases[k].at_warn);
         report_free(r);
         r = offcpu_model(cases[k].cls, 80, true);
         CHECK(sev_of(r, cases[k].id) == cases[k].at_crit);
         report_free(r);
     }
-    struct report *r = offcpu_model("ipc", 96, true);
-    const struct finding *f = find(r, "offcpu.ipc_wait");
+    /* a command waiting on the network is waiting for its answers */
+    struct report *r = offcpu_model_s("net", 80, true, 10, true);
+    CHECK(sev_of(r, "offcpu.net_wait") == SEV_CRITICAL);
+    report_free(r);
+    r = offcpu_model("io", 96, true);
+    const struct finding *f = find(r, "offcpu.io_wait");
     REQUIRE(f);
-    CHECK_STR(f->title, "pid 123 (reader) spent 96% of the window blocked on pipe/IPC in "
-                        "anon_pipe_read <- vfs_read <- ksys_read");
+    CHECK_STR(f->title, "pid 123 (reader) waited on disk I/O for 96% of its working time (10.0 "
+                        "of 10.4 s) in anon_pipe_read <- vfs_read <- ksys_read");
     bool thr = false;
     for (size_t i = 0; i < f->nevidence; i++)
         thr |= strstr(f->evidence[i], "80") != NULL;
     CHECK(thr);
     report_free(r);
-    /* idle and other never warn; nothing without -p (an idle host sleeps) */
-    r = offcpu_model("idle", 100, true);
-    CHECK(report_worst_severity(r) < SEV_WARNING);
-    report_free(r);
+    /* nothing without a target (an idle host sleeps) */
     r = offcpu_model("ipc", 100, false);
     CHECK(report_worst_severity(r) < SEV_WARNING);
     report_free(r);
+    /* a process that barely runs and waited 2 s of a 30 s window on disk:
+     * 95 % of its working time, but under a tenth of one thread's window */
+    r = offcpu_model_s("io", 95, true, 2.9, false);
+    CHECK(sev_of(r, "offcpu.io_wait") == SEV_NONE);
+    report_free(r);
+    r = offcpu_model_s("io", 95, true, 3, false);
+    CHECK(sev_of(r, "offcpu.io_wait") == SEV_CRITICAL);
+    report_free(r);
+}
+
+/* Waiting by design is not a problem: a shell waiting for its children, a
+ * main thread joining its workers, a parked pool, an event loop, at any
+ * share.  The time still shows in target.time, marked as such. */
+TEST(rules_offcpu_waits_by_design_stay_quiet)
+{
+    static const char *const cls[] = {"child", "join", "park", "idle", "other"};
+    for (size_t k = 0; k < N(cls); k++) {
+        struct report *r = offcpu_model(cls[k], 99, true);
+        CHECK(report_worst_severity(r) < SEV_WARNING);
+        for (size_t i = 0; i < r->nfindings; i++)
+            CHECK(strncmp(r->findings[i].id, "offcpu.", 7) != 0);
+        const struct table *t = report_find_table(r, "target.time");
+        REQUIRE(t && t->nrows == 2);
+        CHECK_STR(table_str(t, 0, "state"), cls[k]);
+        CHECK_NUM(table_num(t, 0, "share_pct"), 99, 1e-9);
+        CHECK_STR(table_str(t, 0, "kind"), k < 4 ? "by design" : "unclassified");
+        CHECK_STR(table_str(t, 1, "state"), "cpu");
+        report_free(r);
+    }
 }
 
 static struct report *lock_model(const char *kind, double wait_pct, double count, double mean_ms)

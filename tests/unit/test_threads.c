@@ -78,7 +78,7 @@ TEST(threads_offcpu_by_class)
 {
     struct report *r = report_new();
     struct thread_off v[] = {
-        {7, WC_IDLE, true, 3000000000ull},  /* 3 s parked on a condition variable */
+        {7, WC_PARK, true, 3000000000ull},  /* 3 s parked on a condition variable */
         {9, WC_IO, false, 100000000ull},
         {7, WC_IPC, false, 500000000ull},   /* 0.5 s on a pipe */
         {9, WC_LOCK, true, 200000000ull},
@@ -90,7 +90,8 @@ TEST(threads_offcpu_by_class)
     CHECK_NUM(table_num(t, 0, "total_ms"), 3500, 1e-6);
     CHECK_NUM(table_num(t, 0, "window_pct"), 70, 1e-9);
     CHECK_NUM(table_num(t, 0, "futex_ms"), 3000, 1e-6);
-    CHECK_NUM(table_num(t, 0, "idle_ms"), 3000, 1e-6);
+    CHECK_NUM(table_num(t, 0, "park_ms"), 3000, 1e-6);
+    CHECK_NUM(table_num(t, 0, "idle_ms"), 0, 1e-6);
     CHECK_NUM(table_num(t, 0, "ipc_ms"), 500, 1e-6);
     CHECK_NUM(table_num(t, 1, "io_ms"), 100, 1e-6);
     CHECK_NUM(table_num(t, 1, "lock_ms"), 200, 1e-6);
@@ -100,9 +101,11 @@ TEST(threads_offcpu_by_class)
 }
 
 /* A -p run's tables: thread 11 "hotspin" runs cpu % and waits runq_ms for
- * a CPU; threads 12 and 13 wait wait_pct % of the 10 s window in futex
- * calls.  Joined and judged. */
-static struct report *thread_case(double cpu, double runq_ms, double wait_pct)
+ * a CPU; threads 12 and 10 wait wait_pct % of the 10 s window in futex
+ * calls of class cls (parked for work from it, or joining it).  Joined and
+ * judged. */
+static struct report *thread_case_cls(double cpu, double runq_ms, double wait_pct,
+                                      enum wait_class cls)
 {
     struct report *r = quiet_host();
     struct thread_delta d[3] = {
@@ -117,12 +120,17 @@ static struct report *thread_case(double cpu, double runq_ms, double wait_pct)
                                 .total_ns = (uint64_t)(runq_ms * 1e6), .max_ns = 2000000}};
     threads_fill_runq(r, rq, 1, 0);
     struct thread_off off[2] = {
-        {12, WC_IDLE, true, (uint64_t)(wait_pct / 100 * 10e9)},
-        {10, WC_IDLE, true, (uint64_t)(wait_pct / 100 * 10e9)},
+        {12, cls, true, (uint64_t)(wait_pct / 100 * 10e9)},
+        {10, cls, true, (uint64_t)(wait_pct / 100 * 10e9)},
     };
     threads_fill_offcpu(r, off, 2, 10.0, 0);
     analyze_run(r);
     return r;
+}
+
+static struct report *thread_case(double cpu, double runq_ms, double wait_pct)
+{
+    return thread_case_cls(cpu, runq_ms, wait_pct, WC_PARK);
 }
 
 TEST(rule_thread_bottleneck_boundaries)
@@ -158,6 +166,17 @@ TEST(rule_thread_bottleneck_boundaries)
     /* a hot thread whose peers do not wait on it: a hot loop, not a bottleneck */
     r = thread_case(99, 0, 49);
     CHECK(sev_of(r, "cpu.thread_bottleneck") == SEV_NONE);
+    report_free(r);
+    /* the others join it: a program with one worker, waiting for it to end */
+    r = thread_case_cls(99, 0, 99, WC_JOIN);
+    CHECK(sev_of(r, "cpu.thread_bottleneck") == SEV_NONE);
+    t = report_find_table(r, "threads");
+    REQUIRE(t);
+    CHECK_NUM(table_num(t, 1, "join_ms"), 9900, 1e-6);
+    report_free(r);
+    /* blocked on a mutex the hot thread holds */
+    r = thread_case_cls(96, 0, 90, WC_LOCK);
+    CHECK(sev_of(r, "cpu.thread_bottleneck") == SEV_CRITICAL);
     report_free(r);
 }
 
@@ -227,7 +246,7 @@ TEST(rule_thread_bottleneck_waiter_beyond_the_busiest)
     };
     threads_fill(r, 10, d, 2, 10.0, 1000, 0, 0);
     struct thread_off off[2] = {
-        {500, WC_IDLE, true, 9000000000ull},
+        {500, WC_PARK, true, 9000000000ull}, /* parked for work from it */
         {12, WC_SLEEP, false, 1000000000ull}, /* sleeps: waits for no one */
     };
     threads_fill_offcpu(r, off, 2, 10.0, 0);
