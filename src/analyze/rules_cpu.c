@@ -155,16 +155,16 @@ void rule_cpu_hotspot(struct report *r, const struct rule *self)
     if (!proc || !*proc)
         proc = "?";
     /* A hot function on a CPU with room to spare is a lead for optimisation,
-     * not an incident: critical only when the CPU is saturated too (and then
-     * it ranks below cpu.saturation, which it explains). */
+     * not an incident: informational then, and when the CPU is saturated
+     * no worse than the saturation it explains (and ranked below it). */
     const struct finding *sat = report_find_finding(r, "cpu.saturation");
-    bool capped = s.sev == SEV_CRITICAL && (!sat || sat->sev < SEV_CRITICAL);
-    if (capped)
-        s.sev = SEV_WARNING;
+    enum severity cap = sat && sat->sev >= SEV_WARNING ? sat->sev : SEV_INFO;
+    bool capped = s.sev > cap;
+    enum severity sev = capped ? cap : s.sev;
     struct strbuf title = STRBUF_INIT;
     sb_addf(&title, "CPU hotspot: %s in %s takes %.0f%% of on-CPU samples", fn ? fn : "?", proc,
             s.v);
-    struct finding *f = rule_add(r, self, s.sev, &title);
+    struct finding *f = rule_add(r, self, sev, &title);
     sig_evidence(f, "Self share of the hottest function", &s);
     finding_evidence(f, "%s (%s) ended %.0f of %.0f non-idle samples; process %s spent the most "
                         "samples there",
@@ -172,13 +172,16 @@ void rule_cpu_hotspot(struct report *r, const struct rule *self)
                      table_num(t, 0, "samples"), samples, proc);
     if (isfinite(cpu_frac))
         finding_evidence(f, "That is %.0f%% of one CPU over the window", cpu_frac * 100);
-    if (capped)
-        finding_evidence(f, "Kept at warning: the CPU as a whole is not saturated");
+    if (capped && cap == SEV_INFO)
+        finding_evidence(f, "Informational: the CPU as a whole is not saturated, so this is a "
+                            "lead for optimisation, not a shortage");
+    else if (capped)
+        finding_evidence(f, "Kept at the CPU saturation's severity, which it explains");
     if (t->nrows > 1 && table_str(t, 1, "function"))
         finding_evidence(f, "Next: %s at %.1f%%", table_str(t, 1, "function"),
                          table_num(t, 1, "self_pct"));
     finding_set_culprit(f, proc);
     /* Ranked like other CPU findings; cpu.saturation, when present, usually
      * leads and this names its cause. */
-    f->score = rank_score(s.sev, s.excess, NAN, 0);
+    f->score = rank_score(sev, s.excess, NAN, 0);
 }

@@ -60,12 +60,12 @@ TEST(profile_summary_tables)
 TEST(profile_rule_hotspot)
 {
     /* 60 % in burn_leaf: past the critical share, but with no saturated CPU
-     * it stays a warning and says why. */
+     * it is a lead for optimisation (info) and says why. */
     struct report *r = model(60, 39);
     analyze_run(r);
     const struct finding *f = report_find_finding(r, "cpu.hotspot");
     REQUIRE(f);
-    CHECK(f->sev == SEV_WARNING);
+    CHECK(f->sev == SEV_INFO);
     bool said = false;
     for (size_t i = 0; i < f->nevidence; i++)
         said |= strstr(f->evidence[i], "not saturated") != NULL;
@@ -86,6 +86,15 @@ TEST(profile_rule_hotspot)
     REQUIRE(f);
     CHECK(f->sev == SEV_CRITICAL);
     CHECK_CONTAINS(f->title, "ksys_read");
+    report_free(r);
+    /* ... on a busy CPU (warning): no worse than the busy CPU */
+    r = model(35, 64);
+    report_metric(r, "cpu.util_pct", "CPU", "%", "cpu", 75);
+    report_metric(r, "cpu.count", "CPUs", "", "cpu", 2);
+    analyze_run(r);
+    f = report_find_finding(r, "cpu.hotspot");
+    REQUIRE(f);
+    CHECK(f->sev == SEV_WARNING);
     report_free(r);
 
     r = model(24, 24); /* 49 samples: too few to judge */
