@@ -154,11 +154,17 @@ static __always_inline void on_exit(struct task_struct *task)
             return;
         }
     }
+    /* CPU over its life: the exiting thread's own, plus that of the
+     * threads that ended before it (summed into the signal struct). */
+    __u64 cpu = BPF_CORE_READ(task, se.sum_exec_runtime) +
+                BPF_CORE_READ(task, signal, sum_sched_runtime);
     __sync_fetch_and_add(&v->exits, 1);
     __sync_fetch_and_add(&v->life_ns, life);
+    __sync_fetch_and_add(&v->cpu_ns, cpu);
     if (is_short) {
         __sync_fetch_and_add(&v->short_exits, 1);
         __sync_fetch_and_add(&v->short_life_ns, life);
+        __sync_fetch_and_add(&v->short_cpu_ns, cpu);
     }
 }
 

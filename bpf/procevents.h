@@ -27,6 +27,8 @@ struct pe_exit_val {
     __u64 short_exits;
     __u64 short_life_ns; /* sum over short-lived exits */
     __u64 life_ns;       /* sum over all exits */
+    __u64 cpu_ns;        /* CPU time over their whole life, all exits */
+    __u64 short_cpu_ns;  /* the same, short-lived exits */
 };
 
 struct pe_hist {

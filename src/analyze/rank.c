@@ -77,6 +77,8 @@ static const struct fold {
     {"cgroup.memory_limit", "memory.oom", true}, /* the OOM-killed cgroup was at its limit */
     {"disk.latency", "disk.saturation", true},   /* a full queue makes each I/O wait */
     {"fd.growth", "fd.exhaustion", true},        /* the leak is what fills the table */
+    /* many short-lived processes are the busy CPUs' load (a build, a loop) */
+    {"process.churn", "cpu.saturation", false},
 };
 
 static struct finding *find_mut(struct report *r, const char *id)

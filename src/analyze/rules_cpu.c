@@ -35,6 +35,49 @@ static bool profile_top_function(const struct report *r, char *buf, size_t n)
     return true;
 }
 
+/* The workload on the CPUs: the busiest command of the on-CPU profile (all
+ * its processes together, so that a build's forty compilers read as one
+ * workload), else the busiest process from /proc. */
+struct workload {
+    char label[160];  /* "cc1 (40 processes)" or "burner (pid 12)" */
+    char what[200];   /* "command cc1: 40 processes at 140% of one CPU" */
+    double cpu_pct;   /* % of one CPU */
+    bool found;
+};
+
+static struct workload busiest_workload(const struct report *r)
+{
+    struct workload w = {.cpu_pct = NAN};
+    const struct table *bc = report_find_table(r, NM_PROFILE_BY_COMMAND);
+    double samples;
+    if (bc && bc->nrows && enough_samples(r, &samples)) {
+        const char *cmd = table_str(bc, 0, "command");
+        double procs = table_num(bc, 0, "processes"), pid = table_num(bc, 0, "top_pid");
+        w.cpu_pct = table_num(bc, 0, "cpu_pct");
+        if (cmd && isfinite(w.cpu_pct)) {
+            if (procs > 1) {
+                snprintf(w.label, sizeof w.label, "%s (%.0f processes)", cmd, procs);
+                snprintf(w.what, sizeof w.what, "command %s: %.0f processes at %.0f%% of one CPU",
+                         cmd, procs, w.cpu_pct);
+            } else {
+                snprintf(w.label, sizeof w.label, "%s (pid %.0f)", cmd, pid);
+                snprintf(w.what, sizeof w.what, "process %s at %.0f%% of one CPU", w.label,
+                         w.cpu_pct);
+            }
+            w.found = true;
+            return w;
+        }
+    }
+    const struct table *procs = report_find_table(r, NM_PROC_TOP_CPU);
+    long top = top_proc(procs, "cpu_pct", w.label, sizeof w.label);
+    if (top >= 0) {
+        w.cpu_pct = table_num(procs, (size_t)top, "cpu_pct");
+        snprintf(w.what, sizeof w.what, "process %s at %.0f%% of one CPU", w.label, w.cpu_pct);
+        w.found = true;
+    }
+    return w;
+}
+
 void rule_cpu_saturation(struct report *r, const struct rule *self)
 {
     struct sig util = sig_metric(r, "cpu.util_pct", NM_CPU_UTIL_PCT, NM_CPU_UTIL_PCT);
@@ -48,8 +91,15 @@ void rule_cpu_saturation(struct report *r, const struct rule *self)
 
     double ncpu = report_metric_value(r, NM_CPU_COUNT);
     const struct table *procs = report_find_table(r, NM_PROC_TOP_CPU);
-    char culprit[160];
-    long top = top_proc(procs, "cpu_pct", culprit, sizeof culprit);
+    /* With a target (-p, -- CMD) the profile holds only its processes: the
+     * workload found there is the target's. */
+    bool targeted = r->command || !isnan(report_metric_value(r, NM_THREADS_PID));
+    struct workload w = busiest_workload(r);
+    double hz = report_metric_value(r, NM_PROFILE_HZ), win = report_window_s(r);
+    double all_samples = report_metric_value(r, NM_PROFILE_SAMPLES);
+    double target_pct = targeted && hz > 0 && win > 0 && isfinite(all_samples)
+                            ? all_samples / hz / win * 100.0
+                            : NAN;
 
     struct strbuf t = STRBUF_INIT;
     sb_add(&t, sev == SEV_CRITICAL || runq.sev >= SEV_WARNING ? "CPU saturated" : "CPU busy");
@@ -64,9 +114,12 @@ void rule_cpu_saturation(struct report *r, const struct rule *self)
      * what a run queue is */
     if (!isnan(runq.v))
         sb_addf(&t, "%s%.1f tasks waiting per CPU", sepr, runq.v);
-    if (top >= 0)
-        sb_addf(&t, "; busiest process %s at %.0f%% of one CPU", culprit,
-                table_num(procs, (size_t)top, "cpu_pct"));
+    if (isfinite(target_pct))
+        sb_addf(&t, "; the %s used %.0f%% of one CPU%s%s%s",
+                r->command ? "command's processes" : "target", target_pct, w.found ? " (" : "",
+                w.found ? w.what : "", w.found ? ")" : "");
+    else if (w.found)
+        sb_addf(&t, "; busiest %s", w.what);
     struct finding *f = rule_add(r, self, sev, &t);
 
     sig_evidence(f, "CPU utilisation", &util);
@@ -77,12 +130,40 @@ void rule_cpu_saturation(struct report *r, const struct rule *self)
     if (!isnan(usr) && !isnan(sys))
         finding_evidence(f, "Busy time split: user %.1f%%, system %.1f%% (iowait %.1f%% and steal "
                          "%.1f%% are not counted as busy)", usr, sys, num0(iow), num0(st));
-    evidence_top_procs(f, procs, "CPU (% of one CPU)", "cpu_pct", false);
+    const struct table *bc = report_find_table(r, NM_PROFILE_BY_COMMAND);
+    if (bc && bc->nrows) {
+        struct strbuf e = STRBUF_INIT;
+        for (size_t i = 0; i < bc->nrows && i < 5; i++) {
+            double n = table_num(bc, i, "processes");
+            sb_addf(&e, "%s%s %.0f%%", i ? ", " : "", table_str(bc, i, "command"),
+                    table_num(bc, i, "cpu_pct"));
+            if (n > 1)
+                sb_addf(&e, " (%.0f processes)", n);
+        }
+        finding_evidence(f, "%s by command, from the CPU profile (%% of one CPU; processes that "
+                            "came and went included): %s",
+                         targeted ? "The target's CPU" : "CPU", sb_str(&e));
+        sb_free(&e);
+    }
+    evidence_top_procs(f, procs, targeted ? "CPU on the whole host (% of one CPU)"
+                                          : "CPU (% of one CPU)",
+                       "cpu_pct", false);
     char hot[400];
     if (profile_top_function(r, hot, sizeof hot))
         finding_evidence(f, "On-CPU profile: the hottest function is %s", hot);
-    if (top >= 0)
-        finding_set_culprit(f, culprit);
+    /* a target that used little of the busy CPUs is not their culprit */
+    double busy = isfinite(util.v) && ncpu > 0 ? util.v * ncpu : NAN;
+    if (isfinite(target_pct) && isfinite(busy) && target_pct < busy / 2) {
+        char other[160];
+        if (top_proc(procs, "cpu_pct", other, sizeof other) >= 0) {
+            finding_evidence(f, "The %s used %.0f%% of the %.0f%% busy CPU: the load is mostly "
+                                "elsewhere (busiest on the host: %s)",
+                             r->command ? "command" : "target", target_pct, busy, other);
+            finding_set_culprit(f, other);
+        }
+    } else if (w.found) {
+        finding_set_culprit(f, w.label);
+    }
     f->score = rank_score(sev, lead->excess, lead->cov, corr);
 }
 

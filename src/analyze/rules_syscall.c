@@ -203,28 +203,50 @@ void rule_syscall_errors(struct report *r, const struct rule *self)
     f->score = rank_score(sev, worst >= 0 ? wj.share.excess : 0, NAN, 0);
 }
 
+/* Process churn is judged by what it costs: the CPU the short-lived
+ * processes used over their lives, as a share of the host's CPUs.  A high
+ * exec rate alone (a shell loop, a build) is listed as information. */
 void rule_process_churn(struct report *r, const struct rule *self)
 {
-    struct sig s = sig_metric(r, "proc.exec_per_s", NM_PROC_EXEC_PER_S, NULL);
-    if (s.sev < SEV_WARNING)
+    struct sig rate = sig_metric(r, "proc.exec_per_s", NM_PROC_EXEC_PER_S, NULL);
+    double one = report_metric_value(r, NM_PROC_SHORT_LIVED_CPU_PCT);
+    double ncpu = report_metric_value(r, NM_CPU_COUNT);
+    struct sig cost = sig_value(r, "proc.churn_cpu_pct",
+                                isfinite(one) && ncpu > 0 ? one / ncpu : NAN, NULL);
+    if (rate.sev < SEV_WARNING && cost.sev < SEV_WARNING)
         return;
+    enum severity sev = cost.sev >= SEV_WARNING ? cost.sev : SEV_INFO;
     const struct table *t = report_find_table(r, NM_PROC_EXECS);
     long row = table_argmax(t, "execs");
-    struct finding *f = rule_finding(r, self, NULL, s.sev, "");
+    struct strbuf title = STRBUF_INIT;
+    sb_addf(&title, "Process churn: %.0f execs/s", num0(rate.v));
+    if (isfinite(cost.v))
+        sb_addf(&title, " costing %.0f%% of the CPUs", cost.v);
+    const char *comm = NULL, *parent = NULL;
     if (row >= 0) {
         size_t i = (size_t)row;
-        const char *comm = table_str(t, i, "comm"), *parent = table_str(t, i, "parent_comm");
-        finding_set_title(f, "Process churn: %.0f execs/s; most \"%s\" (%.0f/s) started by \"%s\"",
-                          s.v, comm ? comm : "?", table_num(t, i, "execs_per_s"),
-                          parent && *parent ? parent : "?");
-        double life = table_num(t, i, "avg_lifetime_ms");
+        comm = table_str(t, i, "comm");
+        parent = table_str(t, i, "parent_comm");
+        sb_addf(&title, "; most \"%s\" (%.0f/s) started by \"%s\"", comm ? comm : "?",
+                table_num(t, i, "execs_per_s"), parent && *parent ? parent : "?");
+    }
+    struct finding *f = rule_add(r, self, sev, &title);
+    if (row >= 0) {
+        double life = table_num(t, (size_t)row, "avg_lifetime_ms");
+        double cpu = table_num(t, (size_t)row, "cpu_pct");
         if (!isnan(life))
             finding_evidence(f, "\"%s\" lived %.1f ms on average", comm ? comm : "?", life);
+        if (!isnan(cpu))
+            finding_evidence(f, "Those that ended used %.1f%% of one CPU", cpu);
         finding_set_culprit(f, parent && *parent ? parent : comm);
-    } else {
-        finding_set_title(f, "Process churn: %.0f execs/s", s.v);
     }
-    sig_evidence(f, "Programs executed per second", &s);
+    sig_evidence(f, "Programs executed per second", &rate);
+    sig_evidence(f, "CPU used by processes that lived under 1 s, share of all CPUs", &cost);
+    if (sev == SEV_INFO)
+        finding_evidence(f, isfinite(cost.v) ? "Listed for information: the programs started "
+                                               "cost little CPU"
+                                             : "Listed for information: what they cost was not "
+                                               "measured");
     double sl = report_metric_value(r, NM_PROC_SHORT_LIVED_PER_S);
     if (!isnan(sl))
         finding_evidence(f, "Processes living under 1 s: %.0f/s", sl);
@@ -237,5 +259,5 @@ void rule_process_churn(struct report *r, const struct rule *self)
     if (eb > 0 || ea > 0)
         finding_evidence(f, "Outside the window: %.0f execs before it opened, %.0f after it "
                             "closed (not in the rate)", eb, ea);
-    f->score = rank_score(s.sev, s.excess, NAN, 0);
+    f->score = rank_score(sev, cost.sev >= SEV_WARNING ? cost.excess : 0, NAN, 0);
 }

@@ -161,9 +161,15 @@ static const struct thr_def defaults[] = {
      * dependency that is down. */
     {"syscall.refused_pct", "Calls of a process refused (ECONNREFUSED, EACCES...)", "%", 5, 25,
      false},
-    /* Shells and cron start a few programs per second; 20/s sustained is a
-     * loop forking tools, 100/s costs whole CPUs in fork/exec. */
+    /* Shells and cron start a few programs per second; past 20/s the
+     * report lists who starts them (information: a rate is no harm). */
     {"proc.exec_per_s", "Programs executed per second", "/s", 20, 100, false},
+    /* What process churn costs: the CPU that processes living under 1 s
+     * used (fork, exec, dynamic linking and their little work), as a share
+     * of the host's CPUs.  A script starting a tool every few ms costs a
+     * tenth of a 2-CPU host; a third is a host busy starting programs. */
+    {"proc.churn_cpu_pct", "CPU of short-lived processes (share of all CPUs)", "%", 10, 30,
+     false},
     /* Retransmits counted by the tracepoint, used when the /proc share of
      * segments cannot judge them (another network namespace): a healthy
      * host retransmits now and then; 5/s sustained is a lossy connection. */

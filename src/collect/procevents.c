@@ -71,6 +71,13 @@ void procevents_fill(struct report *r, const struct pe_data *d, double win)
                   "", "process", (double)d->execs_before);
     report_metric(r, NM_PROC_EXECS_AFTER_WINDOW, "Programs executed after the window closed", "",
                   "process", (double)d->execs_after);
+    /* What the short-lived processes cost: their CPU over their whole
+     * life (fork, exec, dynamic linking and the work), in % of one CPU. */
+    uint64_t short_cpu = 0;
+    for (size_t k = 0; k < d->nxt; k++)
+        short_cpu += d->xt[k].short_cpu_ns;
+    report_metric(r, NM_PROC_SHORT_LIVED_CPU_PCT, "CPU used by processes that lived under 1 s",
+                  "% of one CPU", "process", (double)short_cpu / 1e9 / win * 100.0);
     if (d->shorts) {
         struct hist *h = report_hist(r, NM_PROC_LIFETIME, "Lifetime of processes that lived "
                                      "under 1 s", "ms", "process");
@@ -103,11 +110,13 @@ void procevents_fill(struct report *r, const struct pe_data *d, double win)
         {"execs", "Execs", "", 0},
         {"execs_per_s", "Execs/s", "/s", 1},
         {"avg_lifetime_ms", "Avg lifetime", "ms", 1},
+        {"cpu_pct", "CPU of those that ended", "% of one CPU", 1},
         {"parent_comm", "Parent", "", 0},
     };
     table_add_cols(t, proc_execs_cols, ARRAY_LEN(proc_execs_cols));
     table_set_note(t, "Command after exec; the parent is the one that started most of them. "
-                      "Lifetime covers the exits of that command seen in the window.");
+                      "Lifetime and CPU cover the exits of that command seen in the window "
+                      "(CPU over each process's whole life).");
     /* sorted by window execs: commands seen only outside it are listed below */
     for (size_t i = 0; i < na && i < TOP_EXECS && a[i].execs; i++) {
         size_t row = table_add_row(t);
@@ -115,9 +124,11 @@ void procevents_fill(struct report *r, const struct pe_data *d, double win)
         table_set_num(t, row, "execs", (double)a[i].execs);
         table_set_num(t, row, "execs_per_s", (double)a[i].execs / win);
         for (size_t k = 0; k < d->nxt; k++)
-            if (strcmp(d->xt[k].comm, a[i].comm) == 0 && d->xt[k].exits)
+            if (strcmp(d->xt[k].comm, a[i].comm) == 0 && d->xt[k].exits) {
                 table_set_num(t, row, "avg_lifetime_ms",
                               (double)d->xt[k].life_ns / (double)d->xt[k].exits / 1e6);
+                table_set_num(t, row, "cpu_pct", (double)d->xt[k].cpu_ns / 1e9 / win * 100.0);
+            }
         table_set_str(t, row, "parent_comm", a[i].pcomm ? a[i].pcomm : "");
     }
     /* Execs while perfreport started or finished: listed, not in the rates. */
@@ -279,6 +290,8 @@ static void drain(struct pe_state *st, struct pe_data *d)
         x->short_exits = v.short_exits;
         x->short_life_ns = v.short_life_ns;
         x->life_ns = v.life_ns;
+        x->cpu_ns = v.cpu_ns;
+        x->short_cpu_ns = v.short_cpu_ns;
     }
 }
 

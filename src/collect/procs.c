@@ -665,6 +665,9 @@ static void table_top_cpu(struct report *r, struct pview **idx, size_t n)
     size_t shown = 0;
     for (size_t i = 0; i < n; i++) {
         struct pview *v = idx[i];
+        /* perfreport's own CPU is in its own section (self.*), never a culprit */
+        if (hostfs_is_real() && v->e->pid == getpid())
+            continue;
         /* Idle processes are noise; the -p target is listed whatever it used. */
         bool top = shown < TOP_CPU_ROWS && v->cpu_pct > 0;
         if (!top && !v->target)

@@ -21,6 +21,7 @@
 #include <bpf/libbpf.h>
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <limits.h>
 #include <linux/perf_event.h>
 #include <linux/types.h>
@@ -52,6 +53,7 @@ struct prof_state {
     struct bpf_link *fork_link; /* owned: follows the target's children, or NULL */
     char *scope_note;         /* why the target filter is not applied, or NULL */
     char *scope;              /* "pid 12", "cgroup /x", "system-wide" */
+    double begin_ms, end_ms;  /* sampling switched on and off (mono_ms), 0 = not yet */
 };
 
 uint32_t profile_stack_entries(int hz, int ncpu, double window_s)
@@ -264,6 +266,8 @@ static int prof_start(struct collect_ctx *ctx, void **state, char *err, size_t n
 
 static void detach(struct prof_state *st)
 {
+    if (st->begin_ms > 0 && !(st->end_ms > 0))
+        st->end_ms = mono_ms();
     if (st->fork_link) {
         bpf_link__destroy(st->fork_link);
         st->fork_link = NULL;
@@ -335,6 +339,7 @@ static int prof_begin(struct collect_ctx *ctx, void *state)
     for (int i = 0; i < st->ncpu; i++)
         if (st->links[i] && ioctl(st->fds[i], PERF_EVENT_IOC_ENABLE, 0) != 0)
             rc = -errno;
+    st->begin_ms = mono_ms();
     return rc;
 }
 
@@ -363,6 +368,128 @@ static void drain_threads(struct report *r, int fd, uint64_t dropped)
     free(v);
 }
 
+/* One drained key: (process, thread, stacks) and its samples. */
+struct kc {
+    struct prof_key k;
+    uint64_t c;
+};
+
+/* A process's samples under the comm most of them carried. */
+struct proc_samples {
+    uint32_t tgid;
+    const char *comm; /* into a kc's key */
+    uint64_t n, best;
+};
+
+static int ps_by_tgid_comm(const void *a, const void *b)
+{
+    const struct proc_samples *x = a, *y = b;
+    if (x->tgid != y->tgid)
+        return x->tgid < y->tgid ? -1 : 1;
+    return strncmp(x->comm, y->comm, PROF_COMM_LEN);
+}
+
+static int ps_by_comm(const void *a, const void *b)
+{
+    const struct proc_samples *x = a, *y = b;
+    int c = strncmp(x->comm, y->comm, PROF_COMM_LEN);
+    return c ? c : (y->n > x->n) - (y->n < x->n);
+}
+
+struct cmd_row {
+    const struct proc_samples *first; /* its busiest process */
+    size_t procs;
+    uint64_t n;
+};
+
+static int cr_by_samples(const void *a, const void *b)
+{
+    const struct cmd_row *x = a, *y = b;
+    if (x->n != y->n)
+        return x->n < y->n ? 1 : -1;
+    return strncmp(x->first->comm, y->first->comm, PROF_COMM_LEN);
+}
+
+/* profile.by_command: samples per command, the processes that ran it
+ * counted, so that many short-lived processes (a build's compilers, a
+ * loop's tools) read as one workload.  A process is counted under the comm
+ * most of its samples carried (threads may rename themselves). */
+static void fill_by_command(struct report *r, const struct kc *keys, size_t nkeys, int hz,
+                            double secs)
+{
+    struct proc_samples *ps = xcalloc(nkeys ? nkeys : 1, sizeof *ps);
+    size_t np = 0;
+    uint32_t self = (uint32_t)getpid(); /* its own CPU is in self.*, never a culprit */
+    for (size_t i = 0; i < nkeys; i++)
+        if (keys[i].k.tgid != self)
+            ps[np++] = (struct proc_samples){keys[i].k.tgid, keys[i].k.comm, keys[i].c,
+                                             keys[i].c};
+    if (np)
+        qsort(ps, np, sizeof *ps, ps_by_tgid_comm);
+    size_t m = 0; /* merge a process's keys; the comm with the most samples wins */
+    for (size_t i = 0; i < np;) {
+        struct proc_samples acc = {ps[i].tgid, ps[i].comm, 0, 0};
+        size_t j = i;
+        while (j < np && ps[j].tgid == acc.tgid) {
+            size_t k = j; /* a run of one comm */
+            uint64_t same = 0;
+            for (; k < np && ps[k].tgid == acc.tgid &&
+                   strncmp(ps[k].comm, ps[j].comm, PROF_COMM_LEN) == 0;
+                 k++)
+                same += ps[k].n;
+            acc.n += same;
+            if (same > acc.best) {
+                acc.best = same;
+                acc.comm = ps[j].comm;
+            }
+            j = k;
+        }
+        ps[m++] = acc;
+        i = j;
+    }
+    np = m;
+    if (np)
+        qsort(ps, np, sizeof *ps, ps_by_comm);
+    struct cmd_row *cr = xcalloc(np ? np : 1, sizeof *cr);
+    size_t nc = 0;
+    for (size_t i = 0; i < np; i++) {
+        if (!nc || strncmp(cr[nc - 1].first->comm, ps[i].comm, PROF_COMM_LEN) != 0)
+            cr[nc++] = (struct cmd_row){&ps[i], 0, 0};
+        cr[nc - 1].procs++;
+        cr[nc - 1].n += ps[i].n;
+    }
+    if (nc)
+        qsort(cr, nc, sizeof *cr, cr_by_samples);
+    struct table *t = report_table(r, NM_PROFILE_BY_COMMAND, "On-CPU time by command", "profile");
+    static const struct col_spec cols[] = {
+        {"command", "Command", "", 0},
+        {"processes", "Processes", "", 0},
+        {"samples", "Samples", "", 0},
+        {"cpu_pct", "CPU", "% of one CPU", 1},
+        {"top_pid", "Busiest PID", "", 0},
+        {"top_pid_cpu_pct", "Its CPU", "% of one CPU", 1},
+    };
+    table_add_cols(t, cols, ARRAY_LEN(cols));
+    double per = hz > 0 && secs > 0 ? 100.0 / hz / secs : NAN;
+    for (size_t i = 0; i < nc && i < PROFILE_TOP_PROCS; i++) {
+        char comm[PROF_COMM_LEN + 1];
+        memcpy(comm, cr[i].first->comm, PROF_COMM_LEN);
+        comm[PROF_COMM_LEN] = '\0';
+        size_t row = table_add_row(t);
+        table_set_str(t, row, "command", comm);
+        table_set_num(t, row, "processes", (double)cr[i].procs);
+        table_set_num(t, row, "samples", (double)cr[i].n);
+        table_set_num(t, row, "cpu_pct", (double)cr[i].n * per);
+        table_set_num(t, row, "top_pid", cr[i].first->tgid);
+        table_set_num(t, row, "top_pid_cpu_pct", (double)cr[i].first->n * per);
+    }
+    table_set_note(t, "From the on-CPU samples, so processes that started and ended inside the "
+                      "window count; a process is listed under the name most of its samples "
+                      "carried.");
+    free(cr);
+    free(ps);
+}
+
 static int prof_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
 {
     struct prof_state *st = state;
@@ -389,10 +516,7 @@ static int prof_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     void *prev = NULL;
     size_t nkeys = 0;
     /* All keys are read first, then resolved in the map's order. */
-    struct kc {
-        struct prof_key k;
-        uint64_t c;
-    } *keys = NULL;
+    struct kc *keys = NULL;
     size_t cap = 0;
     while (bpf_map_get_next_key(cfd, prev, &next) == 0) {
         uint64_t c;
@@ -413,6 +537,10 @@ static int prof_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
         stack_resolver_add_thread(sr, p, keys[i].k.tgid, keys[i].k.tid, comm, keys[i].k.kstack,
                                   keys[i].k.ustack, keys[i].c);
     }
+    fill_by_command(r, keys, nkeys, st->hz,
+                    st->begin_ms > 0 && st->end_ms > st->begin_ms
+                        ? (st->end_ms - st->begin_ms) / 1000.0
+                        : ctx->cfg->window_s);
     free(keys);
     double t_resolved = mono_ms();
 

@@ -16,10 +16,15 @@ ran() { json "$1/manifest.json" "next((c['status'] for c in d['collectors'] if c
 sh -c 'while :; do /bin/true; done' & track $!
 sleep 0.5
 "$PERFREPORT_BIN" -d 3 -o "$TMPD/churn" --quiet
+# The loop's cost (a third of this host's CPUs or more) is the finding: its
+# own, or, when the CPUs are saturated by it, part of cpu.saturation's story
+# with "true" as the busiest command.
 f=$(finding "$TMPD/churn" process.churn)
-case "$f" in
+s=$(finding "$TMPD/churn" cpu.saturation)
+case "$f|$s" in
     warning*'"true"'*|critical*'"true"'*) ok procevents_churn_names_true ;;
-    *) not_ok procevents_churn_names_true "$f" ;;
+    none\|*'command true:'*'(process.churn)'*'"true"'*) ok procevents_churn_names_true ;;
+    *) not_ok procevents_churn_names_true "churn: $f; saturation: $s" ;;
 esac
 lt=$(json "$TMPD/churn/report.json" "[h['count'] for h in d['histograms'] if h['name']=='proc.lifetime']")
 case "$lt" in

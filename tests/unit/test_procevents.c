@@ -15,47 +15,81 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+/* A 2 s window on a 2-CPU host: `execs` runs of "true" started by sh (and
+ * two by cron), all short-lived, whose lives took cpu_s of CPU together. */
+static struct report *churn_model(uint64_t execs, double cpu_s)
+{
+    struct report *r = report_new();
+    struct pe_data d;
+    memset(&d, 0, sizeof d);
+    d.execs = execs;
+    d.exits = d.execs;
+    d.shorts = d.execs;
+    d.hist[0] = d.execs;
+    d.nex = 2;
+    d.ex = calloc(2, sizeof *d.ex);
+    strcpy(d.ex[0].comm, "true");
+    strcpy(d.ex[0].pcomm, "sh");
+    d.ex[0].n = d.execs - 2;
+    strcpy(d.ex[1].comm, "true");
+    strcpy(d.ex[1].pcomm, "cron");
+    d.ex[1].n = 2;
+    d.nxt = 1;
+    d.xt = calloc(1, sizeof *d.xt);
+    strcpy(d.xt[0].comm, "true");
+    d.xt[0].exits = 10;
+    d.xt[0].life_ns = 10 * 1500000ull;
+    d.xt[0].cpu_ns = (uint64_t)(cpu_s * 1e9);
+    d.xt[0].short_cpu_ns = d.xt[0].cpu_ns;
+    procevents_fill(r, &d, 2);
+    pe_data_free(&d);
+    report_metric(r, "cpu.count", "CPUs", "", "cpu", 2);
+    load_default_thresholds(r);
+    analyze_run(r);
+    return r;
+}
+
 TEST(procevents_fill_and_churn_rule)
 {
-    for (int k = 0; k < 2; k++) {
-        struct report *r = report_new();
-        struct pe_data d;
-        memset(&d, 0, sizeof d);
-        d.execs = k ? 40 : 39; /* over 2 s: 20/s is the warning line */
-        d.exits = d.execs;
-        d.shorts = d.execs;
-        d.hist[0] = d.execs;
-        d.nex = 2;
-        d.ex = calloc(2, sizeof *d.ex);
-        strcpy(d.ex[0].comm, "true");
-        strcpy(d.ex[0].pcomm, "sh");
-        d.ex[0].n = d.execs - 2;
-        strcpy(d.ex[1].comm, "true");
-        strcpy(d.ex[1].pcomm, "cron");
-        d.ex[1].n = 2;
-        d.nxt = 1;
-        d.xt = calloc(1, sizeof *d.xt);
-        strcpy(d.xt[0].comm, "true");
-        d.xt[0].exits = 10;
-        d.xt[0].life_ns = 10 * 1500000ull;
-        procevents_fill(r, &d, 2);
-        pe_data_free(&d);
-        const struct table *t = report_find_table(r, "proc.execs");
-        REQUIRE(t && t->nrows == 1);
-        CHECK_STR(table_str(t, 0, "parent_comm"), "sh");
-        CHECK_NUM(table_num(t, 0, "avg_lifetime_ms"), 1.5, 1e-9);
-        CHECK(report_find_hist(r, "proc.lifetime") != NULL);
-        load_default_thresholds(r);
-        analyze_run(r);
+    struct report *r = churn_model(40, 0.01);
+    const struct table *t = report_find_table(r, "proc.execs");
+    REQUIRE(t && t->nrows == 1);
+    CHECK_STR(table_str(t, 0, "parent_comm"), "sh");
+    CHECK_NUM(table_num(t, 0, "avg_lifetime_ms"), 1.5, 1e-9);
+    CHECK_NUM(table_num(t, 0, "cpu_pct"), 0.5, 1e-9); /* 10 ms over 2 s */
+    CHECK_NUM(report_metric_value(r, "proc.short_lived_cpu_pct"), 0.5, 1e-9);
+    CHECK(report_find_hist(r, "proc.lifetime") != NULL);
+    /* 20 execs/s that cost 0.25 % of the CPUs: listed, not a problem */
+    const struct finding *f = report_find_finding(r, "process.churn");
+    REQUIRE(f);
+    CHECK(f->sev == SEV_INFO);
+    CHECK_CONTAINS(f->title, "\"true\"");
+    CHECK_CONTAINS(f->title, "\"sh\"");
+    report_free(r);
+    /* 19.5 execs/s costing nothing: no finding */
+    r = churn_model(39, 0.01);
+    CHECK(report_find_finding(r, "process.churn") == NULL);
+    report_free(r);
+}
+
+/* Severity is what the short-lived processes cost, as a share of all
+ * CPUs: 10 % a warning, 30 % critical, whatever the rate. */
+TEST(procevents_churn_judged_by_cost)
+{
+    static const struct {
+        uint64_t execs;
+        double cpu_s; /* over 2 s on 2 CPUs: 0.4 s is 10 % */
+        enum severity want;
+    } cases[] = {
+        {40, 0.396, SEV_INFO}, {40, 0.4, SEV_WARNING}, {40, 1.2, SEV_CRITICAL},
+        {10, 0.4, SEV_WARNING}, /* few but expensive short-lived processes */
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        struct report *r = churn_model(cases[k].execs, cases[k].cpu_s);
         const struct finding *f = report_find_finding(r, "process.churn");
-        if (k) {
-            REQUIRE(f);
-            CHECK(f->sev == SEV_WARNING);
-            CHECK_CONTAINS(f->title, "\"true\"");
-            CHECK_CONTAINS(f->title, "\"sh\"");
-        } else {
-            CHECK(f == NULL);
-        }
+        REQUIRE(f);
+        CHECK(f->sev == cases[k].want);
+        CHECK_CONTAINS(f->title, "costing");
         report_free(r);
     }
 }
