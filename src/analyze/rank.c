@@ -167,6 +167,27 @@ static void sep(struct strbuf *sb, bool *first)
     *first = false;
 }
 
+/* With a target: where its time went, in one sentence ("The command's
+ * threads: waiting for its child processes 50% (by design), on a CPU 49%."),
+ * from table target.time (rows largest first). */
+static void target_time_sentence(const struct report *r, struct strbuf *sb)
+{
+    const struct table *t = report_find_table(r, NM_TARGET_TIME);
+    if (!t || !t->nrows)
+        return;
+    sb_addf(sb, " The %s's time: ", r->command ? "command" : "target");
+    for (size_t i = 0, shown = 0; i < t->nrows && shown < 3; i++) {
+        double pct = table_num(t, i, "share_pct");
+        const char *what = table_str(t, i, "what"), *kind = table_str(t, i, "kind");
+        if (!(pct >= 1) || !what)
+            continue;
+        sb_addf(sb, "%s%s %.0f%%%s", shown ? ", " : "", what, pct,
+                kind && strcmp(kind, "by design") == 0 ? " (by design)" : "");
+        shown++;
+    }
+    sb_add(sb, ".");
+}
+
 void rank_headline(struct report *r)
 {
     if (r->nfindings && r->findings[0].sev >= SEV_WARNING) {
@@ -233,10 +254,11 @@ void rank_headline(struct report *r)
                 sb_addf(&sb, "%s%.0f TCP retransmits", any ? ", " : "", retr);
         }
     }
-    double win = r->window.actual_s > 0 ? r->window.actual_s : r->window.planned_s;
+    double win = report_window_s(r);
     if (win > 0)
         sb_addf(&sb, " in the %.0f s window", win);
     sb_add(&sb, ".");
+    target_time_sentence(r, &sb);
     report_set_headline(r, sb_str(&sb));
     sb_free(&sb);
 }

@@ -267,6 +267,11 @@ TEST(rules_offcpu_waits_by_design_stay_quiet)
         CHECK_NUM(table_num(t, 0, "share_pct"), 99, 1e-9);
         CHECK_STR(table_str(t, 0, "kind"), k < 4 ? "by design" : "unclassified");
         CHECK_STR(table_str(t, 1, "state"), "cpu");
+        /* nothing wrong: the headline says where the time went */
+        CHECK_CONTAINS(r->headline, "No problem found");
+        CHECK_CONTAINS(r->headline, "The target's time: ");
+        CHECK_CONTAINS(r->headline, k < 4 ? "99% (by design), running on a CPU 1%."
+                                          : "other waits 99%, running on a CPU 1%.");
         report_free(r);
     }
 }
