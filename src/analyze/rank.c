@@ -92,6 +92,10 @@ static struct finding *find_mut(struct report *r, const char *id)
 static void fold_one(struct report *r, struct finding *cause, struct finding *sym)
 {
     finding_evidence(cause, "Also seen, explained by this (%s): %s", sym->id, sym->title);
+    /* one story: the symptom's resources now point at the cause */
+    finding_add_related(cause, sym->resource);
+    for (size_t i = 0; i < sym->nrelated; i++)
+        finding_add_related(cause, sym->related[i]);
     for (size_t i = 0; i < sym->nevidence; i++)
         finding_evidence(cause, "  %s", sym->evidence[i]);
     if (sym->sev > cause->sev)

@@ -125,6 +125,8 @@ void rule_cpu_saturation(struct report *r, const struct rule *self)
     sig_evidence(f, "CPU utilisation", &util);
     sig_evidence(f, "Run queue", &runq);
     sig_evidence(f, "PSI cpu some (share of time tasks waited for a CPU)", &psi);
+    if (psi.sev >= SEV_WARNING)
+        finding_add_related(f, "psi");
     double usr = report_metric_value(r, NM_CPU_USER_PCT), sys = report_metric_value(r, NM_CPU_SYSTEM_PCT);
     double iow = report_metric_value(r, NM_CPU_IOWAIT_PCT), st = report_metric_value(r, NM_CPU_STEAL_PCT);
     if (!isnan(usr) && !isnan(sys))

@@ -96,6 +96,8 @@ void rule_disk_saturation(struct report *r, const struct rule *self)
                          num0(rk), num0(wps), num0(wk));
     struct sig psi = sig_metric(r, "psi.some_pct", NM_PSI_IO_SOME_PCT, NM_PSI_IO_SOME_PCT);
     sig_evidence(f, "PSI io some (share of time tasks waited for I/O)", &psi);
+    if (psi.sev >= SEV_WARNING)
+        finding_add_related(f, "psi");
     evidence_dstate(f, r);
     if (others > 1)
         finding_evidence(f, "%d other disk%s also past a warning level", others - 1,

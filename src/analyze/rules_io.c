@@ -44,6 +44,8 @@ void rule_io_cache_misses(struct report *r, const struct rule *self)
     struct sig psi = sig_metric(r, "psi.some_pct", NM_PSI_IO_SOME_PCT, NM_PSI_IO_SOME_PCT);
     if (!isnan(psi.v))
         sig_evidence(f, "I/O pressure (PSI io some)", &psi);
+    if (psi.sev >= SEV_WARNING)
+        finding_add_related(f, "psi");
     f->score = rank_score(s.sev, s.excess, NAN, psi.sev >= SEV_WARNING);
 }
 

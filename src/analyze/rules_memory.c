@@ -60,6 +60,8 @@ void rule_memory_pressure(struct report *r, const struct rule *self)
         sb_addf(&t, "; largest process %s at %s", culprit, rss);
     }
     struct finding *f = rule_add(r, self, sev, &t);
+    if (some.sev >= SEV_WARNING || full.sev >= SEV_WARNING)
+        finding_add_related(f, "psi");
     sig_evidence(f, "Memory available", &avail);
     sig_evidence(f, "PSI memory some", &some);
     sig_evidence(f, "PSI memory full", &full);

@@ -116,6 +116,8 @@ static void finding_free_fields(struct finding *f)
     free(f->evidence);
     free(f->recommendation);
     free(f->culprit);
+    for (size_t j = 0; j < f->nrelated; j++)
+        free(f->related[j]);
 }
 
 void report_free(struct report *r)
@@ -471,6 +473,25 @@ void finding_set_title(struct finding *f, const char *fmt, ...)
     va_end(ap);
     free(f->title);
     f->title = s;
+}
+
+void finding_add_related(struct finding *f, const char *resource)
+{
+    if (!resource || finding_concerns(f, resource) || f->nrelated >= FINDING_MAX_RELATED)
+        return;
+    f->related[f->nrelated++] = xstrdup(resource);
+}
+
+bool finding_concerns(const struct finding *f, const char *resource)
+{
+    if (!resource)
+        return false;
+    if (f->resource && strcmp(f->resource, resource) == 0)
+        return true;
+    for (size_t i = 0; i < f->nrelated; i++)
+        if (strcmp(f->related[i], resource) == 0)
+            return true;
+    return false;
 }
 
 void report_remove_finding(struct report *r, struct finding *f)

@@ -92,6 +92,7 @@ struct metric {
     double value;
 };
 
+#define FINDING_MAX_RELATED 4
 struct finding {
     char *id;       /* stable id from design section 6 */
     enum severity sev;
@@ -102,6 +103,11 @@ struct finding {
     char *recommendation;
     char *culprit;  /* process/cgroup/device/...; may be NULL */
     double score;   /* ranking key, higher first */
+    /* Other resources whose figures past their thresholds are part of this
+     * finding's story ("psi" for a saturated CPU that PSI cpu confirms), so
+     * their overview rows point here instead of saying nothing was found. */
+    char *related[FINDING_MAX_RELATED];
+    size_t nrelated;
 };
 
 /* Threshold row: what analyze used; rendered in the appendix. */
@@ -265,6 +271,10 @@ struct finding *report_add_finding(struct report *r, const char *id, enum severi
 void finding_evidence(struct finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void finding_set_recommendation(struct finding *f, const char *text);
 void finding_set_culprit(struct finding *f, const char *culprit);
+/* Adds resource to f->related (once; not f's own; at most FINDING_MAX_RELATED). */
+void finding_add_related(struct finding *f, const char *resource);
+/* Whether resource is f's own or among its related ones. */
+bool finding_concerns(const struct finding *f, const char *resource);
 void finding_set_title(struct finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Frees f's fields and closes the gap: pointers to findings after it then
  * point one further; re-find them. */

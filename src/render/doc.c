@@ -247,7 +247,7 @@ void doc_table_row(struct doc_table *t)
 {
     xgrow(&t->cells, &t->cap_cells, (t->nrows + 1) * t->ncols, sizeof *t->cells);
     for (size_t c = 0; c < t->ncols; c++)
-        t->cells[t->nrows * t->ncols + c] = (struct doc_cell){NULL, false, DOC_NO_SEV, NULL, false, NULL};
+        t->cells[t->nrows * t->ncols + c] = (struct doc_cell){.sev = DOC_NO_SEV};
     t->nrows++;
 }
 

@@ -34,6 +34,9 @@ struct doc_cell {
     bool host;  /* host/model text: escaped for Markdown (numbers are ours) */
     int sev;    /* enum severity from the model, or DOC_NO_SEV */
     const char *anchor; /* a link to this heading anchor (the doc's slugs), or NULL */
+    /* Where the link goes in Markdown when anchor is a list item's (HTML
+     * only: Markdown has no item anchors): a heading's anchor, or NULL. */
+    const char *anchor_md;
     bool code;          /* an identifier, path or command: shown as code */
     char *href; /* owned: a relative link of ours (doc_cell_href), or NULL */
 };

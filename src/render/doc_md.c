@@ -109,7 +109,7 @@ static void cell(const struct doc_cell *c, struct strbuf *out)
     else
         sb_add(out, c->text);
     if (c->anchor)
-        sb_addf(out, "](#%s)", c->anchor);
+        sb_addf(out, "](#%s)", c->anchor_md ? c->anchor_md : c->anchor);
     else if (c->href)
         sb_addf(out, "](%s)", c->href); /* percent-encoded by doc_cell_href */
 }

@@ -916,10 +916,13 @@ static void key_figures(const struct report *r, const char *res, struct strbuf *
     value_text(out, m->value, m->unit);
 }
 
-/* One row per resource section: its worst severity (findings filed under
- * it and its USE cells), how many findings, its key figures, a link. */
+/* One row per resource section: its worst severity (findings that concern
+ * it, filed under it or with it among their related resources, and its USE
+ * cells), how many findings, its key figures, a link to the first of its
+ * findings.  The words agree with the colour: a row whose USE check is past
+ * a threshold without a finding says so instead of "nothing found". */
 static void overview(struct doc *d, const struct report *r, const struct sections *ss,
-                     struct doc_table *t)
+                     struct doc_table *t, cmark_node *const *items)
 {
     struct strbuf sb = STRBUF_INIT;
     for (size_t i = 0; i < ss->n; i++) {
@@ -928,11 +931,13 @@ static void overview(struct doc *d, const struct report *r, const struct section
                                              : section_has_content(r, res);
         if (same(res, "host") || same(res, "baseline") || (!measured && is_known(res) && !same(res, "profile")))
             continue; /* "Host" holds the run's own bookkeeping */
-        int worst = SEV_NONE;
+        int worst = SEV_NONE, use_worst = SEV_NONE;
         size_t nf = 0;
+        const char *first = NULL; /* anchor of its first (highest ranked) finding */
         for (size_t k = 0; k < r->nfindings; k++)
-            if (same(r->findings[k].resource, res)) {
-                nf++;
+            if (finding_concerns(&r->findings[k], res)) {
+                if (!nf++ && items[k])
+                    first = doc_item_anchor_of(items[k]);
                 if ((int)r->findings[k].sev > worst)
                     worst = (int)r->findings[k].sev;
             }
@@ -943,9 +948,11 @@ static void overview(struct doc *d, const struct report *r, const struct section
             const struct use_cell *c[3] = {&u->util, &u->sat, &u->err};
             for (size_t j = 0; j < 3; j++)
                 if (c[j]->text && *c[j]->text && strcmp(c[j]->text, "-") != 0 &&
-                    (int)c[j]->sev > worst)
-                    worst = (int)c[j]->sev;
+                    (int)c[j]->sev > use_worst)
+                    use_worst = (int)c[j]->sev;
         }
+        if (use_worst > worst)
+            worst = use_worst;
         doc_table_row(t);
         size_t row = t->nrows - 1;
         struct doc_cell *area = doc_table_cell(t, row, 0);
@@ -957,11 +964,17 @@ static void overview(struct doc *d, const struct report *r, const struct section
         } else {
             if (nf)
                 doc_cell_ours(status, "%zu finding%s", nf, nf == 1 ? "" : "s");
+            else if (use_worst >= SEV_WARNING)
+                doc_cell_ours(status, "past a USE threshold, no finding");
             else
                 doc_cell_ours(status, "nothing found");
             status->sev = worst;
-            if (nf)
-                status->anchor = section_anchor(d, "Findings");
+            if (nf) {
+                status->anchor = first ? first : section_anchor(d, "Findings");
+                status->anchor_md = section_anchor(d, "Findings");
+            }
+            else if (use_worst >= SEV_WARNING)
+                status->anchor = section_anchor(d, "USE check");
         }
         sb_reset(&sb);
         if (measured)
@@ -1018,8 +1031,8 @@ struct doc *doc_report(const struct report *r)
     thresholds(d, r);
     for (size_t i = 0; i < r->nfindings; i++)
         evidence_links(d, &r->findings[i], items[i]);
+    overview(d, r, &ss, over, items);
     free(items);
-    overview(d, r, &ss, over);
     free(ss.res);
     free(ss.title);
     contents(d, toc);

@@ -135,6 +135,13 @@ static void findings(struct jw *w, const struct report *r)
         jw_kstr(w, "recommendation", f->recommendation);
         jw_kstr(w, "culprit", f->culprit);
         jw_knum(w, "score", f->score);
+        if (f->nrelated) {
+            jw_key(w, "related");
+            jw_arr_begin(w);
+            for (size_t k = 0; k < f->nrelated; k++)
+                jw_str(w, f->related[k]);
+            jw_arr_end(w);
+        }
         jw_obj_end(w);
     }
     jw_arr_end(w);

@@ -239,8 +239,10 @@ TEST(render_overview_one_row_per_resource)
     CHECK_CONTAINS(md, "| [CPU](#cpu) | **critical** · [1 finding](#findings) | 96% busy; run queue 2.35/CPU |");
     CHECK_CONTAINS(md, "| [Memory](#memory) | ok · nothing found | 39% used; no swapping |");
     CHECK_CONTAINS(md, "| [Processes](#processes) | **warning** · [1 finding](#findings) |");
+    /* in HTML the link goes to the row's first finding itself */
     CHECK_CONTAINS(html, "<td><a href=\"#cpu\">CPU</a></td><td class=\"sev sev-critical\"><strong>"
-                         "critical</strong> · <a href=\"#findings\">1 finding</a></td>");
+                         "critical</strong> · <a href=\"#finding-cpusaturation\">1 finding</a></td>");
+    CHECK_CONTAINS(html, "<p><span id=\"finding-cpusaturation\"></span>");
     CHECK_CONTAINS(html, "<td class=\"sev sev-ok\">ok · nothing found</td>");
     /* a USE cell judged worse than any finding colours its row too */
     struct use_row *u = NULL;
@@ -252,7 +254,20 @@ TEST(render_overview_one_row_per_resource)
     mem_free(&m);
     memset(&m, 0, sizeof m);
     CHECK(render_all(r, &m) == 0);
-    CHECK_CONTAINS(mem_get(&m, "report.md"), "| [Memory](#memory) | **warning** · nothing found |");
+    /* ... and says why rather than "nothing found" */
+    CHECK_CONTAINS(mem_get(&m, "report.md"),
+                   "| [Memory](#memory) | **warning** · [past a USE threshold, no finding](#use-check) |");
+    mem_free(&m);
+    /* a finding filed under CPU whose evidence includes PSI past its line
+     * concerns the PSI row too */
+    report_metric(r, "psi.cpu.some_pct", "PSI", "%", "psi", 40);
+    struct finding *f = (struct finding *)report_find_finding(r, "cpu.saturation");
+    REQUIRE(f);
+    finding_add_related(f, "psi");
+    memset(&m, 0, sizeof m);
+    CHECK(render_all(r, &m) == 0);
+    CHECK_CONTAINS(mem_get(&m, "report.md"),
+                   "| [Pressure (PSI)](#pressure-psi) | **critical** · [1 finding](#findings) |");
     mem_free(&m);
     report_free(r);
 }
