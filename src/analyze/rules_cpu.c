@@ -45,7 +45,9 @@ struct workload {
     bool found;
 };
 
-static struct workload busiest_workload(const struct report *r)
+/* targeted: the profile holds only the target's processes; /proc's table
+ * holds the whole host's, so it cannot name the target's workload. */
+static struct workload busiest_workload(const struct report *r, bool targeted)
 {
     struct workload w = {.cpu_pct = NAN};
     const struct table *bc = report_find_table(r, NM_PROFILE_BY_COMMAND);
@@ -68,6 +70,8 @@ static struct workload busiest_workload(const struct report *r)
             return w;
         }
     }
+    if (targeted)
+        return w;
     const struct table *procs = report_find_table(r, NM_PROC_TOP_CPU);
     long top = top_proc(procs, "cpu_pct", w.label, sizeof w.label);
     if (top >= 0) {
@@ -94,7 +98,7 @@ void rule_cpu_saturation(struct report *r, const struct rule *self)
     /* With a target (-p, -- CMD) the profile holds only its processes: the
      * workload found there is the target's. */
     bool targeted = r->command || !isnan(report_metric_value(r, NM_THREADS_PID));
-    struct workload w = busiest_workload(r);
+    struct workload w = busiest_workload(r, targeted);
     double hz = report_metric_value(r, NM_PROFILE_HZ), win = report_window_s(r);
     double all_samples = report_metric_value(r, NM_PROFILE_SAMPLES);
     double target_pct = targeted && hz > 0 && win > 0 && isfinite(all_samples)

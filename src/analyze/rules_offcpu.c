@@ -45,9 +45,15 @@ static const struct offcpu_rule classes[] = {
      "The process waits for a peer over the network: check the peer's latency and the "
      "network section (retransmits, drops); add timeouts, pipelining or concurrency. A "
      "server's threads also wait here for their next request: then nothing is wrong."},
-    {"ipc", "offcpu.ipc_wait", "pipe/IPC", WK_HOLDS, SEV_WARNING, SEV_WARNING,
-     "The process waits for another local process (pipe, FIFO, unix socket, message "
-     "queue): the latency is in the process on the other end; profile that one."},
+    {"ipc", "offcpu.ipc_wait", "IPC with a local process (unix socket, message queue)",
+     WK_HOLDS, SEV_WARNING, SEV_WARNING,
+     "The process waits for another local process (a unix socket, a message queue): the "
+     "latency is in the process on the other end; profile that one."},
+    /* a pipeline's stages wait on each other: the work is the slowest stage's */
+    {"pipe", "offcpu.ipc_wait", "a pipe (the process at its other end)", WK_BY_DESIGN, SEV_INFO,
+     SEV_INFO,
+     "The process waits on a pipe for the process at its other end, as a pipeline's stages "
+     "do: if the whole is slow, profile the stage that does the work."},
     {"sleep", "offcpu.sleep", "its own sleep calls", WK_BY_DESIGN, SEV_INFO, SEV_INFO,
      "The time goes to the program's own sleeps (nanosleep): review polling loops, retry "
      "back-off and rate limits in the blocking stack if it should be doing work instead."},
@@ -244,8 +250,9 @@ void rule_offcpu_wait(struct report *r, const struct rule *self)
     if (!report_find_table(r, NM_TARGET_TIME))
         time_table(r, num0(cpu_s), runq_s, total_s);
     bool command = r->command != NULL;
+    /* one finding per id: a class judged first (ipc before pipe) keeps it */
     for (size_t c = 0; c < NCLASSES; c++)
-        if (classes[c].id)
+        if (classes[c].id && !report_find_finding(r, classes[c].id))
             judge_class(r, self, &classes[c], num0(class_s(r, classes[c].cls)), active_s,
                         total_s, window_s, command);
 }

@@ -78,6 +78,10 @@ void threads_join(struct report *r)
         copy(t, row, "futex_ms", off, o, "futex_ms");
         copy(t, row, "join_ms", off, o, "join_ms");
         copy(t, row, "ipc_ms", off, o, "ipc_ms");
+        /* pipes are IPC too in this table (a thread feeding another by pipe) */
+        if (off && o >= 0 && !isnan(table_num(off, (size_t)o, "pipe_ms")))
+            table_set_num(t, row, "ipc_ms",
+                          num0(table_num(t, row, "ipc_ms")) + table_num(off, (size_t)o, "pipe_ms"));
         copy(t, row, "io_ms", off, o, "io_ms");
         copy(t, row, "net_ms", off, o, "net_ms");
         copy(t, row, "sleep_ms", off, o, "sleep_ms");
@@ -112,7 +116,9 @@ void threads_join(struct report *r)
 static double wait_pct(const struct table *t, size_t row, double window_s)
 {
     double l = table_num(t, row, "lock_ms"), k = table_num(t, row, "park_ms");
-    double p = table_num(t, row, "ipc_ms");
+    double p = num0(table_num(t, row, "ipc_ms")) + num0(table_num(t, row, "pipe_ms"));
+    if (isnan(table_num(t, row, "ipc_ms")) && isnan(table_num(t, row, "pipe_ms")))
+        p = NAN;
     if (isnan(l) && isnan(k) && isnan(p)) { /* a table without classes: futex waits */
         double f = table_num(t, row, "futex_ms"), j = table_num(t, row, "join_ms");
         if (isnan(f) && isnan(p))

@@ -41,10 +41,12 @@ static const struct wc_name kexact[] = {
     {"sk_wait_data", WC_NET}, {"__skb_wait_for_more_packets", WC_NET},
     {"__skb_recv_datagram", WC_NET}, {"__lock_sock", WC_NET}, {"lock_sock_nested", WC_NET},
     {"__sys_connect", WC_NET}, {"__sys_recvfrom", WC_NET},
-    /* pipes and IPC: the peer process has not written/read yet */
-    {"anon_pipe_read", WC_IPC}, {"anon_pipe_write", WC_IPC}, {"pipe_read", WC_IPC},
-    {"pipe_write", WC_IPC}, {"pipe_wait_readable", WC_IPC}, {"pipe_wait_writable", WC_IPC},
-    {"wait_for_partner", WC_IPC}, {"fifo_open", WC_IPC}, {"do_msgrcv", WC_IPC},
+    /* pipes and FIFOs: the process at the other end has not written/read yet */
+    {"anon_pipe_read", WC_PIPE}, {"anon_pipe_write", WC_PIPE}, {"pipe_read", WC_PIPE},
+    {"pipe_write", WC_PIPE}, {"pipe_wait_readable", WC_PIPE}, {"pipe_wait_writable", WC_PIPE},
+    {"wait_for_partner", WC_PIPE}, {"fifo_open", WC_PIPE},
+    /* other IPC: a local server or peer process */
+    {"do_msgrcv", WC_IPC},
     {"do_msgsnd", WC_IPC}, {"do_semtimedop", WC_IPC}, {"wq_sleep", WC_IPC},
     {"eventfd_read", WC_IPC},
     /* a parent waiting for its children */
@@ -142,8 +144,8 @@ static const char *const noise_exact[] = {
 
 const char *wait_class_name(enum wait_class c)
 {
-    static const char *const n[] = {"io",    "lock",  "net",   "ipc",  "idle",
-                                    "sleep", "other", "child", "join", "park"};
+    static const char *const n[] = {"io",    "lock",  "net",   "ipc",  "idle", "sleep",
+                                    "other", "child", "join", "park", "pipe"};
     return c < WC_COUNT ? n[c] : "?";
 }
 
@@ -152,13 +154,14 @@ const char *wait_class_title(enum wait_class c)
     static const char *const n[] = {"disk I/O",
                                     "locks (futex/mutex)",
                                     "network sockets",
-                                    "pipe/IPC",
+                                    "IPC (unix sockets, message queues)",
                                     "waiting for input (event loop, accept, terminal)",
                                     "sleep",
                                     "other",
                                     "waiting for child processes",
                                     "joining a thread",
-                                    "parked workers (condition variable, semaphore)"};
+                                    "parked workers (condition variable, semaphore)",
+                                    "a pipe (a pipeline's other stage)"};
     return c < WC_COUNT ? n[c] : "?";
 }
 

@@ -14,13 +14,14 @@ enum wait_class {
     WC_IO = 0, /* disk: page/buffer/writeback waits, block layer, fsync */
     WC_LOCK,   /* futex (mutex/rwlock/unknown) and kernel mutex/rwsem slow paths */
     WC_NET,    /* TCP/UDP/inet sockets: recv, connect, send buffer */
-    WC_IPC,    /* pipes, FIFOs, unix sockets, SysV/POSIX queues */
+    WC_IPC,    /* unix sockets, SysV/POSIX queues, eventfd: another local process */
     WC_IDLE,   /* waiting for input: event loops (epoll/poll/select), accept, a terminal */
     WC_SLEEP,  /* nanosleep and friends: the program chose to wait */
     WC_OTHER,
     WC_CHILD,  /* wait4/waitid: a parent waiting for its children */
     WC_JOIN,   /* pthread_join: waiting for a thread to finish */
     WC_PARK,   /* a worker parked on a condition variable or semaphore: waiting for work */
+    WC_PIPE,   /* a pipe or FIFO: a pipeline stage waiting for the next or the previous */
     WC_COUNT
 };
 
@@ -29,7 +30,7 @@ enum wait_class {
  * program (bpf/offcpu.h), never a real syscall number. */
 #define WAIT_SYSCALL_JOIN (-2)
 
-/* "io" "lock" "net" "ipc" "idle" "sleep" "other" "child" "join" "park" */
+/* "io" "lock" "net" "ipc" "idle" "sleep" "other" "child" "join" "park" "pipe" */
 const char *wait_class_name(enum wait_class c);
 const char *wait_class_title(enum wait_class c); /* "disk I/O", "pipe/IPC" ... */
 /* Class of a name from wait_class_name(), or WC_COUNT. */

@@ -77,3 +77,35 @@ expect_no_warning() {
     _w=$(json "$2/report.json" "[f['id'] + ': ' + f['title'] for f in d['findings'] if f['severity'] in ('warning', 'critical')]")
     if [ "$_w" = "[]" ]; then ok "$1"; else not_ok "$1" "findings at warning or above: $_w"; fi
 }
+
+# Calm scenarios (tests/scenarios/calm_*.sh): ordinary healthy activity
+# that must give no finding at warning or above, CALM_RUNS times in a row
+# (3 with the normal build; 1 with the slower sanitizer build, where the
+# point is memory safety, not the verdict).
+if [ -z "${CALM_RUNS:-}" ]; then
+    case "$BUILD" in build) CALM_RUNS=3 ;; *) CALM_RUNS=1 ;; esac
+fi
+
+# calm_bad BUNDLE [ALLOWED_ID...]: prints the findings at warning or above
+# other than the allowed ones ("id: title; ..."), nothing when calm.
+calm_bad() {
+    _b=$1; shift
+    json "$_b/report.json" "'; '.join(f['id'] + ' (' + f['severity'] + '): ' + f['title'] for f in d['findings'] if f['severity'] in ('warning', 'critical') and f['id'] not in '$*'.split())"
+}
+
+# calm_result NAME RUN BUNDLE [ALLOWED_ID...]: records the run's top
+# findings; on a finding that is not calm prints "not ok" and returns 1.
+calm_result() {
+    _cn=$1 _cr=$2 _cb=$3; shift 3
+    if [ ! -f "$_cb/report.json" ]; then
+        not_ok "$_cn" "run $_cr: no report.json"
+        return 1
+    fi
+    scen_record "$_cn.$_cr" "$_cb"
+    _bad=$(calm_bad "$_cb" "$@")
+    if [ -n "$_bad" ]; then
+        not_ok "$_cn" "run $_cr of $CALM_RUNS: $_bad"
+        return 1
+    fi
+    return 0
+}

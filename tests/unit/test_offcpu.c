@@ -20,7 +20,7 @@ TEST(waitclass_kernel_stacks_from_this_kernel)
                                        "__traceiter_sched_switch", "__schedule", "schedule",
                                        "anon_pipe_read", "vfs_read", "ksys_read",
                                        "do_syscall_64", "entry_SYSCALL_64_after_hwframe"};
-    CHECK(wait_classify(pipe, N(pipe), NULL, 0, 0) == WC_IPC);
+    CHECK(wait_classify(pipe, N(pipe), NULL, 0, 0) == WC_PIPE);
     static const char *const nap[] = {"__schedule", "schedule", "do_nanosleep",
                                       "hrtimer_nanosleep", "common_nsleep",
                                       "__x64_sys_clock_nanosleep", "do_syscall_64"};
@@ -175,8 +175,8 @@ static struct report *offcpu_model_s(const char *cls, double share, bool with_ta
     table_set_num(t, row, "count", 1);
     table_set_str(t, row, "stack", "anon_pipe_read <- vfs_read <- ksys_read");
     if (with_target) {
-        static const char *const all[] = {"io", "lock", "net", "ipc", "idle", "sleep",
-                                          "other", "child", "join", "park"};
+        static const char *const all[] = {"io",    "lock",  "net",  "ipc",  "idle", "sleep",
+                                          "other", "child", "join", "park", "pipe"};
         for (size_t i = 0; i < N(all); i++) {
             char m[64];
             snprintf(m, sizeof m, "offcpu.target.%s_ms", all[i]);
@@ -208,6 +208,8 @@ TEST(rules_offcpu_boundaries)
         {"net", "offcpu.net_wait", SEV_WARNING, SEV_WARNING},
         /* the cause is in the process at the other end */
         {"ipc", "offcpu.ipc_wait", SEV_WARNING, SEV_WARNING},
+        /* a pipeline's stages wait on each other by design */
+        {"pipe", "offcpu.ipc_wait", SEV_INFO, SEV_INFO},
         /* the program's own choice */
         {"sleep", "offcpu.sleep", SEV_INFO, SEV_INFO},
     };

@@ -80,7 +80,7 @@ TEST(threads_offcpu_by_class)
     struct thread_off v[] = {
         {7, WC_PARK, true, 3000000000ull},  /* 3 s parked on a condition variable */
         {9, WC_IO, false, 100000000ull},
-        {7, WC_IPC, false, 500000000ull},   /* 0.5 s on a pipe */
+        {7, WC_PIPE, false, 500000000ull},  /* 0.5 s on a pipe */
         {9, WC_LOCK, true, 200000000ull},
     };
     threads_fill_offcpu(r, v, 4, 5.0, 3);
@@ -92,7 +92,8 @@ TEST(threads_offcpu_by_class)
     CHECK_NUM(table_num(t, 0, "futex_ms"), 3000, 1e-6);
     CHECK_NUM(table_num(t, 0, "park_ms"), 3000, 1e-6);
     CHECK_NUM(table_num(t, 0, "idle_ms"), 0, 1e-6);
-    CHECK_NUM(table_num(t, 0, "ipc_ms"), 500, 1e-6);
+    CHECK_NUM(table_num(t, 0, "pipe_ms"), 500, 1e-6);
+    CHECK_NUM(table_num(t, 0, "ipc_ms"), 0, 1e-6);
     CHECK_NUM(table_num(t, 1, "io_ms"), 100, 1e-6);
     CHECK_NUM(table_num(t, 1, "lock_ms"), 200, 1e-6);
     REQUIRE(t->note);
