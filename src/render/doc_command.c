@@ -2,7 +2,9 @@
  * line (see doc_report.h). */
 #include "doc_report.h"
 #include "../model/model.h"
+#include "../model/names.h"
 #include "../model/run_command.h"
+#include <string.h>
 #include <math.h>
 #include <stdio.h>
 
@@ -43,4 +45,17 @@ void doc_command(const struct report *r, cmark_node *parent)
     if (c->end != CMD_NOT_STARTED && isfinite(c->wall_s))
         doc_textf(p, c->end == CMD_RUNNING ? " (%.1f s in)" : " after %.1f s", c->wall_s);
     doc_text(p, c->ended_window ? "; the window ended when it did." : ".");
+    /* its tree's CPU, from where its time went (analysis: target.time) */
+    const struct table *t = report_find_table(r, NM_TARGET_TIME);
+    for (size_t i = 0; t && i < t->nrows; i++) {
+        const char *state = table_str(t, i, "state");
+        double s = table_num(t, i, "thread_s"), win = report_window_s(r);
+        if (!state || strcmp(state, "cpu") != 0 || !isfinite(s))
+            continue;
+        doc_textf(p, " Its processes ran %.2f s on a CPU", s);
+        if (win > 0)
+            doc_textf(p, " (%.0f%% of one CPU over the window)", s / win * 100);
+        doc_text(p, "; the table \"Where the target's time went\" splits the rest by what "
+                    "they waited for.");
+    }
 }

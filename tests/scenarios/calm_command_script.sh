@@ -19,3 +19,6 @@ expect_text calm_command_script_time "$TMPD/b1" "d['headline']" "waiting for its
 expect_text calm_command_script_by_design "$TMPD/b1" \
     "[r['kind'] for t in d['tables'] if t['name'] == 'target.time' for r in t['rows'] if r['state'] == 'child']" \
     "['by design']"
+# the command's paragraph says what its processes used
+if grep -q "Its processes ran [0-9.]* s on a CPU" "$TMPD/b1/report.md"; then ok calm_command_script_tree_cpu
+else not_ok calm_command_script_tree_cpu "$(grep -m1 '^\*\*Command:' "$TMPD/b1/report.md")"; fi
