@@ -164,7 +164,7 @@ static __always_inline void on_exit(struct task_struct *task)
     if (is_short) {
         __sync_fetch_and_add(&v->short_exits, 1);
         __sync_fetch_and_add(&v->short_life_ns, life);
-        __sync_fetch_and_add(&v->short_cpu_ns, cpu);
+        __sync_fetch_and_add(&v->churn_ns, cpu < PE_START_COST_NS ? cpu : PE_START_COST_NS);
     }
 }
 

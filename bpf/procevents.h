@@ -6,6 +6,10 @@
 #define PE_MAX_EXIT 4096   /* comms seen exiting */
 #define PE_HIST_BUCKETS 32 /* log2 ms */
 #define PE_SHORT_NS 1000000000ULL /* "short-lived": under 1 s */
+/* What starting a process costs at most (fork's copy, exec, the dynamic
+ * linker, first page faults: ~1 ms for a small tool here): the part of a
+ * short-lived process's CPU counted as churn; the rest is its work. */
+#define PE_START_COST_NS 5000000ULL
 
 enum { PE_CNT_EXEC = 0, PE_CNT_EXIT, PE_CNT_SHORT, PE_CNT_DROP, PE_CNT_N };
 /* When an event happened: the programs record from their attach to the
@@ -28,7 +32,7 @@ struct pe_exit_val {
     __u64 short_life_ns; /* sum over short-lived exits */
     __u64 life_ns;       /* sum over all exits */
     __u64 cpu_ns;        /* CPU time over their whole life, all exits */
-    __u64 short_cpu_ns;  /* the same, short-lived exits */
+    __u64 churn_ns;      /* short-lived exits: each one's CPU up to PE_START_COST_NS */
 };
 
 struct pe_hist {

@@ -203,13 +203,14 @@ void rule_syscall_errors(struct report *r, const struct rule *self)
     f->score = rank_score(sev, worst >= 0 ? wj.share.excess : 0, NAN, 0);
 }
 
-/* Process churn is judged by what it costs: the CPU the short-lived
- * processes used over their lives, as a share of the host's CPUs.  A high
- * exec rate alone (a shell loop, a build) is listed as information. */
+/* Process churn is judged by what it costs: the CPU spent starting
+ * short-lived processes (each one's CPU up to what a start costs), as a
+ * share of the host's CPUs.  A high exec rate alone (a shell loop, a
+ * build) is listed as information. */
 void rule_process_churn(struct report *r, const struct rule *self)
 {
     struct sig rate = sig_metric(r, "proc.exec_per_s", NM_PROC_EXEC_PER_S, NULL);
-    double one = report_metric_value(r, NM_PROC_SHORT_LIVED_CPU_PCT);
+    double one = report_metric_value(r, NM_PROC_CHURN_CPU_PCT);
     double ncpu = report_metric_value(r, NM_CPU_COUNT);
     struct sig cost = sig_value(r, "proc.churn_cpu_pct",
                                 isfinite(one) && ncpu > 0 ? one / ncpu : NAN, NULL);
@@ -241,7 +242,7 @@ void rule_process_churn(struct report *r, const struct rule *self)
         finding_set_culprit(f, parent && *parent ? parent : comm);
     }
     sig_evidence(f, "Programs executed per second", &rate);
-    sig_evidence(f, "CPU used by processes that lived under 1 s, share of all CPUs", &cost);
+    sig_evidence(f, "CPU spent starting short-lived processes, share of all CPUs", &cost);
     if (sev == SEV_INFO)
         finding_evidence(f, isfinite(cost.v) ? "Listed for information: the programs started "
                                                "cost little CPU"

@@ -164,12 +164,13 @@ static const struct thr_def defaults[] = {
     /* Shells and cron start a few programs per second; past 20/s the
      * report lists who starts them (information: a rate is no harm). */
     {"proc.exec_per_s", "Programs executed per second", "/s", 20, 100, false},
-    /* What process churn costs: the CPU that processes living under 1 s
-     * used (fork, exec, dynamic linking and their little work), as a share
-     * of the host's CPUs.  A script starting a tool every few ms costs a
-     * tenth of a 2-CPU host; a third is a host busy starting programs. */
-    {"proc.churn_cpu_pct", "CPU of short-lived processes (share of all CPUs)", "%", 10, 30,
-     false},
+    /* What process churn costs: the CPU spent starting processes that
+     * lived under 1 s (each one's CPU up to 5 ms: fork, exec, the dynamic
+     * linker), as a share of the host's CPUs.  A script starting a tool
+     * every few ms costs a tenth of a 2-CPU host; a third is a host busy
+     * starting programs. */
+    {"proc.churn_cpu_pct", "CPU spent starting short-lived processes (share of all CPUs)", "%",
+     10, 30, false},
     /* Retransmits counted by the tracepoint, used when the /proc share of
      * segments cannot judge them (another network namespace): a healthy
      * host retransmits now and then; 5/s sustained is a lossy connection. */

@@ -421,43 +421,25 @@ static void write_model(struct collect_ctx *ctx, const struct offcpu_state *st, 
          * the command's tree when it is followed). */
         double window_ms = (double)st->observed_ns / 1e6;
         double tms[WC_COUNT] = {0};
-        uint32_t *tg = xcalloc(nrows ? nrows : 1, sizeof *tg);
-        size_t ntg = 0;
-        for (size_t i = 0; i < nrows; i++) {
+        for (size_t i = 0; i < nrows; i++)
             tms[rows[i].cls] += (double)rows[i].v.total_ns / 1e6;
-            bool seen = false;
-            for (size_t j = 0; j < ntg && !seen; j++)
-                seen = tg[j] == rows[i].k.tgid;
-            if (!seen && ntg < 4096)
-                tg[ntg++] = rows[i].k.tgid;
-        }
-        free(tg);
-        if (window_ms > 0) {
-            for (int c = 0; c < WC_COUNT; c++) {
-                char name[64], title[160];
-                snprintf(name, sizeof name, NMF_OFFCPU_TARGET_MS,
-                         wait_class_name((enum wait_class)c));
-                snprintf(title, sizeof title, "Target blocked on %s (all its threads)",
-                         wait_class_title((enum wait_class)c));
-                report_metric(r, name, title, "ms", "offcpu", tms[c]);
-            }
-            if (st->follow)
-                report_metric(r, NM_OFFCPU_TARGET_PROCESSES,
-                              "Processes of the command's tree seen blocked", "", "offcpu",
-                              (double)ntg);
-        }
         unsigned th = kbpf_proc_threads(ctx->cfg->pid);
-        if (th && window_ms > 0) {
+        if (th && window_ms > 0)
             report_metric(r, NM_OFFCPU_TARGET_THREADS, "Threads of the target", "", "offcpu", th);
-            for (int c = 0; c < WC_COUNT; c++) {
-                char name[64], title[160];
-                snprintf(name, sizeof name, NMF_OFFCPU_TARGET_PCT,
-                         wait_class_name((enum wait_class)c));
-                snprintf(title, sizeof title, "Target blocked on %s (per-thread share of window)",
-                         wait_class_title((enum wait_class)c));
-                double pct = tms[c] * 100 / (window_ms * th);
-                report_metric(r, name, title, "%", "offcpu", pct > 100 ? 100 : pct);
-            }
+        for (int c = 0; c < WC_COUNT && window_ms > 0; c++) {
+            const char *cls = wait_class_name((enum wait_class)c);
+            const char *what = wait_class_title((enum wait_class)c);
+            char name[64], title[160];
+            snprintf(name, sizeof name, NMF_OFFCPU_TARGET_MS, cls);
+            snprintf(title, sizeof title, "Target blocked on %s (all its threads)", what);
+            report_metric(r, name, title, "ms", "offcpu", tms[c]);
+            if (!th)
+                continue;
+            snprintf(name, sizeof name, NMF_OFFCPU_TARGET_PCT, cls);
+            snprintf(title, sizeof title, "Target blocked on %s (per-thread share of window)",
+                     what);
+            double pct = tms[c] * 100 / (window_ms * th);
+            report_metric(r, name, title, "%", "offcpu", pct > 100 ? 100 : pct);
         }
     }
 }

@@ -71,13 +71,14 @@ void procevents_fill(struct report *r, const struct pe_data *d, double win)
                   "", "process", (double)d->execs_before);
     report_metric(r, NM_PROC_EXECS_AFTER_WINDOW, "Programs executed after the window closed", "",
                   "process", (double)d->execs_after);
-    /* What the short-lived processes cost: their CPU over their whole
-     * life (fork, exec, dynamic linking and the work), in % of one CPU. */
-    uint64_t short_cpu = 0;
+    /* What the churn costs: starting and ending the short-lived processes,
+     * each one's CPU up to what a start costs (a tool that does real work
+     * for 200 ms is work, not churn), in % of one CPU. */
+    uint64_t churn = 0;
     for (size_t k = 0; k < d->nxt; k++)
-        short_cpu += d->xt[k].short_cpu_ns;
-    report_metric(r, NM_PROC_SHORT_LIVED_CPU_PCT, "CPU used by processes that lived under 1 s",
-                  "% of one CPU", "process", (double)short_cpu / 1e9 / win * 100.0);
+        churn += d->xt[k].churn_ns;
+    report_metric(r, NM_PROC_CHURN_CPU_PCT, "CPU spent starting short-lived processes",
+                  "% of one CPU", "process", (double)churn / 1e9 / win * 100.0);
     if (d->shorts) {
         struct hist *h = report_hist(r, NM_PROC_LIFETIME, "Lifetime of processes that lived "
                                      "under 1 s", "ms", "process");
@@ -291,7 +292,7 @@ static void drain(struct pe_state *st, struct pe_data *d)
         x->short_life_ns = v.short_life_ns;
         x->life_ns = v.life_ns;
         x->cpu_ns = v.cpu_ns;
-        x->short_cpu_ns = v.short_cpu_ns;
+        x->churn_ns = v.churn_ns;
     }
 }
 

@@ -16,7 +16,8 @@ struct ped_exec {
 struct ped_exit {
     char comm[17];
     uint64_t exits, short_exits, short_life_ns, life_ns;
-    uint64_t cpu_ns, short_cpu_ns; /* CPU over the exited processes' lives */
+    uint64_t cpu_ns;   /* CPU over the exited processes' lives */
+    uint64_t churn_ns; /* the short-lived ones': each one's CPU up to PE_START_COST_NS */
 };
 struct pe_data {
     uint64_t execs, exits, shorts; /* in the window */

@@ -109,3 +109,40 @@ calm_result() {
     fi
     return 0
 }
+
+# calm_host NAME LOOP [ALLOWED_ID...]: CALM_RUNS system-wide runs, each with
+# the shell loop LOOP running in the background; "ok NAME" when every run
+# is calm.  Returns 1 (having printed "not ok") otherwise.
+calm_host() {
+    _hn=$1 _hl=$2; shift 2
+    _hr=1
+    while [ $_hr -le "$CALM_RUNS" ]; do
+        sh -c "$_hl" & track $!
+        sleep 0.3
+        scen_run "$TMPD/b$_hr"
+        stop_tracked
+        calm_result "$_hn" "$_hr" "$TMPD/b$_hr" "$@" || return 1
+        _hr=$((_hr + 1))
+    done
+    ok "$_hn"
+}
+
+# calm_pid NAME WORKLOAD ARGS...: CALM_RUNS runs of -p on a fresh
+# $WL/WORKLOAD ARGS each, once it printed "ready"; as calm_host.
+calm_pid() {
+    _pn=$1; shift
+    _pr=1
+    while [ $_pr -le "$CALM_RUNS" ]; do
+        "$WL/$@" > "$TMPD/out$_pr" & track $!
+        _pp=$!
+        _pt=0
+        until grep -q ready "$TMPD/out$_pr" 2>/dev/null || [ $_pt -ge 200 ]; do
+            sleep 0.05; _pt=$((_pt + 1))
+        done
+        scen_run "$TMPD/b$_pr" -p "$_pp"
+        stop_tracked
+        calm_result "$_pn" "$_pr" "$TMPD/b$_pr" || return 1
+        _pr=$((_pr + 1))
+    done
+    ok "$_pn"
+}

@@ -40,7 +40,7 @@ static struct report *churn_model(uint64_t execs, double cpu_s)
     d.xt[0].exits = 10;
     d.xt[0].life_ns = 10 * 1500000ull;
     d.xt[0].cpu_ns = (uint64_t)(cpu_s * 1e9);
-    d.xt[0].short_cpu_ns = d.xt[0].cpu_ns;
+    d.xt[0].churn_ns = d.xt[0].cpu_ns;
     procevents_fill(r, &d, 2);
     pe_data_free(&d);
     report_metric(r, "cpu.count", "CPUs", "", "cpu", 2);
@@ -57,7 +57,7 @@ TEST(procevents_fill_and_churn_rule)
     CHECK_STR(table_str(t, 0, "parent_comm"), "sh");
     CHECK_NUM(table_num(t, 0, "avg_lifetime_ms"), 1.5, 1e-9);
     CHECK_NUM(table_num(t, 0, "cpu_pct"), 0.5, 1e-9); /* 10 ms over 2 s */
-    CHECK_NUM(report_metric_value(r, "proc.short_lived_cpu_pct"), 0.5, 1e-9);
+    CHECK_NUM(report_metric_value(r, "proc.churn_cpu_pct"), 0.5, 1e-9);
     CHECK(report_find_hist(r, "proc.lifetime") != NULL);
     /* 20 execs/s that cost 0.25 % of the CPUs: listed, not a problem */
     const struct finding *f = report_find_finding(r, "process.churn");
