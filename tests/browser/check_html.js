@@ -64,16 +64,18 @@ const check = (name, cond, why) => (cond ? ok(name) : notOk(name, why));
     });
     check('browser_html_banner_contrast', colours && colours[0] !== colours[1], JSON.stringify(colours));
 
-    // The contents line and the findings' evidence links: each lands on a
-    // heading, and following one scrolls that heading into view.
+    // The contents line, the overview and the findings' evidence links: each
+    // lands on a heading or on a finding's own anchor (the overview links a
+    // row to its first finding), and following one scrolls it into view.
     const links = await page.evaluate(() => Array.from(document.querySelectorAll('a[href^="#"]'))
       .map((a) => a.getAttribute('href').slice(1)));
     const dangling = await page.evaluate((ids) => ids.filter((id) => {
       const t = document.getElementById(id);
-      return !t || !/^H[1-6]$/.test(t.tagName);
+      return !t || !(/^H[1-6]$/.test(t.tagName) ||
+                     (id.startsWith('finding-') && t.closest('li') !== null));
     }), links);
     check('browser_html_toc_links_resolve', links.length >= 5 && dangling.length === 0,
-          `${links.length} links, not landing on a heading: ${dangling.join(' ')}`);
+          `${links.length} links, not landing on a heading or a finding: ${dangling.join(' ')}`);
     if (links.length) {
       const last = links[links.length - 1];
       await page.click(`a[href="#${last}"]`);
