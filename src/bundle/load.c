@@ -423,8 +423,9 @@ static int load_table(struct ld *l, const struct json *it, const char *what)
         if (!cname || !opt_str(l, col, "title", cw, &ctitle) ||
             !opt_str(l, col, "unit", cw, &cunit))
             return -1;
-        if (d && !json_int(d, 0, 17, &dec))
-            return bad(l, "%s: \"decimals\" is not a whole number from 0 to 17", cw);
+        /* -1: a column of text (--baseline's "baseline.changes") */
+        if (d && !json_int(d, -1, 17, &dec))
+            return bad(l, "%s: \"decimals\" is not a whole number from -1 to 17", cw);
         if (table_col(t, cname) >= 0)
             return bad(l, "%s: column \"%.80s\" appears twice", tw, cname);
         table_add_col(t, cname, ctitle, cunit, (int)dec);

@@ -70,7 +70,7 @@ struct column {
     char *name;  /* stable key used by rules and JSON: "util_pct" */
     char *title; /* "Util %" */
     char *unit;  /* may be "" */
-    int decimals; /* digits to show for numbers */
+    int decimals; /* digits to show for numbers; -1 in a column of text */
 };
 
 /* A table of rows about entities (per CPU, per disk, per process...). */

@@ -3,7 +3,9 @@
 #include "../../src/diff/baseline.h"
 #include "../../src/model/model.h"
 #include "../../src/util/xalloc.h"
+#include "test_util.h"
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static struct report *run(double util, enum severity sev)
@@ -69,6 +71,26 @@ TEST(baseline_same_run_no_clear_change)
     REQUIRE(t);
     CHECK(t->nrows == 0);
     CHECK(t->note && strstr(t->note, "No clear change"));
+    report_free(base);
+    report_free(now);
+}
+
+/* A run written with --baseline reads back: its "baseline.changes" table has
+ * text columns (decimals -1), which the loader refused (issue 34, 1). */
+TEST(baseline_table_reads_back)
+{
+    struct report *base = run(40, SEV_WARNING);
+    struct report *now = run(99, SEV_CRITICAL);
+    baseline_apply(now, base);
+    char *text = test_report_json(now);
+    struct report *back = test_report_parse(text);
+    REQUIRE(back);
+    const struct table *t = changes(back);
+    REQUIRE(t && t->nrows == changes(now)->nrows && t->ncols == 4);
+    CHECK_STR(table_str(t, 0, "change"), "worse");
+    CHECK(t->cols[0].decimals == -1);
+    free(text);
+    report_free(back);
     report_free(base);
     report_free(now);
 }

@@ -223,6 +223,8 @@ TEST(bundle_load_json_errors_name_the_field)
                    "is an array, expected a number, a string or null");
     CHECK_CONTAINS(load_error("\"decimals\": 1", "\"decimals\": 1.5"),
                    "\"decimals\" is not a whole number");
+    CHECK_CONTAINS(load_error("\"decimals\": 1", "\"decimals\": -2"),
+                   "\"decimals\" is not a whole number from -1 to 17");
     CHECK_CONTAINS(load_error("\"status\": \"timed_out\"", "\"status\": \"exploded\""),
                    "collector \"slow\": unknown status \"exploded\"");
     CHECK_CONTAINS(load_error("\"count\": 706", "\"count\": 707"),
