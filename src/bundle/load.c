@@ -108,6 +108,36 @@ static bool opt_str(struct ld *l, const struct json *obj, const char *key, const
     return true;
 }
 
+/* Whether u can be a unit: the renderers print a number and its unit as
+ * one piece of their own text ("12 ms", "3 per CPU"), so a unit may not
+ * hold anything a format could read as markup.  Every unit perfreport
+ * writes is a few letters, digits, spaces and "%/.-_". */
+#define MAX_UNIT 24
+static bool plain_unit(const char *u)
+{
+    size_t n = 0;
+    for (; u[n]; n++) {
+        char c = u[n];
+        if (n >= MAX_UNIT || !((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                               (c >= '0' && c <= '9') || strchr(" %/.-_", c)))
+            return false;
+    }
+    return true;
+}
+
+/* An optional unit (NULL for null or absent), checked by plain_unit. */
+static bool opt_unit(struct ld *l, const struct json *obj, const char *what, const char **out)
+{
+    if (!opt_str(l, obj, "unit", what, out))
+        return false;
+    if (*out && !plain_unit(*out)) {
+        bad(l, "%s: \"unit\" is not a unit (at most %d letters, digits, spaces and %%/.-_)",
+            what, MAX_UNIT);
+        return false;
+    }
+    return true;
+}
+
 /* A number; null (how NAN is written) and absence give NAN. */
 static bool opt_num(struct ld *l, const struct json *obj, const char *key, const char *what,
                     double *out)
@@ -220,7 +250,7 @@ static int load_facts(struct ld *l, const struct json *root, const char *key, st
         char what[160];
         snprintf(what, sizeof what, "facts.%s.\"%.80s\"", key, name);
         if (lab &&
-            (!opt_str(l, lab, "title", what, &title) || !opt_str(l, lab, "unit", what, &unit)))
+            (!opt_str(l, lab, "title", what, &title) || !opt_unit(l, lab, what, &unit)))
             return -1;
         if (!facts && v->type != JSON_STR)
             unit = unit_from_key(name);
@@ -373,7 +403,7 @@ static int load_series(struct ld *l, const struct json *root)
             return bad(l, "%s is %s, expected an object", what, json_type_name(it->type));
         const char *name = req_str(l, it, "name", what), *title, *unit, *res;
         if (!name || !opt_str(l, it, "title", what, &title) ||
-            !opt_str(l, it, "unit", what, &unit) || !opt_str(l, it, "resource", what, &res))
+            !opt_unit(l, it, what, &unit) || !opt_str(l, it, "resource", what, &res))
             return -1;
         if (report_find_series(r, name))
             return bad(l, "series \"%.80s\" appears twice", name);
@@ -421,7 +451,7 @@ static int load_table(struct ld *l, const struct json *it, const char *what)
         long long dec = 0;
         const struct json *d = json_get(col, "decimals");
         if (!cname || !opt_str(l, col, "title", cw, &ctitle) ||
-            !opt_str(l, col, "unit", cw, &cunit))
+            !opt_unit(l, col, cw, &cunit))
             return -1;
         /* -1: a column of text (--baseline's "baseline.changes") */
         if (d && !json_int(d, -1, 17, &dec))
@@ -486,7 +516,7 @@ static int load_metrics(struct ld *l, const struct json *root)
         snprintf(what, sizeof what, "metric \"%.80s\"", name);
         if (v->type != JSON_OBJ)
             return bad(l, "%s is %s, expected an object", what, json_type_name(v->type));
-        if (!opt_num(l, v, "value", what, &value) || !opt_str(l, v, "unit", what, &unit) ||
+        if (!opt_num(l, v, "value", what, &value) || !opt_unit(l, v, what, &unit) ||
             !opt_str(l, v, "title", what, &title) || !opt_str(l, v, "resource", what, &res))
             return -1;
         report_metric(l->r, name, title ? title : name, unit ? unit : "", res ? res : "other",
@@ -520,7 +550,7 @@ static int load_hists(struct ld *l, const struct json *root)
         const char *name = req_str(l, it, "name", what), *title, *unit, *res;
         double count;
         if (!name || !opt_str(l, it, "title", what, &title) ||
-            !opt_str(l, it, "unit", what, &unit) || !opt_str(l, it, "resource", what, &res) ||
+            !opt_unit(l, it, what, &unit) || !opt_str(l, it, "resource", what, &res) ||
             !opt_num(l, it, "count", what, &count))
             return -1;
         if (report_find_hist(l->r, name))
@@ -872,7 +902,7 @@ static int load_profiles(struct bl *b, struct report *r, const struct json *root
             const char *title = json_str(json_get(it, "title")),
                        *unit = json_str(json_get(it, "unit"));
             double total = NAN;
-            if (!name || !*name || !file ||
+            if (!name || !*name || !file || (unit && !plain_unit(unit)) ||
                 (json_get(it, "total") && !json_num_or_null(json_get(it, "total"), &total)))
                 return bl_fail(b,
                                "%s/report.json: profiles[%u] is not {name, title, unit, "

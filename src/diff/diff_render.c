@@ -195,7 +195,8 @@ static struct doc *diff_doc(const struct diff *df)
     doc_heading(d, d->root, 1, "perfreport diff", false);
     cmark_node *v = doc_para(d->root);
     doc_mark_verdict(v);
-    doc_strong(v, df->headline);
+    /* the headline quotes finding and metric titles: the bundles' text */
+    doc_host(doc_add(v, CMARK_NODE_STRONG), df->headline, MAX_TEXT);
     cmark_node *p = doc_para(d->root);
     side_text(p, "OLD", df->old);
     side_text(p, "NEW", df->neu);

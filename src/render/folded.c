@@ -245,11 +245,14 @@ size_t folded_parse(struct profile *p, const char *text, size_t len, struct flam
 
 /* ---- writer ---- */
 
+/* A name as one frame of a line: ';' would split it, a line break end the
+ * line, and no other control byte (an escape sequence in a comm or symbol)
+ * reaches a terminal that shows the file. */
 static void put_name(struct strbuf *out, const char *s)
 {
     const char *run = s;
     for (; *s; s++) {
-        if (*s == ';' || *s == '\n' || *s == '\r') {
+        if (*s == ';' || (unsigned char)*s < 0x20 || *s == 0x7f) {
             sb_addn(out, run, (size_t)(s - run));
             sb_addc(out, '_');
             run = s + 1;

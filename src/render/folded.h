@@ -64,6 +64,6 @@ enum frame_kind folded_frame_kind(const char *name, size_t *len);
 
 /* Folded text of p: one line per stack ending in a frame with self count,
  * children in name order (stable), kinds as "_[k]"/"_[j]"/"_[i]" suffixes.
- * ';' and line breaks inside names become '_'. */
+ * ';' and control bytes (line breaks, escapes) inside names become '_'. */
 void folded_write(const struct profile *p, struct strbuf *out);
 #endif

@@ -225,6 +225,13 @@ TEST(bundle_load_json_errors_name_the_field)
                    "\"decimals\" is not a whole number");
     CHECK_CONTAINS(load_error("\"decimals\": 1", "\"decimals\": -2"),
                    "\"decimals\" is not a whole number from -1 to 17");
+    /* a number and its unit are printed as the renderers' own text: a unit
+     * with markup would be markup (issue 30, 6) */
+    CHECK_CONTAINS(load_error("\"unit\": \"ms\"", "\"unit\": \"<b>ms</b>\""),
+                   "\"unit\" is not a unit");
+    CHECK_CONTAINS(load_error("\"unit\": \"ms\"", "\"unit\": \"*ms*\""), "is not a unit");
+    CHECK_CONTAINS(load_error("\"unit\": \"ms\"", "\"unit\": \"aaaaaaaaaaaaaaaaaaaaaaaaa\""),
+                   "is not a unit");
     CHECK_CONTAINS(load_error("\"status\": \"timed_out\"", "\"status\": \"exploded\""),
                    "collector \"slow\": unknown status \"exploded\"");
     CHECK_CONTAINS(load_error("\"count\": 706", "\"count\": 707"),
