@@ -1,7 +1,8 @@
 #!/bin/sh
 # Where fleets run perfreport: the Kubernetes Job and DaemonSet manifests
 # parse and give the pod what perfreport needs (host PID namespace,
-# privileged, the host's /sys); the Ansible playbook passes
+# privileged, the host's /sys), and their commands as shipped work twice on
+# a fresh node (issue 30, 8); the Ansible playbook passes
 # ansible-playbook --syntax-check and, run once against localhost with a
 # local connection, fetches a real bundle.
 . tests/lib.sh
@@ -25,6 +26,63 @@ PY
 )
     [ "$r" = ok ] && ok "fleet_k8s_$n" || not_ok "fleet_k8s_$n" "$r"
 done
+# The manifests' commands as shipped, on a fresh node: the hostPath volume
+# an empty new directory (what DirectoryOrCreate makes), perfreport the
+# built binary; only the paths, the window (-d 1) and the DaemonSet's hourly
+# sleep (one round) are changed.  Each must leave a bundle (and the
+# DaemonSet its metrics file), twice in a row, as an hourly DaemonSet and a
+# Job applied again on the same node do.
+if [ -x "$PERFREPORT_BIN" ] && need_root; then
+    bin=$(cd "$(dirname "$PERFREPORT_BIN")" && pwd)/$(basename "$PERFREPORT_BIN")
+    for f in examples/kubernetes/perfreport-job.yaml examples/kubernetes/perfreport-daemonset.yaml; do
+        n=$(basename "$f" .yaml)
+        node=$TMPD/node-$n
+        mkdir -p "$node"
+        r=$(python3 - "$f" "$bin" "$node" <<'PY' 2>&1
+import glob, os, subprocess, sys, yaml
+path, binary, node = sys.argv[1:4]
+d = yaml.safe_load(open(path))
+spec = d['spec']['template']['spec']
+c = spec['containers'][0]
+vols = {v['name']: v for v in spec['volumes']}
+# the node's directories: each hostPath volume mounted read-write, fresh
+subst = {}
+for m in c['volumeMounts']:
+    hp = vols[m['name']].get('hostPath', {})
+    if hp.get('type') == 'DirectoryOrCreate':
+        subst[m['mountPath']] = node + hp['path']
+def fix(arg):
+    arg = arg.replace('/usr/bin/perfreport', binary).replace('-d 30', '-d 1')
+    arg = arg.replace('sleep 3570', 'break')
+    for a, b in subst.items():
+        arg = arg.replace(a, b)
+    return arg
+argv = [fix(a) for a in c['command']]
+if '-d' in argv:
+    argv[argv.index('-d') + 1] = '1'
+problems = []
+for k in (1, 2):
+    for dst in subst.values():
+        os.makedirs(dst, exist_ok=True)
+    p = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    bundles = [b for dst in subst.values()
+               for b in glob.glob(dst + '/**/report.json', recursive=True)]
+    if p.returncode not in (0, 1, 2) or len(bundles) != k:
+        problems.append('run %d: exit %d, %d bundles: %s' % (
+            k, p.returncode, len(bundles), (p.stderr or p.stdout).strip()[-200:]))
+        break
+    if '--metrics' in ' '.join(argv):
+        proms = [q for dst in subst.values() for q in glob.glob(dst + '/**/*.prom', recursive=True)]
+        if not proms:
+            problems.append('run %d: no metrics file' % k)
+print('ok' if not problems else '; '.join(problems))
+PY
+)
+        [ "$r" = ok ] && ok "fleet_k8s_${n}_fresh_node" || not_ok "fleet_k8s_${n}_fresh_node" "$r"
+    done
+else
+    skip fleet_k8s_fresh_node "needs root and $PERFREPORT_BIN"
+fi
 if ! command -v ansible-playbook >/dev/null 2>&1; then
     skip fleet_ansible "ansible-playbook not installed (Debian ansible-core)"
     exit 0
