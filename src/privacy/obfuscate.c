@@ -249,6 +249,27 @@ static size_t match_mac(const char *s, uint8_t mac[6])
     return 17;
 }
 
+/* aabb.ccdd.eeff (Cisco's form); returns its length or 0.  No hex digit or
+ * '.' may continue it ("1234.5678.9abc.def0" is something else). */
+static size_t match_mac_dotted(const char *s, uint8_t mac[6])
+{
+    for (int g = 0; g < 3; g++) {
+        const char *q = s + g * 5;
+        for (int k = 0; k < 4; k++)
+            if (!is_hex(q[k]))
+                return 0;
+        if (g < 2 && q[4] != '.')
+            return 0;
+        for (int k = 0; k < 2; k++) {
+            char h[3] = {q[2 * k], q[2 * k + 1], 0};
+            mac[g * 2 + k] = (uint8_t)strtoul(h, NULL, 16);
+        }
+    }
+    if (is_hex(s[14]) || (s[14] == '.' && is_hex(s[15])))
+        return 0;
+    return 14;
+}
+
 static size_t match_ipv4(const char *s, uint8_t a[4])
 {
     size_t i = 0;
@@ -363,37 +384,51 @@ static bool keep_mac(const uint8_t m[6])
     return zero || ff;
 }
 
-/* A literal name may start at i: the previous character does not continue
- * a name ([A-Za-z0-9_-]) nor, for a host, a dotted name ("sys.vm"). */
-static bool name_start(const char *s, size_t i, bool dotted)
+/* Names inside identifiers: a name glued to a word by '_' or '-' is
+ * replaced when it has at least this many characters ("user_cloudsdk",
+ * "cloudsdk-10.0.0.2", a JIT symbol "runsc_rpc"); a shorter one is more
+ * often a word of its own there (host "vm" in vm_area_alloc, kvm-clock). */
+#define GLUED_MIN 4
+
+static bool is_glue(char c) { return c == '_' || c == '-'; }
+
+/* A literal name may start at i: the previous character is no letter or
+ * digit, nor, for a host, a '.' that continues a dotted name ("sys.vm").
+ * *glued: it is '_' or '-'. */
+static bool name_start(const char *s, size_t i, bool dotted, bool *glued)
 {
+    *glued = false;
     if (i == 0)
         return true;
     char p = s[i - 1];
-    if (is_word(p))
+    if (is_alnum(p))
         return false;
+    *glued = is_glue(p);
     return !(dotted && p == '.' && i >= 2 && is_alnum(s[i - 2]));
 }
 
-static bool name_end(const char *s, size_t j, bool dotted)
+static bool name_end(const char *s, size_t j, bool dotted, bool *glued)
 {
-    return !is_word(s[j]) && !(dotted && s[j] == '.' && is_alnum(s[j + 1]));
+    *glued = is_glue(s[j]);
+    return !is_alnum(s[j]) && !(dotted && s[j] == '.' && is_alnum(s[j + 1]));
 }
 
 /* The longest registered name at s + i, whole by the rules above. */
 static struct oent *match_name(struct obf *o, const char *s, size_t i)
 {
     struct oent *best = NULL;
-    bool start_host = name_start(s, i, true);
-    if (!name_start(s, i, false))
+    bool glued_before, glued_host;
+    if (!name_start(s, i, false, &glued_before))
         return NULL; /* no name of either kind starts here */
+    bool start_host = name_start(s, i, true, &glued_host);
     for (size_t k = 0; k < o->n; k++) {
         struct oent *e = &o->v[k];
-        bool host = e->kind == OK_HOST;
+        bool host = e->kind == OK_HOST, glued_after;
         if ((!host && e->kind != OK_USER) || (host && !start_host) || (best && e->len <= best->len))
             continue;
         if (strnlen(s + i, e->len) == e->len && eq_literal(s + i, e->real, e->len, host) &&
-            name_end(s, i + e->len, host))
+            name_end(s, i + e->len, host, &glued_after) &&
+            (e->len >= GLUED_MIN || (!glued_before && !glued_after)))
             best = e;
     }
     return best;
@@ -469,6 +504,10 @@ char *obf_text(struct obf *o, const char *s)
             m = match_mac(s + i, mac);
             if (m && prev == '-' && s[i + 2] == '-' && i >= 2 && is_hex(s[i - 2]))
                 m = 0; /* one more "xx-" group before it: not a MAC */
+            /* the dotted form only as a word of its own or after '_'/'-':
+             * glued to letters it reads as a version ("v2024.1127.0600") */
+            if (!m && prev != '.' && !is_alnum(prev))
+                m = match_mac_dotted(s + i, mac);
             if (m)
                 rep = keep_mac(mac) ? "" : address(o, OK_MAC, mac, 6, s + i, m);
         }

@@ -22,13 +22,15 @@
  *    (65534); system accounts (root, daemon, postgres) identify a service,
  *    not a person, and stay; matched case-sensitively;
  *  - names shorter than 2 characters are ignored.
- * Names match as whole names: '_' and '-' are part of a name, so the
- * characters around a match must not be [A-Za-z0-9_-]; for host names also
- * not a '.' that continues a dotted name, so host "vm" leaves "vmstat",
- * "kvm", "vm_area", "vm.swappiness" and "vm.example.com" alone (list the
- * FQDN in /etc/hosts to have it replaced).  For user names '.' separates:
- * "cloudsdk_backup.service" -> "user1.service", but "cloudsdk_backup2" and
- * "cloudsdk-2" are other names.
+ * Names match where no letter or digit goes on around them, the longest
+ * registered name first; for host names also not where a '.' continues a
+ * dotted name.  A name of 4 characters or more is replaced inside an
+ * identifier too, glued to it by '_' or '-' ("user_cloudsdk",
+ * "cloudsdk-10.0.0.2", a JIT symbol "runsc_rpc" -> "host1_rpc"); a shorter
+ * one only on its own (host "vm" leaves "vm_area", "kvm-clock" and "vm-2"
+ * alone, and "vmstat", "vm.swappiness", "vm.example.com": list the FQDN in
+ * /etc/hosts to have it replaced).  User names are case-sensitive
+ * ("CLOUDSDK_CONFIG" stays), host names are not.
  * Addresses are found wherever they stand, glued to letters or '_' too
  * ("connect_192.0.2.2", "eth0_02:fc:..."); only a character that would
  * continue them hides one:
@@ -40,7 +42,9 @@
  *    it needs 3+ groups, or 2 with a decimal digit ("ip_fe80::1"), so C++
  *    names ("std::vector", "Foo::bar") stay;
  *  - MAC: six pairs of hex digits separated by one kind of ':' or '-', no
- *    ':' before, no hex digit or separator after.
+ *    ':' before, no hex digit or separator after; or Cisco's three groups
+ *    of four ("02fc.0000.0001"), with no letter, digit or '.' before and no
+ *    hex digit or ".hex" after.
  * Cut addresses (a comm is cut to 15 bytes: "connect_192.0.2.2" runs as
  * "connect_192.0.2"): a run of 2 or 3 dotted decimal groups, maybe ending
  * in '.', is replaced when

@@ -143,13 +143,29 @@ fi
 mkdir -p "$TMPD/bin" && chmod 755 "$TMPD" "$TMPD/bin"
 cp "$WL/burner" "$TMPD/bin/connect_192.0.2.2"
 # setpriv execs the workload itself, so the tracked pid is the burner.
-setpriv --reuid="$pu" --regid="$(id -g "$pu")" --clear-groups -- "$TMPD/bin/connect_192.0.2.2" 600 1 --unit "$pu.service" --peer ip_10.20.30.40 &
+# Issue 30, 9: the user name glued by '_' and '-' ("user_$pu", "$pu-10...")
+# on a command line and in a JIT symbol, a MAC in the dotted form.
+setpriv --reuid="$pu" --regid="$(id -g "$pu")" --clear-groups -- "$TMPD/bin/connect_192.0.2.2" 600 1 --unit "$pu.service" --peer ip_10.20.30.40 \
+    "user_$pu" "$pu-10.20.30.41" --link 02fc.0000.0001 &
 track $!
 "$WL/burner" 600 1 --comm cloudsdk-192.0. & track $!
 "$WL/burner" 600 1 --comm conn_198.51.100 & track $!
+jits=""
+if [ -x "$WL/jitspin" ] && [ "$(uname -m)" = x86_64 ]; then
+    setpriv --reuid="$pu" --regid="$(id -g "$pu")" --clear-groups -- "$WL/jitspin" 600 0 spin "${pu}_rpc_call" &
+    track $!
+    on_cleanup "rm -f /tmp/perf-$!.map"
+    jits="${pu}_rpc_call"
+    # the host name too, when it is long enough to be replaced inside a word
+    if [ "${#host}" -ge 4 ]; then
+        "$WL/jitspin" 600 0 spin "${host}_rpc_call" & track $!
+        on_cleanup "rm -f /tmp/perf-$!.map"
+        jits="$jits ${host}_rpc_call"
+    fi
+fi
 sleep 0.5
 # Fixed strings, so that no regex dot matches a placeholder's digit.
-planted="192.0.2 10.20.30.40 $pu cloudsdk-192.0. 192.0. 198.51"
+planted="192.0.2 10.20.30.40 $pu cloudsdk-192.0. 192.0. 198.51 02fc.0000.0001 $jits"
 planted_in() { # dir: prints every planted value found in a file or a file name
     for v in $planted; do
         grep -rqF -- "$v" "$1" && echo "$v"
@@ -167,6 +183,16 @@ if [ -f "$TMPD/plain4/report.json" ] && [ "$(planted_in "$TMPD/plain4" | grep -v
     ok e2e_privacy_glued_values_present_without_obfuscate
 else
     not_ok e2e_privacy_glued_values_present_without_obfuscate "only: '$present'; bundle: $(ls "$TMPD/plain4" 2>&1 | head -3 | tr '\n' ' '); $(tail -3 "$TMPD/last.err")"
+fi
+# the values of issue 30, 9 in particular: each is there to leak
+missing=""
+for v in "user_$pu" "$pu-10.20.30.41" 02fc.0000.0001 $jits; do
+    grep -rqF -- "$v" "$TMPD/plain4" || missing="$missing $v"
+done
+if [ -f "$TMPD/plain4/report.json" ] && [ -z "$missing" ]; then
+    ok e2e_privacy_glued_names_present_without_obfuscate
+else
+    not_ok e2e_privacy_glued_names_present_without_obfuscate "missing:$missing"
 fi
 if [ -f "$TMPD/obf4/report.json" ]; then
     found=$(planted_in "$TMPD/obf4" | tr '\n' ' ')

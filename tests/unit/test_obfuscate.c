@@ -158,22 +158,25 @@ TEST(obfuscate_glued_and_cut_corpus)
     CHECK_STR(ob(o, "eth0_02:fc:00:00:00:01 mac02:fc:00:00:00:01x"), "eth0_mac1 macmac1x");
     CHECK_STR(ob(o, "ip_fe80::1 conn_2001:db8:1::5_x fe80::1x"),
               "ip_2001:db8::1 conn_2001:db8::2_x 2001:db8::1x");
-    /* User names: '_' and '-' belong to the name, '.' and '/' do not. */
+    /* User names: the longest registered name wins; '.' and '/' separate,
+     * and so do '_' and '-' next to a name of 4 characters or more
+     * (issue 30, 9: "cloudsdk-..." and "user_cloudsdk" leaked). */
     CHECK_STR(ob(o, "cloudsdk_backup"), "user1");
     CHECK_STR(ob(o, "x.cloudsdk_backup.service /home/cloudsdk_backup.old"),
               "x.user1.service /home/user1.old");
     CHECK_STR(ob(o, "sudo -u cloudsdk; cloudsdk_backup-2 cloudsdk_backups"),
-              "sudo -u user2; cloudsdk_backup-2 cloudsdk_backups");
+              "sudo -u user2; user1-2 user2_backups");
+    CHECK_STR(ob(o, "user_cloudsdk cloudsdk-192.0.2.2"), "user_user2 user2-240.0.0.1");
     /* Cut at 15 bytes: the part of a seen address becomes the part of its
      * placeholder; an unknown one at a cut point gets its own. */
     CHECK_STR(ob(o, "connect_192.0.2"), "connect_240.0.0");
     CHECK_STR(ob(o, "pid 7 (connect_192.0.2) ran"), "pid 7 (connect_240.0.0) ran");
-    CHECK_STR(ob(o, "cloudsdk-192.0."), "cloudsdk-240.0.");
-    CHECK_STR(ob(o, "cloudsdk-198.51."), "cloudsdk-240.1.");
+    CHECK_STR(ob(o, "cloudsdk-192.0."), "user2-240.0.");
+    CHECK_STR(ob(o, "cloudsdk-198.51."), "user2-240.1.");
     CHECK_STR(ob(o, "cloudsd-203.0.1"), "cloudsd-240.0.2");
     CHECK_STR(ob(o, "connect_10.20.3"), "connect_240.0.0"); /* mid-octet cut of 10.20.30.40 */
     /* Not a cut point, not a whole-group prefix of a seen address: stays. */
-    const char *keep[] = {"at 96.4.", "version 4.5.6 of x", "10.2 s", "pid 5 (cloudsdk-10.20.3)",
+    const char *keep[] = {"at 96.4.", "version 4.5.6 of x", "10.2 s", "pid 5 (backup-10.20.3)",
                           "/lib/ld-2.36.so", "libfoo_7.8.so.3",
                           "vmstat", "vm_area", "vm.swappiness", "std::vector"};
     for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++) {
@@ -470,4 +473,31 @@ TEST(obfuscate_load_host_and_write_map)
     char cmd[700];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
     CHECK(system(cmd) == 0);
+}
+
+/* Issue 30, 9: a host name inside a JIT symbol, a MAC in Cisco's dotted
+ * form; and what must stay: names in other words, a short host name inside
+ * identifiers (kernel symbols), users in another case, versions. */
+TEST(obfuscate_glued_names_and_dotted_mac)
+{
+    struct obf *o = obf_new();
+    static const char hosts[] = "127.0.0.1 localhost\n127.0.0.1 runsc\n127.0.0.1 vm\n";
+    static const char pw[] = "cloudsdk:x:1000:1000::/home/cloudsdk:/bin/bash\n";
+    obf_parse_hosts(o, hosts, sizeof hosts - 1);
+    obf_parse_passwd(o, pw, sizeof pw - 1);
+    CHECK_STR(ob(o, "runsc_rpc"), "host1_rpc");
+    CHECK_STR(ob(o, "JIT: RUNSC_rpc::call my-runsc"), "JIT: host1_rpc::call my-host1");
+    CHECK_STR(ob(o, "link 02fc.0000.0001 eth0_0050.5600.00aB"), "link mac1 eth0_mac2");
+    const char *keep[] = {"CLOUDSDK", "CLOUDSDK_CONFIG", "Cloudsdk-x", "cloudsdkx_y", "xcloudsdk",
+                          "vm_area_alloc", "kvm-clock", "__vm_munmap", "vm-2", "runscx_y",
+                          "v2024.1127.0600", "1234.5678.9abc.def0", "0000.0000.0000",
+                          "ffff.ffff.ffff"};
+    for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++) {
+        char *t = obf_text(o, keep[i]);
+        if (t)
+            test_fail(__FILE__, __LINE__, "'%s' changed to '%s'", keep[i], t);
+        free(t);
+    }
+    CHECK_STR(ob(o, "vm"), "host2");
+    obf_free(o);
 }

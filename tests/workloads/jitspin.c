@@ -1,10 +1,11 @@
-/* Runs generated code, as a JIT does: jitspin SECONDS [MAP_MIB [sleep]]
+/* Runs generated code, as a JIT does: jitspin SECONDS [MAP_MIB [sleep|spin [NAME]]]
  * Copies a small counting loop (with "sleep": a 10 ms nanosleep system call)
  * into an anonymous executable mapping and calls it until SECONDS have
  * passed, so that the on-CPU (off-CPU) profile sees frames that no ELF file
  * names.  With MAP_MIB it first writes /tmp/perf-PID.map: one line
- * naming the loop "jit_spin_loop", then filler entries elsewhere up to
- * MAP_MIB MiB (perf map budget tests).  x86-64 only. */
+ * naming the loop NAME (default "jit_spin_loop"), then filler entries
+ * elsewhere up to MAP_MIB MiB (perf map budget tests; 0 with a NAME: the
+ * loop's line alone).  x86-64 only. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +37,7 @@ int main(int argc, char **argv)
     double secs = argc > 1 ? atof(argv[1]) : 10;
     long map_mib = argc > 2 ? atol(argv[2]) : 0;
     int sleeping = argc > 3 && strcmp(argv[3], "sleep") == 0;
+    const char *name = argc > 4 ? argv[4] : "jit_spin_loop";
     const unsigned char *code = sleeping ? nap : spin;
     size_t code_len = sleeping ? sizeof nap : sizeof spin;
     unsigned char *mem = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -48,7 +50,7 @@ int main(int argc, char **argv)
         perror("jitspin: mprotect");
         return 1;
     }
-    if (map_mib > 0) {
+    if (map_mib > 0 || argc > 4) {
         char path[64];
         snprintf(path, sizeof path, "/tmp/perf-%d.map", (int)getpid());
         FILE *fp = fopen(path, "w");
@@ -56,7 +58,7 @@ int main(int argc, char **argv)
             perror("jitspin: perf map");
             return 1;
         }
-        fprintf(fp, "%" PRIxPTR " %zx jit_spin_loop\n", (uintptr_t)mem, code_len);
+        fprintf(fp, "%" PRIxPTR " %zx %s\n", (uintptr_t)mem, code_len, name);
         /* filler far from the loop: 2^40 upwards, 16 bytes apart */
         uint64_t a = 1ull << 40;
         for (long written = 0; written < (map_mib << 20); a += 16)
