@@ -8,6 +8,7 @@
 #include "render_cmd.h"
 #include "diff_cmd.h"
 #include "history_cmd.h"
+#include "model/model.h"
 #include "render/escape.h"
 #include "util/hostfs.h"
 #include "util/parse_num.h"
@@ -83,7 +84,7 @@ static void usage(FILE *f)
           f);
 }
 
-#define MAX_SAMPLES 100000
+#define MAX_SAMPLES REPORT_MAX_TICKS
 #define COMMAND_MAX_S 86400 /* a command's window without -d: -d's own limit */
 
 enum { OPT_NO_BPF = 256, OPT_THRESHOLDS, OPT_ROOT, OPT_NO_REDACT, OPT_OBFUSCATE, OPT_MIN_BLOCK_US,

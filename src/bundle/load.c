@@ -31,6 +31,8 @@ struct ld {
     char *err;
     size_t errlen;
     bool failed;
+    size_t mem, max_mem; /* bytes of model made so far, and the bound (spend) */
+    struct json *tree;   /* report.json's, whose large number arrays go once copied */
 };
 
 static int bad(struct ld *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -51,10 +53,11 @@ static int bad(struct ld *l, const char *fmt, ...)
 
 /* The model finds entries by name in linear time, and report.json may be
  * hostile: entries of each kind are capped far above a real bundle's (a busy
- * run has ~30 facts, ~150 metrics, ~30 series, ~25 tables, ~20 histograms),
- * so that loading stays well under a second whatever the file holds. */
-#define MAX_FACTS 4096
-#define MAX_ENTRIES 16384 /* series, tables, metrics, histograms, collectors */
+ * run has ~30 facts, ~150 metrics, ~30 series, ~25 tables, ~20 histograms,
+ * ~40 collectors), so that loading stays well under a second whatever the
+ * file holds. */
+#define MAX_FACTS 1024
+#define MAX_ENTRIES 4096 /* series, tables, metrics, histograms, collectors */
 #define MAX_COLUMNS 1024
 #define MAX_PROFILES 64
 
@@ -64,6 +67,30 @@ static int too_many(struct ld *l, uint32_t n, uint32_t max, const char *what)
         return 0;
     return bad(l, "%u %s, more than the %u a bundle may have: refused", n, what, max);
 }
+
+/* The model made from a document is bounded like the document's tree
+ * (json_parse_bounded): each value, cell and string counts what it costs
+ * the heap, and the load stops when the model would pass max_mem. */
+static size_t str_cost(const char *s)
+{
+    return s ? ((strlen(s) + 1 + 15) & ~(size_t)15) + 16 : 0; /* as malloc rounds */
+}
+
+static int spend(struct ld *l, size_t bytes)
+{
+    if (bytes <= l->max_mem - l->mem) {
+        l->mem += bytes;
+        return 0;
+    }
+    return bad(l, "the model would take more than %zu MiB of memory: refused",
+               l->max_mem >> 20);
+}
+
+/* No count or measure perfreport writes passes 2^64 (its counters are 64
+ * bits); a larger number is forged, and "%.0f" would print it as up to 309
+ * digits in a headline. */
+#define MAX_MAGNITUDE 18446744073709551616.0
+static bool in_range(double v) { return isnan(v) || fabs(v) <= MAX_MAGNITUDE; }
 
 /* ---- typed fields ---------------------------------------------------------
  * `what` names the object in messages ("series \"cpu.util_pct\"").  Keys
@@ -144,10 +171,18 @@ static bool opt_num(struct ld *l, const struct json *obj, const char *key, const
 {
     const struct json *v = json_get(obj, key);
     *out = NAN;
-    if (!v || json_num_or_null(v, out))
+    if (!v)
         return true;
-    bad(l, "%s: \"%s\" is %s, expected a number or null", what, key, json_type_name(v->type));
-    return false;
+    if (!json_num_or_null(v, out)) {
+        bad(l, "%s: \"%s\" is %s, expected a number or null", what, key,
+            json_type_name(v->type));
+        return false;
+    }
+    if (!in_range(*out)) {
+        bad(l, "%s: \"%s\" is %g, beyond +-2^64: refused", what, key, *out);
+        return false;
+    }
+    return true;
 }
 
 static bool opt_bool(struct ld *l, const struct json *obj, const char *key, const char *what,
@@ -259,8 +294,14 @@ static int load_facts(struct ld *l, const struct json *root, const char *key, st
             if (!json_num_or_null(v, &num))
                 return bad(l, "%s.\"%.80s\" is %s, expected a number (its unit is \"%.20s\")", key,
                            name, json_type_name(v->type), unit);
+            if (!in_range(num))
+                return bad(l, "%s.\"%.80s\" is %g, beyond +-2^64: refused", key, name, num);
+            if (spend(l, 64 + str_cost(name) + str_cost(title) + str_cost(unit)) != 0)
+                return -1;
             kv_add_num(kv, name, title, num, unit);
         } else if (v->type == JSON_STR || v->type == JSON_NULL) {
+            if (spend(l, 64 + str_cost(name) + str_cost(title) + str_cost(json_str(v))) != 0)
+                return -1;
             kv_add(kv, name, title, json_str(v));
         } else {
             return bad(l, "%s.\"%.80s\" is %s, expected a string", key, name,
@@ -382,18 +423,31 @@ static int load_series(struct ld *l, const struct json *root)
 {
     struct report *r = l->r;
     const struct json *s = field(l, root, "series", "report", JSON_OBJ);
-    const struct json *ticks = s ? field(l, s, "ticks", "series", JSON_ARR) : NULL;
-    const struct json *items = ticks ? field(l, s, "items", "series", JSON_ARR) : NULL;
-    if (!items || too_many(l, items->n, MAX_ENTRIES, "series") != 0)
+    const struct json *tj = s ? json_get(s, "ticks") : NULL;
+    const double *ticks = NULL;
+    uint32_t nticks = 0;
+    if (!s)
         return -1;
-    for (uint32_t i = 0; i < ticks->n; i++) {
-        const struct json *t = &ticks->u.items[i];
-        if (t->type != JSON_NUM)
-            return bad(l, "series.ticks[%u] is %s, expected a number", i, json_type_name(t->type));
-        if (i && t->u.num < r->ticks[i - 1])
-            return bad(l, "series.ticks[%u] goes back in time (%g after %g)", i, t->u.num,
+    if (!tj)
+        return bad(l, "series: \"ticks\" is missing");
+    if (!json_nums(tj, &ticks, &nticks))
+        return bad(l, "series: \"ticks\" is %s, expected an array of numbers",
+                   json_type_name(tj->type));
+    const struct json *items = field(l, s, "items", "series", JSON_ARR);
+    if (!items || too_many(l, items->n, MAX_ENTRIES, "series") != 0 ||
+        too_many(l, nticks, REPORT_MAX_TICKS, "ticks") != 0 ||
+        spend(l, (size_t)nticks * sizeof(double)) != 0)
+        return -1;
+    for (uint32_t i = 0; i < nticks; i++) {
+        double t = ticks[i];
+        if (isnan(t))
+            return bad(l, "series.ticks[%u] is null, expected a number", i);
+        if (!in_range(t))
+            return bad(l, "series.ticks[%u] is %g, beyond +-2^64: refused", i, t);
+        if (i && t < r->ticks[i - 1])
+            return bad(l, "series.ticks[%u] goes back in time (%g after %g)", i, t,
                        r->ticks[i - 1]);
-        report_add_tick(r, t->u.num);
+        report_add_tick(r, t);
     }
     for (uint32_t i = 0; i < items->n; i++) {
         const struct json *it = &items->u.items[i];
@@ -407,18 +461,32 @@ static int load_series(struct ld *l, const struct json *root)
             return -1;
         if (report_find_series(r, name))
             return bad(l, "series \"%.80s\" appears twice", name);
-        struct series *se = report_series(r, name, title, unit ? unit : "", res ? res : "other");
-        const struct json *vals = field(l, it, "values", what, JSON_ARR);
-        if (!vals || !opt_bool(l, it, "chart", what, &se->chart))
+        const struct json *vj = json_get(it, "values");
+        const double *vals = NULL;
+        uint32_t nvals = 0;
+        if (!vj)
+            return bad(l, "%s: \"values\" is missing", what);
+        if (!json_nums(vj, &vals, &nvals))
+            return bad(l, "series \"%.80s\": \"values\" is %s, expected an array of numbers "
+                          "and nulls", name, json_type_name(vj->type));
+        if (nvals != nticks)
+            return bad(l, "series \"%.80s\" has %u values for %u ticks", name, nvals, nticks);
+        if (spend(l, 128 + str_cost(name) + str_cost(title) + str_cost(unit) + str_cost(res) +
+                         (size_t)nvals * sizeof(double)) != 0)
             return -1;
-        if (vals->n != ticks->n)
-            return bad(l, "series \"%.80s\" has %u values for %u ticks", name, vals->n, ticks->n);
-        se->v = vals->n ? xmalloc(vals->n * sizeof *se->v) : NULL;
-        se->cap = se->n = vals->n;
-        for (uint32_t k = 0; k < vals->n; k++)
-            if (!json_num_or_null(&vals->u.items[k], &se->v[k]))
-                return bad(l, "series \"%.80s\": value %u is %s, expected a number or null", name,
-                           k, json_type_name(vals->u.items[k].type));
+        struct series *se = report_series(r, name, title, unit ? unit : "", res ? res : "other");
+        if (!opt_bool(l, it, "chart", what, &se->chart))
+            return -1;
+        for (uint32_t k = 0; k < nvals; k++)
+            if (!in_range(vals[k]))
+                return bad(l, "series \"%.80s\": value %u is %g, beyond +-2^64: refused", name,
+                           k, vals[k]);
+        se->v = nvals ? xmalloc(nvals * sizeof *se->v) : NULL;
+        se->cap = se->n = nvals;
+        if (nvals)
+            memcpy(se->v, vals, nvals * sizeof *se->v);
+        /* moved, not doubled: the tree's copy goes now */
+        json_release_nums(l->tree, (struct json *)vj);
         /* warn/crit are threshold lines: analysis draws them again */
     }
     return 0;
@@ -432,6 +500,8 @@ static int load_table(struct ld *l, const struct json *it, const char *what)
         return -1;
     if (report_find_table(l->r, name))
         return bad(l, "table \"%.80s\" appears twice", name);
+    if (spend(l, 256 + str_cost(name) + str_cost(title) + str_cost(res) + str_cost(note)) != 0)
+        return -1;
     struct table *t = report_table(l->r, name, title, res ? res : "other");
     if (note)
         table_set_note(t, note);
@@ -458,6 +528,8 @@ static int load_table(struct ld *l, const struct json *it, const char *what)
             return bad(l, "%s: \"decimals\" is not a whole number from -1 to 17", cw);
         if (table_col(t, cname) >= 0)
             return bad(l, "%s: column \"%.80s\" appears twice", tw, cname);
+        if (spend(l, 64 + str_cost(cname) + str_cost(ctitle) + str_cost(cunit)) != 0)
+            return -1;
         table_add_col(t, cname, ctitle, cunit, (int)dec);
     }
     /* A row holds its cells in column order, keyed by the column's name. */
@@ -465,6 +537,8 @@ static int load_table(struct ld *l, const struct json *it, const char *what)
         const struct json *row = &rows->u.items[i];
         if (row->type != JSON_OBJ || row->n != t->ncols)
             return bad(l, "%s row %u is not an object with one member per column", tw, i);
+        if (spend(l, t->ncols * sizeof(struct cell)) != 0)
+            return -1;
         size_t ri = table_add_row(t);
         for (uint32_t c = 0; c < row->n; c++) {
             const struct json_member *m = &row->u.members[c];
@@ -472,6 +546,11 @@ static int load_table(struct ld *l, const struct json *it, const char *what)
             if (strcmp(m->key, t->cols[c].name) != 0)
                 return bad(l, "%s row %u: member %u is \"%.80s\", expected the column \"%.80s\"",
                            tw, i, c, m->key, t->cols[c].name);
+            if (m->val.type == JSON_NUM && !in_range(m->val.u.num))
+                return bad(l, "%s row %u: \"%.80s\" is %g, beyond +-2^64: refused", tw, i,
+                           m->key, m->val.u.num);
+            if (m->val.type == JSON_STR && spend(l, str_cost(m->val.u.str)) != 0)
+                return -1;
             if (m->val.type == JSON_NUM)
                 *cl = (struct cell){.kind = CELL_NUM, .num = m->val.u.num};
             else if (m->val.type == JSON_STR)
@@ -517,7 +596,9 @@ static int load_metrics(struct ld *l, const struct json *root)
         if (v->type != JSON_OBJ)
             return bad(l, "%s is %s, expected an object", what, json_type_name(v->type));
         if (!opt_num(l, v, "value", what, &value) || !opt_unit(l, v, what, &unit) ||
-            !opt_str(l, v, "title", what, &title) || !opt_str(l, v, "resource", what, &res))
+            !opt_str(l, v, "title", what, &title) || !opt_str(l, v, "resource", what, &res) ||
+            spend(l, sizeof(struct metric) + 16 + str_cost(name) + str_cost(title) +
+                         str_cost(unit) + str_cost(res)) != 0)
             return -1;
         report_metric(l->r, name, title ? title : name, unit ? unit : "", res ? res : "other",
                       value);
@@ -555,6 +636,9 @@ static int load_hists(struct ld *l, const struct json *root)
             return -1;
         if (report_find_hist(l->r, name))
             return bad(l, "histogram \"%.80s\" appears twice", name);
+        if (spend(l, sizeof(struct hist) + 32 + str_cost(name) + str_cost(title) +
+                         str_cost(unit) + str_cost(res)) != 0)
+            return -1;
         struct hist *h = report_hist(l->r, name, title, unit ? unit : "", res ? res : "other");
         char hw[128];
         snprintf(hw, sizeof hw, "histogram \"%.80s\"", name);
@@ -600,6 +684,9 @@ static int load_ledger(struct ld *l, const struct json *root)
             !(status = req_str(l, it, "status", what)) ||
             !opt_str(l, it, "reason", what, &reason) || !opt_str(l, it, "notes", what, &notes) ||
             !opt_num(l, it, "duration_ms", what, &ms))
+            return -1;
+        if (spend(l, sizeof(struct ledger_entry) + 16 + str_cost(name) + str_cost(title) +
+                         str_cost(reason) + str_cost(notes)) != 0)
             return -1;
         enum coll_status st = CS_PENDING;
         while (st <= CS_TIMED_OUT && strcmp(coll_status_name(st), status) != 0)
@@ -649,11 +736,12 @@ int report_from_json(const char *text, size_t len, struct report **out, char *er
     struct json *root;
     char jerr[256];
     *out = NULL;
-    if (json_parse(text, len, &root, jerr, sizeof jerr) != 0) {
+    if (json_parse_bounded(text, len, BUNDLE_TREE_MEM(len), &root, jerr, sizeof jerr) != 0) {
         snprintf(err, errlen, "report.json: %s", jerr);
         return -1;
     }
-    struct ld l = {.r = report_new(), .where = "report.json", .err = err, .errlen = errlen};
+    struct ld l = {.r = report_new(), .where = "report.json", .err = err, .errlen = errlen,
+                   .max_mem = BUNDLE_MODEL_MEM(len), .tree = root};
     int rc = fill(&l, root);
     json_free(root);
     if (rc != 0) {
@@ -684,11 +772,11 @@ static int bl_fail(struct bl *b, const char *fmt, ...)
     return -1;
 }
 
-/* dir/name into out: a regular file (not a symlink, FIFO or device) of at
- * most max bytes.  -errno (ENOENT when absent) after a message. */
-static int read_in(struct bl *b, const char *name, size_t max, struct strbuf *out)
+/* dir/name opened for reading: a regular file (not a symlink, FIFO or
+ * device) of at most max bytes, its size in *size.  The fd, or -errno
+ * (-ENOENT when absent) after a message. */
+static int open_in(struct bl *b, const char *name, size_t max, size_t *size)
 {
-    sb_reset(out);
     int fd = openat(b->dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd < 0) {
         int e = errno;
@@ -710,41 +798,69 @@ static int read_in(struct bl *b, const char *name, size_t max, struct strbuf *ou
         rc = -EFBIG;
         bl_fail(b, "%s/%s is larger than %zu MiB: refused", b->dir, name, max >> 20);
     }
-    /* read to the end, never past max (the file may still grow); a buffer
-     * the size fstat gave, not a MiB zeroed for every small file */
-    size_t expect = rc == 0 && st.st_size > 0 ? (size_t)st.st_size : 0;
-    while (rc == 0) {
-        size_t want = out->len < max ? max - out->len + 1 : 1;
-        size_t left = expect > out->len ? expect - out->len + 1 : 4096;
-        if (want > left)
-            want = left;
-        if (want > (1u << 20))
-            want = 1u << 20;
-        xgrow(&out->buf, &out->cap, out->len + want + 1, 1);
-        ssize_t got = read(fd, out->buf + out->len, want);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got < 0) {
-            rc = -errno;
-            bl_fail(b, "%s/%s: %s", b->dir, name, strerror(-rc));
-            break;
+    if (rc) {
+        close(fd);
+        return rc;
+    }
+    *size = (size_t)st.st_size;
+    return fd;
+}
+
+/* Up to want bytes of fd into buf; 0 at the end, -errno after a message. */
+static ssize_t read_some(struct bl *b, int fd, const char *name, char *buf, size_t want)
+{
+    for (;;) {
+        ssize_t got = read(fd, buf, want);
+        if (got >= 0)
+            return got;
+        if (errno != EINTR) {
+            int e = errno;
+            bl_fail(b, "%s/%s: %s", b->dir, name, strerror(e));
+            return -e;
         }
-        if (got == 0)
+    }
+}
+
+/* dir/name into out (open_in's rules): read to the end, never past max
+ * (the file may still grow), into one buffer of the size fstat gave.
+ * -errno (-ENOENT when absent) after a message. */
+static int read_in(struct bl *b, const char *name, size_t max, struct strbuf *out)
+{
+    sb_reset(out);
+    size_t expect;
+    int fd = open_in(b, name, max, &expect);
+    if (fd < 0)
+        return fd;
+    int rc = 0;
+    for (;;) {
+        if (out->len + 1 >= out->cap) { /* the size first; a file that grows gets more */
+            size_t cap = out->cap ? out->cap + (1u << 20) : expect + 2;
+            out->buf = xrealloc(out->buf, cap);
+            out->cap = cap;
+        }
+        size_t want = out->cap - out->len - 1;
+        if (want > max + 1 - out->len)
+            want = max + 1 - out->len;
+        ssize_t got = read_some(b, fd, name, out->buf + out->len, want);
+        if (got < 0)
+            rc = (int)got;
+        if (got <= 0)
             break;
         out->len += (size_t)got;
         out->buf[out->len] = '\0';
         if (out->len > max) {
             rc = -EFBIG;
             bl_fail(b, "%s/%s is larger than %zu MiB: refused", b->dir, name, max >> 20);
+            break;
         }
     }
     close(fd);
     return rc;
 }
 
-/* dir/name read and checked against its size and SHA-256 in the manifest:
- * a file the manifest does not vouch for is not used. */
-static int read_checked(struct bl *b, const char *name, size_t max, struct strbuf *out)
+/* The manifest's size and SHA-256 of name (a file of at most max bytes): a
+ * file the manifest does not vouch for is not used.  -1 after a message. */
+static int vouched(struct bl *b, const char *name, size_t max, long long *size, const char **hex)
 {
     const struct json *ent = NULL;
     for (uint32_t i = 0; i < b->integrity->n; i++) {
@@ -759,21 +875,24 @@ static int read_checked(struct bl *b, const char *name, size_t max, struct strbu
     if (!ent)
         return bl_fail(b, "%s/manifest.json does not list %s with its checksum: refused", b->dir,
                        name);
-    long long size;
-    const char *hex = json_str(json_get(ent, "sha256"));
-    if (!json_int(json_get(ent, "size"), 0, (long long)max, &size) || !hex || strlen(hex) != 64)
+    *hex = json_str(json_get(ent, "sha256"));
+    if (!json_int(json_get(ent, "size"), 0, (long long)max, size) || !*hex || strlen(*hex) != 64)
         return bl_fail(b, "%s/manifest.json: the entry of %s has no usable size and sha256", b->dir,
                        name);
-    if (read_in(b, name, max, out) != 0)
-        return -1;
-    if (out->len != (size_t)size)
+    return 0;
+}
+
+/* Whether len bytes hashed to d are what the manifest says; -1 after a
+ * message when not. */
+static int check_digest(struct bl *b, const char *name, size_t len, long long size,
+                        const uint8_t d[32], const char *hex)
+{
+    if (len != (size_t)size)
         return bl_fail(b,
                        "%s/%s is %zu bytes, but manifest.json says %lld: the file was "
                        "truncated or changed after the bundle was written; refused",
-                       b->dir, name, out->len, size);
-    uint8_t d[32];
+                       b->dir, name, len, size);
     char got[65];
-    sha256(out->buf ? out->buf : "", out->len, d);
     for (int i = 0; i < 32; i++)
         snprintf(got + 2 * i, 3, "%02x", d[i]);
     if (strcmp(got, hex) != 0)
@@ -784,33 +903,87 @@ static int read_checked(struct bl *b, const char *name, size_t max, struct strbu
     return 0;
 }
 
-/* Re-adds the stacks of `from` to `to` with the kinds perfreport's folded
- * files cannot spell: the first frame of each stack is the process, and an
- * unnamed frame is a bracketed label ("[bash exited]", "[truncated]") --
- * the symbolizer's only names that both begin with '[' and end with ']'. */
-struct rekind {
-    struct profile *to;
-    struct pframe *f;
-    size_t cap;
-};
-
-static int rekind_stack(void *ctx, const struct profile *p, const uint32_t *path, size_t depth,
-                        uint64_t self)
+/* dir/name read whole and checked against its size and SHA-256. */
+static int read_checked(struct bl *b, const char *name, size_t max, struct strbuf *out)
 {
-    struct rekind *k = ctx;
-    xgrow(&k->f, &k->cap, depth + 1, sizeof *k->f);
-    for (size_t d = 0; d < depth; d++) {
-        const char *name = profile_node_name(p, path[d]);
-        size_t n = strlen(name);
-        enum frame_kind kind = profile_node_kind(p, path[d]);
-        if (d == 0)
-            kind = FRAME_PROCESS;
-        else if (kind == FRAME_USER && n >= 2 && name[0] == '[' && name[n - 1] == ']')
-            kind = FRAME_UNKNOWN;
-        k->f[d] = (struct pframe){name, n, (uint8_t)kind};
+    long long size;
+    const char *hex;
+    if (vouched(b, name, max, &size, &hex) != 0 || read_in(b, name, max, out) != 0)
+        return -1;
+    uint8_t d[32];
+    sha256(out->buf ? out->buf : "", out->len, d);
+    return check_digest(b, name, out->len, size, d, hex);
+}
+
+/* dir/name (at most max bytes, vouched for by the manifest, whose size goes
+ * to *size first) fed to fn a line at a time as it is read, without its
+ * "\n", and checked against its size and SHA-256 at the end: the caller
+ * throws away what fn made when this fails.  Only a line (at most
+ * BUNDLE_MAX_LINE bytes: a longer one fails) and a read buffer are held,
+ * never the file. */
+static int stream_checked(struct bl *b, const char *name, size_t max, long long *size,
+                          void (*fn)(void *ctx, const char *line, size_t len, size_t lineno),
+                          void *ctx)
+{
+    const char *hex;
+    size_t expect;
+    if (vouched(b, name, max, size, &hex) != 0)
+        return -1;
+    int fd = open_in(b, name, max, &expect);
+    if (fd < 0)
+        return -1;
+    enum { CHUNK_BYTES = 1 << 20 };
+    char *chunk = xmalloc(CHUNK_BYTES);
+    struct strbuf part = STRBUF_INIT; /* a line that spans reads */
+    struct sha256 h;
+    sha256_init(&h);
+    size_t total = 0, lineno = 0;
+    int rc = 0;
+    while (rc == 0) {
+        ssize_t got = read_some(b, fd, name, chunk, CHUNK_BYTES);
+        if (got < 0)
+            rc = -1;
+        if (got <= 0)
+            break;
+        sha256_update(&h, chunk, (size_t)got);
+        total += (size_t)got;
+        if (total > max) {
+            rc = bl_fail(b, "%s/%s is larger than %zu MiB: refused", b->dir, name, max >> 20);
+            break;
+        }
+        const char *s = chunk, *end = chunk + got;
+        while (s < end) {
+            const char *nl = memchr(s, '\n', (size_t)(end - s));
+            const char *le = nl ? nl : end;
+            if (part.len + (size_t)(le - s) > BUNDLE_MAX_LINE) {
+                rc = bl_fail(b, "%s/%s line %zu is longer than %u KiB: refused", b->dir, name,
+                             lineno + 1, BUNDLE_MAX_LINE >> 10);
+                break;
+            }
+            if (!nl) {
+                sb_addn(&part, s, (size_t)(le - s));
+                break;
+            }
+            if (part.len) {
+                sb_addn(&part, s, (size_t)(le - s));
+                fn(ctx, part.buf, part.len, ++lineno);
+                sb_reset(&part);
+            } else {
+                fn(ctx, s, (size_t)(le - s), ++lineno);
+            }
+            s = nl + 1;
+        }
     }
-    profile_add_frames(k->to, k->f, depth, self);
-    return 0;
+    if (rc == 0 && part.len)
+        fn(ctx, part.buf, part.len, ++lineno);
+    close(fd);
+    free(chunk);
+    sb_free(&part);
+    if (rc)
+        return -1;
+    uint8_t d[32];
+    sha256_final(&h, d);
+    return check_digest(b, name, total, *size, d, hex);
 }
 
 /* The run's pprof file of p, when the manifest lists one, kept for the
@@ -843,115 +1016,163 @@ static int keep_pprof(struct bl *b, struct profile *p)
     return rc ? -1 : 0;
 }
 
-/* One profile from its .folded file; NULL after a message. */
-static struct profile *load_profile(struct bl *b, const char *name, const char *title,
-                                    const char *unit, const char *file, double total)
+/* A profile to load: report.json's entry (or the manifest's file). */
+struct pspec {
+    char *name, *title, *unit, *file; /* owned */
+    double total;                     /* NAN: not said */
+};
+
+static void pspecs_free(struct pspec *ps, size_t n)
 {
-    struct strbuf text = STRBUF_INIT;
-    struct profile *tmp = NULL, *p = NULL;
-    if (read_checked(b, file, BUNDLE_MAX_FOLDED, &text) != 0)
-        goto out;
-    tmp = profile_new(name, title, unit);
-    struct flame_parse_stats st = {0};
-    folded_parse(tmp, text.buf ? text.buf : "", text.len, &st);
-    if (st.malformed || st.mixed || tmp->base) {
-        if (st.nbad)
-            bl_fail(b, "%s/%s line %zu: %s", b->dir, file, st.bad_line[0], st.bad_why[0]);
-        else
-            bl_fail(b, "%s/%s is not perfreport's folded stacks", b->dir, file);
-        goto out;
+    for (size_t i = 0; i < n; i++) {
+        free(ps[i].name);
+        free(ps[i].title);
+        free(ps[i].unit);
+        free(ps[i].file);
     }
-    p = profile_new(name, title, unit);
-    struct rekind k = {.to = p};
-    profile_walk_stacks(tmp, rekind_stack, &k);
-    free(k.f);
-    if (!isnan(total) && (double)profile_total(p) != total) {
-        bl_fail(b, "%s/%s holds %llu, but report.json says %.0f: refused", b->dir, file,
-                (unsigned long long)profile_total(p), total);
-        profile_free(p);
-        p = NULL;
-        goto out;
-    }
-    if (keep_pprof(b, p) != 0) {
-        profile_free(p);
-        p = NULL;
-    }
-out:
-    profile_free(tmp);
-    sb_free(&text);
-    return p;
+    free(ps);
 }
 
-/* Profiles named by report.json's "profiles"; a bundle written before it
- * had them lists its .folded files in the manifest's "files". */
-static int load_profiles(struct bl *b, struct report *r, const struct json *root,
-                         const struct json *manifest)
+struct fold_ctx {
+    struct folded_parser fp;
+    bool sized;            /* the profile's bounds are set */
+    const long long *size; /* the file's, as the manifest says */
+};
+
+static void fold_line(void *ctx, const char *line, size_t len, size_t lineno)
 {
-    const struct json *ps = json_get(root, "profiles");
-    if (ps && ps->type != JSON_ARR)
-        return bl_fail(b, "%s/report.json: \"profiles\" is %s, expected an array", b->dir,
-                       json_type_name(ps->type));
-    if (ps && ps->n > MAX_PROFILES)
-        return bl_fail(b, "%s/report.json: %u profiles, more than the %u a bundle may have: "
-                          "refused", b->dir, ps->n, MAX_PROFILES);
-    if (ps) {
-        for (uint32_t i = 0; i < ps->n; i++) {
-            const struct json *it = &ps->u.items[i];
-            const char *name = json_str(json_get(it, "name")),
-                       *file = json_str(json_get(it, "file"));
-            const char *title = json_str(json_get(it, "title")),
-                       *unit = json_str(json_get(it, "unit"));
-            double total = NAN;
-            if (!name || !*name || !file || (unit && !plain_unit(unit)) ||
-                (json_get(it, "total") && !json_num_or_null(json_get(it, "total"), &total)))
-                return bl_fail(b,
-                               "%s/report.json: profiles[%u] is not {name, title, unit, "
-                               "file, total}",
-                               b->dir, i);
-            struct profile probe = {.name = (char *)name};
-            char want[512];
-            flame_filename(&probe, "folded", want, sizeof want);
-            if (strcmp(want, file) != 0) /* only the name the writer gives it */
-                return bl_fail(b,
-                               "%s/report.json: profile \"%.80s\" names the file \"%.80s\", "
-                               "expected \"%s\"",
-                               b->dir, name, file, want);
-            if (report_find_profile(r, name))
-                return bl_fail(b, "%s/report.json: profile \"%.80s\" appears twice", b->dir, name);
-            struct profile *p =
-                load_profile(b, name, title ? title : name, unit ? unit : "", file, total);
-            if (!p)
-                return -1;
-            report_add_profile(r, p);
+    struct fold_ctx *c = ctx;
+    if (!c->sized) {
+        uint32_t cap = BUNDLE_PROFILE_NODES((size_t)*c->size);
+        profile_set_bounds(c->fp.p, cap, cap);
+        c->sized = true;
+    }
+    folded_line(&c->fp, line, len, lineno);
+}
+
+/* One profile from its .folded file, streamed; NULL after a message. */
+static struct profile *load_profile(struct bl *b, const struct pspec *ps)
+{
+    struct profile *p = profile_new(ps->name, ps->title, ps->unit);
+    long long size = 0;
+    struct fold_ctx c = {.size = &size};
+    folded_init(&c.fp, p);
+    /* perfreport's own conventions for the kinds folded text cannot spell */
+    c.fp.bundle_kinds = true;
+    profile_bulk_limit(c.fp.bulk, BUNDLE_BULK_IDS);
+    int rc = stream_checked(b, ps->file, BUNDLE_MAX_FOLDED, &size, fold_line, &c);
+    folded_finish(&c.fp);
+    const struct flame_parse_stats *st = &c.fp.st;
+    if (rc != 0)
+        goto bad;
+    if (st->malformed || st->mixed || p->base) {
+        if (st->nbad)
+            bl_fail(b, "%s/%s line %zu: %s", b->dir, ps->file, st->bad_line[0], st->bad_why[0]);
+        else
+            bl_fail(b, "%s/%s is not perfreport's folded stacks", b->dir, ps->file);
+        goto bad;
+    }
+    if (profile_over_bounds(p)) {
+        bl_fail(b, "%s/%s holds more than %u distinct frames or names for its %lld bytes: "
+                   "refused", b->dir, ps->file, (unsigned)BUNDLE_PROFILE_NODES((size_t)size),
+                size);
+        goto bad;
+    }
+    if (!isnan(ps->total) && (double)profile_total(p) != ps->total) {
+        bl_fail(b, "%s/%s holds %llu, but report.json says %.0f: refused", b->dir, ps->file,
+                (unsigned long long)profile_total(p), ps->total);
+        goto bad;
+    }
+    if (keep_pprof(b, p) == 0)
+        return p;
+bad:
+    profile_free(p);
+    return NULL;
+}
+
+/* The profiles to load: named by report.json's "profiles"; a bundle written
+ * before it had them lists its .folded files in the manifest's "files".
+ * Taken from the trees before they go, so that the profiles are loaded
+ * without them.  -1 after a message. */
+static int profile_specs(struct bl *b, const struct json *root, const struct json *manifest,
+                         struct pspec **out, size_t *nout)
+{
+    struct pspec *ps = xcalloc(MAX_PROFILES, sizeof *ps);
+    size_t n = 0;
+    const struct json *list = json_get(root, "profiles");
+    *out = NULL;
+    *nout = 0;
+    if (list && list->type != JSON_ARR) {
+        bl_fail(b, "%s/report.json: \"profiles\" is %s, expected an array", b->dir,
+                json_type_name(list->type));
+        goto bad;
+    }
+    if (list && list->n > MAX_PROFILES) {
+        bl_fail(b, "%s/report.json: %u profiles, more than the %u a bundle may have: refused",
+                b->dir, list->n, MAX_PROFILES);
+        goto bad;
+    }
+    for (uint32_t i = 0; list && i < list->n; i++) {
+        const struct json *it = &list->u.items[i];
+        const char *name = json_str(json_get(it, "name")), *file = json_str(json_get(it, "file"));
+        const char *title = json_str(json_get(it, "title")), *unit = json_str(json_get(it, "unit"));
+        double total = NAN;
+        if (!name || !*name || !file || (unit && !plain_unit(unit)) ||
+            (json_get(it, "total") && !json_num_or_null(json_get(it, "total"), &total))) {
+            bl_fail(b, "%s/report.json: profiles[%u] is not {name, title, unit, file, total}",
+                    b->dir, i);
+            goto bad;
         }
-        return 0;
+        struct profile probe = {.name = (char *)name};
+        char want[512];
+        flame_filename(&probe, "folded", want, sizeof want);
+        if (strcmp(want, file) != 0) { /* only the name the writer gives it */
+            bl_fail(b, "%s/report.json: profile \"%.80s\" names the file \"%.80s\", expected \"%s\"",
+                    b->dir, name, file, want);
+            goto bad;
+        }
+        for (size_t k = 0; k < n; k++)
+            if (strcmp(ps[k].name, name) == 0) {
+                bl_fail(b, "%s/report.json: profile \"%.80s\" appears twice", b->dir, name);
+                goto bad;
+            }
+        ps[n++] = (struct pspec){xstrdup(name), xstrdup(title ? title : name),
+                                 xstrdup(unit ? unit : ""), xstrdup(file), total};
     }
     static const struct {
         const char *name, *title, *unit;
     } known[] = {{"cpu", "On-CPU profile", "samples"}, {"offcpu", "Off-CPU time", "us"}};
-    const struct json *files = json_get(manifest, "files");
+    const struct json *files = list ? NULL : json_get(manifest, "files");
     for (uint32_t i = 0; files && files->type == JSON_ARR && i < files->n; i++) {
         const char *f = json_str(&files->u.items[i]);
-        size_t n = f ? strlen(f) : 0;
-        if (n <= 7 || n > 200 || strcmp(f + n - 7, ".folded") != 0 || strchr(f, '/') || f[0] == '.')
+        size_t len = f ? strlen(f) : 0;
+        if (len <= 7 || len > 200 || strcmp(f + len - 7, ".folded") != 0 || strchr(f, '/') ||
+            f[0] == '.')
             continue;
         char name[208];
-        snprintf(name, sizeof name, "%.*s", (int)(n - 7), f);
+        snprintf(name, sizeof name, "%.*s", (int)(len - 7), f);
         const char *title = name, *unit = "samples";
         for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
             if (strcmp(known[k].name, name) == 0)
                 title = known[k].title, unit = known[k].unit;
-        if (report_find_profile(r, name))
+        bool seen = false;
+        for (size_t k = 0; k < n && !seen; k++)
+            seen = strcmp(ps[k].name, name) == 0;
+        if (seen)
             continue;
-        if (r->nprofiles >= MAX_PROFILES)
-            return bl_fail(b, "%s/manifest.json: more than %u .folded files: refused", b->dir,
-                           MAX_PROFILES);
-        struct profile *p = load_profile(b, name, title, unit, f, NAN);
-        if (!p)
-            return -1;
-        report_add_profile(r, p);
+        if (n >= MAX_PROFILES) {
+            bl_fail(b, "%s/manifest.json: more than %u .folded files: refused", b->dir,
+                    MAX_PROFILES);
+            goto bad;
+        }
+        ps[n++] = (struct pspec){xstrdup(name), xstrdup(title), xstrdup(unit), xstrdup(f), NAN};
     }
+    *out = ps;
+    *nout = n;
     return 0;
+bad:
+    pspecs_free(ps, n);
+    return -1;
 }
 
 /* manifest.json: a perfreport manifest of a schema this program reads,
@@ -989,7 +1210,8 @@ int bundle_manifest_read(int dfd, const char *shown, struct json **out, char *er
         sb_free(&text);
         return -1;
     }
-    if (json_parse(text.buf ? text.buf : "", text.len, &man, jerr, sizeof jerr) != 0) {
+    if (json_parse_bounded(text.buf ? text.buf : "", text.len, BUNDLE_TREE_MEM(text.len), &man,
+                           jerr, sizeof jerr) != 0) {
         bl_fail(&b, "%s/manifest.json: %s", shown, jerr);
         sb_free(&text);
         return -1;
@@ -1005,13 +1227,16 @@ int bundle_manifest_read(int dfd, const char *shown, struct json **out, char *er
 
 /* Everything after the directory is open: manifest.json, report.json
  * (at most max_report bytes, checked against the manifest) and, with
- * `profiles`, the .folded files. */
+ * `profiles`, the .folded files, once report.json's text and tree are
+ * gone: besides the model, one file's worth is held at a time. */
 static int load_opened(struct bl *b, size_t max_report, bool profiles, struct report **out)
 {
     const char *dir = b->dir;
     struct strbuf text = STRBUF_INIT;
     struct json *man = NULL, *rep = NULL;
     struct report *r = NULL;
+    struct pspec *specs = NULL;
+    size_t nspecs = 0;
     char jerr[256];
     int rc = -1;
     int e = read_in(b, "manifest.json", BUNDLE_MAX_MANIFEST, &text);
@@ -1021,7 +1246,8 @@ static int load_opened(struct bl *b, size_t max_report, bool profiles, struct re
     }
     if (e != 0)
         goto out;
-    if (json_parse(text.buf ? text.buf : "", text.len, &man, jerr, sizeof jerr) != 0) {
+    if (json_parse_bounded(text.buf ? text.buf : "", text.len, BUNDLE_TREE_MEM(text.len), &man,
+                           jerr, sizeof jerr) != 0) {
         bl_fail(b, "%s/manifest.json: %s", dir, jerr);
         goto out;
     }
@@ -1031,14 +1257,17 @@ static int load_opened(struct bl *b, size_t max_report, bool profiles, struct re
     e = read_checked(b, "report.json", max_report, &text);
     if (e != 0)
         goto out;
-    if (json_parse(text.buf ? text.buf : "", text.len, &rep, jerr, sizeof jerr) != 0) {
+    size_t rlen = text.len;
+    if (json_parse_bounded(text.buf ? text.buf : "", rlen, BUNDLE_TREE_MEM(rlen), &rep, jerr,
+                           sizeof jerr) != 0) {
         bl_fail(b, "%s/report.json: %s", dir, jerr);
         goto out;
     }
     sb_free(&text);
     char where[PATH_MAX + 32];
     snprintf(where, sizeof where, "%s/report.json", dir);
-    struct ld l = {.r = report_new(), .where = where, .err = b->err, .errlen = b->errlen};
+    struct ld l = {.r = report_new(), .where = where, .err = b->err, .errlen = b->errlen,
+                   .max_mem = BUNDLE_MODEL_MEM(rlen), .tree = rep};
     r = l.r;
     if (fill(&l, rep) != 0)
         goto out;
@@ -1048,12 +1277,21 @@ static int load_opened(struct bl *b, size_t max_report, bool profiles, struct re
                 mschema);
         goto out;
     }
-    if (profiles && load_profiles(b, r, rep, man) != 0)
+    if (profiles && profile_specs(b, rep, man, &specs, &nspecs) != 0)
         goto out;
+    json_free(rep);
+    rep = NULL;
+    for (size_t i = 0; i < nspecs; i++) {
+        struct profile *p = load_profile(b, &specs[i]);
+        if (!p)
+            goto out;
+        report_add_profile(r, p);
+    }
     *out = r;
     r = NULL;
     rc = 0;
 out:
+    pspecs_free(specs, nspecs);
     report_free(r);
     json_free(rep);
     json_free(man);

@@ -20,10 +20,27 @@
 
 struct report;
 
-#define BUNDLE_MAX_MANIFEST (16u << 20) /* bytes */
-#define BUNDLE_MAX_REPORT (256u << 20)
-#define BUNDLE_MAX_FOLDED (256u << 20)
-#define BUNDLE_MAX_PPROF (256u << 20)  /* a pprof file kept as it is */
+/* Caps, far above a real bundle's (a busy 30 s run: manifest.json 12 KiB,
+ * report.json 170 KiB, each .folded file up to a few MiB; a 24 h window at
+ * 1 s ticks: report.json 10-20 MiB) and far below what would make reading
+ * a forged one costly: */
+#define BUNDLE_MAX_MANIFEST (1u << 20) /* bytes */
+#define BUNDLE_MAX_REPORT (16u << 20)
+#define BUNDLE_MAX_FOLDED (16u << 20)
+#define BUNDLE_MAX_PPROF (16u << 20)   /* a pprof file kept as it is */
+#define BUNDLE_MAX_LINE (1u << 20)     /* one stack of a .folded file */
+/* Memory the reading of a file of n bytes may take, whatever it holds
+ * ("[0,0,...]" would take 8 times its size as a tree, "a;b1 1" lines 16
+ * times as a profile): report.json's tree, and again the model made from
+ * it (a value of 2 bytes of text is a double of 8, a real run's average is
+ * 3 to 6), and a profile's distinct frames and names (a real profile
+ * spends tens of bytes on a frame, a forged one 2).  With the text, the
+ * peak stays under 64 MiB + 2 n for any single file at its cap
+ * (bench/bundle_bench.sh). */
+#define BUNDLE_TREE_MEM(n) (((size_t)8 << 20) + 3 * (size_t)(n))
+#define BUNDLE_MODEL_MEM(n) (((size_t)8 << 20) + 3 * (size_t)(n))
+#define BUNDLE_PROFILE_NODES(n) ((uint32_t)(65536 + (size_t)(n) / 32))
+#define BUNDLE_BULK_IDS (1u << 20) /* frames a profile's bulk merge holds (4 MiB) */
 
 /* Loads the bundle in directory `dir`.  Returns 0 with *out a new report
  * (the caller frees it with report_free), or -1 with *out NULL and a

@@ -15,6 +15,8 @@
 #include <time.h>
 
 #define REPORT_SCHEMA 1
+/* Snapshots in one window at most (-d / -i), so ticks a report may have. */
+#define REPORT_MAX_TICKS 100000
 
 enum severity { SEV_NONE = 0, SEV_INFO = 1, SEV_WARNING = 2, SEV_CRITICAL = 3 };
 const char *severity_name(enum severity s); /* "none" "info" "warning" "critical" */

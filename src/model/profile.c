@@ -110,8 +110,11 @@ static uint32_t intern(struct profile *p, const char *s, size_t n)
             return id;
         i = (i + 1) & p->str_ht_mask;
     }
-    if (p->blob_len + n + 1 > UINT32_MAX || p->nstrs >= PROFILE_MAX_STRS - 1) {
-        /* 4 GiB of distinct names: fold everything further into one name */
+    if (p->blob_len + n + 1 > UINT32_MAX || p->nstrs >= PROFILE_MAX_STRS - 1 ||
+        (p->max_strs && p->nstrs >= p->max_strs)) {
+        /* 4 GiB of distinct names, or the bound: everything further folds
+         * into one name */
+        p->over = p->over || p->max_strs;
         return 0;
     }
     xgrow(&p->blob, &p->blob_cap, p->blob_len + n + 1, 1);
@@ -216,6 +219,10 @@ static void ht_add(struct profile *p, uint32_t node)
 
 static uint32_t new_node(struct profile *p, uint32_t parent, uint32_t name, unsigned kind)
 {
+    if (p->max_nodes && p->nnodes >= p->max_nodes) {
+        p->over = true;
+        return PROFILE_NONE;
+    }
     if (p->nnodes == p->cap_nodes) {
         if (p->cap_nodes >= UINT32_MAX / 2) {
             return PROFILE_NONE;
@@ -257,6 +264,14 @@ struct profile *profile_new(const char *name, const char *title, const char *uni
     new_node(p, PROFILE_NONE, 0, FRAME_PROCESS);
     return p;
 }
+
+void profile_set_bounds(struct profile *p, uint32_t max_nodes, uint32_t max_strs)
+{
+    p->max_nodes = max_nodes;
+    p->max_strs = max_strs;
+}
+
+bool profile_over_bounds(const struct profile *p) { return p->over; }
 
 void profile_free(struct profile *p)
 {
@@ -496,6 +511,8 @@ static void reserve_nodes(struct profile *p, uint64_t want)
 {
     if (want > UINT32_MAX / 2)
         want = UINT32_MAX / 2;
+    if (p->max_nodes && want > p->max_nodes)
+        want = p->max_nodes;
     if (want <= p->cap_nodes)
         return;
     p->nodes = xbig_realloc(p->nodes, (size_t)p->cap_nodes * sizeof *p->nodes,

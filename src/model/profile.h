@@ -69,10 +69,20 @@ struct profile {
     /* Addresses, mappings, source lines and process labels for the pprof
      * export (profile_sites.h); NULL when nobody set them. */
     struct profile_sites *sites;
+    /* Bounds on nodes and distinct names (0: none but the index space);
+     * `over` once a stack or a name did not fit (profile_set_bounds). */
+    uint32_t max_nodes, max_strs;
+    bool over;
 };
 
 struct profile *profile_new(const char *name, const char *title, const char *unit);
 void profile_free(struct profile *p);
+/* At most max_nodes nodes and max_strs distinct names from now on (a
+ * profile read from a file that may be forged): a stack that would pass
+ * them leaves the rest of its count in the last node that fit, a name goes
+ * in as the root's, and profile_over_bounds() says so. */
+void profile_set_bounds(struct profile *p, uint32_t max_nodes, uint32_t max_strs);
+bool profile_over_bounds(const struct profile *p);
 
 /* Adds `count` to the stack frames[0] (outermost) .. frames[depth-1] (leaf).
  * kinds may be NULL (all user).  NULL or empty names become "[unknown]".

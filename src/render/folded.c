@@ -195,6 +195,10 @@ void folded_line(struct folded_parser *fp, const char *line, size_t len, size_t 
         const char *fe = semi ? semi : stop;
         size_t n = (size_t)(fe - s);
         uint8_t k = (uint8_t)folded_frame_kind(s, &n);
+        if (fp->bundle_kinds && nfr == 0)
+            k = FRAME_PROCESS;
+        else if (fp->bundle_kinds && k == FRAME_USER && n >= 2 && s[0] == '[' && s[n - 1] == ']')
+            k = FRAME_UNKNOWN;
         if (nfr == fp->cap_fr) {
             fp->cap_fr = fp->cap_fr ? fp->cap_fr * 2 : 64;
             fp->fr = xrealloc(fp->fr, fp->cap_fr * sizeof *fp->fr);

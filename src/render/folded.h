@@ -44,6 +44,12 @@ struct folded_parser {
                           * 1, or 2 for difffolded.pl's "stack BEFORE AFTER" lines
                           * (the profile is then differential, profile_diff.h) */
     size_t form_line;    /* that line */
+    /* A bundle's own folded file (bundle/load.c): the kinds its text cannot
+     * spell are restored by perfreport's conventions -- the first frame of
+     * a stack is the process, and an unnamed frame is a bracketed label
+     * ("[bash exited]", "[truncated]"), the symbolizer's only names that
+     * both begin with '[' and end with ']'. */
+    bool bundle_kinds;
 };
 void folded_init(struct folded_parser *fp, struct profile *p);
 /* Feeds one line (with or without its "\n"/"\r\n"); lineno is 1-based.

@@ -1,17 +1,44 @@
-/* Recursive descent over the bytes, one function per JSON production.  The
- * items of a container are collected on a scratch stack shared by all
- * levels and copied out at its end into an allocation of exactly their
- * size, so a large array costs no more than its items. */
+/* Recursive descent over the bytes, one function per JSON production.
+ *
+ * Memory.  The tree lives in chunks owned by the document: small things
+ * (strings, keys, the items of a container) are cut from 64 KiB blocks one
+ * after another, large ones get a block of their own.  The items of a
+ * container are collected on a scratch stack shared by all levels and
+ * copied out at its end, so a large array costs no more than its items.
+ * An array that holds only numbers and nulls is gathered as doubles in a
+ * block of its own, which becomes the array (JSON_NUMS) without a copy; the
+ * first item of another kind turns it into an ordinary array.  Every byte
+ * of the blocks and of the scratch buffers counts against the caller's
+ * bound, checked before it is allocated. */
 #include "json_read.h"
 #include "xalloc.h"
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define MAX_NUM_TEXT 1023 /* digits of one number; longer is refused, not truncated */
+#define CHUNK (64u * 1024u)
+#define OWN_BLOCK (CHUNK / 4) /* a request this large gets a block of its own */
+#define ALIGN 8u
+
+/* A block of the document; its bytes follow the header.  Doubly linked, so
+ * that an array of numbers the caller has copied can go at once
+ * (json_release_nums). */
+struct block {
+    struct block *next, *prev;
+    size_t size; /* of the whole allocation, header included */
+};
+#define BLOCK_HDR ((sizeof(struct block) + ALIGN - 1) / ALIGN * ALIGN)
+
+/* What json_parse returns a pointer into: the root and the blocks. */
+struct doc {
+    struct block *blocks;
+    struct json root;
+};
 
 struct parser {
     const char *s;
@@ -20,45 +47,114 @@ struct parser {
     char *err;
     size_t errlen;
     bool failed;
+    struct doc *doc;
+    char *cur;          /* free bytes of the current small-things block */
+    size_t cur_left;
+    size_t used, max_mem; /* bytes allocated (blocks and scratch) and the bound */
     struct json *items; /* scratch: items of the arrays being parsed */
     size_t nitems, cap_items;
     struct json_member *mem; /* scratch: members of the objects being parsed */
     size_t nmem, cap_mem;
     char *buf; /* the string being decoded */
     size_t nbuf, cap_buf;
+    struct block *nums; /* the numbers of the array being gathered, after its header */
+    size_t nnums, cap_nums;
 };
 
-static void free_inner(struct json *v)
+static int fail(struct parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Counts n more bytes against the bound; -1 after a message when they do
+ * not fit. */
+static int charge(struct parser *p, size_t n)
 {
-    switch (v->type) {
-    case JSON_STR:
-        free(v->u.str);
-        break;
-    case JSON_ARR:
-        for (uint32_t i = 0; i < v->n; i++)
-            free_inner(&v->u.items[i]);
-        free(v->u.items);
-        break;
-    case JSON_OBJ:
-        for (uint32_t i = 0; i < v->n; i++) {
-            free(v->u.members[i].key);
-            free_inner(&v->u.members[i].val);
-        }
-        free(v->u.members);
-        break;
-    default:
-        break;
+    if (n > p->max_mem - p->used)
+        return fail(p, "the document needs more than %zu MiB of memory to hold: refused",
+                    p->max_mem >> 20);
+    p->used += n;
+    return 0;
+}
+
+/* Grows a scratch array (elements of size `size`) to hold `need`; the
+ * capacity doubles, and only what fits the bound is asked for. */
+static int grow(struct parser *p, void **arr, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap)
+        return 0;
+    size_t want = *cap ? *cap : 64;
+    while (want < need)
+        want = want > SIZE_MAX / 4 / size ? need : want * 2;
+    size_t room = (p->max_mem - p->used) / size + *cap; /* elements the bound allows */
+    if (want > room)
+        want = room > need ? room : need;
+    if (charge(p, (want - *cap) * size) != 0)
+        return -1;
+    *arr = xrealloc(*arr, want * size);
+    *cap = want;
+    return 0;
+}
+
+static void link_block(struct doc *d, struct block *b)
+{
+    b->prev = NULL;
+    b->next = d->blocks;
+    if (b->next)
+        b->next->prev = b;
+    d->blocks = b;
+}
+
+/* A new block of the document with n bytes after its header. */
+static void *new_block(struct parser *p, size_t n)
+{
+    size_t size = BLOCK_HDR + n;
+    if (charge(p, size) != 0)
+        return NULL;
+    struct block *b = xmalloc(size);
+    b->size = size;
+    link_block(p->doc, b);
+    return (char *)b + BLOCK_HDR;
+}
+
+/* n bytes of the tree, aligned for any of its records; NULL after a
+ * message when the bound is reached. */
+static void *tree_alloc(struct parser *p, size_t n, size_t align)
+{
+    if (n >= OWN_BLOCK)
+        return new_block(p, n);
+    size_t pad = (size_t)(-(uintptr_t)p->cur & (align - 1));
+    if (!p->cur || pad + n > p->cur_left) {
+        char *b = new_block(p, CHUNK);
+        if (!b)
+            return NULL;
+        p->cur = b;
+        p->cur_left = CHUNK;
+        pad = 0;
     }
-    v->type = JSON_NULL;
-    v->n = 0;
+    void *r = p->cur + pad;
+    p->cur += pad + n;
+    p->cur_left -= pad + n;
+    return r;
+}
+
+static char *tree_strdup(struct parser *p, const char *s, size_t n)
+{
+    char *r = tree_alloc(p, n + 1, 1);
+    if (r) {
+        memcpy(r, s, n);
+        r[n] = '\0';
+    }
+    return r;
 }
 
 void json_free(struct json *v)
 {
     if (!v)
         return;
-    free_inner(v);
-    free(v);
+    struct doc *d = (struct doc *)((char *)v - offsetof(struct doc, root));
+    for (struct block *b = d->blocks, *next; b; b = next) {
+        next = b->next;
+        free(b);
+    }
+    free(d);
 }
 
 /* Records the first error with its line and column; later ones are
@@ -122,15 +218,17 @@ static void skip_ws(struct parser *p)
     }
 }
 
-static void buf_add(struct parser *p, const char *s, size_t n)
+static int buf_add(struct parser *p, const char *s, size_t n)
 {
-    xgrow(&p->buf, &p->cap_buf, p->nbuf + n + 1, 1);
+    if (grow(p, (void **)&p->buf, &p->cap_buf, p->nbuf + n + 1, 1) != 0)
+        return -1;
     memcpy(p->buf + p->nbuf, s, n);
     p->nbuf += n;
     p->buf[p->nbuf] = '\0';
+    return 0;
 }
 
-static void buf_add_cp(struct parser *p, unsigned long cp)
+static int buf_add_cp(struct parser *p, unsigned long cp)
 {
     char u[4];
     size_t n;
@@ -153,7 +251,7 @@ static void buf_add_cp(struct parser *p, unsigned long cp)
         u[3] = (char)(0x80 | (cp & 0x3f));
         n = 4;
     }
-    buf_add(p, u, n);
+    return buf_add(p, u, n);
 }
 
 /* Four hex digits at pos; -1 after a message. */
@@ -210,8 +308,7 @@ static int unicode_escape(struct parser *p)
         p->pos = at;
         return fail(p, "\\u0000 (NUL) in a string is not accepted");
     }
-    buf_add_cp(p, cp);
-    return 0;
+    return buf_add_cp(p, cp);
 }
 
 /* Length of the valid UTF-8 sequence of a non-ASCII lead byte at pos, or 0. */
@@ -252,7 +349,8 @@ static int parse_string(struct parser *p)
     size_t open = p->pos;
     p->pos++;
     p->nbuf = 0;
-    buf_add(p, "", 0);
+    if (buf_add(p, "", 0) != 0)
+        return -1;
     for (;;) {
         size_t run = p->pos;
         while (p->pos < p->len) {
@@ -261,7 +359,8 @@ static int parse_string(struct parser *p)
                 break;
             p->pos++;
         }
-        buf_add(p, p->s + run, p->pos - run);
+        if (buf_add(p, p->s + run, p->pos - run) != 0)
+            return -1;
         if (p->pos >= p->len) {
             p->pos = open;
             return fail(p, "unterminated string (truncated?)");
@@ -277,7 +376,8 @@ static int parse_string(struct parser *p)
             size_t n = utf8_seq(p);
             if (!n)
                 return fail(p, "invalid UTF-8 (byte 0x%02x)", c);
-            buf_add(p, p->s + p->pos, n);
+            if (buf_add(p, p->s + p->pos, n) != 0)
+                return -1;
             p->pos += n;
             continue;
         }
@@ -306,14 +406,16 @@ static int parse_string(struct parser *p)
             return fail(p, "invalid escape: backslash followed by %s", byte_text(p, b, sizeof b));
         }
         }
-        buf_add(p, &out, 1);
+        if (buf_add(p, &out, 1) != 0)
+            return -1;
         p->pos++;
     }
 }
 
 static bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
-static int parse_number(struct parser *p, struct json *out)
+/* The number at pos into *out. */
+static int parse_number(struct parser *p, double *out)
 {
     size_t start = p->pos;
     if (p->s[p->pos] == '-')
@@ -365,8 +467,7 @@ static int parse_number(struct parser *p, struct json *out)
         p->pos = start;
         return fail(p, "number out of range: %.40s", tmp);
     }
-    out->type = JSON_NUM;
-    out->u.num = v;
+    *out = v;
     return 0;
 }
 
@@ -394,22 +495,110 @@ static int enter(struct parser *p)
     return 0;
 }
 
+static int push_item(struct parser *p, const struct json *v)
+{
+    if (grow(p, (void **)&p->items, &p->cap_items, p->nitems + 1, sizeof *p->items) != 0)
+        return -1;
+    p->items[p->nitems++] = *v;
+    return 0;
+}
+
+/* The doubles gathered so far become ordinary items: the array holds
+ * something else too. */
+static int unpack(struct parser *p)
+{
+    if (!p->nnums)
+        return 0; /* nothing gathered (and perhaps no block yet) */
+    double *v = (double *)((char *)p->nums + BLOCK_HDR);
+    for (size_t i = 0; i < p->nnums; i++) {
+        struct json it = {.type = isnan(v[i]) ? JSON_NULL : JSON_NUM};
+        it.u.num = v[i];
+        if (push_item(p, &it) != 0)
+            return -1;
+    }
+    p->nnums = 0;
+    return 0;
+}
+
+/* One more number (NAN for null) of the array being gathered. */
+static int push_num(struct parser *p, double v)
+{
+    if (p->nnums == p->cap_nums) {
+        /* 1.5 times: the block is the array itself in the end, and large
+         * blocks move by remapping, not copying */
+        size_t want = p->cap_nums ? p->cap_nums + p->cap_nums / 2 : 512;
+        size_t room = (p->max_mem - p->used) / sizeof v + p->cap_nums;
+        if (want > room)
+            want = room > p->nnums + 1 ? room : p->nnums + 1;
+        if (charge(p, (want - p->cap_nums) * sizeof v) != 0)
+            return -1;
+        p->nums = xrealloc(p->nums, BLOCK_HDR + want * sizeof v);
+        p->cap_nums = want;
+    }
+    ((double *)((char *)p->nums + BLOCK_HDR))[p->nnums++] = v;
+    return 0;
+}
+
+/* The gathered numbers as out (JSON_NUMS): a few are copied into the tree,
+ * many keep their block, which the document takes over. */
+static int finish_nums(struct parser *p, struct json *out)
+{
+    size_t n = p->nnums, bytes = n * sizeof(double);
+    const double *v = (const double *)((char *)p->nums + BLOCK_HDR);
+    out->type = JSON_NUMS;
+    out->n = (uint32_t)n;
+    p->nnums = 0;
+    if (bytes < OWN_BLOCK) {
+        double *d = tree_alloc(p, bytes, ALIGN);
+        if (!d)
+            return -1;
+        memcpy(d, v, bytes);
+        out->u.nums = d;
+        return 0;
+    }
+    struct block *b = xrealloc(p->nums, BLOCK_HDR + bytes); /* shrinks in place */
+    p->used -= (p->cap_nums - n) * sizeof(double);
+    p->nums = NULL;
+    p->cap_nums = 0;
+    b->size = BLOCK_HDR + bytes;
+    link_block(p->doc, b);
+    out->u.nums = (double *)((char *)b + BLOCK_HDR);
+    return 0;
+}
+
+static bool starts_num(char c) { return c == '-' || is_digit(c); }
+
 static int parse_array(struct parser *p, struct json *out)
 {
     size_t base = p->nitems;
+    /* numbers and nulls are gathered as doubles until another kind of item
+     * shows up; an array started inside this one ends that first */
+    bool packed = true;
     if (enter(p) != 0)
         return -1;
     p->pos++;
     skip_ws(p);
     if (p->pos < p->len && p->s[p->pos] == ']') {
         p->pos++;
+        packed = false;
     } else {
         for (;;) {
-            struct json v = {0};
-            if (parse_value(p, &v) != 0)
-                goto bad;
-            xgrow(&p->items, &p->cap_items, p->nitems + 1, sizeof *p->items);
-            p->items[p->nitems++] = v;
+            skip_ws(p);
+            char c = p->pos < p->len ? p->s[p->pos] : '\0';
+            if (packed && (starts_num(c) || c == 'n')) {
+                double d = NAN;
+                struct json lit;
+                if ((c == 'n' ? parse_literal(p, "null", &lit) : parse_number(p, &d)) != 0 ||
+                    push_num(p, d) != 0)
+                    goto bad;
+            } else {
+                if (packed && unpack(p) != 0)
+                    goto bad;
+                packed = false;
+                struct json v = {0};
+                if (parse_value(p, &v) != 0 || push_item(p, &v) != 0)
+                    goto bad;
+            }
             skip_ws(p);
             if (p->pos < p->len && p->s[p->pos] == ',') {
                 p->pos++;
@@ -423,6 +612,16 @@ static int parse_array(struct parser *p, struct json *out)
             goto bad;
         }
     }
+    if (packed) {
+        if (p->nnums > UINT32_MAX) {
+            fail(p, "array of more than %u items", UINT32_MAX);
+            goto bad;
+        }
+        if (finish_nums(p, out) != 0)
+            goto bad;
+        p->depth--;
+        return 0;
+    }
     size_t n = p->nitems - base;
     if (n > UINT32_MAX) {
         fail(p, "array of more than %u items", UINT32_MAX);
@@ -430,15 +629,18 @@ static int parse_array(struct parser *p, struct json *out)
     }
     out->type = JSON_ARR;
     out->n = (uint32_t)n;
-    out->u.items = n ? xmalloc(n * sizeof *out->u.items) : NULL;
-    if (n)
+    out->u.items = NULL;
+    if (n) {
+        if (!(out->u.items = tree_alloc(p, n * sizeof *out->u.items, ALIGN)))
+            goto bad;
         memcpy(out->u.items, p->items + base, n * sizeof *out->u.items);
+    }
     p->nitems = base;
     p->depth--;
     return 0;
 bad:
-    while (p->nitems > base)
-        free_inner(&p->items[--p->nitems]);
+    p->nitems = base;
+    p->nnums = 0;
     return -1;
 }
 
@@ -447,8 +649,9 @@ static int cmp_key(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The first key that occurs twice among m[0..n), or NULL. */
-static const char *duplicate_key(const struct json_member *m, size_t n)
+/* The first key that occurs twice among m[0..n), or NULL (also after a
+ * message, when the sort would not fit the bound). */
+static const char *duplicate_key(struct parser *p, const struct json_member *m, size_t n)
 {
     if (n < 2)
         return NULL;
@@ -459,6 +662,8 @@ static const char *duplicate_key(const struct json_member *m, size_t n)
                     return m[i].key;
         return NULL;
     }
+    if (charge(p, n * sizeof(char *)) != 0)
+        return NULL;
     char **k = xmalloc(n * sizeof *k);
     for (size_t i = 0; i < n; i++)
         k[i] = m[i].key;
@@ -468,6 +673,7 @@ static const char *duplicate_key(const struct json_member *m, size_t n)
         if (strcmp(k[i - 1], k[i]) == 0)
             dup = k[i];
     free(k);
+    p->used -= n * sizeof(char *);
     return dup;
 }
 
@@ -489,20 +695,20 @@ static int parse_object(struct parser *p, struct json *out)
             }
             if (parse_string(p) != 0)
                 goto bad;
-            char *key = xstrndup(p->buf, p->nbuf);
+            char *key = tree_strdup(p, p->buf, p->nbuf);
+            if (!key)
+                goto bad;
             skip_ws(p);
             if (p->pos >= p->len || p->s[p->pos] != ':') {
-                free(key);
                 unexpected(p, "':' after a key");
                 goto bad;
             }
             p->pos++;
             struct json v = {0};
-            if (parse_value(p, &v) != 0) {
-                free(key);
+            if (parse_value(p, &v) != 0)
                 goto bad;
-            }
-            xgrow(&p->mem, &p->cap_mem, p->nmem + 1, sizeof *p->mem);
+            if (grow(p, (void **)&p->mem, &p->cap_mem, p->nmem + 1, sizeof *p->mem) != 0)
+                goto bad;
             p->mem[p->nmem++] = (struct json_member){key, v};
             skip_ws(p);
             if (p->pos < p->len && p->s[p->pos] == ',') {
@@ -518,7 +724,9 @@ static int parse_object(struct parser *p, struct json *out)
         }
     }
     size_t n = p->nmem - base;
-    const char *dup = n > 1 ? duplicate_key(p->mem + base, n) : NULL; /* mem may be NULL */
+    const char *dup = n > 1 ? duplicate_key(p, p->mem + base, n) : NULL; /* mem may be NULL */
+    if (p->failed)
+        goto bad;
     if (dup) {
         char shown[48];
         size_t k = 0;
@@ -534,18 +742,17 @@ static int parse_object(struct parser *p, struct json *out)
     }
     out->type = JSON_OBJ;
     out->n = (uint32_t)n;
-    out->u.members = n ? xmalloc(n * sizeof *out->u.members) : NULL;
-    if (n)
+    out->u.members = NULL;
+    if (n) {
+        if (!(out->u.members = tree_alloc(p, n * sizeof *out->u.members, ALIGN)))
+            goto bad;
         memcpy(out->u.members, p->mem + base, n * sizeof *out->u.members);
+    }
     p->nmem = base;
     p->depth--;
     return 0;
 bad:
-    while (p->nmem > base) {
-        struct json_member *m = &p->mem[--p->nmem];
-        free(m->key);
-        free_inner(&m->val);
-    }
+    p->nmem = base;
     return -1;
 }
 
@@ -563,21 +770,24 @@ static int parse_value(struct parser *p, struct json *out)
             return -1;
         out->type = JSON_STR;
         out->n = (uint32_t)p->nbuf; /* < JSON_MAX_TEXT */
-        out->u.str = xstrndup(p->buf, p->nbuf);
-        return 0;
+        out->u.str = tree_strdup(p, p->buf, p->nbuf);
+        return out->u.str ? 0 : -1;
     case 't': return parse_literal(p, "true", out);
     case 'f': return parse_literal(p, "false", out);
     case 'n': return parse_literal(p, "null", out);
     default:
-        if (c == '-' || is_digit(c))
-            return parse_number(p, out);
+        if (starts_num(c)) {
+            out->type = JSON_NUM;
+            return parse_number(p, &out->u.num);
+        }
         return unexpected(p, "a value");
     }
 }
 
-int json_parse(const char *text, size_t len, struct json **out, char *err, size_t errlen)
+int json_parse_bounded(const char *text, size_t len, size_t max_mem, struct json **out,
+                       char *err, size_t errlen)
 {
-    struct parser p = {.s = text, .len = len, .err = err, .errlen = errlen};
+    struct parser p = {.s = text, .len = len, .err = err, .errlen = errlen, .max_mem = max_mem};
     *out = NULL;
     if (errlen)
         err[0] = '\0';
@@ -585,8 +795,10 @@ int json_parse(const char *text, size_t len, struct json **out, char *err, size_
         return fail(&p, "input larger than %u bytes", JSON_MAX_TEXT);
     if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0)
         return fail(&p, "a byte-order mark is not allowed at the start");
-    struct json *root = xcalloc(1, sizeof *root);
-    int rc = parse_value(&p, root);
+    if (charge(&p, sizeof *p.doc) != 0)
+        return -1;
+    p.doc = xcalloc(1, sizeof *p.doc);
+    int rc = parse_value(&p, &p.doc->root);
     if (rc == 0) {
         skip_ws(&p);
         if (p.pos != p.len) {
@@ -597,12 +809,18 @@ int json_parse(const char *text, size_t len, struct json **out, char *err, size_
     free(p.items);
     free(p.mem);
     free(p.buf);
+    free(p.nums);
     if (rc != 0) {
-        json_free(root);
+        json_free(&p.doc->root);
         return -1;
     }
-    *out = root;
+    *out = &p.doc->root;
     return 0;
+}
+
+int json_parse(const char *text, size_t len, struct json **out, char *err, size_t errlen)
+{
+    return json_parse_bounded(text, len, SIZE_MAX, out, err, errlen);
 }
 
 const struct json *json_get(const struct json *obj, const char *key)
@@ -648,6 +866,41 @@ bool json_int(const struct json *v, long long min, long long max, long long *out
     return true;
 }
 
+void json_release_nums(struct json *root, struct json *v)
+{
+    if (!root || !v || v->type != JSON_NUMS)
+        return;
+    if ((size_t)v->n * sizeof(double) >= OWN_BLOCK) { /* finish_nums gave it a block */
+        struct doc *d = (struct doc *)((char *)root - offsetof(struct doc, root));
+        struct block *b = (struct block *)((char *)v->u.nums - BLOCK_HDR);
+        if (b->prev)
+            b->prev->next = b->next;
+        else
+            d->blocks = b->next;
+        if (b->next)
+            b->next->prev = b->prev;
+        free(b);
+    }
+    v->type = JSON_ARR;
+    v->n = 0;
+    v->u.items = NULL;
+}
+
+bool json_nums(const struct json *v, const double **vals, uint32_t *n)
+{
+    if (v && v->type == JSON_NUMS) {
+        *vals = v->u.nums;
+        *n = v->n;
+        return true;
+    }
+    if (v && v->type == JSON_ARR && v->n == 0) {
+        *vals = NULL;
+        *n = 0;
+        return true;
+    }
+    return false;
+}
+
 const char *json_type_name(enum json_type t)
 {
     switch (t) {
@@ -657,6 +910,7 @@ const char *json_type_name(enum json_type t)
     case JSON_STR: return "a string";
     case JSON_ARR: return "an array";
     case JSON_OBJ: return "an object";
+    case JSON_NUMS: return "an array of numbers";
     }
     return "?";
 }

@@ -13,6 +13,8 @@
 #     SVG, file names, the terminal) carries the markup as markup
 #     (check_markup.py; Markdown through cmark with raw HTML allowed).
 #     A unit with markup is refused.
+#  3. Forged magnitudes: every number set to +-1e308 is refused; set to
+#     +-1.8e19 (below 2^64) it renders with no 309-digit number anywhere.
 . tests/lib.sh
 T=readback
 [ -x "$PERFREPORT_BIN" ] || { skip $T "binary $PERFREPORT_BIN not built"; exit 0; }
@@ -145,10 +147,67 @@ sub diff_values_names diff "$H/all/values" "$H/all/names"
 sub diff_names_values diff "$H/all/names" "$H/all/values"
 sub diff_plain_values diff "$K/plain" "$H/all/values"
 sub history_hostile history "$H/all"
-"$PERFREPORT_BIN" render "$H/units" -o "$TMPD/out/units" > "$TMPD/units.out" 2> "$TMPD/units.err"
+# refused NAME BUNDLE MESSAGE: render exits 3, writes nothing and says why
+refused() {
+    "$PERFREPORT_BIN" render "$2" -o "$TMPD/out/$1" > "$TMPD/$1.out" 2> "$TMPD/$1.err"
+    rc=$?
+    if [ "$rc" = 3 ] && [ ! -e "$TMPD/out/$1" ] && grep -qF -- "$3" "$TMPD/$1.err"; then
+        ok "readback_$1"
+    else
+        not_ok "readback_$1" "exit $rc: $(head -c 300 "$TMPD/$1.err")"
+    fi
+}
+refused markup_unit_refused "$H/units" '"unit" is not a unit'
+
+# 3. Forged magnitudes (issue 30, 12): every number of report.json (metrics,
+# series, cells, facts, the window) set to +-1e308 is refused; set to
+# +-1.8e19 (below 2^64, as large as a real counter gets) it renders, and no
+# output holds a number of more than 20 digits (a 309-digit headline before).
+forge() { # SRC DST VALUE
+    python3 - "$@" <<'PY'
+import hashlib, json, shutil, sys
+src, dst, val = sys.argv[1], sys.argv[2], float(sys.argv[3])
+shutil.copytree(src, dst)
+d = json.load(open(dst + "/report.json"))
+sign = [1]
+def v():
+    sign[0] = -sign[0]
+    return val * sign[0]
+for m in d["metrics"].values():
+    m["value"] = v()
+for s in d["series"]["items"]:
+    s["values"] = [v() for _ in s["values"]]
+for t in d["tables"]:
+    for r in t["rows"]:
+        for k, x in r.items():
+            if isinstance(x, (int, float)) and not isinstance(x, bool):
+                r[k] = v()
+for k in ("planned_s", "actual_s", "interval_s"):
+    d["window"][k] = abs(val)
+for k, x in d["host"].items():
+    if isinstance(x, (int, float)):
+        d["host"][k] = v()
+open(dst + "/report.json", "w").write(json.dumps(d))
+m = json.load(open(dst + "/manifest.json"))
+for e in m["integrity"]:
+    data = open(dst + "/" + e["name"], "rb").read()
+    e["size"], e["sha256"] = len(data), hashlib.sha256(data).hexdigest()
+open(dst + "/manifest.json", "w").write(json.dumps(m))
+PY
+}
+busy=command
+[ -d "$K/$busy" ] || busy=plain
+mkdir -p "$TMPD/forged"
+forge "$K/$busy" "$TMPD/forged/huge" 1e308 && forge "$K/$busy" "$TMPD/forged/big" 1.8e19 ||
+    { not_ok readback_forged_numbers "the forgery failed"; exit 0; }
+refused forged_huge_numbers_refused "$TMPD/forged/huge" 'beyond +-2^64: refused'
+"$PERFREPORT_BIN" render "$TMPD/forged/big" -o "$TMPD/out/big" > "$TMPD/big.out" 2> "$TMPD/big.err"
 rc=$?
-if [ "$rc" = 3 ] && [ ! -e "$TMPD/out/units" ] && grep -q '"unit" is not a unit' "$TMPD/units.err"; then
-    ok readback_markup_unit_refused
-else
-    not_ok readback_markup_unit_refused "exit $rc: $(head -c 300 "$TMPD/units.err")"
-fi
+long=$(grep -rhoE '[0-9]{21,}' "$TMPD/out/big" "$TMPD/big.out" 2>/dev/null | head -1 | cut -c1-40)
+hl=$(json "$TMPD/out/big/report.json" "len(d['headline'])" 2>/dev/null)
+case $rc in
+    0|1|2|4|5|6)
+        if [ -z "$long" ] && [ -n "$hl" ] && [ "$hl" -lt 600 ]; then ok readback_forged_big_numbers_bounded
+        else not_ok readback_forged_big_numbers_bounded "a number of ${#long}+ digits ($long...), headline $hl characters"; fi ;;
+    *) not_ok readback_forged_big_numbers_bounded "exit $rc: $(head -c 300 "$TMPD/big.err")" ;;
+esac

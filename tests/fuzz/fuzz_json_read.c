@@ -29,6 +29,12 @@ static void write_tree(struct jw *w, const struct json *v)
             write_tree(w, &v->u.items[i]);
         jw_arr_end(w);
         break;
+    case JSON_NUMS: /* NAN stands for null, which jw_num writes as null */
+        jw_arr_begin(w);
+        for (uint32_t i = 0; i < v->n; i++)
+            jw_num(w, v->u.nums[i]);
+        jw_arr_end(w);
+        break;
     case JSON_OBJ:
         jw_obj_begin(w);
         for (uint32_t i = 0; i < v->n; i++) {
@@ -52,6 +58,11 @@ static bool same(const struct json *a, const struct json *b)
     case JSON_ARR:
         for (uint32_t i = 0; i < a->n; i++)
             if (!same(&a->u.items[i], &b->u.items[i]))
+                return false;
+        return true;
+    case JSON_NUMS:
+        for (uint32_t i = 0; i < a->n; i++)
+            if (!(a->u.nums[i] == b->u.nums[i] || (isnan(a->u.nums[i]) && isnan(b->u.nums[i]))))
                 return false;
         return true;
     case JSON_OBJ:

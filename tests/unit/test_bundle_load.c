@@ -65,7 +65,7 @@ static struct report *sample(void)
 
     report_metric(r, "cpu.util_pct", "CPU utilisation", "%", "cpu", 55.55555555555556);
     report_metric(r, "load.load1", "Load", "", "cpu", NAN);
-    report_metric(r, "big", "Big", "", "other", 1e300);
+    report_metric(r, "big", "Big", "", "other", 1e19); /* below 2^64: the bound */
 
     struct hist *h = report_hist(r, "runqlat", "Run-queue latency", "us", "cpu");
     hist_add_bucket(h, 0, 5);
@@ -212,7 +212,7 @@ TEST(bundle_load_json_errors_name_the_field)
     CHECK_CONTAINS(load_error("0.2,0.30000000000000004]", "0.2]"),
                    "series \"disk.vda.await_ms\" has 3 values for 4 ticks");
     CHECK_CONTAINS(load_error("0.2,0.30000000000000004]", "0.2,\"x\"]"),
-                   "value 3 is a string, expected a number or null");
+                   "\"values\" is an array, expected an array of numbers and nulls");
     CHECK_CONTAINS(load_error("\"uptime_s\": 12345.678", "\"uptime_s\": \"long\""),
                    "host.\"uptime_s\" is a string, expected a number (its unit is \"s\")");
     CHECK_CONTAINS(load_error("\"device\": \"vda\",", "\"dev\": \"vda\","),
@@ -223,6 +223,20 @@ TEST(bundle_load_json_errors_name_the_field)
                    "is an array, expected a number, a string or null");
     CHECK_CONTAINS(load_error("\"decimals\": 1", "\"decimals\": 1.5"),
                    "\"decimals\" is not a whole number");
+    /* forged magnitudes (issue 30, 12): no count perfreport writes passes 2^64 */
+    CHECK_CONTAINS(load_error("\"value\": 1e+19", "\"value\": 1e+308"),
+                   "metric \"big\": \"value\" is 1e+308, beyond +-2^64: refused");
+    CHECK_CONTAINS(load_error("\"value\": 1e+19", "\"value\": -1e+20"), "beyond +-2^64");
+    CHECK_CONTAINS(load_error("12.345678", "-1e308"), "row 0: \"util_pct\" is -1e+308, beyond");
+    CHECK_CONTAINS(load_error("12345.678", "1e300"), "host.\"uptime_s\" is 1e+300, beyond");
+    CHECK_CONTAINS(load_error("0.2,0.30000000000000004]", "0.2,1e300]"),
+                   "series \"disk.vda.await_ms\": value 3 is 1e+300, beyond");
+    CHECK_CONTAINS(load_error("\"ticks\": [1,2,5.5,", "\"ticks\": [1,2,5e300,"),
+                   "series.ticks[2] is 5e+300, beyond");
+    CHECK_CONTAINS(load_error("\"ticks\": [1,2,5.5,", "\"ticks\": [1,2,null,"),
+                   "series.ticks[2] is null, expected a number");
+    CHECK_CONTAINS(load_error("\"planned_s\": 5", "\"planned_s\": 1e300"),
+                   "window: \"planned_s\" is 1e+300, beyond");
     CHECK_CONTAINS(load_error("\"decimals\": 1", "\"decimals\": -2"),
                    "\"decimals\" is not a whole number from -1 to 17");
     /* a number and its unit are printed as the renderers' own text: a unit
@@ -250,14 +264,14 @@ TEST(bundle_load_caps_entries)
     struct strbuf sb = STRBUF_INIT;
     sb_add(&sb, "{\"schema\": 1, \"tool\": {\"name\": \"perfreport\"}, \"window\": {},"
                 " \"metrics\": {");
-    for (int i = 0; i <= 16384; i++)
+    for (int i = 0; i <= 4096; i++)
         sb_addf(&sb, "%s\"m%d\": {\"value\": 1}", i ? ", " : "", i);
     sb_add(&sb, "}, \"series\": {\"ticks\": [], \"items\": []}, \"tables\": [], "
                 "\"collectors\": []}");
     struct report *r = NULL;
     char err[512];
     CHECK(report_from_json(sb.buf, sb.len, &r, err, sizeof err) != 0 && !r);
-    CHECK_STR(err, "report.json: 16385 metrics, more than the 16384 a bundle may have: refused");
+    CHECK_STR(err, "report.json: 4097 metrics, more than the 4096 a bundle may have: refused");
     sb_free(&sb);
 }
 

@@ -6,6 +6,7 @@
 #include "../../src/util/strbuf.h"
 #include "../../src/util/xalloc.h"
 #include <float.h>
+#include <math.h>
 #include <stdlib.h>
 
 static struct json *parse(const char *text, char *err, size_t n)
@@ -108,14 +109,14 @@ TEST(json_read_numbers)
     char err[256];
     struct json *v = parse("[1.7976931348623157e308, -1e-400, 4.9e-324, 123456789012345678901234567890,"
                            " 0.1, 1E+2, 2e-1]", err, sizeof err);
-    REQUIRE(v);
-    CHECK(v->u.items[0].u.num == DBL_MAX);
-    CHECK(v->u.items[1].u.num == 0); /* underflow reads as (minus) zero */
-    CHECK(v->u.items[2].u.num > 0 && v->u.items[2].u.num < 1e-320);
-    CHECK_NUM(v->u.items[3].u.num, 1.2345678901234568e29, 1e14);
-    CHECK(v->u.items[4].u.num == 0.1);
-    CHECK(v->u.items[5].u.num == 100);
-    CHECK(v->u.items[6].u.num == 0.2);
+    REQUIRE(v && v->type == JSON_NUMS && v->n == 7); /* numbers only: one array of doubles */
+    CHECK(v->u.nums[0] == DBL_MAX);
+    CHECK(v->u.nums[1] == 0); /* underflow reads as (minus) zero */
+    CHECK(v->u.nums[2] > 0 && v->u.nums[2] < 1e-320);
+    CHECK_NUM(v->u.nums[3], 1.2345678901234568e29, 1e14);
+    CHECK(v->u.nums[4] == 0.1);
+    CHECK(v->u.nums[5] == 100);
+    CHECK(v->u.nums[6] == 0.2);
     json_free(v);
     CHECK_CONTAINS(ERR("1e309"), "out of range");
     CHECK_CONTAINS(ERR("[-1e400]"), "out of range");
@@ -271,4 +272,88 @@ TEST(json_read_error_buffer_bounds)
     CHECK(v == NULL);
     CHECK(strlen(small) == sizeof small - 1); /* cut, terminated */
     CHECK(json_parse("[", 1, &v, small, 0) != 0);
+}
+
+/* Arrays of numbers and nulls are arrays of doubles (NAN for null); the
+ * first item of another kind makes an ordinary array of them. */
+TEST(json_read_number_arrays_packed)
+{
+    char err[256];
+    struct json *v = parse("{\"a\": [1, null, -2.5], \"b\": [null], \"c\": [1, 2, \"x\", 3],"
+                           " \"d\": [[1], [], [null, 4]], \"e\": [], \"f\": [true, 1]}",
+                           err, sizeof err);
+    REQUIRE(v);
+    const double *d;
+    uint32_t n;
+    const struct json *a = json_get(v, "a");
+    REQUIRE(a->type == JSON_NUMS && json_nums(a, &d, &n) && n == 3);
+    CHECK(d[0] == 1 && isnan(d[1]) && d[2] == -2.5);
+    CHECK(json_nums(json_get(v, "b"), &d, &n) && n == 1 && isnan(d[0]));
+    const struct json *c = json_get(v, "c");
+    REQUIRE(c->type == JSON_ARR && c->n == 4);
+    CHECK(c->u.items[1].type == JSON_NUM && c->u.items[1].u.num == 2);
+    CHECK_STR(json_str(&c->u.items[2]), "x");
+    CHECK(c->u.items[3].u.num == 3);
+    CHECK(!json_nums(c, &d, &n));
+    const struct json *dd = json_get(v, "d");
+    REQUIRE(dd->type == JSON_ARR && dd->n == 3);
+    CHECK(json_nums(&dd->u.items[0], &d, &n) && n == 1 && d[0] == 1);
+    CHECK(json_nums(&dd->u.items[1], &d, &n) && n == 0 && !d);
+    CHECK(json_nums(&dd->u.items[2], &d, &n) && n == 2 && isnan(d[0]) && d[1] == 4);
+    CHECK(json_nums(json_get(v, "e"), &d, &n) && n == 0);
+    CHECK(json_get(v, "f")->type == JSON_ARR && json_get(v, "f")->u.items[1].u.num == 1);
+    CHECK_STR(json_type_name(JSON_NUMS), "an array of numbers");
+    json_free(v);
+    /* large ones too (a block of their own), and errors inside them */
+    struct strbuf sb = STRBUF_INIT;
+    sb_addc(&sb, '[');
+    for (int i = 0; i < 100000; i++)
+        sb_addf(&sb, "%s%d", i ? "," : "", i);
+    sb_add(&sb, "]");
+    v = parse(sb.buf, err, sizeof err);
+    REQUIRE(v && v->type == JSON_NUMS && v->n == 100000);
+    CHECK(v->u.nums[99999] == 99999);
+    json_free(v);
+    sb.len--;
+    sb_add(&sb, ",nul]");
+    CHECK_CONTAINS(error_of(sb.buf, sb.len), "expected null");
+    sb_free(&sb);
+}
+
+/* The memory bound holds whatever the text: what a tree would cost 8 or 16
+ * times its size is refused before it is allocated. */
+TEST(json_read_memory_bound)
+{
+    struct strbuf zeros = STRBUF_INIT, empties = STRBUF_INIT, strs = STRBUF_INIT,
+                  keys = STRBUF_INIT;
+    sb_addc(&zeros, '[');
+    sb_addc(&empties, '[');
+    sb_addc(&strs, '[');
+    sb_addc(&keys, '{');
+    for (int i = 0; i < 1000000; i++) {
+        sb_add(&zeros, i ? ",0" : "0");
+        sb_add(&empties, i ? ",[]" : "[]");
+        sb_add(&strs, i ? ",\"\"" : "\"\"");
+        sb_addf(&keys, "%s\"%d\":0", i ? "," : "", i);
+    }
+    sb_addc(&zeros, ']');
+    sb_addc(&empties, ']');
+    sb_addc(&strs, ']');
+    sb_addc(&keys, '}');
+    struct strbuf *docs[] = {&zeros, &empties, &strs, &keys};
+    for (size_t i = 0; i < 4; i++) {
+        struct json *v = NULL;
+        char err[256];
+        /* as much memory as text: not enough for any of them */
+        int rc = json_parse_bounded(docs[i]->buf, docs[i]->len, docs[i]->len, &v, err, sizeof err);
+        CHECK(rc != 0 && !v);
+        CHECK_CONTAINS(err, "of memory to hold: refused");
+        /* 96 bytes a value is enough for each (the worst, members: 24 in
+         * the tree and up to 48 more on the scratch while gathered) */
+        rc = json_parse_bounded(docs[i]->buf, docs[i]->len, 96u * 1000000, &v, err, sizeof err);
+        if (rc != 0)
+            test_fail(__FILE__, __LINE__, "doc %zu: %s", i, err);
+        json_free(v);
+        sb_free(docs[i]);
+    }
 }

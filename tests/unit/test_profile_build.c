@@ -298,6 +298,28 @@ TEST(profile_build_wide_parent)
     sb_free(&sb);
 }
 
+/* A profile with bounds (one read from a bundle that may be forged): what
+ * does not fit stays in the last node that did, and the profile says so. */
+TEST(profile_build_bounds)
+{
+    struct profile *p = profile_new("cpu", NULL, NULL);
+    profile_set_bounds(p, 5, 100); /* the root and 4 more nodes */
+    profile_add_stack(p, (const char *[]){"a", "b", "c"}, NULL, 3, 2);
+    CHECK(!profile_over_bounds(p));
+    profile_add_stack(p, (const char *[]){"a", "x", "y"}, NULL, 3, 3);
+    CHECK(profile_over_bounds(p));
+    CHECK_NUM(p->nnodes, 5, 0);
+    CHECK_NUM(profile_total(p), 5, 0);
+    profile_free(p);
+    p = profile_new("cpu", NULL, NULL);
+    profile_set_bounds(p, 1000, 3); /* "all" and two names */
+    profile_add_stack(p, (const char *[]){"a", "b"}, NULL, 2, 1);
+    CHECK(!profile_over_bounds(p));
+    profile_add_stack(p, (const char *[]){"a", "c"}, NULL, 2, 1);
+    CHECK(profile_over_bounds(p));
+    profile_free(p);
+}
+
 /* Stacks merged into a trie that already has nodes: below those nodes the
  * merge must look children up instead of assuming they are new. */
 TEST(profile_build_bulk_into_existing)
