@@ -254,10 +254,17 @@ bool report_gap_before(const struct report *r, size_t i)
     if (i >= r->nticks)
         return false;
     double prev = i ? r->ticks[i - 1] : 0;
-    for (size_t g = 0; g < r->ngaps; g++)
-        if (r->gaps[g].start_s == prev) /* a copy of that tick's time: exact */
-            return true;
-    return false;
+    /* gaps are recorded in tick order, so their starts ascend: a chart asks
+     * for every tick, and a scan of every gap each time would be quadratic */
+    size_t lo = 0, hi = r->ngaps;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (r->gaps[mid].start_s < prev)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < r->ngaps && r->gaps[lo].start_s == prev; /* a copy of that tick's time: exact */
 }
 
 struct series *report_find_series(const struct report *r, const char *name)

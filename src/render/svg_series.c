@@ -127,6 +127,49 @@ static void threshold_line(struct strbuf *sb, const struct scale *sc, double v, 
             X1 - 2, y - 3, color, label, num);
 }
 
+/* A run longer than this (two points a pixel of the plot) is drawn through
+ * the first, lowest, highest and last point of each pixel column: the same
+ * picture, and a chart of a 100,000-tick window stays ~100 KiB. */
+#define MAX_RUN_POINTS (2 * (size_t)(X1 - X0))
+
+/* Adds the points of ticks k (in order) to the line and the area. */
+static void add_point(struct strbuf *line, struct strbuf *area, const struct report *r,
+                      const struct series *s, const struct scale *sc, size_t k, bool first)
+{
+    double x = px(sc, r->ticks[k]), y = py(sc, value_at(s, k));
+    sb_addf(line, "%c%.1f %.1f", first ? 'M' : 'L', x, y);
+    sb_addf(area, "L%.1f %.1f", x, y);
+}
+
+/* The points of the run [i, j): all of them, or per pixel column its first,
+ * lowest, highest and last, in time order. */
+static void add_run(struct strbuf *line, struct strbuf *area, const struct report *r,
+                    const struct series *s, const struct scale *sc, size_t i, size_t j)
+{
+    if (j - i <= MAX_RUN_POINTS) {
+        for (size_t k = i; k < j; k++)
+            add_point(line, area, r, s, sc, k, k == i);
+        return;
+    }
+    size_t k = i;
+    while (k < j) {
+        size_t k0 = k, lo = k, hi = k;
+        double col = floor(px(sc, r->ticks[k]));
+        for (k++; k < j && floor(px(sc, r->ticks[k])) == col; k++) {
+            if (value_at(s, k) < value_at(s, lo))
+                lo = k;
+            if (value_at(s, k) > value_at(s, hi))
+                hi = k;
+        }
+        size_t pts[4] = {k0, lo < hi ? lo : hi, lo < hi ? hi : lo, k - 1};
+        for (size_t q = 0; q < 4; q++)
+            if (q == 0 || pts[q] > pts[q - 1])
+                add_point(line, area, r, s, sc, pts[q], k0 == i && q == 0);
+            else
+                pts[q] = pts[q - 1];
+    }
+}
+
 /* Draws the contiguous runs of finite values; a NAN or a sampling gap (the
  * model's, perfreport stopped) ends a run so gaps show: no straight line
  * across a stretch nothing was measured in. */
@@ -150,11 +193,7 @@ static void draw_runs(struct strbuf *sb, const struct report *r, const struct se
         } else {
             double base = py(sc, sc->ymin < 0 && sc->ymax > 0 ? 0 : sc->ymin);
             sb_addf(&area, "M%.1f %.1f", px(sc, r->ticks[i]), base);
-            for (size_t k = i; k < j; k++) {
-                double x = px(sc, r->ticks[k]), y = py(sc, value_at(s, k));
-                sb_addf(&line, "%c%.1f %.1f", k == i ? 'M' : 'L', x, y);
-                sb_addf(&area, "L%.1f %.1f", x, y);
-            }
+            add_run(&line, &area, r, s, sc, i, j);
             sb_addf(&area, "L%.1f %.1fZ", px(sc, r->ticks[j - 1]), base);
         }
         i = j;

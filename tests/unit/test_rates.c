@@ -165,3 +165,45 @@ TEST(rates_gap_shown_in_report_and_chart)
     sb_free(&svg);
     report_free(r);
 }
+
+/* A window of a run's most ticks (or a forged bundle's) draws a chart of
+ * bounded size in linear time: a run longer than two points a pixel goes
+ * through each pixel column's first, lowest, highest and last point, so a
+ * lone spike still shows; a gap every other tick (each a run of its own)
+ * is found without scanning every gap each time. */
+TEST(rates_long_window_chart_bounded)
+{
+    struct report *r = report_new();
+    r->window.interval_s = 1;
+    struct series *s = report_series(r, "cpu.util_pct", "CPU", "%", "cpu");
+    for (int i = 1; i <= REPORT_MAX_TICKS; i++) {
+        report_add_tick(r, i);
+        series_set(r, s, i == 51234 ? 100 : 10 + (i % 7));
+    }
+    struct strbuf svg = STRBUF_INIT;
+    svg_series_render(r, s, &svg);
+    CHECK(svg.len < 200 * 1024);
+    CHECK(line_moves(sb_str(&svg)) == 1);
+    CHECK_CONTAINS(sb_str(&svg), "max 100 %");
+    /* the spike's point: y of 100 on this chart's 0..100 axis is the top */
+    CHECK_CONTAINS(sb_str(&svg), " 28.0L");
+    sb_free(&svg);
+    report_free(r);
+
+    r = report_new();
+    r->window.interval_s = 1;
+    s = report_series(r, "x", "X", "", "cpu");
+    double t = 0;
+    for (int i = 0; i < REPORT_MAX_TICKS; i++) {
+        t += i % 2 ? 10 : 1; /* 10 s after a 1 s interval: a gap before every odd tick */
+        report_add_tick(r, t);
+        series_set(r, s, 1);
+    }
+    CHECK(r->ngaps == REPORT_MAX_TICKS / 2);
+    CHECK(report_gap_before(r, 1) && !report_gap_before(r, 2) && report_gap_before(r, 99999));
+    svg_series_render(r, s, &svg);
+    /* a run from each odd tick to the next; the first and last tick alone (dots) */
+    CHECK(line_moves(sb_str(&svg)) == REPORT_MAX_TICKS / 2 - 1);
+    sb_free(&svg);
+    report_free(r);
+}
