@@ -1299,22 +1299,48 @@ out:
     return rc;
 }
 
+/* The bundle directory `dir`, opened by the loader's rules; -1 after a
+ * message. */
+static int open_bundle(struct bl *b, const char *dir)
+{
+    b->dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (b->dfd >= 0)
+        return 0;
+    int e = errno;
+    struct stat st;
+    /* O_DIRECTORY|O_NOFOLLOW fails on a symlink with ENOTDIR or ELOOP */
+    if (e == ELOOP || (e == ENOTDIR && lstat(dir, &st) == 0 && S_ISLNK(st.st_mode)))
+        return bl_fail(b, "%s is a symbolic link: give the bundle directory itself", dir);
+    if (e == ENOTDIR)
+        return bl_fail(b, "%s is not a directory (nor a bundle)", dir);
+    return bl_fail(b, "%s: %s", dir, strerror(e));
+}
+
 int bundle_load(const char *dir, struct report **out, char *err, size_t errlen)
 {
     struct bl b = {.dir = dir, .err = err, .errlen = errlen};
     *out = NULL;
-    b.dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (b.dfd < 0) {
-        int e = errno;
-        struct stat st;
-        /* O_DIRECTORY|O_NOFOLLOW fails on a symlink with ENOTDIR or ELOOP */
-        if (e == ELOOP || (e == ENOTDIR && lstat(dir, &st) == 0 && S_ISLNK(st.st_mode)))
-            return bl_fail(&b, "%s is a symbolic link: give the bundle directory itself", dir);
-        if (e == ENOTDIR)
-            return bl_fail(&b, "%s is not a directory (nor a bundle)", dir);
-        return bl_fail(&b, "%s: %s", dir, strerror(e));
-    }
+    if (open_bundle(&b, dir) != 0)
+        return -1;
     int rc = load_opened(&b, BUNDLE_MAX_REPORT, true, out);
+    close(b.dfd);
+    return rc;
+}
+
+int bundle_probe(const char *dir, char *err, size_t errlen)
+{
+    struct bl b = {.dir = dir, .err = err, .errlen = errlen};
+    if (open_bundle(&b, dir) != 0)
+        return -1;
+    struct json *man = NULL;
+    int rc = bundle_manifest_read(b.dfd, dir, &man, err, errlen);
+    long long size;
+    const char *hex;
+    if (rc == 0) {
+        b.integrity = json_get(man, "integrity"); /* an array: the read checked it */
+        rc = vouched(&b, "report.json", BUNDLE_MAX_REPORT, &size, &hex);
+    }
+    json_free(man);
     close(b.dfd);
     return rc;
 }

@@ -47,6 +47,13 @@ struct report;
  * message in err that names the file and what is wrong with it. */
 int bundle_load(const char *dir, struct report **out, char *err, size_t errlen);
 
+/* Whether `dir` looks like a bundle bundle_load could read, at the cost of
+ * its manifest.json alone (at most BUNDLE_MAX_MANIFEST bytes): opened by
+ * the same rules, of a schema this program reads, vouching for a
+ * report.json within the cap.  What --baseline checks before the window;
+ * the rest is read after it.  0, or -1 with a message in err. */
+int bundle_probe(const char *dir, char *err, size_t errlen);
+
 /* The report alone, for many bundles at once (perfreport history): the
  * bundle directory `dfd` (already open, by the caller's rules) is read as
  * bundle_load reads it -- manifest.json, then report.json of at most
