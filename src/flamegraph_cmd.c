@@ -1,5 +1,6 @@
 #include "flamegraph_cmd.h"
 #include "flame/perf_collapse.h"
+#include "util/line_reader.h"
 #include "util/parse_num.h"
 #include "model/profile.h"
 #include "model/profile_chart.h"
@@ -24,6 +25,7 @@
 
 #define PROG "perfreport flamegraph"
 #define SNIFF_LINES 64
+#define SNIFF_BYTES (1u << 20)
 
 static void usage(FILE *f)
 {
@@ -423,20 +425,22 @@ int flamegraph_main(int argc, char **argv)
     perf_collapse_set_where(fd.pc, where_cb, cat);
     folded_init(&fd.fp, fd.p);
 
-    /* auto: look at the first lines before committing to a parser */
+    /* auto: look at the first lines (64, or 1 MiB of them) before committing
+     * to a parser.  Lines are read with a bound: a longer one is cut to
+     * FOLDED_MAX_LINE + 1 bytes (the parsers call it malformed) and the
+     * rest of it is skipped, whatever its length. */
+    struct line_reader lr;
+    lr_init(&lr, in, FOLDED_MAX_LINE);
     struct strbuf head = STRBUF_INIT;
-    size_t *ends = NULL, nhead = 0;
-    char *line = NULL;
-    size_t cap = 0, lineno = 0;
-    ssize_t n;
+    size_t ends[SNIFF_LINES], nhead = 0, lineno = 0;
+    const char *line;
+    size_t len;
+    int got = 1;
     if (fd.fmt == FMT_AUTO) {
-        ends = calloc(SNIFF_LINES, sizeof *ends);
-        if (!ends) {
-            fprintf(stderr, PROG ": out of memory\n");
-            exit(3);
-        }
-        while (nhead < SNIFF_LINES && (n = getline(&line, &cap, in)) > 0) {
-            sb_addn(&head, line, (size_t)n);
+        while (nhead < SNIFF_LINES && head.len < SNIFF_BYTES &&
+               (got = lr_next(&lr, &line, &len)) == 1) {
+            sb_addn(&head, line, len);
+            sb_addc(&head, '\n');
             ends[nhead++] = head.len;
         }
         fd.fmt = perf_collapse_sniff(head.buf ? head.buf : "", head.len) ? FMT_PERF : FMT_FOLDED;
@@ -446,12 +450,11 @@ int flamegraph_main(int argc, char **argv)
             start = ends[i];
         }
         sb_free(&head);
-        free(ends);
     }
-    while ((n = getline(&line, &cap, in)) > 0)
-        feed(&fd, line, (size_t)n, ++lineno);
-    int read_err = ferror(in);
-    free(line);
+    while (got == 1 && (got = lr_next(&lr, &line, &len)) == 1)
+        feed(&fd, line, len, ++lineno);
+    int read_err = got < 0 || ferror(in);
+    lr_free(&lr);
 
     if (fd.fmt == FMT_PERF)
         perf_into_folded(&fd);

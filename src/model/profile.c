@@ -557,6 +557,11 @@ static void bulk_merge(struct profile_bulk *b, bool final)
      * have was made by the previous stack, within the shared prefix. */
     uint32_t base = p->nnodes;
     uint32_t *path = xmalloc(((size_t)maxd + 1) * sizeof *path);
+    /* kids[d]: children made so far for path[d - 1] when that node is new
+     * (its children are never looked up, so nothing else counts them): past
+     * WIDE_KIDS add_child indexes them, and the next merge finds any of
+     * them in constant time instead of scanning millions of siblings */
+    uint32_t *kids = xcalloc((size_t)maxd + 2, sizeof *kids);
     uint32_t have = 0; /* frames of the previous stack that got a node */
     for (size_t j = 0; j < b->nst; j++) {
         const struct bstack *s = &b->st[j];
@@ -567,7 +572,7 @@ static void bulk_merge(struct profile_bulk *b, bool final)
         uint32_t d;
         for (d = from; d < s->depth; d++) {
             uint32_t code = ids[s->off + d], name = (code & ~KEEP) >> 3, kind = code & 7;
-            uint32_t c = PROFILE_NONE, nkids = 0;
+            uint32_t c = PROFILE_NONE, nkids = kids[d];
             if (cur < base)
                 c = find_child(p, cur, name, kind, &nkids);
             if (c == PROFILE_NONE) {
@@ -576,6 +581,8 @@ static void bulk_merge(struct profile_bulk *b, bool final)
                 c = add_child(p, cur, name, kind, nkids);
                 if (c == PROFILE_NONE)
                     break; /* node index space exhausted: the rest stays in cur */
+                kids[d]++;
+                kids[d + 1] = 0; /* c is new: no children yet */
             }
             p->nodes[c].total += s->count;
             path[d] = c;
@@ -584,6 +591,7 @@ static void bulk_merge(struct profile_bulk *b, bool final)
         have = d;
     }
     free(path);
+    free(kids);
     free(lcps);
     b->nst = 0;
     b->nids = 0;

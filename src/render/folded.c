@@ -118,6 +118,10 @@ void folded_line(struct folded_parser *fp, const char *line, size_t len, size_t 
     struct flame_parse_stats *st = &fp->st;
     st->lines++;
     len = chomp(line, len);
+    if (len > FOLDED_MAX_LINE) {
+        bad(st, lineno, "line longer than 16 MiB");
+        return;
+    }
     /* Names are C strings downstream: a NUL would cut one short, possibly to
      * nothing or to bare spaces that could not be written back. */
     if (memchr(line, '\0', len)) {
@@ -199,6 +203,10 @@ void folded_line(struct folded_parser *fp, const char *line, size_t len, size_t 
             k = FRAME_PROCESS;
         else if (fp->bundle_kinds && k == FRAME_USER && n >= 2 && s[0] == '[' && s[n - 1] == ']')
             k = FRAME_UNKNOWN;
+        if (nfr == FOLDED_MAX_DEPTH) {
+            bad(st, lineno, "stack deeper than 65536 frames");
+            return;
+        }
         if (nfr == fp->cap_fr) {
             fp->cap_fr = fp->cap_fr ? fp->cap_fr * 2 : 64;
             fp->fr = xrealloc(fp->fr, fp->cap_fr * sizeof *fp->fr);

@@ -14,6 +14,11 @@
 struct strbuf;
 
 #define FLAME_MAX_BAD 8
+/* A longer line or a deeper stack is malformed (a kernel stack has at most
+ * 127 frames, perf's --max-stack 1024; `perfreport collapse` writes no
+ * stack over 16 MiB): one line of a 1 GiB file cost 5 GB before. */
+#define FOLDED_MAX_LINE (16u << 20) /* bytes, without the line end */
+#define FOLDED_MAX_DEPTH 65536      /* frames */
 
 struct flame_parse_stats {
     size_t lines;     /* lines seen */

@@ -95,6 +95,39 @@ TEST(flame_folded_malformed)
     profile_free(p);
 }
 
+/* A line or a stack past the bounds is malformed, whatever else is right
+ * with it: one line of a 1 GiB file cost 5 GB and 79 s (issue 30, 10). */
+TEST(flame_folded_line_and_depth_bounds)
+{
+    struct profile *p = profile_new("cpu", NULL, NULL);
+    struct strbuf sb = STRBUF_INIT;
+    for (int i = 0; i < FOLDED_MAX_DEPTH; i++)
+        sb_add(&sb, i ? ";a" : "a");
+    sb_add(&sb, " 1\n"); /* as deep as allowed */
+    for (int i = 0; i <= FOLDED_MAX_DEPTH; i++)
+        sb_add(&sb, i ? ";b" : "b");
+    sb_add(&sb, " 2\n"); /* one frame more */
+    struct flame_parse_stats st = {0};
+    folded_parse(p, sb.buf, sb.len, &st);
+    CHECK_NUM(st.stacks, 1, 0);
+    REQUIRE(st.nbad == 1);
+    CHECK_NUM(st.bad_line[0], 2, 0);
+    CHECK_STR(st.bad_why[0], "stack deeper than 65536 frames");
+    CHECK_NUM(profile_total(p), 1, 0);
+    sb_reset(&sb);
+    sb_add(&sb, "x;");
+    while (sb.len <= FOLDED_MAX_LINE)
+        sb_add(&sb, "yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy");
+    sb_add(&sb, " 3\nz 4\n");
+    memset(&st, 0, sizeof st);
+    folded_parse(p, sb.buf, sb.len, &st);
+    REQUIRE(st.nbad == 1);
+    CHECK_STR(st.bad_why[0], "line longer than 16 MiB");
+    CHECK_NUM(profile_total(p), 5, 0);
+    sb_free(&sb);
+    profile_free(p);
+}
+
 TEST(flame_folded_kinds)
 {
     struct profile *p = profile_new("cpu", NULL, NULL);

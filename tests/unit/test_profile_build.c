@@ -298,6 +298,34 @@ TEST(profile_build_wide_parent)
     sb_free(&sb);
 }
 
+/* A frame given its children by one merge (none of them looked up, so
+ * nothing counted them) gets them indexed all the same: a later merge whose
+ * stacks are pruned (flamegraph's final one) adds nothing there, and would
+ * otherwise scan every sibling for every stack, quadratic past ~8 M
+ * children (issue 30, 10: 10 M lines took over 200 s). */
+TEST(profile_build_bulk_children_indexed_across_merges)
+{
+    struct profile *p = profile_new("cpu", NULL, NULL);
+    struct profile_bulk *b = profile_bulk_new(p);
+    profile_bulk_limit(b, 2000); /* a merge every 1,000 two-frame stacks */
+    char name[32];
+    for (int i = 0; i < 1500; i++) {
+        snprintf(name, sizeof name, "b%d", i);
+        struct pframe f[] = {{"a", 1, FRAME_USER}, {name, strlen(name), FRAME_USER}};
+        profile_bulk_add(b, &(struct pstack){f, 2, 0, 1});
+    }
+    profile_bulk_prune(b, 2); /* the last merge makes no node of count 1 */
+    profile_bulk_end(b);
+    uint32_t a = profile_child(p, PROFILE_ROOT, "a", FRAME_USER, false);
+    REQUIRE(a != PROFILE_NONE);
+    CHECK_NUM(profile_nchildren(p, a), 1000, 0);
+    CHECK(p->nodes[a].wide); /* indexed: found by hash, not by scanning */
+    CHECK(profile_child(p, a, "b999", FRAME_USER, false) != PROFILE_NONE);
+    CHECK_NUM(p->nodes[a].total, 1500, 0);
+    CHECK_NUM(profile_self(p, a), 500, 0); /* the pruned stacks' counts stay in "a" */
+    profile_free(p);
+}
+
 /* A profile with bounds (one read from a bundle that may be forged): what
  * does not fit stays in the last node that did, and the profile says so. */
 TEST(profile_build_bounds)
