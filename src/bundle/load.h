@@ -40,7 +40,7 @@ struct report;
 #define BUNDLE_TREE_MEM(n) (((size_t)8 << 20) + 3 * (size_t)(n))
 #define BUNDLE_MODEL_MEM(n) (((size_t)8 << 20) + 3 * (size_t)(n))
 #define BUNDLE_PROFILE_NODES(n) ((uint32_t)(65536 + (size_t)(n) / 32))
-#define BUNDLE_BULK_IDS (1u << 20) /* frames a profile's bulk merge holds (4 MiB) */
+#define BUNDLE_BULK_IDS (1u << 18) /* frames a profile's bulk merge holds (1 MiB) */
 
 /* Loads the bundle in directory `dir`.  Returns 0 with *out a new report
  * (the caller frees it with report_free), or -1 with *out NULL and a
