@@ -160,6 +160,8 @@ bench: all workloads
 	sh bench/profile_bench.sh
 	sh bench/page_bench.sh
 	sh bench/history_bench.sh
+	sh bench/bundle_bench.sh
+	sh bench/flame_hostile.sh
 	sh bench/pagefault_bench.sh
 	sh bench/alloc_bench.sh
 
