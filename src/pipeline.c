@@ -456,7 +456,6 @@ int pipeline_run(const struct options *opt)
     }
 
     progress(opt, tty, "analysing", 0, 0);
-    analyze_run(r);
     if (opt->baseline) {
         /* A baseline that cannot be read now (changed since the check, past
          * a cap) costs the comparison, never the capture: the bundle is
@@ -468,14 +467,17 @@ int pipeline_run(const struct options *opt)
         mallopt(M_MMAP_THRESHOLD, 1 << 20);
         base = bundle_load_judged(opt->baseline, opt->thresholds_file, err, sizeof err);
         mallopt(M_MMAP_THRESHOLD, RUN_MMAP_THRESHOLD);
-        if (base) {
-            baseline_apply(r, base);
-        } else {
+        if (base)
+            baseline_note(r, base); /* what the rules compare with */
+        else {
             term_printf(stderr, "perfreport: --baseline: not compared: %s", err);
             kv_addf(&r->host, "baseline", "Compared with", "nothing: the baseline could not "
                     "be read (%s)", err);
         }
     }
+    analyze_run(r);
+    if (base)
+        baseline_apply(r, base);
     record_self_usage(r, mono_ms() - t_begin);
     /* After analysis (rules see real names), before anything is named or written. */
     if (opt->obfuscate) {

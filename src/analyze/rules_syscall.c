@@ -55,10 +55,28 @@ void rule_syscall_rate(struct report *r, const struct rule *self)
  * that fail this way against the verdict's threshold. */
 struct err_judged {
     struct errno_class cls;
-    struct sig share;    /* NAN / SEV_NONE unless lost or refused */
+    /* the share of the process's calls failing this way, judged against the
+     * verdict's row, or against syscall.new_errno_pct for an error that is
+     * no expected answer and did not occur in the baseline; SEV_NONE else */
+    struct sig share;
     double proc_per_s;   /* the row's failures in its top process, per s */
     bool of_syscall;     /* share of the syscall's calls (the process's were unknown) */
+    bool is_new;         /* absent from the baseline run (--baseline) */
 };
+
+/* Whether (syscall, errno) failed in the baseline run; false without one. */
+static bool absent_from_baseline(const struct report *r, const char *sc, const char *en)
+{
+    const struct table *b = report_find_table(r, NM_BASELINE_SYSCALL_ERRORS);
+    if (!b || !sc || !en)
+        return false;
+    for (size_t i = 0; i < b->nrows; i++) {
+        const char *bs = table_str(b, i, "syscall"), *be = table_str(b, i, "errno");
+        if (bs && be && strcmp(bs, sc) == 0 && strcmp(be, en) == 0)
+            return false;
+    }
+    return true;
+}
 
 /* Calls of process pid in the window (syscall.by_process), NAN if unlisted. */
 static double proc_calls(const struct table *bp, double pid)
@@ -95,7 +113,9 @@ static struct err_judged judge_row(const struct report *r, const struct table *t
     if (isnan(in_proc))
         in_proc = n;
     j.proc_per_s = n > 0 ? rate * in_proc / n : NAN;
-    if (!j.cls.thr_id || !(n > 0))
+    j.is_new = j.cls.verdict != ERRNO_EXPECTED &&
+               absent_from_baseline(r, sc, table_str(t, i, "errno"));
+    if ((!j.cls.thr_id && !j.is_new) || !(n > 0))
         return j;
     double calls = proc_calls(bp, table_num(t, i, "pid")), fails = in_proc;
     if (!(calls >= fails) || !(calls > 0)) { /* process not listed: the syscall's own share */
@@ -105,9 +125,17 @@ static struct err_judged judge_row(const struct report *r, const struct table *t
     }
     if (!(calls >= fails) || !(calls > 0))
         return j;
-    j.share = sig_value(r, j.cls.thr_id, 100.0 * fails / calls, NULL);
+    double pct = 100.0 * fails / calls;
+    if (j.cls.thr_id)
+        j.share = sig_value(r, j.cls.thr_id, pct, NULL);
     if (j.cls.verdict == ERRNO_REFUSED && !(j.proc_per_s >= REFUSED_MIN_PER_S))
         j.share.sev = SEV_NONE;
+    /* an error that was not there before (a deploy, a changed config) */
+    if (j.is_new && j.proc_per_s >= REFUSED_MIN_PER_S) {
+        struct sig nw = sig_value(r, "syscall.new_errno_pct", pct, NULL);
+        if (sig_worse(&nw, &j.share))
+            j.share = nw;
+    }
     return j;
 }
 
@@ -149,9 +177,9 @@ void rule_syscall_errors(struct report *r, const struct rule *self)
     proc_label(t, i, lab, sizeof lab);
     struct finding *f = rule_finding(r, self, NULL, sev, "");
     if (worst >= 0)
-        finding_set_title(f, "Failing syscalls: %s() -> %s in %s, %.2g%% of %s calls (%.0f/s)",
-                          sc, en, lab, wj.share.v, wj.of_syscall ? "all its" : "its",
-                          wj.proc_per_s);
+        finding_set_title(f, "Failing syscalls: %s() -> %s%s in %s, %.2g%% of %s calls (%.0f/s)",
+                          sc, en, wj.is_new ? " (new since the baseline)" : "", lab, wj.share.v,
+                          wj.of_syscall ? "all its" : "its", wj.proc_per_s);
     else if (all > 0 && expected >= all)
         finding_set_title(f, "Failed syscalls: %.0f/s, all expected answers; most %s() -> %s "
                              "(%.0f/s, most from %s)",
@@ -168,7 +196,10 @@ void rule_syscall_errors(struct report *r, const struct rule *self)
                  wj.of_syscall ? "calls of that syscall (its own total was not listed)"
                                : "calls that failed this way");
         sig_evidence(f, what, &wj.share);
-        finding_evidence(f, "%s means %s", en, wj.cls.why);
+        if (wj.cls.why)
+            finding_evidence(f, "%s means %s", en, wj.cls.why);
+        if (wj.is_new)
+            finding_evidence(f, "New: %s() did not fail with %s in the baseline run", sc, en);
     }
     if (!isnan(s.v))
         finding_evidence(f, "Failed syscalls, all processes: %.0f/s; %.0f%% of them are expected "
@@ -191,8 +222,12 @@ void rule_syscall_errors(struct report *r, const struct rule *self)
     sampled_evidence(r, f);
     /* The advice names the real call and, through advice_with_pid, the pid. */
     struct strbuf rec = STRBUF_INIT;
-    if (worst >= 0)
+    if (worst >= 0 && wj.cls.why)
         sb_addf(&rec, "%s() fails with %s: %s. ", sc, en, wj.cls.why);
+    else if (worst >= 0)
+        sb_addf(&rec, "%s() fails with %s, which it did not in the baseline run: look for what "
+                      "changed since (a deploy, a configuration, a dependency). ",
+                sc, en);
     else
         sb_add(&rec, "Nothing here loses work: most failed calls are how programs ask questions "
                      "(is the file there, is there data yet). ");

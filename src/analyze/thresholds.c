@@ -161,6 +161,11 @@ static const struct thr_def defaults[] = {
      * dependency that is down. */
     {"syscall.refused_pct", "Calls of a process refused (ECONNREFUSED, EACCES...)", "%", 5, 25,
      false},
+    /* With --baseline: an error that is no expected answer and did not
+     * occur in the baseline run, at 1/s or more, by its share of the
+     * process's calls: something changed (a deploy, a configuration). */
+    {"syscall.new_errno_pct", "Calls of a process failing with an error new since the baseline",
+     "%", 1, 10, false},
     /* Shells and cron start a few programs per second; past 20/s the
      * report lists who starts them (information: a rate is no harm). */
     {"proc.exec_per_s", "Programs executed per second", "/s", 20, 100, false},

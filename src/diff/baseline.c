@@ -2,6 +2,7 @@
 #include "baseline.h"
 #include "compare.h"
 #include "../analyze/analyze.h"
+#include "../model/names.h"
 #include "../render/json_common.h"
 #include "../util/fmtnum.h"
 #include "../util/strbuf.h"
@@ -36,6 +37,27 @@ static void row(struct table *t, const char *what, const char *change, const cha
         table_set_str(t, i, "baseline", was);
     if (now)
         table_set_str(t, i, "now", now);
+}
+
+void baseline_note(struct report *r, const struct report *base)
+{
+    const struct table *e = report_find_table(base, NM_SYSCALL_ERRORS);
+    if (!e) /* not recorded then (--no-bpf, an older bundle): nothing is "new" */
+        return;
+    struct table *t = report_table(r, NM_BASELINE_SYSCALL_ERRORS,
+                                   "Failed syscalls in the baseline run", "baseline");
+    table_add_col(t, "syscall", "Syscall", "", -1);
+    table_add_col(t, "errno", "Error", "", -1);
+    table_add_col(t, "per_s", "Per second", "/s", 1);
+    for (size_t i = 0; i < e->nrows; i++) {
+        const char *sc = table_str(e, i, "syscall"), *en = table_str(e, i, "errno");
+        if (!sc || !en)
+            continue;
+        size_t row = table_add_row(t);
+        table_set_str(t, row, "syscall", sc);
+        table_set_str(t, row, "errno", en);
+        table_set_num(t, row, "per_s", table_num(e, i, "per_s"));
+    }
 }
 
 void baseline_apply(struct report *r, const struct report *base)

@@ -12,4 +12,7 @@
  * with the run's thresholds file. */
 /* Adds the comparison of r (analysed) with base to r. */
 void baseline_apply(struct report *r, const struct report *base);
+/* Before analysis: what the rules compare with, from base into r (table
+ * baseline.syscall_errors: the (syscall, errno) pairs that failed then). */
+void baseline_note(struct report *r, const struct report *base);
 #endif

@@ -445,6 +445,76 @@ TEST(rule_syscall_errors_share_of_syscall_when_process_unlisted)
     report_free(r);
 }
 
+/* With --baseline: an error that is no expected answer and did not fail
+ * in the baseline run rises by its share of the process's calls
+ * (syscall.new_errno_pct 1/10 %); one that did, or an expected answer,
+ * stays as it was. */
+TEST(rule_syscall_errors_new_since_baseline)
+{
+    static const struct {
+        const char *err;
+        double fails, calls;
+        bool in_base, with_base;
+        enum severity want;
+    } cases[] = {
+        {"EINVAL", 300, 10000, false, true, SEV_WARNING},  /* 3 % */
+        {"EINVAL", 99, 10000, false, true, SEV_NONE},      /* 0.99 %, 10/s: not listed */
+        {"EINVAL", 100, 10000, false, true, SEV_WARNING},
+        {"EINVAL", 1000, 10000, false, true, SEV_CRITICAL},
+        {"EINVAL", 1000, 10000, true, true, SEV_INFO},     /* failed before too */
+        {"EINVAL", 1000, 10000, false, false, SEV_INFO},   /* no baseline */
+        {"EAGAIN", 5000, 10000, false, true, SEV_INFO},    /* an answer, new or not */
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        struct report *r = report_new();
+        report_metric(r, "syscall.errors_per_s", "", "/s", "syscall", cases[k].fails / 10);
+        struct table *t = report_table(r, "syscall.errors", "", "syscall");
+        const char *c[] = {"syscall", "errno", "comm", "count", "per_s", "pid", "proc_count"};
+        for (int i = 0; i < 7; i++)
+            table_add_col(t, c[i], c[i], "", 0);
+        size_t row = table_add_row(t);
+        table_set_str(t, row, "syscall", "write");
+        table_set_str(t, row, "errno", cases[k].err);
+        table_set_str(t, row, "comm", "app");
+        table_set_num(t, row, "count", cases[k].fails);
+        table_set_num(t, row, "per_s", cases[k].fails / 10);
+        table_set_num(t, row, "pid", 8);
+        table_set_num(t, row, "proc_count", cases[k].fails);
+        struct table *bp = report_table(r, "syscall.by_process", "", "syscall");
+        table_add_col(bp, "pid", "", "", 0);
+        table_add_col(bp, "calls", "", "", 0);
+        row = table_add_row(bp);
+        table_set_num(bp, row, "pid", 8);
+        table_set_num(bp, row, "calls", cases[k].calls);
+        if (cases[k].with_base) {
+            struct table *b = report_table(r, "baseline.syscall_errors", "", "baseline");
+            table_add_col(b, "syscall", "", "", -1);
+            table_add_col(b, "errno", "", "", -1);
+            row = table_add_row(b);
+            table_set_str(b, row, "syscall", "read");
+            table_set_str(b, row, "errno", "EINVAL"); /* another call: no match */
+            if (cases[k].in_base) {
+                row = table_add_row(b);
+                table_set_str(b, row, "syscall", "write");
+                table_set_str(b, row, "errno", cases[k].err);
+            }
+        }
+        load_default_thresholds(r);
+        analyze_run(r);
+        const struct finding *f = report_find_finding(r, "syscall.errors");
+        enum severity got = f ? f->sev : SEV_NONE;
+        if (got != cases[k].want)
+            fprintf(stderr, "  case %zu: %s %.0f of %.0f -> %s\n", k, cases[k].err,
+                    cases[k].fails, cases[k].calls, severity_name(got));
+        CHECK(got == cases[k].want);
+        if (f && f->sev >= SEV_WARNING) {
+            CHECK_CONTAINS(f->title, "write() -> EINVAL (new since the baseline) in app (pid 8)");
+            CHECK_CONTAINS(f->recommendation, "did not in the baseline run");
+        }
+        report_free(r);
+    }
+}
+
 TEST(rule_syscall_rate_boundary)
 {
     for (int k = 0; k < 3; k++) {
