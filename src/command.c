@@ -1,6 +1,7 @@
 /* See command.h. */
 #include "command.h"
 #include "model/run_command.h"
+#include "util/caller.h"
 #include "util/clock.h"
 #include "util/redact.h"
 #include "util/strbuf.h"
@@ -25,7 +26,6 @@
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
 #endif
 
-#define MAX_GROUPS 4096
 #define LINE_MAX_BYTES 4096 /* of the command line kept in the model */
 
 /* What the child tells the parent on the status pipe: one message before it
@@ -84,32 +84,20 @@ static void target_user_free(struct target_user *u)
     free(u->home);
 }
 
-static bool parse_id(const char *s, unsigned long *out)
-{
-    char *end;
-    if (!s || *s < '0' || *s > '9')
-        return false;
-    errno = 0;
-    unsigned long v = strtoul(s, &end, 10);
-    if (errno || *end || v >= (unsigned long)UINT_MAX)
-        return false;
-    *out = v;
-    return true;
-}
-
 /* Resolved in the parent (getpwnam and getgrouplist are not for a child
- * between fork and exec).  --user wins; else SUDO_UID when root; else the
- * command runs as perfreport does. */
+ * between fork and exec).  --user wins; else the user who ran sudo
+ * (util/caller.h); else the command runs as perfreport does. */
 static int resolve_user(const char *opt_user, struct target_user *u, char *err, size_t n)
 {
     memset(u, 0, sizeof *u);
     struct passwd *pw = NULL;
     unsigned long id;
     bool have_uid = false;
+    const struct caller *sudo = caller_get();
     if (opt_user) {
         errno = 0;
         pw = getpwnam(opt_user);
-        if (!pw && parse_id(opt_user, &id)) {
+        if (!pw && parse_user_id(opt_user, &id)) {
             pw = getpwuid((uid_t)id);
             u->uid = (uid_t)id;
             have_uid = true;
@@ -127,19 +115,16 @@ static int resolve_user(const char *opt_user, struct target_user *u, char *err, 
         /* Under sudo, the caller may be allowed perfreport and nothing else:
          * --user must not become a way to run commands as root or as a
          * third user.  Only the caller's own user is accepted. */
-        unsigned long caller;
-        if (geteuid() == 0 && parse_id(getenv("SUDO_UID"), &caller) && caller != 0 &&
-            u->uid != (uid_t)caller) {
+        if (sudo && u->uid != sudo->uid) {
             snprintf(err, n, "--user: under sudo the command runs as the user who ran sudo "
-                             "(uid %lu), not as another", caller);
+                             "(uid %u), not as another", (unsigned)sudo->uid);
             return -1;
         }
         u->gid = pw ? pw->pw_gid : (gid_t)u->uid;
-    } else if (geteuid() == 0 && parse_id(getenv("SUDO_UID"), &id) && id != 0) {
-        u->uid = (uid_t)id;
+    } else if (sudo) {
+        u->uid = sudo->uid;
+        u->gid = sudo->gid;
         pw = getpwuid(u->uid);
-        unsigned long g;
-        u->gid = parse_id(getenv("SUDO_GID"), &g) ? (gid_t)g : pw ? pw->pw_gid : (gid_t)id;
     } else {
         pw = getpwuid(geteuid());
         u->name = pw ? xstrdup(pw->pw_name) : NULL;
@@ -152,23 +137,7 @@ static int resolve_user(const char *opt_user, struct target_user *u, char *err, 
     }
     /* Its supplementary groups, as a login gives them; without a passwd
      * entry only its own group. */
-    int ng = 64;
-    u->groups = xcalloc((size_t)ng, sizeof *u->groups);
-    if (u->name) {
-        while (getgrouplist(u->name, u->gid, u->groups, &ng) < 0) {
-            if (ng <= 64 || ng > MAX_GROUPS) {
-                ng = 1;
-                u->groups[0] = u->gid;
-                break;
-            }
-            free(u->groups);
-            u->groups = xcalloc((size_t)ng, sizeof *u->groups);
-        }
-    } else {
-        ng = 1;
-        u->groups[0] = u->gid;
-    }
-    u->ngroups = ng;
+    u->ngroups = user_groups(u->name, u->gid, &u->groups);
     return 0;
 }
 

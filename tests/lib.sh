@@ -13,6 +13,11 @@ need_root() { [ "$(id -u)" = 0 ]; }
 # jq is not assumed; python3 reads JSON in tests.
 json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
 
+# Suites run as root; under sudo perfreport acts for the caller
+# (src/util/caller.h), so a `sudo make test` must not pass sudo's variables
+# on: the suites that test sudo set them per run.
+unset SUDO_UID SUDO_GID SUDO_USER
+
 TMPD=$(mktemp -d /tmp/perfreport-test.XXXXXX)
 # A private single-instance lock: a test suite must not contend with a
 # perfreport that cron (or another suite) runs on this host.

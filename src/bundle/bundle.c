@@ -1,4 +1,5 @@
 #include "bundle.h"
+#include "../util/caller.h"
 #include "../util/fdio.h"
 #include "../model/model.h"
 #include "../render/renderer.h"
@@ -343,7 +344,7 @@ static int tmp_make(int pfd, struct tmpdir *t)
         }
         int fd = openat(pfd, t->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         struct stat st;
-        if (fd >= 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
+        if (fd >= 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == fs_uid() &&
             is_dir_empty(fd) && fchmod(fd, 0700) == 0) {
             t->fd = fd;
             t->dev = st.st_dev;
@@ -569,8 +570,12 @@ int bundle_publish(struct report *r, struct bundle_target *t, char *where, size_
     char final[NAME_MAX + 1], why[PATH_MAX + 256];
     free(r->publish_note);
     r->publish_note = NULL;
-    int rc = publish_in(r, t->parent_fd, t->parent_shown, t->name, NULL, true, final, sizeof final,
-                        why, sizeof why, err, n);
+    int rc = PLACE_NEXT;
+    if (t->parent_fd >= 0)
+        rc = publish_in(r, t->parent_fd, t->parent_shown, t->name, NULL, true, final,
+                        sizeof final, why, sizeof why, err, n);
+    else
+        snprintf(why, sizeof why, "%s could not be used", t->parent_shown);
     if (rc < 0)
         return rc;
     if (rc == PLACE_OK) {

@@ -1,6 +1,7 @@
 #include "retain.h"
 #include "load.h"
 #include "../render/escape.h"
+#include "../util/caller.h"
 #include "../util/json_read.h"
 #include "../util/xalloc.h"
 #include <dirent.h>
@@ -215,7 +216,7 @@ static int examine(int pfd, const char *name, struct victim *v, char *why,
                  S_ISLNK(st.st_mode) ? "a symbolic link" : "a file");
         return -1;
     }
-    if (st.st_uid != geteuid()) {
+    if (st.st_uid != fs_uid()) {
         snprintf(why, wn, "it is owned by uid %u, not by this user", (unsigned)st.st_uid);
         return -1;
     }
@@ -225,7 +226,7 @@ static int examine(int pfd, const char *name, struct victim *v, char *why,
         return -1;
     }
     /* the name may have been swapped since the fstatat: judge what we hold */
-    if (fstat(v->dfd, &dst) != 0 || !S_ISDIR(dst.st_mode) || dst.st_uid != geteuid() ||
+    if (fstat(v->dfd, &dst) != 0 || !S_ISDIR(dst.st_mode) || dst.st_uid != fs_uid() ||
         dst.st_dev != st.st_dev || dst.st_ino != st.st_ino) {
         snprintf(why, wn, "it changed while it was examined");
         victim_free(v);

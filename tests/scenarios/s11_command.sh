@@ -265,20 +265,23 @@ done
 if id nobody > /dev/null 2>&1; then
     nuid=$(id -u nobody)
     ngid=$(id -g nobody)
-    SUDO_UID=$nuid SUDO_GID=$ngid SUDO_USER=nobody "$PERFREPORT_BIN" -q -d 30 -i 0.5 -o "$TMPD/sudo" \
+    # under sudo the bundle is written with the caller's rights: in its directory
+    chmod 711 "$TMPD"
+    NB=$TMPD/nb && mkdir "$NB" && chown nobody "$NB"
+    SUDO_UID=$nuid SUDO_GID=$ngid SUDO_USER=nobody "$PERFREPORT_BIN" -q -d 30 -i 0.5 -o "$NB/sudo" \
         -- sh -c 'echo "$(id -u) $(id -g) $(id -G) $USER"' > "$TMPD/sudo.out" 2> "$TMPD/sudo.err"
     got=$(cat "$TMPD/sudo.out")
     case "$got" in
         "$nuid $ngid "*" nobody") ok scenario_command_sudo_runs_as_invoking_user ;;
         *) not_ok scenario_command_sudo_runs_as_invoking_user "got '$got'; $(cat "$TMPD/sudo.err")" ;;
     esac
-    expect_text scenario_command_sudo_user_in_report "$TMPD/sudo" "d['command']['user']" nobody
+    expect_text scenario_command_sudo_user_in_report "$NB/sudo" "d['command']['user']" nobody
     # a caller allowed `sudo perfreport` only cannot pick root (or a third
     # user) for the command: refused before anything runs or is written
-    SUDO_UID=$nuid SUDO_GID=$ngid "$PERFREPORT_BIN" -q -d 30 -i 0.5 -o "$TMPD/asroot" --user root \
+    SUDO_UID=$nuid SUDO_GID=$ngid "$PERFREPORT_BIN" -q -d 30 -i 0.5 -o "$NB/asroot" --user root \
         -- id -u > "$TMPD/asroot.out" 2> "$TMPD/asroot.err"
     rc=$?
-    if [ $rc = 3 ] && [ ! -s "$TMPD/asroot.out" ] && [ ! -e "$TMPD/asroot" ] &&
+    if [ $rc = 3 ] && [ ! -s "$TMPD/asroot.out" ] && [ ! -e "$NB/asroot" ] &&
         grep -q 'under sudo' "$TMPD/asroot.err"; then
         ok scenario_command_sudo_user_root_refused
     else
