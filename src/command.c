@@ -1,6 +1,7 @@
 /* See command.h. */
 #include "command.h"
 #include "model/run_command.h"
+#include "pty_relay.h"
 #include "util/caller.h"
 #include "util/clock.h"
 #include "util/redact.h"
@@ -31,7 +32,7 @@
 /* What the child tells the parent on the status pipe: one message before it
  * waits (stage READY, or why it cannot run), and one more only if the exec
  * fails (the pipe is close-on-exec: a successful exec closes it). */
-enum stage { ST_READY = 0, ST_USER, ST_FIND, ST_EXEC };
+enum stage { ST_READY = 0, ST_USER, ST_FIND, ST_EXEC, ST_TTY };
 struct child_msg {
     int stage;
     int err;
@@ -49,6 +50,7 @@ struct command {
     bool reaped;
     int wstatus;       /* waitpid-style status once ended */
     char *error;       /* owned: why it did not start, or NULL */
+    struct pty_relay *pty; /* owned: its terminal, or NULL (pty_relay.h) */
     double t_go_ms, t_end_ms;
 };
 
@@ -233,21 +235,20 @@ static void drop_privileges(const struct target_user *u, int status_fd)
 }
 
 /* A command that runs as another user than root must not share root's
- * controlling terminal: with it, TIOCSTI pushes input into the terminal
- * that root's shell reads once perfreport exits (Linux allows it on the
- * caller's controlling terminal unless dev.tty.legacy_tiocsti is 0), as
- * sudo's use_pty guards against.  The terminal belongs to the session, not
- * to descriptors 0-2: with them redirected, /dev/tty still opens it.  In a
- * session (and process group) of its own the command keeps its descriptors
- * but has no controlling terminal: TIOCSTI fails with EPERM, /dev/tty does
- * not open, and the terminal's Ctrl-C and hangup reach perfreport, which
- * passes them on to the command's process group. */
+ * terminal.  Its controlling terminal is the session's, not descriptors
+ * 0-2's (with them redirected, /dev/tty still opens it), so it gets a
+ * session of its own; and the descriptors among 0-2 that are a terminal
+ * become a pty of its own, relayed while perfreport runs (pty_relay.h): with
+ * root's terminal, something it left behind would read what root types
+ * once perfreport has returned, or push input into it (TIOCSTI).  Without a
+ * controlling terminal of root's, the terminal's Ctrl-C and hangup reach
+ * perfreport, which passes them on to the command's process group. */
 static bool own_session(const struct target_user *u) { return u->change; }
 
 /* Runs in the child; never returns.  perfreport is single-threaded here
  * (no collector has started), so setenv and stdio are safe to use. */
-static void child_main(char *const *argv, const struct target_user *u, int go_fd,
-                       int status_fd)
+static void child_main(char *const *argv, const struct target_user *u,
+                       const struct pty_relay *pty, int go_fd, int status_fd)
 {
     /* What perfreport changed for itself goes back to what the command
      * would have had: SIGPIPE's disposition, an empty signal mask. */
@@ -258,6 +259,11 @@ static void child_main(char *const *argv, const struct target_user *u, int go_fd
     cloexec_above_stderr();
     if (own_session(u) && setsid() < 0) {
         child_say(status_fd, ST_USER, errno);
+        _exit(127);
+    }
+    int pe = pty ? pty_relay_child(pty) : 0;
+    if (pe != 0) {
+        child_say(status_fd, ST_TTY, -pe);
         _exit(127);
     }
     drop_privileges(u, status_fd);
@@ -337,11 +343,14 @@ static void reap(struct command *c)
         c->t_end_ms = mono_ms();
     }
     c->reaped = true;
+    pty_relay_input_off(c->pty);
 }
 
 static const char *stage_text(int stage)
 {
-    return stage == ST_USER ? "cannot switch to its user" : "cannot run";
+    return stage == ST_USER  ? "cannot switch to its user"
+           : stage == ST_TTY ? "cannot give a terminal of its own to"
+                             : "cannot run";
 }
 
 int command_spawn(struct command **out, char *const *argv, const char *user, char *err,
@@ -364,6 +373,19 @@ int command_spawn(struct command **out, char *const *argv, const char *user, cha
         target_user_free(&u);
         return -1;
     }
+    /* Refused rather than run on root's terminal when no pty can be had. */
+    struct pty_relay *pty = NULL;
+    int pe = own_session(&u) ? pty_relay_open(&pty, u.uid) : 0;
+    if (pe != 0) {
+        snprintf(err, n, "cannot run a command as %s: no terminal of its own (pty): %s",
+                 u.name ? u.name : "another user", strerror(-pe));
+        close(go[0]);
+        close(go[1]);
+        close(status[0]);
+        close(status[1]);
+        target_user_free(&u);
+        return -1;
+    }
     fflush(NULL); /* nothing buffered is written twice */
     g_fwd_tty_signals = own_session(&u);
     pid_t pid = fork();
@@ -373,17 +395,20 @@ int command_spawn(struct command **out, char *const *argv, const char *user, cha
         close(go[1]);
         close(status[0]);
         close(status[1]);
+        pty_relay_finish(pty);
         target_user_free(&u);
         return -1;
     }
     if (pid == 0) {
         close(go[1]);
         close(status[0]);
-        child_main(argv, &u, go[0], status[1]);
+        child_main(argv, &u, pty, go[0], status[1]);
     }
     close(go[0]);
     close(status[1]);
+    pty_relay_forked(pty);
     struct command *c = xcalloc(1, sizeof *c);
+    c->pty = pty;
     c->argv = argv;
     c->pid = pid;
     c->go_fd = go[1];
@@ -412,6 +437,13 @@ int command_spawn(struct command **out, char *const *argv, const char *user, cha
 
 int command_go(struct command *c, char *err, size_t n)
 {
+    int pe = c->pty ? pty_relay_start(c->pty, c->pidfd) : 0;
+    if (pe != 0) {
+        snprintf(err, n, "cannot run '%.200s': its terminal cannot be relayed: %s", c->argv[0],
+                 strerror(-pe));
+        command_cancel(c, err);
+        return -1;
+    }
     c->t_go_ms = mono_ms();
     g_fwd_pid = c->pid;
     ssize_t w;
@@ -458,6 +490,7 @@ static bool check_ended(struct command *c)
         return false;
     c->ended = true;
     c->t_end_ms = mono_ms();
+    pty_relay_input_off(c->pty); /* root's keystrokes are root's again */
     c->wstatus = si.si_code == CLD_EXITED ? W_EXITCODE(si.si_status, 0)
                  : si.si_code == CLD_DUMPED ? (si.si_status | WCOREFLAG)
                                             : si.si_status;
@@ -635,6 +668,7 @@ void command_finish(struct command *c, bool quiet)
             fprintf(stderr, "perfreport: the command was killed by %s after %.1f s\n", sig, s);
         }
     }
+    pty_relay_finish(c->pty); /* after the reap: the relay still watches pidfd */
     if (c->pidfd >= 0)
         close(c->pidfd);
     free(c->user);
