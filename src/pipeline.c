@@ -13,6 +13,7 @@
 #include "runner.h"
 #include "util/instance_lock.h"
 #include "util/strbuf.h"
+#include "util/test_pause.h"
 #include "privacy/obfuscate.h"
 #include "model/model.h"
 #include "model/names.h"
@@ -390,6 +391,8 @@ static int publish_all(struct report *r, const struct options *opt, bool tty, st
         return rc;
     if (r->publish_note)
         term_printf(stderr, "perfreport: %s", r->publish_note);
+    /* Test hook: holds here until a byte is read from the FIFO (util/test_pause.h). */
+    test_pause("PERFREPORT_TEST_PAUSE_AFTER_PUBLISH");
     if (obf) {
         char map[PATH_MAX + 64];
         /* The bundle is complete and published: a missing map costs only the
@@ -407,7 +410,8 @@ static int publish_all(struct report *r, const struct options *opt, bool tty, st
     /* One file for a ticket: beside the bundle, by the parent fd.  A failure
      * costs the archive, not the bundle or the status. */
     if (opt->archive && target->published[0]) {
-        if (bundle_archive(target->parent_fd, target->published, archive, an, err, n) != 0) {
+        if (bundle_archive(target->parent_fd, target->published, target->published_fd,
+                           target->files, target->nfiles, archive, an, err, n) != 0) {
             term_printf(stderr, "perfreport: --archive: no archive written: %s", err);
             archive[0] = '\0';
         }

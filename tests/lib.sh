@@ -45,6 +45,16 @@ wait_window() {
         sleep 0.1; _ww=$((_ww + 1))
     done
 }
+# wait_paused PID FIFO: waits (up to 90 s) until perfreport PID holds FIFO
+# open, paused at a PERFREPORT_TEST_PAUSE_* hook; returns 1 if it exited
+# or the time ran out.
+wait_paused() {
+    _wp=0
+    until ls -l "/proc/$1/fd" 2>/dev/null | grep -qF "$2"; do
+        kill -0 "$1" 2>/dev/null && [ $_wp -lt 900 ] || return 1
+        sleep 0.1; _wp=$((_wp + 1))
+    done
+}
 _cleanup_hooks=""
 on_cleanup() { _cleanup_hooks="$_cleanup_hooks
 $1"; }

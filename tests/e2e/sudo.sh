@@ -115,10 +115,7 @@ fifo=$TMPD/e.fifo && mkfifo -m 0666 "$fifo" # opened as the caller
 as_sudo env PERFREPORT_TEST_PAUSE_BEFORE_PUBLISH="$fifo" "$BIN" -d 1 --obfuscate -o "$H/e/$U-e" \
     >"$TMPD/e.out" 2>"$TMPD/e.err" &
 pid=$!
-i=0
-until ls -l /proc/$pid/fd 2>/dev/null | grep -qF "$fifo" || [ $i -ge 900 ]; do
-    kill -0 $pid 2>/dev/null || break; sleep 0.1; i=$((i + 1))
-done
+wait_paused $pid "$fifo"
 chmod 0500 "$H/e"
 timeout 10 sh -c 'echo go >"$1"' _ "$fifo"
 wait $pid; rc=$?
