@@ -1,6 +1,8 @@
 /* See command.h. */
 #include "command.h"
 #include "model/run_command.h"
+#include "pty_relay.h"
+#include "util/caller.h"
 #include "util/clock.h"
 #include "util/redact.h"
 #include "util/strbuf.h"
@@ -25,13 +27,12 @@
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
 #endif
 
-#define MAX_GROUPS 4096
 #define LINE_MAX_BYTES 4096 /* of the command line kept in the model */
 
 /* What the child tells the parent on the status pipe: one message before it
  * waits (stage READY, or why it cannot run), and one more only if the exec
  * fails (the pipe is close-on-exec: a successful exec closes it). */
-enum stage { ST_READY = 0, ST_USER, ST_FIND, ST_EXEC };
+enum stage { ST_READY = 0, ST_USER, ST_FIND, ST_EXEC, ST_TTY };
 struct child_msg {
     int stage;
     int err;
@@ -49,6 +50,7 @@ struct command {
     bool reaped;
     int wstatus;       /* waitpid-style status once ended */
     char *error;       /* owned: why it did not start, or NULL */
+    struct pty_relay *pty; /* owned: its terminal, or NULL (pty_relay.h) */
     double t_go_ms, t_end_ms;
 };
 
@@ -84,32 +86,20 @@ static void target_user_free(struct target_user *u)
     free(u->home);
 }
 
-static bool parse_id(const char *s, unsigned long *out)
-{
-    char *end;
-    if (!s || *s < '0' || *s > '9')
-        return false;
-    errno = 0;
-    unsigned long v = strtoul(s, &end, 10);
-    if (errno || *end || v >= (unsigned long)UINT_MAX)
-        return false;
-    *out = v;
-    return true;
-}
-
 /* Resolved in the parent (getpwnam and getgrouplist are not for a child
- * between fork and exec).  --user wins; else SUDO_UID when root; else the
- * command runs as perfreport does. */
+ * between fork and exec).  --user wins; else the user who ran sudo
+ * (util/caller.h); else the command runs as perfreport does. */
 static int resolve_user(const char *opt_user, struct target_user *u, char *err, size_t n)
 {
     memset(u, 0, sizeof *u);
     struct passwd *pw = NULL;
     unsigned long id;
     bool have_uid = false;
+    const struct caller *sudo = caller_get();
     if (opt_user) {
         errno = 0;
         pw = getpwnam(opt_user);
-        if (!pw && parse_id(opt_user, &id)) {
+        if (!pw && parse_user_id(opt_user, &id)) {
             pw = getpwuid((uid_t)id);
             u->uid = (uid_t)id;
             have_uid = true;
@@ -127,19 +117,16 @@ static int resolve_user(const char *opt_user, struct target_user *u, char *err, 
         /* Under sudo, the caller may be allowed perfreport and nothing else:
          * --user must not become a way to run commands as root or as a
          * third user.  Only the caller's own user is accepted. */
-        unsigned long caller;
-        if (geteuid() == 0 && parse_id(getenv("SUDO_UID"), &caller) && caller != 0 &&
-            u->uid != (uid_t)caller) {
+        if (sudo && u->uid != sudo->uid) {
             snprintf(err, n, "--user: under sudo the command runs as the user who ran sudo "
-                             "(uid %lu), not as another", caller);
+                             "(uid %u), not as another", (unsigned)sudo->uid);
             return -1;
         }
         u->gid = pw ? pw->pw_gid : (gid_t)u->uid;
-    } else if (geteuid() == 0 && parse_id(getenv("SUDO_UID"), &id) && id != 0) {
-        u->uid = (uid_t)id;
+    } else if (sudo) {
+        u->uid = sudo->uid;
+        u->gid = sudo->gid;
         pw = getpwuid(u->uid);
-        unsigned long g;
-        u->gid = parse_id(getenv("SUDO_GID"), &g) ? (gid_t)g : pw ? pw->pw_gid : (gid_t)id;
     } else {
         pw = getpwuid(geteuid());
         u->name = pw ? xstrdup(pw->pw_name) : NULL;
@@ -152,23 +139,7 @@ static int resolve_user(const char *opt_user, struct target_user *u, char *err, 
     }
     /* Its supplementary groups, as a login gives them; without a passwd
      * entry only its own group. */
-    int ng = 64;
-    u->groups = xcalloc((size_t)ng, sizeof *u->groups);
-    if (u->name) {
-        while (getgrouplist(u->name, u->gid, u->groups, &ng) < 0) {
-            if (ng <= 64 || ng > MAX_GROUPS) {
-                ng = 1;
-                u->groups[0] = u->gid;
-                break;
-            }
-            free(u->groups);
-            u->groups = xcalloc((size_t)ng, sizeof *u->groups);
-        }
-    } else {
-        ng = 1;
-        u->groups[0] = u->gid;
-    }
-    u->ngroups = ng;
+    u->ngroups = user_groups(u->name, u->gid, &u->groups);
     return 0;
 }
 
@@ -264,21 +235,20 @@ static void drop_privileges(const struct target_user *u, int status_fd)
 }
 
 /* A command that runs as another user than root must not share root's
- * controlling terminal: with it, TIOCSTI pushes input into the terminal
- * that root's shell reads once perfreport exits (Linux allows it on the
- * caller's controlling terminal unless dev.tty.legacy_tiocsti is 0), as
- * sudo's use_pty guards against.  The terminal belongs to the session, not
- * to descriptors 0-2: with them redirected, /dev/tty still opens it.  In a
- * session (and process group) of its own the command keeps its descriptors
- * but has no controlling terminal: TIOCSTI fails with EPERM, /dev/tty does
- * not open, and the terminal's Ctrl-C and hangup reach perfreport, which
- * passes them on to the command's process group. */
+ * terminal.  Its controlling terminal is the session's, not descriptors
+ * 0-2's (with them redirected, /dev/tty still opens it), so it gets a
+ * session of its own; and the descriptors among 0-2 that are a terminal
+ * become a pty of its own, relayed while perfreport runs (pty_relay.h): with
+ * root's terminal, something it left behind would read what root types
+ * once perfreport has returned, or push input into it (TIOCSTI).  Without a
+ * controlling terminal of root's, the terminal's Ctrl-C and hangup reach
+ * perfreport, which passes them on to the command's process group. */
 static bool own_session(const struct target_user *u) { return u->change; }
 
 /* Runs in the child; never returns.  perfreport is single-threaded here
  * (no collector has started), so setenv and stdio are safe to use. */
-static void child_main(char *const *argv, const struct target_user *u, int go_fd,
-                       int status_fd)
+static void child_main(char *const *argv, const struct target_user *u,
+                       const struct pty_relay *pty, int go_fd, int status_fd)
 {
     /* What perfreport changed for itself goes back to what the command
      * would have had: SIGPIPE's disposition, an empty signal mask. */
@@ -289,6 +259,11 @@ static void child_main(char *const *argv, const struct target_user *u, int go_fd
     cloexec_above_stderr();
     if (own_session(u) && setsid() < 0) {
         child_say(status_fd, ST_USER, errno);
+        _exit(127);
+    }
+    int pe = pty ? pty_relay_child(pty) : 0;
+    if (pe != 0) {
+        child_say(status_fd, ST_TTY, -pe);
         _exit(127);
     }
     drop_privileges(u, status_fd);
@@ -368,11 +343,14 @@ static void reap(struct command *c)
         c->t_end_ms = mono_ms();
     }
     c->reaped = true;
+    pty_relay_input_off(c->pty);
 }
 
 static const char *stage_text(int stage)
 {
-    return stage == ST_USER ? "cannot switch to its user" : "cannot run";
+    return stage == ST_USER  ? "cannot switch to its user"
+           : stage == ST_TTY ? "cannot give a terminal of its own to"
+                             : "cannot run";
 }
 
 int command_spawn(struct command **out, char *const *argv, const char *user, char *err,
@@ -395,6 +373,19 @@ int command_spawn(struct command **out, char *const *argv, const char *user, cha
         target_user_free(&u);
         return -1;
     }
+    /* Refused rather than run on root's terminal when no pty can be had. */
+    struct pty_relay *pty = NULL;
+    int pe = own_session(&u) ? pty_relay_open(&pty, u.uid) : 0;
+    if (pe != 0) {
+        snprintf(err, n, "cannot run a command as %s: no terminal of its own (pty): %s",
+                 u.name ? u.name : "another user", strerror(-pe));
+        close(go[0]);
+        close(go[1]);
+        close(status[0]);
+        close(status[1]);
+        target_user_free(&u);
+        return -1;
+    }
     fflush(NULL); /* nothing buffered is written twice */
     g_fwd_tty_signals = own_session(&u);
     pid_t pid = fork();
@@ -404,17 +395,20 @@ int command_spawn(struct command **out, char *const *argv, const char *user, cha
         close(go[1]);
         close(status[0]);
         close(status[1]);
+        pty_relay_finish(pty);
         target_user_free(&u);
         return -1;
     }
     if (pid == 0) {
         close(go[1]);
         close(status[0]);
-        child_main(argv, &u, go[0], status[1]);
+        child_main(argv, &u, pty, go[0], status[1]);
     }
     close(go[0]);
     close(status[1]);
+    pty_relay_forked(pty);
     struct command *c = xcalloc(1, sizeof *c);
+    c->pty = pty;
     c->argv = argv;
     c->pid = pid;
     c->go_fd = go[1];
@@ -443,6 +437,13 @@ int command_spawn(struct command **out, char *const *argv, const char *user, cha
 
 int command_go(struct command *c, char *err, size_t n)
 {
+    int pe = c->pty ? pty_relay_start(c->pty, c->pidfd) : 0;
+    if (pe != 0) {
+        snprintf(err, n, "cannot run '%.200s': its terminal cannot be relayed: %s", c->argv[0],
+                 strerror(-pe));
+        command_cancel(c, err);
+        return -1;
+    }
     c->t_go_ms = mono_ms();
     g_fwd_pid = c->pid;
     ssize_t w;
@@ -489,6 +490,7 @@ static bool check_ended(struct command *c)
         return false;
     c->ended = true;
     c->t_end_ms = mono_ms();
+    pty_relay_input_off(c->pty); /* root's keystrokes are root's again */
     c->wstatus = si.si_code == CLD_EXITED ? W_EXITCODE(si.si_status, 0)
                  : si.si_code == CLD_DUMPED ? (si.si_status | WCOREFLAG)
                                             : si.si_status;
@@ -666,6 +668,7 @@ void command_finish(struct command *c, bool quiet)
             fprintf(stderr, "perfreport: the command was killed by %s after %.1f s\n", sig, s);
         }
     }
+    pty_relay_finish(c->pty); /* after the reap: the relay still watches pidfd */
     if (c->pidfd >= 0)
         close(c->pidfd);
     free(c->user);

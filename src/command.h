@@ -8,14 +8,17 @@
  * nothing is written.  When the window opens, command_go lets it exec, so
  * its first instruction is inside the window.
  *
- * It stays in perfreport's process group, as under perf, time or strace:
- * Ctrl-C and Ctrl-Z in a terminal reach both once, and job control keeps
- * working.  A stop signal sent to perfreport alone (kill, systemd) is
- * passed on to the command (command_forward).
+ * Run as root, it stays in perfreport's process group, as under perf, time
+ * or strace: Ctrl-C and Ctrl-Z in a terminal reach both once, and job
+ * control keeps working.  A stop signal sent to perfreport alone (kill,
+ * systemd) is passed on to the command (command_forward).
  *
  * Run as root through sudo (SUDO_UID set), the command runs as the user
  * who invoked sudo, with that user's groups, HOME, USER and LOGNAME;
- * --user picks another user (--user root keeps root). */
+ * --user picks another user (--user root keeps root).  As another user
+ * than root it gets a session and, for those of descriptors 0-2 that are a
+ * terminal, a pty of its own, relayed while perfreport runs (pty_relay.h):
+ * nothing it leaves behind keeps root's terminal. */
 #ifndef PERFREPORT_COMMAND_H
 #define PERFREPORT_COMMAND_H
 #include <signal.h>

@@ -10,6 +10,7 @@
 #include "history_cmd.h"
 #include "model/model.h"
 #include "render/escape.h"
+#include "util/caller.h"
 #include "util/hostfs.h"
 #include "util/parse_num.h"
 #include "version.h"
@@ -115,6 +116,19 @@ int main(int argc, char **argv)
     /* A reader of our output that goes away (| head) must not kill the run:
      * writes then fail with EPIPE, which the printing code shrugs off. */
     command_note_sigpipe(signal(SIGPIPE, SIG_IGN) == SIG_IGN);
+    caller_init();
+    /* The subcommands read and write files the caller names and need no
+     * privilege: under sudo they run as the caller, start to end. */
+    static const char *const subcommands[] = {"flamegraph", "collapse", "render", "diff",
+                                              "history"};
+    for (size_t i = 0; argc > 1 && i < sizeof subcommands / sizeof *subcommands; i++) {
+        int e;
+        if (strcmp(argv[1], subcommands[i]) == 0 && (e = caller_become()) != 0) {
+            fprintf(stderr, "perfreport %s: cannot become the user who ran sudo (uid %u): %s\n",
+                    subcommands[i], (unsigned)caller_get()->uid, strerror(-e));
+            return 3;
+        }
+    }
     if (argc > 1 && strcmp(argv[1], "flamegraph") == 0)
         return flamegraph_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "collapse") == 0)
@@ -285,6 +299,13 @@ int main(int argc, char **argv)
             return 3;
         }
         o.interval_s = o.duration_s;
+    }
+    /* --root reads the files below DIR with root's rights as if they were
+     * /proc and /sys: for fixtures, not for a caller of sudo, who could
+     * point it at root's files. */
+    if (o.root && caller_get()) {
+        fprintf(stderr, "perfreport: --root (or PERFREPORT_ROOT) is not accepted under sudo\n");
+        return 3;
     }
     hostfs_set_root(o.root);
     if (o.pid) {

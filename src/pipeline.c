@@ -13,6 +13,7 @@
 #include "runner.h"
 #include "util/instance_lock.h"
 #include "util/strbuf.h"
+#include "util/test_pause.h"
 #include "privacy/obfuscate.h"
 #include "model/model.h"
 #include "model/names.h"
@@ -22,6 +23,7 @@
 #include "render/escape.h"
 #include "render/openmetrics.h"
 #include "symbolize/sym_guard.h"
+#include "util/caller.h"
 #include "util/clock.h"
 #include "util/xalloc.h"
 #include "version.h"
@@ -356,6 +358,87 @@ static void keep_freed_memory(void)
     mallopt(M_TRIM_THRESHOLD, 64 << 20);
 }
 
+/* Under sudo, a step on a path the caller named runs with the caller's own
+ * rights (util/caller.h).  False with err filled when that identity cannot
+ * be taken: the step must then not be done at all. */
+static bool enter_caller(char *err, size_t n)
+{
+    int e = caller_enter();
+    if (e != 0)
+        snprintf(err, n, "cannot act as the user who ran sudo (uid %u): %s",
+                 (unsigned)caller_get()->uid, strerror(-e));
+    return e == 0;
+}
+
+/* The bundle, its obfuscation map, --archive and --keep, in the directory
+ * chosen before the window.  0 once the bundle is published (the rest only
+ * says on stderr what failed), or -errno with err when it could not be. */
+static int publish_all(struct report *r, const struct options *opt, bool tty, struct obf *obf,
+                       double t_window_end, struct bundle_target *target, char *where, size_t wn,
+                       char *archive, size_t an, struct retain_result *kept, char *err, size_t n)
+{
+    if (!opt->outdir) {
+        char name[PATH_MAX];
+        bundle_default_name(r, name, sizeof name);
+        /* If it is taken, the publish step picks the next free name. */
+        bundle_target_name(target, name);
+    }
+    progress(opt, tty, "writing bundle", 0, 0);
+    int rc = bundle_publish(r, target, where, wn, err, n);
+    if (tty && !opt->quiet)
+        fputs("\r\033[K", stderr); /* the progress line goes away */
+    if (rc != 0)
+        return rc;
+    if (r->publish_note)
+        term_printf(stderr, "perfreport: %s", r->publish_note);
+    /* Test hook: holds here until a byte is read from the FIFO (util/test_pause.h). */
+    test_pause("PERFREPORT_TEST_PAUSE_AFTER_PUBLISH");
+    if (obf) {
+        char map[PATH_MAX + 64];
+        /* The bundle is complete and published: a missing map costs only the
+         * way back from placeholders to names, not the bundle's status. */
+        if (obf_write_map(obf, where, map, sizeof map, err, n) != 0)
+            term_printf(stderr, "perfreport: the obfuscation map was NOT written (%s); the "
+                        "bundle %s is complete, but its placeholders cannot be mapped back",
+                        err, where);
+        else
+            term_printf(stderr, "perfreport: obfuscation map (keep private): %s", map);
+    }
+    if (opt->verbose)
+        fprintf(stderr, "perfreport: window end to bundle published: %.1f ms\n",
+                mono_ms() - t_window_end);
+    /* One file for a ticket: beside the bundle, by the parent fd.  A failure
+     * costs the archive, not the bundle or the status. */
+    if (opt->archive && target->published[0]) {
+        if (bundle_archive(target->parent_fd, target->published, target->published_fd,
+                           target->files, target->nfiles, archive, an, err, n) != 0) {
+            term_printf(stderr, "perfreport: --archive: no archive written: %s", err);
+            archive[0] = '\0';
+        }
+    } else if (opt->archive) {
+        term_printf(stderr, "perfreport: --archive: no archive written: the bundle was not "
+                    "published in %s", target->parent_shown);
+    }
+    /* Retention after the bundle (and its map) are safely out; a removal
+     * that fails is said on stderr and leaves the status alone. */
+    if (opt->keep && target->published[0]) {
+        char prefix[96];
+        bundle_name_prefix(r, prefix, sizeof prefix);
+        double t_keep = mono_ms();
+        bundle_retain(target->parent_fd, target->parent_shown, prefix, target->published,
+                      opt->keep, kept);
+        if (opt->verbose)
+            fprintf(stderr, "perfreport: --keep %u: %u removed, %u left alone, %u failed, "
+                    "%.1f ms\n", opt->keep, kept->removed, kept->skipped, kept->failed,
+                    mono_ms() - t_keep);
+    } else if (opt->keep) {
+        term_printf(stderr, "perfreport: --keep: nothing removed: the bundle was not published "
+                    "in %s", target->parent_shown);
+    }
+    err[0] = '\0';
+    return 0;
+}
+
 /* One way out: everything the run holds is released at `out`, whatever
  * step failed (status 3 until the bundle is published). */
 int pipeline_run(const struct options *opt)
@@ -386,7 +469,14 @@ int pipeline_run(const struct options *opt)
      * image does (a failure only moves the fork to the first job). */
     (void)sym_bounded_start();
 
-    if (thresholds_load(r, opt->thresholds_file, err, sizeof err) != 0) {
+    /* The files the caller names are read, and the output's place checked,
+     * with the caller's rights under sudo (enter_caller). */
+    int lrc = -1;
+    if (enter_caller(err, sizeof err)) {
+        lrc = thresholds_load(r, opt->thresholds_file, err, sizeof err);
+        caller_leave();
+    }
+    if (lrc != 0) {
         term_printf(stderr, "perfreport: %s", err);
         goto out;
     }
@@ -395,9 +485,16 @@ int pipeline_run(const struct options *opt)
      * manifest alone; the rest of it (report.json, up to the loader's caps)
      * is read after the window, at the stages' priority, so a large or
      * forged one costs the window nothing. */
-    if (opt->baseline && bundle_probe(opt->baseline, err, sizeof err) != 0) {
-        term_printf(stderr, "perfreport: --baseline: %s", err);
-        goto out;
+    if (opt->baseline) {
+        lrc = -1;
+        if (enter_caller(err, sizeof err)) {
+            lrc = bundle_probe(opt->baseline, err, sizeof err);
+            caller_leave();
+        }
+        if (lrc != 0) {
+            term_printf(stderr, "perfreport: --baseline: %s", err);
+            goto out;
+        }
     }
 
     lock_fd = take_lock(err, sizeof err);
@@ -411,12 +508,15 @@ int pipeline_run(const struct options *opt)
     /* The target is checked and its directory opened now, before the window,
      * so a bad -o loses nothing and a later swap of the path changes nothing.
      * The default name needs the host name, known only after the window. */
-    if (bundle_target_open(&target, opt->outdir, err, sizeof err) != 0) {
+    if (!enter_caller(err, sizeof err)) {
         term_printf(stderr, "perfreport: %s", err);
         goto out;
     }
-
-    if (opt->metrics_file && textfile_open(&metrics, opt->metrics_file, err, sizeof err) != 0) {
+    lrc = bundle_target_open(&target, opt->outdir, err, sizeof err);
+    if (lrc == 0 && opt->metrics_file)
+        lrc = textfile_open(&metrics, opt->metrics_file, err, sizeof err);
+    caller_leave();
+    if (lrc != 0) {
         term_printf(stderr, "perfreport: %s", err);
         goto out;
     }
@@ -465,7 +565,10 @@ int pipeline_run(const struct options *opt)
          * (keep_freed_memory): the run's peak grows by what reading it takes
          * at most, not by fragments of it. */
         mallopt(M_MMAP_THRESHOLD, 1 << 20);
-        base = bundle_load_judged(opt->baseline, opt->thresholds_file, err, sizeof err);
+        if (enter_caller(err, sizeof err)) { /* the caller's file, read with its rights */
+            base = bundle_load_judged(opt->baseline, opt->thresholds_file, err, sizeof err);
+            caller_leave();
+        }
         mallopt(M_MMAP_THRESHOLD, RUN_MMAP_THRESHOLD);
         if (base)
             baseline_note(r, base); /* what the rules compare with */
@@ -486,68 +589,28 @@ int pipeline_run(const struct options *opt)
         obfuscate_report(obf, r);
     }
 
-    if (!opt->outdir) {
-        char name[PATH_MAX];
-        bundle_default_name(r, name, sizeof name);
-        /* If it is taken, the publish step picks the next free name. */
-        bundle_target_name(&target, name);
-    }
-    progress(opt, tty, "writing bundle", 0, 0);
     char where[PATH_MAX + 32];
-    int rc = bundle_publish(r, &target, where, sizeof where, err, sizeof err);
-    if (tty && !opt->quiet)
-        fputs("\r\033[K", stderr); /* the progress line goes away */
+    char archive[NAME_MAX + 32] = "";
+    struct retain_result kept = {0};
+    /* Everything from here to retention writes in the caller's directory:
+     * under sudo, with the caller's rights.  Should that identity not be
+     * taken, root's rights are not used there either: the capture goes to
+     * /var/tmp, and the note says so. */
+    bool as_caller = enter_caller(err, sizeof err);
+    if (!as_caller) {
+        term_printf(stderr, "perfreport: %s; the bundle is not written in %s",
+                    err, target.parent_shown);
+        bundle_target_close(&target);
+    }
+    int rc = publish_all(r, opt, tty, obf, t_window_end, &target, where, sizeof where, archive,
+                         sizeof archive, &kept, err, sizeof err);
+    if (as_caller)
+        caller_leave();
     if (rc != 0) {
         term_printf(stderr, "perfreport: %s", err);
         goto out;
     }
-    if (r->publish_note)
-        term_printf(stderr, "perfreport: %s", r->publish_note);
     status = report_exit_status(r);
-    if (obf) {
-        char map[PATH_MAX + 64];
-        /* The bundle is complete and published: a missing map costs only the
-         * way back from placeholders to names, not the bundle's status. */
-        if (obf_write_map(obf, where, map, sizeof map, err, sizeof err) != 0)
-            term_printf(stderr, "perfreport: the obfuscation map was NOT written (%s); the "
-                        "bundle %s is complete, but its placeholders cannot be mapped back",
-                        err, where);
-        else
-            term_printf(stderr, "perfreport: obfuscation map (keep private): %s", map);
-    }
-    if (opt->verbose)
-        fprintf(stderr, "perfreport: window end to bundle published: %.1f ms\n",
-                mono_ms() - t_window_end);
-    /* One file for a ticket: beside the bundle, by the parent fd.  A failure
-     * costs the archive, not the bundle or the status. */
-    char archive[NAME_MAX + 32] = "";
-    if (opt->archive && target.published[0]) {
-        if (bundle_archive(target.parent_fd, target.published, archive, sizeof archive, err,
-                           sizeof err) != 0) {
-            term_printf(stderr, "perfreport: --archive: no archive written: %s", err);
-            archive[0] = '\0';
-        }
-    } else if (opt->archive) {
-        term_printf(stderr, "perfreport: --archive: no archive written: the bundle was not "
-                    "published in %s", target.parent_shown);
-    }
-    /* Retention after the bundle (and its map) are safely out; a removal
-     * that fails is said on stderr and leaves the status alone. */
-    struct retain_result kept = {0};
-    if (opt->keep && target.published[0]) {
-        char prefix[96];
-        bundle_name_prefix(r, prefix, sizeof prefix);
-        double t_keep = mono_ms();
-        bundle_retain(target.parent_fd, target.parent_shown, prefix, target.published, opt->keep,
-                      &kept);
-        if (opt->verbose)
-            fprintf(stderr, "perfreport: --keep %u: %u removed, %u left alone, %u failed, "
-                    "%.1f ms\n", opt->keep, kept.removed, kept.skipped, kept.failed,
-                    mono_ms() - t_keep);
-    } else if (opt->keep) {
-        term_printf(stderr, "perfreport: --keep: nothing removed: the bundle was not published "
-                    "in %s", target.parent_shown);
-    }
     if (opt->oneline)
         log_line(sum, r, where, status, NULL, opt->keep ? &kept : NULL);
     if (!opt->quiet) {
@@ -578,8 +641,15 @@ int pipeline_run(const struct options *opt)
         (void)fflush(sum);
     }
 out:
-    if (metrics.dir_fd >= 0)
-        write_metrics(&metrics, r, status, (mono_ms() - t_begin) / 1000.0);
+    if (metrics.dir_fd >= 0) {
+        char merr[256];
+        if (enter_caller(merr, sizeof merr)) {
+            write_metrics(&metrics, r, status, (mono_ms() - t_begin) / 1000.0);
+            caller_leave();
+        } else {
+            term_printf(stderr, "perfreport: --metrics %s: not written: %s", metrics.shown, merr);
+        }
+    }
     textfile_close(&metrics);
     if (opt->oneline && status == 3) /* the log still gets its line */
         log_line(sum, r, NULL, status, *err ? err : "the run failed", NULL);

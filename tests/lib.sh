@@ -13,6 +13,11 @@ need_root() { [ "$(id -u)" = 0 ]; }
 # jq is not assumed; python3 reads JSON in tests.
 json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
 
+# Suites run as root; under sudo perfreport acts for the caller
+# (src/util/caller.h), so a `sudo make test` must not pass sudo's variables
+# on: the suites that test sudo set them per run.
+unset SUDO_UID SUDO_GID SUDO_USER
+
 TMPD=$(mktemp -d /tmp/perfreport-test.XXXXXX)
 # A private single-instance lock: a test suite must not contend with a
 # perfreport that cron (or another suite) runs on this host.
@@ -38,6 +43,16 @@ wait_window() {
     while ! grep -q "perfreport: window open" "$1" 2>/dev/null; do
         [ $_ww -ge $((${2:-60} * 10)) ] && return 1
         sleep 0.1; _ww=$((_ww + 1))
+    done
+}
+# wait_paused PID FIFO: waits (up to 90 s) until perfreport PID holds FIFO
+# open, paused at a PERFREPORT_TEST_PAUSE_* hook; returns 1 if it exited
+# or the time ran out.
+wait_paused() {
+    _wp=0
+    until ls -l "/proc/$1/fd" 2>/dev/null | grep -qF "$2"; do
+        kill -0 "$1" 2>/dev/null && [ $_wp -lt 900 ] || return 1
+        sleep 0.1; _wp=$((_wp + 1))
     done
 }
 _cleanup_hooks=""

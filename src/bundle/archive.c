@@ -1,10 +1,10 @@
 /* --archive: see archive.h. */
 #include "archive.h"
+#include "../render/renderer.h"
 #include "../util/fdio.h"
 #include "../util/xalloc.h"
 #include <archive.h>
 #include <archive_entry.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -13,16 +13,19 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define MAX_FILES 4096 /* a bundle holds a few dozen */
-
-/* Adds dfd/file as "name/file" to a. */
-static int add_file(struct archive *a, int dfd, const char *name, const char *file, char *err,
-                    size_t errn)
+/* Adds dfd/f as "name/f" to a: exactly the size the publisher wrote, from
+ * a regular file that still has it. */
+static int add_file(struct archive *a, int dfd, const char *name, const struct sink_file *f,
+                    char *err, size_t errn)
 {
-    int fd = openat(dfd, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    int fd = openat(dfd, f->name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
     struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        snprintf(err, errn, "%s/%s: %s", name, file, fd < 0 ? strerror(errno) : "not a regular file");
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+        st.st_size != (off_t)f->size) {
+        snprintf(err, errn, "%s/%s: %s", name, f->name,
+                 fd < 0 ? strerror(errno)
+                 : !S_ISREG(st.st_mode) ? "not a regular file"
+                                         : "not the size it was written with");
         if (fd >= 0)
             close(fd);
         return -1;
@@ -34,86 +37,47 @@ static int add_file(struct archive *a, int dfd, const char *name, const char *fi
         return -1;
     }
     char path[600];
-    snprintf(path, sizeof path, "%s/%s", name, file);
+    snprintf(path, sizeof path, "%s/%s", name, f->name);
     archive_entry_set_pathname(e, path);
     archive_entry_set_filetype(e, AE_IFREG);
     archive_entry_set_perm(e, 0600);
-    archive_entry_set_size(e, st.st_size);
+    archive_entry_set_size(e, (la_int64_t)f->size);
     archive_entry_set_mtime(e, st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
     int rc = archive_write_header(a, e) == ARCHIVE_OK ? 0 : -1;
     char buf[65536];
-    off_t left = st.st_size;
+    size_t left = f->size;
     while (rc == 0 && left > 0) {
-        ssize_t n = read(fd, buf, sizeof buf < (size_t)left ? sizeof buf : (size_t)left);
+        ssize_t n = read(fd, buf, sizeof buf < left ? sizeof buf : left);
+        if (n < 0 && errno == EINTR)
+            continue;
         if (n <= 0 || archive_write_data(a, buf, (size_t)n) != n) {
             rc = -1;
             break;
         }
-        left -= n;
+        left -= (size_t)n;
     }
     if (rc != 0)
-        snprintf(err, errn, "%s/%s: %s", name, file,
+        snprintf(err, errn, "%s/%s: %s", name, f->name,
                  archive_error_string(a) ? archive_error_string(a) : "read failed");
     archive_entry_free(e);
     close(fd);
     return rc;
 }
 
-static int cmp_names(const void *a, const void *b)
+static int cmp_files(const void *a, const void *b)
 {
-    return strcmp(*(char *const *)a, *(char *const *)b);
+    return strcmp(((const struct sink_file *)a)->name, ((const struct sink_file *)b)->name);
 }
 
-/* The bundle's regular files, sorted (so two archives of one bundle list
- * the same order).  Returns the count, -1 on error. */
-static int list_files(int dfd, char ***out, char *err, size_t errn)
+int bundle_archive(int parent_fd, const char *name, int dfd, const struct sink_file *files,
+                   size_t nfiles, char *out, size_t outn, char *err, size_t errn)
 {
-    int fd = dup(dfd);
-    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-    if (!d) {
-        if (fd >= 0)
-            close(fd);
-        snprintf(err, errn, "cannot read the bundle: %s", strerror(errno));
-        return -1;
-    }
-    char **v = NULL;
-    size_t n = 0, cap = 0;
-    struct dirent *de;
-    while ((de = readdir(d)) != NULL) {
-        struct stat st;
-        if (de->d_name[0] == '.' || fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
-            !S_ISREG(st.st_mode))
-            continue;
-        if (n == MAX_FILES) { /* not a bundle we wrote: no archive missing files */
-            for (size_t i = 0; i < n; i++)
-                free(v[i]);
-            free(v);
-            closedir(d);
-            snprintf(err, errn, "more than %d files in the bundle", MAX_FILES);
-            return -1;
-        }
-        xgrow(&v, &cap, n + 1, sizeof *v);
-        v[n++] = xstrdup(de->d_name);
-    }
-    closedir(d);
-    if (n > 1)
-        qsort(v, (size_t)n, sizeof *v, cmp_names);
-    *out = v;
-    return (int)n;
-}
-
-int bundle_archive(int parent_fd, const char *name, char *out, size_t outn, char *err, size_t errn)
-{
-    int dfd = openat(parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (dfd < 0) {
-        snprintf(err, errn, "%s: %s", name, strerror(errno));
-        return -1;
-    }
-    char **files = NULL;
-    int nfiles = list_files(dfd, &files, err, errn);
-    if (nfiles < 0) {
-        close(dfd);
-        return -1;
+    /* sorted, so that two archives of one bundle list the same order */
+    err[0] = '\0';
+    struct sink_file *sorted = xcalloc(nfiles ? nfiles : 1, sizeof *sorted);
+    if (nfiles) {
+        memcpy(sorted, files, nfiles * sizeof *sorted);
+        qsort(sorted, nfiles, sizeof *sorted, cmp_files);
     }
     /* an unpredictable temp name: nobody can take them all in advance */
     char tmp[300], prefix[240];
@@ -139,8 +103,8 @@ int bundle_archive(int parent_fd, const char *name, char *out, size_t outn, char
         goto out;
     }
     rc = 0;
-    for (int i = 0; i < nfiles && rc == 0; i++)
-        rc = add_file(a, dfd, name, files[i], err, errn);
+    for (size_t i = 0; i < nfiles && rc == 0; i++)
+        rc = add_file(a, dfd, name, &sorted[i], err, errn);
     if (archive_write_close(a) != ARCHIVE_OK && rc == 0) {
         snprintf(err, errn, "libarchive: %s", archive_error_string(a));
         rc = -1;
@@ -176,9 +140,6 @@ out:
         if (rc != 0)
             unlinkat(parent_fd, tmp, 0);
     }
-    for (int i = 0; i < nfiles; i++)
-        free(files[i]);
-    free(files);
-    close(dfd);
+    free(sorted);
     return rc;
 }

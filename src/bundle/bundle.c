@@ -1,4 +1,5 @@
 #include "bundle.h"
+#include "../util/caller.h"
 #include "../util/fdio.h"
 #include "../model/model.h"
 #include "../render/renderer.h"
@@ -204,6 +205,9 @@ int bundle_target_open(struct bundle_target *t, const char *dir, char *err, size
     t->parent_fd = -1;
     t->name[0] = '\0';
     t->published[0] = '\0';
+    t->published_fd = -1;
+    t->files = NULL;
+    t->nfiles = 0;
     snprintf(t->shown, sizeof t->shown, "%s", dir ? dir : ".");
     snprintf(t->parent_shown, sizeof t->parent_shown, ".");
     if (dir) {
@@ -246,6 +250,12 @@ void bundle_target_close(struct bundle_target *t)
     if (t->parent_fd >= 0)
         close(t->parent_fd);
     t->parent_fd = -1;
+    if (t->published[0])
+        close(t->published_fd);
+    t->published[0] = '\0';
+    free(t->files);
+    t->files = NULL;
+    t->nfiles = 0;
 }
 
 /* ---- writing the files ---- */
@@ -343,7 +353,7 @@ static int tmp_make(int pfd, struct tmpdir *t)
         }
         int fd = openat(pfd, t->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         struct stat st;
-        if (fd >= 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
+        if (fd >= 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == fs_uid() &&
             is_dir_empty(fd) && fchmod(fd, 0700) == 0) {
             t->fd = fd;
             t->dev = st.st_dev;
@@ -418,10 +428,15 @@ static void tmp_discard(int pfd, struct tmpdir *t)
     t->fd = -1;
 }
 
-/* Renders every renderer into t (emptied first).  Returns 0 or -errno. */
-static int render_into(const struct report *r, struct tmpdir *t, char *err, size_t n)
+/* Renders every renderer into t (emptied first).  Returns 0 or -errno; on
+ * 0, *files (owned by the caller) and *nfiles say what t holds. */
+static int render_into(const struct report *r, struct tmpdir *t, struct sink_file **files,
+                       size_t *nfiles, char *err, size_t n)
 {
     tmp_empty(t);
+    free(*files);
+    *files = NULL;
+    *nfiles = 0;
     struct dir_sink ds = {.dirfd = t->fd};
     struct out_sink sink = {.write = dir_sink_write, .ctx = &ds, .written = dir_sink_written};
     int rc = 0;
@@ -439,10 +454,15 @@ static int render_into(const struct report *r, struct tmpdir *t, char *err, size
             break;
         }
     }
-    free(ds.files);
     if (rc == 0 && fsync(t->fd) != 0) {
         rc = -errno;
         snprintf(err, n, "fsync of the bundle: %s", strerror(-rc));
+    }
+    if (rc == 0) {
+        *files = ds.files;
+        *nfiles = ds.nfiles;
+    } else {
+        free(ds.files);
     }
     return rc;
 }
@@ -465,18 +485,29 @@ static int free_suffix(int pfd, const char *base)
 
 enum { PLACE_OK = 0, PLACE_NEXT = 1 };
 
+/* What publish_in hands over: the published directory and its files. */
+struct published {
+    int fd;                  /* owned */
+    struct sink_file *files; /* owned */
+    size_t nfiles;
+};
+
 /* Publishes in one parent directory.  Returns PLACE_OK with the name in
- * `final`, PLACE_NEXT with the reason in `why` when this place cannot take
- * the bundle (try the next), or -errno when writing the bundle itself failed.
+ * `final` and, in pub, the published directory's fd and the files it holds
+ * (both the caller's), PLACE_NEXT with the reason in `why` when this place
+ * cannot take the bundle (try the next), or -errno when writing the bundle
+ * itself failed.
  * `prefix_note` (or NULL) is what r->publish_note says when the bundle lands
  * here at all (a fallback place); a taken name adds "NAME was taken".  The
  * note is set before rendering, and when the plan changes after rendering
  * the bundle is rendered again, so that its manifest always tells where it is. */
 static int publish_in(struct report *r, int pfd, const char *pshown, const char *base,
-                      const char *prefix_note, bool pause, char *final, size_t fn, char *why,
-                      size_t wn, char *err, size_t en)
+                      const char *prefix_note, bool pause, struct published *pub, char *final,
+                      size_t fn, char *why, size_t wn, char *err, size_t en)
 {
     struct tmpdir t;
+    struct sink_file *files = NULL;
+    size_t nfiles = 0;
     int rc = tmp_make(pfd, &t);
     if (rc != 0) {
         snprintf(why, wn, "cannot create a directory in %s: %s", pshown, strerror(-rc));
@@ -488,8 +519,7 @@ static int publish_in(struct report *r, int pfd, const char *pshown, const char 
         if (k < 0) {
             snprintf(why, wn, "%s and %s.1 ... %s.%d in %s are all taken", base, base, base,
                      MAX_SUFFIX, pshown);
-            tmp_discard(pfd, &t);
-            return PLACE_NEXT;
+            goto next;
         }
         if (k != planned) {
             free(r->publish_note);
@@ -499,7 +529,7 @@ static int publish_in(struct report *r, int pfd, const char *pshown, const char 
                                             prefix_note ? "; " : "", base, base, k);
             else
                 r->publish_note = xstrdup(prefix_note); /* NULL stays NULL */
-            rc = render_into(r, &t, err, en);
+            rc = render_into(r, &t, &files, &nfiles, err, en);
             if (rc != 0) {
                 tmp_discard(pfd, &t);
                 return rc;
@@ -515,8 +545,7 @@ static int publish_in(struct report *r, int pfd, const char *pshown, const char 
         if (!name_is(pfd, t.name, &t)) {
             snprintf(why, wn, "the temporary directory in %s was renamed or replaced by someone "
                      "else", pshown);
-            tmp_discard(pfd, &t);
-            return PLACE_NEXT;
+            goto next;
         }
         if (k == 0)
             snprintf(final, fn, "%s", base);
@@ -528,23 +557,25 @@ static int publish_in(struct report *r, int pfd, const char *pshown, const char 
                 continue; /* taken since: pick again, render again */
             snprintf(why, wn, "cannot rename the bundle to %s in %s: %s", final, pshown,
                      strerror(e));
-            tmp_discard(pfd, &t);
-            return PLACE_NEXT;
+            goto next;
         }
         if (!name_is(pfd, final, &t)) {
             /* Swapped between the check and the rename: what now has the
              * final name is not ours; it is neither announced nor touched. */
             snprintf(why, wn, "the temporary directory in %s was replaced by someone else while "
                      "it was renamed", pshown);
-            tmp_discard(pfd, &t);
-            return PLACE_NEXT;
+            goto next;
         }
         (void)fsync(pfd);
-        close(t.fd);
+        pub->fd = t.fd;
+        pub->files = files;
+        pub->nfiles = nfiles;
         return PLACE_OK;
     }
     snprintf(why, wn, "the names %s.N in %s kept being taken", base, pshown);
+next:
     tmp_discard(pfd, &t);
+    free(files);
     return PLACE_NEXT;
 }
 
@@ -567,14 +598,22 @@ int bundle_publish(struct report *r, struct bundle_target *t, char *where, size_
                    size_t n)
 {
     char final[NAME_MAX + 1], why[PATH_MAX + 256];
+    struct published pub = {.fd = -1};
     free(r->publish_note);
     r->publish_note = NULL;
-    int rc = publish_in(r, t->parent_fd, t->parent_shown, t->name, NULL, true, final, sizeof final,
-                        why, sizeof why, err, n);
+    int rc = PLACE_NEXT;
+    if (t->parent_fd >= 0)
+        rc = publish_in(r, t->parent_fd, t->parent_shown, t->name, NULL, true, &pub, final,
+                        sizeof final, why, sizeof why, err, n);
+    else
+        snprintf(why, sizeof why, "%s could not be used", t->parent_shown);
     if (rc < 0)
         return rc;
     if (rc == PLACE_OK) {
         snprintf(t->published, sizeof t->published, "%s", final);
+        t->published_fd = pub.fd;
+        t->files = pub.files;
+        t->nfiles = pub.nfiles;
         if (strcmp(final, t->name) == 0)
             snprintf(where, wn, "%s", t->shown);
         else
@@ -591,11 +630,14 @@ int bundle_publish(struct report *r, struct bundle_target *t, char *where, size_
     char why2[PATH_MAX + 256];
     char *note = xasprintf("not published as %s: %s; written to %s instead", t->shown, why,
                            FALLBACK_PARENT);
-    rc = publish_in(r, fb, FALLBACK_PARENT, t->name, note, false, final, sizeof final, why2,
-                    sizeof why2, err, n);
+    rc = publish_in(r, fb, FALLBACK_PARENT, t->name, note, false, &pub, final, sizeof final,
+                    why2, sizeof why2, err, n);
     free(note);
     close(fb);
     if (rc == PLACE_OK) {
+        /* not where it was asked: --archive and --keep leave it alone */
+        close(pub.fd);
+        free(pub.files);
         snprintf(where, wn, "%s/%s", FALLBACK_PARENT, final);
         return 0;
     }

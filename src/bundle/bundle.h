@@ -15,6 +15,7 @@
 #include <stddef.h>
 
 struct report;
+struct sink_file;
 
 /* Where the bundle goes, fixed before the window. */
 struct bundle_target {
@@ -24,6 +25,12 @@ struct bundle_target {
     char name[NAME_MAX + 1];  /* the final name inside the parent; "" until known */
     char published[NAME_MAX + 1]; /* the name published under in parent_fd; "" if
                                    * not published there (failed, or /var/tmp) */
+    /* While published[0]: the published directory, the one perfreport made
+     * (owned; never reopened by name), and the files it wrote there with
+     * their sizes, manifest.json included (owned). */
+    int published_fd;
+    struct sink_file *files;
+    size_t nfiles;
 };
 
 /* Default "perfreport-<host>-<YYYYmmdd-HHMMSS>" from the host name and the
@@ -42,6 +49,8 @@ int bundle_target_open(struct bundle_target *t, const char *dir, char *err, size
 /* Sets the final name (a bare name, as bundle_default_name makes) of a
  * target opened with dir NULL; a taken name is handled by bundle_publish. */
 void bundle_target_name(struct bundle_target *t, const char *name);
+/* Closes what t holds (the parent, the published directory) and frees its
+ * file list. */
 void bundle_target_close(struct bundle_target *t);
 
 /* Renders every renderer into a private temp dir and renames it into place.

@@ -1225,6 +1225,20 @@ int bundle_manifest_read(int dfd, const char *shown, struct json **out, char *er
     return 0;
 }
 
+bool bundle_manifest_start(const struct json *man, struct timespec *out)
+{
+    const struct json *w = json_get(man, "window");
+    const char *start = json_str(json_get(w, "start"));
+    long long ns = 0;
+    time_t t;
+    if (!start || !parse_iso8601_utc(start, &t) ||
+        (json_get(w, "start_ns") && !json_int(json_get(w, "start_ns"), 0, 999999999, &ns)))
+        return false;
+    out->tv_sec = t;
+    out->tv_nsec = (long)ns;
+    return true;
+}
+
 /* Everything after the directory is open: manifest.json, report.json
  * (at most max_report bytes, checked against the manifest) and, with
  * `profiles`, the .folded files, once report.json's text and tree are

@@ -16,6 +16,7 @@
  * runs analyze_run() again (with the thresholds it wants). */
 #ifndef PERFREPORT_BUNDLE_LOAD_H
 #define PERFREPORT_BUNDLE_LOAD_H
+#include <stdbool.h>
 #include <stddef.h>
 
 struct report;
@@ -71,6 +72,10 @@ int bundle_load_report_at(int dfd, const char *shown, size_t max_report, struct 
  * it), or -1 with *out NULL and a message naming `shown` in err. */
 struct json;
 int bundle_manifest_read(int dfd, const char *shown, struct json **out, char *err, size_t errlen);
+/* The window start a manifest records ("window": {"start":
+ * "2024-05-01T12:00:00Z", "start_ns": N}); false when it has none. */
+struct timespec;
+bool bundle_manifest_start(const struct json *man, struct timespec *out);
 
 /* The report.json part alone: text[0..len) into a new report, without the
  * profiles (their stacks are in other files).  Same contract; messages name

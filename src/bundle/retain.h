@@ -2,19 +2,26 @@
  * the same host in the same directory beyond the N newest are removed, so a
  * timer never fills the disk.
  *
- * The directory may be writable by hostile users, and perfreport runs as
- * root: everything works by fd from the parent directory the bundle was
- * published in.  A name is a candidate only if it is exactly
+ * perfreport runs as root, and nothing it removes may be chosen by another
+ * user.  Everything works by fd from the parent directory the bundle was
+ * published in, and retention runs only where nobody else can write (that
+ * directory owned by the user running perfreport, or by root, and not
+ * group- or world-writable): elsewhere a user could rename our bundles or
+ * slip in directories of theirs, so nothing is removed and stderr says so.
+ * A name is a candidate only if it is exactly
  * "perfreport-<host>-<YYYYmmdd-HHMMSS>" or that with ".1" ... ".99" (the
- * publisher's suffixes); candidates are ordered by the time in the name,
- * never by mtime (anyone who owns a file can set it).  A candidate counts
- * and may be removed only if it is a real directory (not a symlink) owned
- * by the user running perfreport, whose manifest.json is perfreport's, and
- * which holds nothing but regular files its manifest lists; anything else
- * is left alone and, when it is old enough to have been removed, named on
- * stderr.  Removal is unlinkat of those files through the directory's own fd
- * (never a recursion, never a symlink followed), then rmdir of the name if
- * it still is that directory.  The bundle just published is never removed. */
+ * publisher's suffixes).  A candidate counts and may be removed only if it
+ * is a directory as the publisher makes it: real (not a symlink), owned by
+ * the user running perfreport, mode 0700, with perfreport's manifest.json
+ * recording its window start, holding nothing but regular files of that
+ * user with one link each that its manifest lists; anything else is left
+ * alone and named on stderr (at most MAX_NOTES lines, the rest counted).
+ * Bundles are ordered by the window start their manifests record, never by
+ * name or mtime.  The whole directory is read before anything goes; one
+ * larger than a bound is left as it is.  Removal is unlinkat of those
+ * files through the directory's own fd (never a recursion, never a symlink
+ * followed), then rmdir of the name if it still is that directory.  The
+ * bundle just published is never removed. */
 #ifndef PERFREPORT_BUNDLE_RETAIN_H
 #define PERFREPORT_BUNDLE_RETAIN_H
 #include <stdbool.h>
@@ -34,7 +41,9 @@ int retain_name_cmp(const char *prefix, const char *a, const char *b);
 struct retain_result {
     unsigned removed;  /* bundles removed */
     unsigned failed;   /* bundles a removal failed for (named on stderr) */
-    unsigned skipped;  /* old names left alone: not a bundle we may remove */
+    unsigned skipped;  /* names left alone: not a bundle we may remove */
+    bool refused;      /* nothing was considered (said on stderr): others may
+                        * write the directory, or it is too large to read whole */
 };
 
 /* In directory `pfd` (shown as `pshown` in messages), keeps `keep` bundles
@@ -42,4 +51,8 @@ struct retain_result {
  * kept), and removes the older ones.  Problems go to stderr, escaped. */
 void bundle_retain(int pfd, const char *pshown, const char *prefix, const char *just_written,
                    unsigned keep, struct retain_result *res);
+/* The same, reading at most max_scan entries of the directory (tests). */
+#define RETAIN_MAX_SCAN 1000000
+void retain_bounded(int pfd, const char *pshown, const char *prefix, const char *just_written,
+                    unsigned keep, size_t max_scan, struct retain_result *res);
 #endif

@@ -44,3 +44,47 @@ if [ "$(cat "$TMPD/victim")" = precious ] && [ -L "$TMPD/drop/c.tar.gz" ] && [ -
 else
     not_ok archive_planted_name_not_followed "victim: $(cat "$TMPD/victim"); $(ls -l "$TMPD/drop" | tail -4 | tr '\n' ' ')"
 fi
+
+# The bundle's name swapped after publishing, before the archive is made: a
+# second user (the drop directory is 0777, not sticky) moves the bundle away
+# and puts a directory of its own under its name, with a forged index.html
+# and a 2 GiB sparse file.  The archive holds the bundle perfreport
+# published (its directory's fd, the files it wrote, their sizes), nothing
+# of the user's.
+if id nobody >/dev/null 2>&1 && command -v setpriv >/dev/null 2>&1; then
+    chmod 711 "$TMPD"
+    mkdir -m 0777 "$TMPD/drop2"
+    fifo=$TMPD/after.fifo && mkfifo "$fifo"
+    PERFREPORT_TEST_PAUSE_AFTER_PUBLISH=$fifo "$PERFREPORT_BIN" -d 1 -q --archive -o "$TMPD/drop2/s" \
+        >"$TMPD/swap.out" 2>"$TMPD/swap.err" &
+    pid=$!
+    wait_paused $pid "$fifo"
+    setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups sh -c \
+        "cd '$TMPD/drop2' && mv s s.real && mkdir s && echo forged >s/index.html && truncate -s 2G s/big"
+    timeout 10 sh -c 'echo go >"$1"' _ "$fifo"
+    wait $pid
+    mkdir "$TMPD/x2" && tar -xzf "$TMPD/drop2/s.tar.gz" -C "$TMPD/x2" 2>"$TMPD/tar.err"
+    r=$(python3 - "$TMPD/drop2/s.real" "$TMPD/x2/s" <<'PY'
+import hashlib, json, os, sys
+src, got = sys.argv[1:3]
+if not os.path.isdir(got):
+    print("no s/ in the archive"); sys.exit()
+m = json.load(open(os.path.join(src, "manifest.json")))
+bad = []
+if sorted(os.listdir(src)) != sorted(os.listdir(got)):
+    bad.append("files differ: %s" % sorted(set(os.listdir(src)) ^ set(os.listdir(got))))
+for f in m["integrity"]:
+    p = os.path.join(got, f["name"])
+    if not os.path.exists(p) or hashlib.sha256(open(p, "rb").read()).hexdigest() != f["sha256"]:
+        bad.append("%s differs" % f["name"])
+print("ok" if not bad else "; ".join(bad)[:300])
+PY
+)
+    if [ "$r" = ok ] && [ "$(cat "$TMPD/drop2/s/index.html")" = forged ]; then
+        ok archive_from_the_published_directory
+    else
+        not_ok archive_from_the_published_directory "$r; $(head -c 300 "$TMPD/swap.err")"
+    fi
+else
+    skip archive_from_the_published_directory "no user nobody or setpriv"
+fi

@@ -108,3 +108,76 @@ if ! "$BIN" --keep 0 -d 1 -o "$TMPD/k0" >/dev/null 2>&1 && [ ! -e "$TMPD/k0" ] &
 else
     not_ok keep_refuses_bad_n "accepted"
 fi
+
+# --- a user who can write the directory: root's timer publishes in a
+# directory nobody owns.  The user renames root's newest old bundle to an
+# old time (retention by name would pick it), and renames a root-owned
+# sticky directory holding root's file to a bundle's name, with a manifest
+# that lists that file.  Nothing may go; stderr says why.
+if id nobody >/dev/null 2>&1 && command -v setpriv >/dev/null 2>&1; then
+    chmod 711 "$TMPD"
+    A=$TMPD/userdir && mkdir "$A" && chown nobody "$A"
+    for s in 20240101-000000 20240102-000000 20240103-000000; do
+        cp -a "$D/$new2" "$A/$P$s"
+    done
+    mkdir -m 1777 "$A/shared" && echo precious >"$A/shared/precious.txt" && chmod 600 "$A/shared/precious.txt"
+    python3 - "$D/$new2/manifest.json" "$TMPD/forged.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1])); m["files"] = ["precious.txt", "manifest.json"]
+json.dump(m, open(sys.argv[2], "w"))
+PY
+    chmod 644 "$TMPD/forged.json"
+    setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups sh -c \
+        "mv '$A/${P}20240103-000000' '$A/${P}20000101-000000' && mv '$A/shared' '$A/${P}20000102-000000' &&
+         cp '$TMPD/forged.json' '$A/${P}20000102-000000/manifest.json'"
+    (cd "$A" && "$BIN" -d 1 -q --keep 3) 2>"$TMPD/user.err"
+    if [ -f "$A/${P}20000102-000000/precious.txt" ] && [ -f "$A/${P}20000101-000000/manifest.json" ] &&
+        [ -f "$A/${P}20240101-000000/manifest.json" ] && [ -f "$A/${P}20240102-000000/manifest.json" ] &&
+        grep -q "^perfreport: --keep: nothing removed: other users can write in \. (owner uid $(id -u nobody)" "$TMPD/user.err"; then
+        ok keep_refused_where_others_write
+    else
+        not_ok keep_refused_where_others_write "$(ls "$A" | tr '\n' ' '); $(head -c 300 "$TMPD/user.err")"
+    fi
+else
+    skip keep_refused_where_others_write "no user nobody or setpriv"
+fi
+
+# --- the order is the bundles' own: in a directory only root writes, names
+# that disagree with the time the bundles recorded (copies renamed by hand)
+O=$TMPD/order && mkdir "$O"
+stamp() { # NAME ISO: a copy of a real bundle named NAME, recorded at ISO
+    cp -a "$D/$new2" "$O/$1"
+    python3 - "$O/$1/manifest.json" "$2" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1])); m["window"]["start"] = sys.argv[2]
+json.dump(m, open(sys.argv[1], "w"))
+PY
+}
+stamp "${P}20200101-000000" 2021-03-01T00:00:00Z   # recorded last, oldest name
+stamp "${P}20200102-000000" 2021-01-01T00:00:00Z
+stamp "${P}20200103-000000" 2021-02-01T00:00:00Z   # newest name
+(cd "$O" && "$BIN" -d 1 -q --keep 2) 2>"$TMPD/order.err"
+if [ -d "$O/${P}20200101-000000" ] && [ ! -e "$O/${P}20200102-000000" ] &&
+    [ ! -e "$O/${P}20200103-000000" ] && [ "$(ls "$O" | wc -l)" = 2 ]; then
+    ok keep_orders_by_recorded_time
+else
+    not_ok keep_orders_by_recorded_time "$(ls "$O" | tr '\n' ' '); $(head -c 300 "$TMPD/order.err")"
+fi
+
+# --- many names like old bundles that are not (3,000 empty directories):
+# a few lines on stderr and a count, not one line each
+J=$TMPD/junk && mkdir "$J"
+python3 - "$J" "$P" <<'PY'
+import os, sys
+d, p = sys.argv[1:3]
+for i in range(3000):
+    os.mkdir(os.path.join(d, "%s2019%04d-000000" % (p, 101 + i % 1200)) + ("" if i < 1200 else ".%d" % (1 + i // 1200)))
+PY
+(cd "$J" && "$BIN" -d 1 -q --keep 1) 2>"$TMPD/junk.err"
+lines=$(grep -c '^perfreport: --keep: ' "$TMPD/junk.err")
+if [ "$lines" -le 11 ] &&
+    grep -q "^perfreport: --keep: and 2990 more names like old bundles in \. were left alone" "$TMPD/junk.err"; then
+    ok keep_junk_says_a_count
+else
+    not_ok keep_junk_says_a_count "$lines lines: $(tail -c 300 "$TMPD/junk.err")"
+fi

@@ -1,0 +1,158 @@
+/* See caller.h. */
+#include "caller.h"
+#include "xalloc.h"
+#include <errno.h>
+#include <grp.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define MAX_GROUPS 4096
+
+static struct caller g_caller;
+static bool g_have;
+
+/* What one thread gave up in caller_enter, given back by caller_leave. */
+static _Thread_local int t_depth;
+static _Thread_local uid_t t_fsuid;
+static _Thread_local gid_t t_fsgid;
+static _Thread_local gid_t *t_groups; /* owned while depth > 0 */
+static _Thread_local int t_ngroups;
+
+bool parse_user_id(const char *s, unsigned long *out)
+{
+    char *end;
+    if (!s || *s < '0' || *s > '9')
+        return false;
+    errno = 0;
+    unsigned long v = strtoul(s, &end, 10);
+    if (errno || *end || v >= (unsigned long)UINT_MAX)
+        return false;
+    *out = v;
+    return true;
+}
+
+int user_groups(const char *name, gid_t gid, gid_t **out)
+{
+    int ng = 64;
+    gid_t *g = xcalloc((size_t)ng, sizeof *g);
+    if (name) {
+        while (getgrouplist(name, gid, g, &ng) < 0) {
+            if (ng <= 64 || ng > MAX_GROUPS) {
+                ng = 0;
+                break;
+            }
+            free(g);
+            g = xcalloc((size_t)ng, sizeof *g);
+        }
+    } else {
+        ng = 0;
+    }
+    if (ng == 0) {
+        ng = 1;
+        g[0] = gid;
+    }
+    *out = g;
+    return ng;
+}
+
+void caller_init(void)
+{
+    unsigned long uid, gid;
+    if (g_have || geteuid() != 0 || !parse_user_id(getenv("SUDO_UID"), &uid) || uid == 0)
+        return;
+    struct passwd *pw = getpwuid((uid_t)uid);
+    g_caller.uid = (uid_t)uid;
+    g_caller.gid = parse_user_id(getenv("SUDO_GID"), &gid) ? (gid_t)gid
+                   : pw                               ? pw->pw_gid
+                                                      : (gid_t)uid;
+    if (pw) {
+        g_caller.name = xstrdup(pw->pw_name);
+        g_caller.home = xstrdup(pw->pw_dir);
+    }
+    g_caller.ngroups = user_groups(g_caller.name, g_caller.gid, &g_caller.groups);
+    g_have = true;
+}
+
+const struct caller *caller_get(void) { return g_have ? &g_caller : NULL; }
+
+/* setfsuid and setfsgid return the previous id whatever happens; asking
+ * again with an invalid id (-1) tells the current one. */
+static uid_t cur_fsuid(void) { return (uid_t)syscall(SYS_setfsuid, (uid_t)-1); }
+static gid_t cur_fsgid(void) { return (gid_t)syscall(SYS_setfsgid, (gid_t)-1); }
+
+uid_t fs_uid(void) { return cur_fsuid(); }
+
+/* Back to the saved identity: the uid first, which brings back the
+ * filesystem capabilities that setting a non-zero fsuid took away. */
+static void restore(void)
+{
+    (void)syscall(SYS_setfsuid, t_fsuid);
+    (void)syscall(SYS_setfsgid, t_fsgid);
+    (void)syscall(SYS_setgroups, (size_t)t_ngroups, t_groups);
+    free(t_groups);
+    t_groups = NULL;
+}
+
+int caller_enter(void)
+{
+    if (!g_have)
+        return 0;
+    if (t_depth > 0) {
+        t_depth++;
+        return 0;
+    }
+    int n = getgroups(0, NULL);
+    if (n < 0)
+        return -errno;
+    t_groups = xcalloc((size_t)n + 1, sizeof *t_groups);
+    t_ngroups = getgroups(n, t_groups);
+    t_fsuid = cur_fsuid();
+    t_fsgid = cur_fsgid();
+    if (t_ngroups < 0) {
+        int e = errno;
+        free(t_groups);
+        t_groups = NULL;
+        return -e;
+    }
+    /* Groups first: with the caller's fsuid but root's groups (group 0
+     * among them) the thread would have rights the caller has not. */
+    if (syscall(SYS_setgroups, (size_t)g_caller.ngroups, g_caller.groups) != 0) {
+        int e = errno;
+        free(t_groups);
+        t_groups = NULL;
+        return -e;
+    }
+    (void)syscall(SYS_setfsgid, g_caller.gid);
+    (void)syscall(SYS_setfsuid, g_caller.uid);
+    if (cur_fsgid() != g_caller.gid || cur_fsuid() != g_caller.uid) {
+        restore();
+        return -EPERM;
+    }
+    t_depth = 1;
+    return 0;
+}
+
+void caller_leave(void)
+{
+    if (!g_have || t_depth == 0)
+        return;
+    if (--t_depth == 0)
+        restore();
+}
+
+int caller_become(void)
+{
+    if (!g_have)
+        return 0;
+    if (setgroups((size_t)g_caller.ngroups, g_caller.groups) != 0 || setgid(g_caller.gid) != 0 ||
+        setuid(g_caller.uid) != 0)
+        return -errno;
+    /* root must be gone for good, not just for now */
+    if (setuid(0) == 0 || geteuid() != g_caller.uid)
+        return -EPERM;
+    return 0;
+}
