@@ -1,14 +1,16 @@
-/* Per-process collector: /proc/PID/{stat,statm,cmdline,limits,fd,wchan}.
+/* Per-process collector: /proc/PID/{stat,statm,cmdline,limits,fd}.
  *
  * start() and stop() take a full snapshot of every process; CPU and fd growth
  * are deltas between the two, matched on (pid, starttime) so a recycled pid
  * is never mistaken for the process that had it before.  tick() only re-reads
- * /proc/PID/stat to count D-state and zombie processes, reusing one buffer.
+ * /proc/PID/stat, reusing one buffer: its state follows the tasks in D state
+ * (dstate.c).
  *
  * Processes appear and vanish while we read them, and their names are chosen
  * by whoever started them: every read may fail (the process is then skipped
  * and counted in proc.skipped) and every string is stored as raw bytes. */
 #include "procs.h"
+#include "dstate.h"
 #include "model/model.h"
 #include "model/names.h"
 #include "util/hostfs.h"
@@ -30,9 +32,6 @@
 #define TOP_CPU_ROWS 15
 #define TOP_MEM_ROWS 10
 #define TOP_FD_ROWS 10
-#define DSTATE_ROWS 50
-#define DSTATE_TRACK_MAX 4096 /* distinct D-state processes remembered */
-#define WCHAN_MAX 63
 
 /* ---------------------------------------------------------------- parsers */
 
@@ -276,14 +275,6 @@ struct snapshot {
     size_t zombies, dstate;
 };
 
-struct dentry {
-    int pid;
-    uint64_t starttime;
-    unsigned ticks;
-    char comm[PROC_COMM_MAX + 1];
-    char wchan[WCHAN_MAX + 1];
-};
-
 struct procs_state {
     long clk_tck;
     long page_size;
@@ -293,12 +284,10 @@ struct procs_state {
     bool redact;        /* secrets in cmdlines are replaced (default; --no-redact) */
     struct strbuf rbuf; /* redacted argv, reused */
     char cmd[PROC_CMDLINE_BYTES + 1];
-    struct dentry *d;
-    size_t nd, capd;
-    size_t d_untracked; /* D-state processes beyond DSTATE_TRACK_MAX */
+    struct dstate *ds;      /* tasks in D state, tick by tick */
     double dsum, dmax;
     size_t dticks;
-    struct series *s_dstate, *s_count;
+    struct series *s_dstate, *s_dtasks, *s_count;
 };
 
 static void snapshot_free(struct snapshot *s)
@@ -503,40 +492,10 @@ static int procs_start(struct collect_ctx *ctx, void **statep, char *err, size_t
     st->s_count = report_series(ctx->r, NM_PROC_COUNT, "Processes", "", "process");
     st->s_dstate =
         report_series(ctx->r, NM_PROC_DSTATE, "Processes in D state (uninterruptible)", "", "process");
+    st->s_dtasks = report_series(ctx->r, NM_PROC_DSTATE_TASKS,
+                                 "Tasks in D state (threads included)", "", "process");
+    st->ds = dstate_new();
     return 0;
-}
-
-static struct dentry *dentry_get(struct procs_state *st, const struct pid_stat *ps)
-{
-    for (size_t i = 0; i < st->nd; i++)
-        if (st->d[i].pid == ps->pid && st->d[i].starttime == ps->starttime)
-            return &st->d[i];
-    if (st->nd >= DSTATE_TRACK_MAX) {
-        st->d_untracked++;
-        return NULL;
-    }
-    xgrow(&st->d, &st->capd, st->nd + 1, sizeof *st->d);
-    struct dentry *e = &st->d[st->nd++];
-    memset(e, 0, sizeof *e);
-    e->pid = ps->pid;
-    e->starttime = ps->starttime;
-    memcpy(e->comm, ps->comm, sizeof e->comm);
-    return e;
-}
-
-static void note_wchan(struct procs_state *st, struct dentry *e)
-{
-    if (hostfs_readf(&st->buf, 256, "/proc/%d/wchan", e->pid) != 0)
-        return;
-    const char *w = st->buf.buf;
-    size_t l = strcspn(w, "\n");
-    /* "0" means running or unknown: keep the last real symbol we saw. */
-    if (l == 0 || (l == 1 && w[0] == '0'))
-        return;
-    if (l > WCHAN_MAX)
-        l = WCHAN_MAX;
-    memcpy(e->wchan, w, l);
-    e->wchan[l] = '\0';
 }
 
 static int procs_tick(struct collect_ctx *ctx, void *state)
@@ -548,6 +507,7 @@ static int procs_tick(struct collect_ctx *ctx, void *state)
     size_t count = 0, dcount = 0, seen = 0;
     struct dirent *de;
     struct pid_stat ps;
+    dstate_tick_begin(st->ds, collect_clock_s(ctx));
     while ((de = readdir(d)) != NULL) {
         int pid = parse_pid_name(de->d_name);
         if (pid <= 0 || seen++ >= g_scan_cap)
@@ -558,18 +518,14 @@ static int procs_tick(struct collect_ctx *ctx, void *state)
             continue;
         ps.pid = pid;
         count++;
-        if (ps.state != 'D')
-            continue;
-        dcount++;
-        struct dentry *e = dentry_get(st, &ps);
-        if (e) {
-            e->ticks++;
-            note_wchan(st, e);
-        }
+        dstate_process(st->ds, &ps);
+        dcount += ps.state == 'D';
     }
     closedir(d);
+    size_t dtasks = dstate_tick_end(st->ds);
     series_set(ctx->r, st->s_count, (double)count);
     series_set(ctx->r, st->s_dstate, (double)dcount);
+    series_set(ctx->r, st->s_dtasks, (double)dtasks);
     st->dsum += (double)dcount;
     if ((double)dcount > st->dmax)
         st->dmax = (double)dcount;
@@ -753,40 +709,6 @@ static void table_fd(struct report *r, struct pview **idx, size_t n)
     }
 }
 
-static int by_dticks(const void *a, const void *b)
-{
-    const struct dentry *x = a, *y = b;
-    if (x->ticks != y->ticks)
-        return x->ticks < y->ticks ? 1 : -1;
-    return (x->pid > y->pid) - (x->pid < y->pid);
-}
-
-static void table_dstate(struct report *r, struct procs_state *st)
-{
-    struct table *t =
-        report_table(r, NM_PROC_DSTATE, "Processes seen in D state (uninterruptible)", "process");
-    static const struct col_spec proc_dstate_cols[] = {
-        {"pid", "PID", "", 0},
-        {"comm", "Command", "", 0},
-        {"ticks_in_d", "Ticks in D", "", 0},
-        {"wchan", "Waiting in", "", 0},
-    };
-    table_add_cols(t, proc_dstate_cols, ARRAY_LEN(proc_dstate_cols));
-    if (st->nd)
-        qsort(st->d, st->nd, sizeof *st->d, by_dticks);
-    for (size_t i = 0; i < st->nd && i < DSTATE_ROWS; i++) {
-        size_t row = table_add_row(t);
-        table_set_num(t, row, "pid", st->d[i].pid);
-        table_set_str(t, row, "comm", st->d[i].comm);
-        table_set_num(t, row, "ticks_in_d", st->d[i].ticks);
-        table_set_str(t, row, "wchan", st->d[i].wchan);
-    }
-    if (st->nd == 0)
-        table_set_note(t, "No process was seen in D state at any tick.");
-    else if (st->nd > DSTATE_ROWS || st->d_untracked)
-        table_set_note(t, "Only the processes longest in D state are listed.");
-}
-
 static void table_target(struct report *r, struct procs_state *st, int pid, struct pview *v)
 {
     struct table *t = report_table(r, NM_PROC_TARGET, "Target process", "process");
@@ -900,7 +822,7 @@ static int procs_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     table_top_cpu(r, idx, np);
     table_top_mem(r, idx, np);
     table_fd(r, idx, np);
-    table_dstate(r, st);
+    dstate_to_model(st->ds, r);
     if (target > 0)
         table_target(r, st, target, tv);
 
@@ -949,7 +871,7 @@ static void procs_destroy(void *state)
     snapshot_free(&st->end);
     sb_free(&st->buf);
     sb_free(&st->rbuf);
-    free(st->d);
+    dstate_free(st->ds);
     free(st);
 }
 

@@ -318,12 +318,21 @@ TEST(procs_window_dstate_and_metrics)
     const struct table *d = report_find_table(r, "proc.dstate");
     REQUIRE(d && d->nrows == 2);
     CHECK_NUM(table_num(d, 0, "pid"), 101, 0);
+    CHECK_NUM(table_num(d, 0, "tid"), 101, 0);
     CHECK_STR(table_str(d, 0, "comm"), "line1\nline2");
+    CHECK(table_str(d, 0, "thread") == NULL); /* the main thread */
     CHECK_NUM(table_num(d, 0, "ticks_in_d"), 3, 0);
+    /* no schedstat in the fixture: three ticks in D in a row are one wait */
+    CHECK_NUM(table_num(d, 0, "stuck_ticks"), 3, 0);
+    CHECK_NUM(table_num(d, 0, "stuck_s"), 1.0, 1e-9);
+    CHECK_NUM(table_num(d, 0, "at_end"), 1, 0);
     CHECK_STR(table_str(d, 0, "wchan"), "io_schedule"); /* kept over later "0"/missing */
     CHECK_NUM(table_num(d, 1, "pid"), 111, 0);
     CHECK_NUM(table_num(d, 1, "ticks_in_d"), 1, 0);
+    CHECK(isnan(table_num(d, 1, "stuck_s")));
     CHECK_STR(table_str(d, 1, "wchan"), "folio_wait_bit_common");
+    CHECK_NUM(report_metric_value(r, "proc.dstate_tasks"), 2, 0);
+    CHECK_NUM(report_metric_value(r, "proc.dstate_stuck_tasks"), 1, 0);
 
     const struct series *sd = report_find_series(r, "proc.dstate");
     const struct series *sc = report_find_series(r, "proc.count");
