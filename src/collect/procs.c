@@ -4,13 +4,14 @@
  * are deltas between the two, matched on (pid, starttime) so a recycled pid
  * is never mistaken for the process that had it before.  tick() only re-reads
  * /proc/PID/stat, reusing one buffer: its state follows the tasks in D state
- * (dstate.c).
+ * (dstate.c) and its RSS each process's memory growth (rssgrowth.c).
  *
  * Processes appear and vanish while we read them, and their names are chosen
  * by whoever started them: every read may fail (the process is then skipped
  * and counted in proc.skipped) and every string is stored as raw bytes. */
 #include "procs.h"
 #include "dstate.h"
+#include "rssgrowth.h"
 #include "model/model.h"
 #include "model/names.h"
 #include "util/hostfs.h"
@@ -32,6 +33,7 @@
 #define TOP_CPU_ROWS 15
 #define TOP_MEM_ROWS 10
 #define TOP_FD_ROWS 10
+#define GROWTH_ROWS 10
 
 /* ---------------------------------------------------------------- parsers */
 
@@ -153,12 +155,15 @@ int proc_parse_stat(const char *text, size_t len, struct pid_stat *out)
     return 0;
 }
 
-int proc_parse_statm(const char *text, size_t len, uint64_t *resident_pages)
+int proc_parse_statm(const char *text, size_t len, uint64_t *resident_pages,
+                     uint64_t *shared_pages)
 {
     const char *p = text, *end = text + len;
-    uint64_t size;
+    uint64_t size, shared;
     if (!next_u64(&p, end, &size) || !next_u64(&p, end, resident_pages))
         return -EINVAL;
+    if (shared_pages)
+        *shared_pages = next_u64(&p, end, &shared) ? shared : UINT64_MAX;
     return 0;
 }
 
@@ -256,6 +261,7 @@ struct pinfo {
     uint64_t utime, stime;
     long threads;
     uint64_t rss_kib;
+    uint64_t shared_kib; /* file-backed and shared memory of the RSS; UINT64_MAX = unknown */
     long fds;          /* -1 = unknown (EACCES, not a directory...) */
     uint64_t fd_limit; /* 0 = unknown, UINT64_MAX = unlimited */
     size_t cmd_off;    /* into snapshot.arena */
@@ -285,6 +291,7 @@ struct procs_state {
     struct strbuf rbuf; /* redacted argv, reused */
     char cmd[PROC_CMDLINE_BYTES + 1];
     struct dstate *ds;      /* tasks in D state, tick by tick */
+    struct rssgrowth *grow; /* each process's RSS, tick by tick */
     double dsum, dmax;
     size_t dticks;
     struct series *s_dstate, *s_dtasks, *s_count;
@@ -345,17 +352,21 @@ static int read_full(struct procs_state *st, struct snapshot *snap, int pid, str
     pi->fds = -1;
     uint64_t page_kib = (uint64_t)st->page_size / 1024;
     pi->rss_kib = ps.rss_pages > 0 ? (uint64_t)ps.rss_pages * page_kib : 0;
+    pi->shared_kib = UINT64_MAX;
 
     if (ps.state == 'Z') {
         /* A zombie has no memory, files or argv left to read. */
         proc_format_cmdline("", 0, pi->comm, st->cmd);
     } else {
         rc = hostfs_readf(&st->buf, 4096, "/proc/%d/statm", pid);
-        uint64_t resident;
+        uint64_t resident, shared;
         if (vanished(rc))
             return rc;
-        if (rc == 0 && proc_parse_statm(st->buf.buf, st->buf.len, &resident) == 0)
+        if (rc == 0 && proc_parse_statm(st->buf.buf, st->buf.len, &resident, &shared) == 0) {
             pi->rss_kib = resident * page_kib;
+            if (shared != UINT64_MAX)
+                pi->shared_kib = shared * page_kib;
+        }
 
         rc = hostfs_readf(&st->buf, PROC_CMDLINE_READ, "/proc/%d/cmdline", pid);
         if (vanished(rc))
@@ -495,6 +506,7 @@ static int procs_start(struct collect_ctx *ctx, void **statep, char *err, size_t
     st->s_dtasks = report_series(ctx->r, NM_PROC_DSTATE_TASKS,
                                  "Tasks in D state (threads included)", "", "process");
     st->ds = dstate_new();
+    st->grow = rssgrowth_new(ctx->cfg ? ctx->cfg->window_s : 0);
     return 0;
 }
 
@@ -507,7 +519,10 @@ static int procs_tick(struct collect_ctx *ctx, void *state)
     size_t count = 0, dcount = 0, seen = 0;
     struct dirent *de;
     struct pid_stat ps;
+    uint64_t page_kib = (uint64_t)st->page_size / 1024;
+    bool self_real = hostfs_is_real();
     dstate_tick_begin(st->ds, collect_clock_s(ctx));
+    rssgrowth_tick(st->grow, ctx->now_s);
     while ((de = readdir(d)) != NULL) {
         int pid = parse_pid_name(de->d_name);
         if (pid <= 0 || seen++ >= g_scan_cap)
@@ -519,6 +534,9 @@ static int procs_tick(struct collect_ctx *ctx, void *state)
         ps.pid = pid;
         count++;
         dstate_process(st->ds, &ps);
+        /* our own memory grows by design while the window runs (maps, buffers) */
+        if (ps.rss_pages > 0 && ps.state != 'Z' && !(self_real && pid == getpid()))
+            rssgrowth_observe(st->grow, pid, ps.starttime, (uint64_t)ps.rss_pages * page_kib);
         dcount += ps.state == 'D';
     }
     closedir(d);
@@ -709,6 +727,81 @@ static void table_fd(struct report *r, struct pview **idx, size_t n)
     }
 }
 
+/* Anonymous (not file-backed) RSS of a snapshot's process: what reclaim
+ * cannot take back; -1 when statm gave no shared figure. */
+static double anon_kib(const struct pinfo *p)
+{
+    if (!p || p->shared_kib == UINT64_MAX)
+        return -1;
+    return p->rss_kib > p->shared_kib ? (double)(p->rss_kib - p->shared_kib) : 0;
+}
+
+/* The snapshot's entry of this very process (pid and starttime), or NULL. */
+static const struct pinfo *same_proc(const struct snapshot *s, int pid, uint64_t starttime)
+{
+    const struct pinfo *p = snapshot_find(s, pid);
+    return p && p->starttime == starttime ? p : NULL;
+}
+
+/* Processes whose resident memory grew over the window, fastest first. */
+static void table_growth(struct report *r, struct procs_state *st)
+{
+    struct table *t = report_table(r, NM_MEMORY_GROWTH, "Processes whose memory grew", "memory");
+    static const struct col_spec cols[] = {
+        {"pid", "PID", "", 0},
+        {"comm", "Command", "", 0},
+        {"rss_start_kib", "RSS first", "KiB", 0},
+        {"rss_end_kib", "RSS last", "KiB", 0},
+        {"growth_kib", "Growth", "KiB", 0},
+        {"slope_kib_per_s", "Slope", "KiB/s", 0},
+        {"rise_pct", "Rising intervals", "%", 0},
+        {"min_third_pct", "Smallest third", "%", 0},
+        {"anon_growth_kib", "Anonymous growth", "KiB", 0},
+        {"span_s", "Over", "s", 1},
+        {"cmdline", "Command line", "", 0},
+    };
+    table_add_cols(t, cols, ARRAY_LEN(cols));
+    struct rssgrowth_result res[GROWTH_ROWS];
+    size_t n = rssgrowth_results(st->grow, res, GROWTH_ROWS);
+    for (size_t i = 0; i < n; i++) {
+        const struct rssgrowth_result *g = &res[i];
+        /* one page more or less is not growth worth a row */
+        if (!g->alive_at_end || g->growth_kib < 1024)
+            continue;
+        const struct pinfo *e = same_proc(&st->end, g->pid, g->starttime);
+        const struct pinfo *s0 = same_proc(&st->start, g->pid, g->starttime);
+        size_t row = table_add_row(t);
+        table_set_num(t, row, "pid", g->pid);
+        table_set_str(t, row, "comm", e ? e->comm : "?");
+        table_set_num(t, row, "rss_start_kib", g->first_kib);
+        table_set_num(t, row, "rss_end_kib", g->last_kib);
+        table_set_num(t, row, "growth_kib", g->growth_kib);
+        table_set_num(t, row, "slope_kib_per_s", g->slope_kib_per_s);
+        table_set_num(t, row, "rise_pct", g->rise_pct);
+        double mn = NAN;
+        for (int k = 0; k < 3; k++)
+            if (!isnan(g->third_pct[k]) && (isnan(mn) || g->third_pct[k] < mn))
+                mn = g->third_pct[k];
+        set_opt(t, row, "min_third_pct", mn);
+        /* between the two full scans, which bracket the ticks */
+        double a0 = anon_kib(s0), a1 = anon_kib(e);
+        if (a0 >= 0 && a1 >= 0)
+            table_set_num(t, row, "anon_growth_kib", a1 - a0);
+        table_set_num(t, row, "span_s", g->span_s);
+        if (e)
+            table_set_str(t, row, "cmdline", st->end.arena.buf + e->cmd_off);
+    }
+    struct strbuf note = STRBUF_INIT;
+    if (t->nrows == 0)
+        sb_add(&note, "No process's resident memory grew by 1 MiB or more during the window.");
+    if (rssgrowth_untracked(st->grow))
+        sb_addf(&note, "%sProcesses beyond the first %d were not followed.", note.len ? " " : "",
+                RSSGROWTH_TRACK_MAX);
+    if (note.len)
+        table_set_note(t, sb_str(&note));
+    sb_free(&note);
+}
+
 static void table_target(struct report *r, struct procs_state *st, int pid, struct pview *v)
 {
     struct table *t = report_table(r, NM_PROC_TARGET, "Target process", "process");
@@ -823,6 +916,7 @@ static int procs_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     table_top_mem(r, idx, np);
     table_fd(r, idx, np);
     dstate_to_model(st->ds, r);
+    table_growth(r, st);
     if (target > 0)
         table_target(r, st, target, tv);
 
@@ -872,6 +966,7 @@ static void procs_destroy(void *state)
     sb_free(&st->buf);
     sb_free(&st->rbuf);
     dstate_free(st->ds);
+    rssgrowth_free(st->grow);
     free(st);
 }
 
