@@ -152,6 +152,7 @@ static const struct rule rules[] = {
      "a built-in or a long-lived worker, or batch the calls (xargs -n, one process for "
      "many items).",
      rule_process_churn},
+    {"proc.uninterruptible", "process", NULL, rule_proc_uninterruptible}, /* advice per mount kind */
     {"cpu.hotspot", "cpu",
      "One function dominates the CPU: a hot loop. Open the CPU flame graph, follow the "
      "widest tower to the callers of this function and reduce how often it runs or how "

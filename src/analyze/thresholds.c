@@ -115,6 +115,12 @@ static const struct thr_def defaults[] = {
     /* One new descriptor per second held for the whole window is a leak
      * pattern; ten per second exhausts a 65k limit within two hours. */
     {"fd.growth_per_min", "Process file descriptor growth", "/min", 60, 600, false},
+    /* A task in uninterruptible sleep (D) cannot even be killed.  A disk I/O
+     * keeps it there for milliseconds, a saturated disk for some hundreds;
+     * one wait of seconds means what it waits for does not answer (a hung
+     * mount, a dead device).  The longest single wait seen, from tick to
+     * tick: a lower bound.  Stuck through the whole window is critical too. */
+    {"proc.dstate_wait_s", "Longest single uninterruptible (D) wait of a task", "s", 2, 10, false},
     /* Run-queue latency p99 (BPF runqlat): an idle host stays below 100 us; 5 ms
      * is a whole scheduler slice of waiting in 1 of 100 wakeups, which
      * interactive and request/response work notices; 20 ms means tasks
