@@ -109,6 +109,12 @@ static const struct thr_def defaults[] = {
      * is 0.2 % of a CPU in the allocator alone, 200k/s 2 % plus its cache
      * misses; traced, the rate is lower than untraced. */
     {"alloc.calls_per_s", "Allocation calls (traced)", "/s", 20000, 200000, false},
+    /* A process's resident memory growing steadily (see memory.growth): how
+     * soon it would take all the memory available at its slope.  Within the
+     * hour someone must act today; within ten minutes the OOM killer comes
+     * before anyone can. */
+    {"memory.growth_exhaust_min", "Time until a steadily growing process takes the available "
+                                  "memory", "min", 60, 10, true},
     /* Near the limit, the next burst fails with EMFILE/ENFILE. */
     {"fd.pct", "Process file descriptors of its limit", "%", 70, 90, false},
     {"fd.system_pct", "System file handles of fs.file-max", "%", 70, 90, false},

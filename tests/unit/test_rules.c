@@ -260,6 +260,30 @@ static void set_dstate(struct report *r, const char *col, double v)
     table_set_str(t, i, "devno", "0:60");
 }
 
+/* A process growing steadily at the slope that exhausts 3600 MiB available
+ * in v minutes, over a 30 s window. */
+static void set_growth(struct report *r, const char *name, double v)
+{
+    (void)name;
+    static const char *const c[] = {"pid", "comm", "rss_start_kib", "rss_end_kib", "growth_kib",
+                                    "slope_kib_per_s", "rise_pct", "min_third_pct",
+                                    "anon_growth_kib", "span_s", NULL};
+    m(r, "mem.available_kib", 3600 * 1024);
+    struct table *t = cols(r, "memory.growth", c);
+    double slope = 3600.0 * 1024 / (v * 60);
+    size_t i = table_add_row(t);
+    table_set_num(t, i, "pid", 4243);
+    table_set_str(t, i, "comm", "leaky");
+    table_set_num(t, i, "rss_start_kib", 100000);
+    table_set_num(t, i, "rss_end_kib", 100000 + slope * 30);
+    table_set_num(t, i, "growth_kib", slope * 30);
+    table_set_num(t, i, "slope_kib_per_s", slope);
+    table_set_num(t, i, "rise_pct", 100);
+    table_set_num(t, i, "min_third_pct", 30);
+    table_set_num(t, i, "anon_growth_kib", slope * 30);
+    table_set_num(t, i, "span_s", 30);
+}
+
 struct bcase {
     const char *name;
     void (*set)(struct report *, const char *, double);
@@ -294,6 +318,7 @@ static const struct bcase bcases[] = {
      SEV_WARNING},
     {"alloc.calls_per_s", set_metric, "memory.alloc_rate", 19999, 20000, 200000, SEV_WARNING},
     {"stuck_s", set_dstate, "proc.uninterruptible", 1.99, 2, 10, SEV_WARNING},
+    {"memory.growth_exhaust_min", set_growth, "memory.growth", 60.1, 60, 10, SEV_WARNING},
 };
 
 static struct report *run_with(const struct bcase *c, double v)

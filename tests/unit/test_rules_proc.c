@@ -1,6 +1,6 @@
 /* The rules over the procs collector's per-tick tables: tasks hung in D
- * state (proc.uninterruptible), on synthetic models; their boundaries are
- * rows of test_rules.c's table. */
+ * state (proc.uninterruptible) and steady memory growth (memory.growth), on
+ * synthetic models; their boundaries are rows of test_rules.c's table. */
 #include "harness.h"
 #include "rule_util.h"
 #include "../../src/analyze/analyze.h"
@@ -191,5 +191,122 @@ TEST(rules_dstate_on_a_saturated_disk_is_part_of_its_story)
     CHECK_CONTAINS(f->title, "on /data (xfs, vdb)");
     CHECK_CONTAINS(f->recommendation, "does not complete I/O");
     CHECK(report_find_finding(r, "disk.saturation") != NULL);
+    report_free(r);
+}
+
+/* ---- memory.growth ---- */
+
+static const char *const gcols[] = {"pid", "comm", "rss_start_kib", "rss_end_kib", "growth_kib",
+                                    "slope_kib_per_s", "rise_pct", "min_third_pct",
+                                    "anon_growth_kib", "span_s", NULL};
+
+static void grower(struct report *r, double pid, const char *comm, double slope, double rise,
+                   double third, double anon_share, double secs)
+{
+    struct table *t = report_find_table(r, "memory.growth");
+    if (!t) {
+        t = report_table(r, "memory.growth", "growth", "memory");
+        for (const char *const *c = gcols; *c; c++)
+            table_add_col(t, *c, *c, "", 0);
+    }
+    size_t i = table_add_row(t);
+    table_set_num(t, i, "pid", pid);
+    table_set_str(t, i, "comm", comm);
+    table_set_num(t, i, "rss_start_kib", 50000);
+    table_set_num(t, i, "rss_end_kib", 50000 + slope * secs);
+    table_set_num(t, i, "growth_kib", slope * secs);
+    table_set_num(t, i, "slope_kib_per_s", slope);
+    table_set_num(t, i, "rise_pct", rise);
+    if (!isnan(third))
+        table_set_num(t, i, "min_third_pct", third);
+    if (!isnan(anon_share))
+        table_set_num(t, i, "anon_growth_kib", anon_share * slope * secs);
+    table_set_num(t, i, "span_s", secs);
+}
+
+/* 3 GiB available: 20 MiB/s takes it in 2.56 min (critical). */
+TEST(rules_growth_steady_leak_names_process_rate_and_time)
+{
+    struct report *r = host();
+    grower(r, 42, "leaky", 20480, 100, 31, 0.98, 5);
+    grower(r, 43, "slow", 600, 90, 30, 1, 60); /* 36 MiB over a minute: 87 min */
+    analyze_run(r);
+    const struct finding *f = report_find_finding(r, "memory.growth");
+    REQUIRE(f);
+    CHECK(f->sev == SEV_CRITICAL);
+    CHECK_STR(f->culprit, "leaky (pid 42)");
+    CHECK_STR(f->title, "Memory of leaky (pid 42) grows steadily by 20 MiB/s: the 3 GiB "
+                        "available runs out in about 2.56 min at this rate");
+    CHECK(evidence_has(r, "memory.growth", "2.56 min ≤ 10 min (critical)"));
+    CHECK(evidence_has(r, "memory.growth", "Resident memory 48.8 MiB -> 149 MiB in 5.0 s"));
+    CHECK(evidence_has(r, "memory.growth", "rose in 100% of the intervals (steady growth; 70% "
+                                           "needed)"));
+    CHECK(evidence_has(r, "memory.growth", "1 other process also grew steadily"));
+    CHECK_CONTAINS(f->recommendation, "perfreport -p 42 -d 60");
+    report_free(r);
+
+    /* the available memory's low point counts, not the window's average */
+    r = host();
+    metric(r, "mem.available_pct_min", 12.5); /* 512 MiB of 4 GiB */
+    grower(r, 44, "app", 1024, 95, 30, NAN, 30);
+    analyze_run(r);
+    f = report_find_finding(r, "memory.growth");
+    REQUIRE(f);
+    CHECK(f->sev == SEV_CRITICAL);
+    CHECK_CONTAINS(f->title, "the 512 MiB available runs out in about 8.53 min");
+    report_free(r);
+}
+
+TEST(rules_growth_needs_steady_anonymous_growth_in_every_third)
+{
+    /* each line is quiet for one reason, next to its boundary that fires */
+    static const struct {
+        double slope, rise, third, anon, secs;
+        bool fires;
+    } c[] = {
+        {20480, 69.9, 30, 1, 5, false},  /* rising in too few intervals */
+        {20480, 70, 30, 1, 5, true},
+        {20480, 100, 14.9, 1, 5, false}, /* a third without its share: warm-up or a step */
+        {20480, 100, 15, 1, 5, true},
+        {20480, 100, NAN, 1, 5, false},  /* window unknown: a plateau cannot be told */
+        {20480, 100, 30, 0.49, 5, false}, /* mostly file cache */
+        {20480, 100, 30, 0.5, 5, true},
+        {20480, 100, 30, NAN, 5, true},  /* missed by the start scan: no anonymous figure */
+        {3276.7, 100, 30, 1, 5, false},  /* 15.99 MiB in all: a few MiB are no trend */
+        {3276.8, 100, 30, 1, 5, true},
+    };
+    for (size_t k = 0; k < sizeof c / sizeof c[0]; k++) {
+        struct report *r = host();
+        metric(r, "mem.available_kib", 64 << 10); /* so that any rate here is harmful */
+        grower(r, 42, "app", c[k].slope, c[k].rise, c[k].third, c[k].anon, c[k].secs);
+        analyze_run(r);
+        bool got = report_find_finding(r, "memory.growth") != NULL;
+        if (got != c[k].fires)
+            test_fail(__FILE__, __LINE__, "case %zu: memory.growth %s", k,
+                      got ? "fired" : "stayed quiet");
+        report_free(r);
+    }
+}
+
+TEST(rules_growth_explains_the_memory_pressure_it_causes)
+{
+    struct report *r = host();
+    metric(r, "mem.available_kib", 600 << 10);
+    metric(r, "mem.available_pct", 14.6);
+    static const char *const pc[] = {"pid", "comm", "rss_kib", NULL};
+    struct table *tm = report_table(r, "proc.top_mem", "top mem", "process");
+    for (const char *const *k = pc; *k; k++)
+        table_add_col(tm, *k, *k, "", 0);
+    size_t i = table_add_row(tm);
+    table_set_num(tm, i, "pid", 42);
+    table_set_str(tm, i, "comm", "leaky");
+    table_set_num(tm, i, "rss_kib", 3 << 20);
+    grower(r, 42, "leaky", 4096, 100, 30, 1, 30);
+    analyze_run(r);
+    CHECK(report_find_finding(r, "memory.pressure") == NULL);
+    const struct finding *f = report_find_finding(r, "memory.growth");
+    REQUIRE(f);
+    CHECK(r->findings == f);
+    CHECK(evidence_has(r, "memory.growth", "Also seen, explained by this (memory.pressure)"));
     report_free(r);
 }
