@@ -172,11 +172,16 @@ TEST(rules_dstate_on_a_saturated_disk_is_part_of_its_story)
     struct report *r = host();
     saturated_disk(r, "vda");
     task(r, 700, 700, "postgres", 4, 9, "ext4", "local", "/var/lib", "ext4", "253:1", "vda");
+    task(r, 700, 701, "postgres", NAN, 8, NULL, NULL, NULL, NULL, NULL, NULL);
+    task(r, 800, 800, "cp", NAN, 2, NULL, NULL, NULL, NULL, NULL, NULL);
     analyze_run(r);
     CHECK(report_find_finding(r, "proc.uninterruptible") == NULL);
     const struct finding *d = report_find_finding(r, "disk.saturation");
     REQUIRE(d);
     CHECK(evidence_has(r, "disk.saturation", "Also seen, explained by this (proc.uninterruptible)"));
+    /* the disk's own list of tasks in D names a process once, not per thread */
+    CHECK(evidence_has(r, "disk.saturation", "(uninterruptible, usually I/O): postgres (pid 700) in "
+                                             "9 samples, cp (pid 800) in 2 samples"));
     CHECK_CONTAINS(d->title, "vda");
     report_free(r);
 
