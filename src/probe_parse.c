@@ -60,9 +60,15 @@ bool mountinfo_next(const char **cursor, struct mountinfo_entry *e)
         const char *q = p;
         q = take_field(q, eol, skip, sizeof skip); /* id */
         q = take_field(q, eol, skip, sizeof skip); /* parent */
-        q = take_field(q, eol, skip, sizeof skip); /* maj:min */
+        q = take_field(q, eol, e->devno, sizeof e->devno);
         q = take_field(q, eol, e->root, sizeof e->root);
+        const char *mp = q;
+        while (mp < eol && *mp == ' ')
+            mp++;
         q = take_field(q, eol, e->mountpoint, sizeof e->mountpoint);
+        /* escapes shrink a field, so only a full buffer can have been cut */
+        e->mountpoint_cut = strlen(e->mountpoint) == sizeof e->mountpoint - 1 &&
+                            (size_t)(q - mp) > sizeof e->mountpoint - 1;
         q = take_field(q, eol, skip, sizeof skip); /* options */
         bool sep = false;
         while (q < eol) {

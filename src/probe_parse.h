@@ -17,8 +17,10 @@ int probe_parse_capeff(const char *status, uint64_t *capeff);
 
 /* One line of /proc/PID/mountinfo, octal escapes in paths undone. */
 struct mountinfo_entry {
+    char devno[24]; /* "MAJOR:MINOR" of the file system (st_dev) */
     char root[256];
     char mountpoint[256];
+    bool mountpoint_cut; /* longer than the buffer: a prefix, not the path */
     char fstype[64];
     char source[128];
     char superopts[256];

@@ -146,6 +146,8 @@ RULE(rule_process_churn);
 RULE(rule_offcpu_wait);
 RULE(rule_lock_contention);
 RULE(rule_dns_latency);
+RULE(rule_proc_uninterruptible);
+RULE(rule_memory_growth);
 #undef RULE
 
 #endif

@@ -76,6 +76,12 @@ static const struct fold {
     {"memory.pressure", "memory.oom", false},    /* the OOM is where pressure ended */
     {"cgroup.memory_limit", "memory.oom", true}, /* the OOM-killed cgroup was at its limit */
     {"disk.latency", "disk.saturation", true},   /* a full queue makes each I/O wait */
+    /* tasks stuck in D on a saturated disk's file system wait for that disk */
+    {"proc.uninterruptible", "disk.saturation", true},
+    /* a process growing steadily is what takes the available memory */
+    {"memory.pressure", "memory.growth", true},
+    /* the allocation profile (-p) names the growing process's leaking stack */
+    {"memory.growth", "memory.leak_suspect", true},
     {"fd.growth", "fd.exhaustion", true},        /* the leak is what fills the table */
     /* many short-lived processes are the busy CPUs' load (a build, a loop) */
     {"process.churn", "cpu.saturation", false},

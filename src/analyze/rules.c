@@ -109,6 +109,15 @@ static const struct rule rules[] = {
      "Confirm over a longer window (-d 60), then with valgrind --leak-check or "
      "heaptrack on a test run.",
      rule_alloc_leak},
+    {"memory.growth", "memory",
+     "A process whose resident memory rises in every part of the window is leaking or filling "
+     "a cache or queue without a bound. See what grows (grep -e Rss -e Anon "
+     "/proc/PID/smaps_rollup: anonymous heap or shared memory), then where it is allocated: "
+     "perfreport -p PID -d 60 shows the bytes not freed by call stack (or heaptrack, valgrind "
+     "on a test run). Bound the cache or queue, fix the missing free, or cap the service "
+     "(MemoryMax=, a cgroup memory limit) so that it cannot take the host down; a restart only "
+     "buys time.",
+     rule_memory_growth},
     {"memory.alloc_rate", "memory",
      "Each malloc/free costs tens to hundreds of nanoseconds and touches allocator locks "
      "and caches. Reuse buffers, allocate once per batch instead of per item, use an "
@@ -152,6 +161,7 @@ static const struct rule rules[] = {
      "a built-in or a long-lived worker, or batch the calls (xargs -n, one process for "
      "many items).",
      rule_process_churn},
+    {"proc.uninterruptible", "process", NULL, rule_proc_uninterruptible}, /* advice per mount kind */
     {"cpu.hotspot", "cpu",
      "One function dominates the CPU: a hot loop. Open the CPU flame graph, follow the "
      "widest tower to the callers of this function and reduce how often it runs or how "

@@ -27,16 +27,26 @@ static struct sig disk_await_sig(const struct report *r, const struct table *d, 
 static void evidence_dstate(struct finding *f, const struct report *r)
 {
     const struct table *ds = report_find_table(r, NM_PROC_DSTATE);
-    size_t idx[3];
-    size_t n = top_rows(ds, "ticks_in_d", idx, 3);
+    size_t idx[16];
+    size_t n = top_rows(ds, "ticks_in_d", idx, 16);
     if (!n)
         return;
     struct strbuf sb = STRBUF_INIT;
     sb_add(&sb, "Processes seen waiting in D state (uninterruptible, usually I/O): ");
-    for (size_t i = 0; i < n; i++) {
+    /* a row per task: a process's threads are named once, by its busiest */
+    double named[3];
+    size_t nn = 0;
+    for (size_t i = 0; i < n && nn < 3; i++) {
+        double pid = table_num(ds, idx[i], "pid");
+        bool dup = false;
+        for (size_t k = 0; k < nn; k++)
+            dup = dup || named[k] == pid;
+        if (dup)
+            continue;
         char lab[128];
         proc_label(ds, idx[i], lab, sizeof lab);
-        sb_addf(&sb, "%s%s in %.0f samples", i ? ", " : "", lab, table_num(ds, idx[i], "ticks_in_d"));
+        sb_addf(&sb, "%s%s in %.0f samples", nn ? ", " : "", lab, table_num(ds, idx[i], "ticks_in_d"));
+        named[nn++] = pid;
     }
     finding_evidence(f, "%s", sb_str(&sb));
     sb_free(&sb);

@@ -290,3 +290,99 @@ void rule_memory_oom(struct report *r, const struct rule *self)
     f->score = rank_score(s.sev, s.excess, NAN, row >= 0 && !isnan(host) && host > 0);
 }
 
+
+/* memory.growth: a process whose resident memory rises steadily, judged by
+ * how soon it would exhaust the memory available at its slope.  Steady means
+ * what the leak rule means by it (rising in most intervals, the
+ * alloc.not_freed_rise_pct row) and growing in every third of the window:
+ * a cache warming up or a heap reaching its maximum rises and then stays
+ * flat, one large allocation is a single step, and allocate/free cycles do
+ * not grow at all. */
+#define GROWTH_MIN_KIB (16.0 * 1024) /* a few MiB more is no trend worth a warning */
+#define GROWTH_THIRD_MIN_PCT 15.0    /* of the growth in each third (even: 33 %) */
+#define GROWTH_ANON_MIN_SHARE 0.5    /* file-backed pages are cache that reclaim takes back */
+
+/* Memory available at the window's low point (KiB), NAN when unknown. */
+static double available_kib(const struct report *r)
+{
+    double pmin = report_metric_value(r, NM_MEM_AVAILABLE_PCT_MIN);
+    double tot = report_metric_value(r, NM_MEM_TOTAL_KIB);
+    if (!isnan(pmin) && !isnan(tot))
+        return pmin / 100.0 * tot;
+    return report_metric_value(r, NM_MEM_AVAILABLE_KIB);
+}
+
+/* Whether row i of the growth table grew steadily enough to be judged. */
+static bool growth_steady(const struct table *t, size_t i, double need_rise)
+{
+    double g = table_num(t, i, "growth_kib"), slope = table_num(t, i, "slope_kib_per_s");
+    double rise = table_num(t, i, "rise_pct"), third = table_num(t, i, "min_third_pct");
+    double anon = table_num(t, i, "anon_growth_kib");
+    if (isnan(g) || g < GROWTH_MIN_KIB || !(slope > 0) || isnan(rise) || rise < need_rise)
+        return false;
+    if (isnan(third) || third < GROWTH_THIRD_MIN_PCT)
+        return false; /* without the window's thirds a plateau cannot be told apart */
+    return isnan(anon) || anon >= GROWTH_ANON_MIN_SHARE * g;
+}
+
+void rule_memory_growth(struct report *r, const struct rule *self)
+{
+    const struct table *t = report_find_table(r, NM_MEMORY_GROWTH);
+    double avail = available_kib(r);
+    if (!t || isnan(avail))
+        return;
+    const struct threshold *steady = report_find_threshold(r, NM_ALLOC_NOT_FREED_RISE_PCT);
+    double need = steady ? steady->warn : 70;
+    struct sig best = {.v = NAN, .cov = NAN};
+    long row = -1;
+    size_t growing = 0;
+    for (size_t i = 0; i < t->nrows; i++) {
+        if (!growth_steady(t, i, need))
+            continue;
+        growing++;
+        double slope = table_num(t, i, "slope_kib_per_s");
+        struct sig s = sig_value(r, "memory.growth_exhaust_min", avail / slope / 60.0, NULL);
+        sig_keep_worst(&best, &row, &s, i);
+    }
+    if (row < 0 || best.sev < SEV_WARNING)
+        return;
+    size_t i = (size_t)row;
+    char lab[160], rate[32], av[32], a0[32], a1[32], gr[32], when[32];
+    proc_label(t, i, lab, sizeof lab);
+    double slope = table_num(t, i, "slope_kib_per_s");
+    fmt_kib(rate, sizeof rate, slope);
+    fmt_kib(av, sizeof av, avail);
+    fmt_val(when, sizeof when, best.v, "min");
+    struct strbuf title = STRBUF_INIT;
+    sb_addf(&title, "Memory of %s grows steadily by %s/s: the %s available runs out in about %s "
+                    "at this rate",
+            lab, rate, av, when);
+    struct finding *f = rule_add(r, self, best.sev, &title);
+    sig_evidence(f, "Time until the available memory runs out at this rate", &best);
+    fmt_kib(a0, sizeof a0, table_num(t, i, "rss_start_kib"));
+    fmt_kib(a1, sizeof a1, table_num(t, i, "rss_end_kib"));
+    fmt_kib(gr, sizeof gr, table_num(t, i, "growth_kib"));
+    finding_evidence(f, "Resident memory %s -> %s in %.1f s (+%s; least-squares slope %s/s)", a0,
+                     a1, table_num(t, i, "span_s"), gr, rate);
+    finding_evidence(f, "It rose in %.0f%% of the intervals (steady growth; %.0f%% needed) and in "
+                        "every third of the window (the smallest third holds %.0f%% of the "
+                        "growth; %.0f%% needed)",
+                     table_num(t, i, "rise_pct"), need, table_num(t, i, "min_third_pct"),
+                     GROWTH_THIRD_MIN_PCT);
+    double anon = table_num(t, i, "anon_growth_kib");
+    if (!isnan(anon)) {
+        char an[32];
+        fmt_kib(an, sizeof an, anon);
+        finding_evidence(f, "Anonymous memory (not file cache, which reclaim takes back) grew by "
+                            "%s of it",
+                         an);
+    }
+    finding_evidence(f, "Available memory: %s at the window's low point", av);
+    if (growing > 1)
+        finding_evidence(f, "%zu other process%s also grew steadily (see the table of processes "
+                            "whose memory grew)",
+                         growing - 1, growing == 2 ? "" : "es");
+    struct sig pa = sig_metric(r, "mem.available_pct", NM_MEM_AVAILABLE_PCT, NULL);
+    finding_set_culprit(f, lab);
+    f->score = rank_score(best.sev, best.excess, NAN, pa.sev >= SEV_WARNING);
+}

@@ -109,12 +109,24 @@ static const struct thr_def defaults[] = {
      * is 0.2 % of a CPU in the allocator alone, 200k/s 2 % plus its cache
      * misses; traced, the rate is lower than untraced. */
     {"alloc.calls_per_s", "Allocation calls (traced)", "/s", 20000, 200000, false},
+    /* A process's resident memory growing steadily (see memory.growth): how
+     * soon it would take all the memory available at its slope.  Within the
+     * hour someone must act today; within ten minutes the OOM killer comes
+     * before anyone can. */
+    {"memory.growth_exhaust_min", "Time until a steadily growing process takes the available "
+                                  "memory", "min", 60, 10, true},
     /* Near the limit, the next burst fails with EMFILE/ENFILE. */
     {"fd.pct", "Process file descriptors of its limit", "%", 70, 90, false},
     {"fd.system_pct", "System file handles of fs.file-max", "%", 70, 90, false},
     /* One new descriptor per second held for the whole window is a leak
      * pattern; ten per second exhausts a 65k limit within two hours. */
     {"fd.growth_per_min", "Process file descriptor growth", "/min", 60, 600, false},
+    /* A task in uninterruptible sleep (D) cannot even be killed.  A disk I/O
+     * keeps it there for milliseconds, a saturated disk for some hundreds;
+     * one wait of seconds means what it waits for does not answer (a hung
+     * mount, a dead device).  The longest single wait seen, from tick to
+     * tick: a lower bound.  Stuck through the whole window is critical too. */
+    {"proc.dstate_wait_s", "Longest single uninterruptible (D) wait of a task", "s", 2, 10, false},
     /* Run-queue latency p99 (BPF runqlat): an idle host stays below 100 us; 5 ms
      * is a whole scheduler slice of waiting in 1 of 100 wakeups, which
      * interactive and request/response work notices; 20 ms means tasks

@@ -1,14 +1,17 @@
-/* Per-process collector: /proc/PID/{stat,statm,cmdline,limits,fd,wchan}.
+/* Per-process collector: /proc/PID/{stat,statm,cmdline,limits,fd}.
  *
  * start() and stop() take a full snapshot of every process; CPU and fd growth
  * are deltas between the two, matched on (pid, starttime) so a recycled pid
  * is never mistaken for the process that had it before.  tick() only re-reads
- * /proc/PID/stat to count D-state and zombie processes, reusing one buffer.
+ * /proc/PID/stat, reusing one buffer: its state follows the tasks in D state
+ * (dstate.c) and its RSS each process's memory growth (rssgrowth.c).
  *
  * Processes appear and vanish while we read them, and their names are chosen
  * by whoever started them: every read may fail (the process is then skipped
  * and counted in proc.skipped) and every string is stored as raw bytes. */
 #include "procs.h"
+#include "dstate.h"
+#include "rssgrowth.h"
 #include "model/model.h"
 #include "model/names.h"
 #include "util/hostfs.h"
@@ -30,9 +33,7 @@
 #define TOP_CPU_ROWS 15
 #define TOP_MEM_ROWS 10
 #define TOP_FD_ROWS 10
-#define DSTATE_ROWS 50
-#define DSTATE_TRACK_MAX 4096 /* distinct D-state processes remembered */
-#define WCHAN_MAX 63
+#define GROWTH_ROWS 10
 
 /* ---------------------------------------------------------------- parsers */
 
@@ -154,12 +155,15 @@ int proc_parse_stat(const char *text, size_t len, struct pid_stat *out)
     return 0;
 }
 
-int proc_parse_statm(const char *text, size_t len, uint64_t *resident_pages)
+int proc_parse_statm(const char *text, size_t len, uint64_t *resident_pages,
+                     uint64_t *shared_pages)
 {
     const char *p = text, *end = text + len;
-    uint64_t size;
+    uint64_t size, shared;
     if (!next_u64(&p, end, &size) || !next_u64(&p, end, resident_pages))
         return -EINVAL;
+    if (shared_pages)
+        *shared_pages = next_u64(&p, end, &shared) ? shared : UINT64_MAX;
     return 0;
 }
 
@@ -257,6 +261,7 @@ struct pinfo {
     uint64_t utime, stime;
     long threads;
     uint64_t rss_kib;
+    uint64_t shared_kib; /* file-backed and shared memory of the RSS; UINT64_MAX = unknown */
     long fds;          /* -1 = unknown (EACCES, not a directory...) */
     uint64_t fd_limit; /* 0 = unknown, UINT64_MAX = unlimited */
     size_t cmd_off;    /* into snapshot.arena */
@@ -276,14 +281,6 @@ struct snapshot {
     size_t zombies, dstate;
 };
 
-struct dentry {
-    int pid;
-    uint64_t starttime;
-    unsigned ticks;
-    char comm[PROC_COMM_MAX + 1];
-    char wchan[WCHAN_MAX + 1];
-};
-
 struct procs_state {
     long clk_tck;
     long page_size;
@@ -293,12 +290,11 @@ struct procs_state {
     bool redact;        /* secrets in cmdlines are replaced (default; --no-redact) */
     struct strbuf rbuf; /* redacted argv, reused */
     char cmd[PROC_CMDLINE_BYTES + 1];
-    struct dentry *d;
-    size_t nd, capd;
-    size_t d_untracked; /* D-state processes beyond DSTATE_TRACK_MAX */
+    struct dstate *ds;      /* tasks in D state, tick by tick */
+    struct rssgrowth *grow; /* each process's RSS, tick by tick */
     double dsum, dmax;
     size_t dticks;
-    struct series *s_dstate, *s_count;
+    struct series *s_dstate, *s_dtasks, *s_count;
 };
 
 static void snapshot_free(struct snapshot *s)
@@ -356,17 +352,21 @@ static int read_full(struct procs_state *st, struct snapshot *snap, int pid, str
     pi->fds = -1;
     uint64_t page_kib = (uint64_t)st->page_size / 1024;
     pi->rss_kib = ps.rss_pages > 0 ? (uint64_t)ps.rss_pages * page_kib : 0;
+    pi->shared_kib = UINT64_MAX;
 
     if (ps.state == 'Z') {
         /* A zombie has no memory, files or argv left to read. */
         proc_format_cmdline("", 0, pi->comm, st->cmd);
     } else {
         rc = hostfs_readf(&st->buf, 4096, "/proc/%d/statm", pid);
-        uint64_t resident;
+        uint64_t resident, shared;
         if (vanished(rc))
             return rc;
-        if (rc == 0 && proc_parse_statm(st->buf.buf, st->buf.len, &resident) == 0)
+        if (rc == 0 && proc_parse_statm(st->buf.buf, st->buf.len, &resident, &shared) == 0) {
             pi->rss_kib = resident * page_kib;
+            if (shared != UINT64_MAX)
+                pi->shared_kib = shared * page_kib;
+        }
 
         rc = hostfs_readf(&st->buf, PROC_CMDLINE_READ, "/proc/%d/cmdline", pid);
         if (vanished(rc))
@@ -503,40 +503,11 @@ static int procs_start(struct collect_ctx *ctx, void **statep, char *err, size_t
     st->s_count = report_series(ctx->r, NM_PROC_COUNT, "Processes", "", "process");
     st->s_dstate =
         report_series(ctx->r, NM_PROC_DSTATE, "Processes in D state (uninterruptible)", "", "process");
+    st->s_dtasks = report_series(ctx->r, NM_PROC_DSTATE_TASKS,
+                                 "Tasks in D state (threads included)", "", "process");
+    st->ds = dstate_new();
+    st->grow = rssgrowth_new(ctx->cfg ? ctx->cfg->window_s : 0);
     return 0;
-}
-
-static struct dentry *dentry_get(struct procs_state *st, const struct pid_stat *ps)
-{
-    for (size_t i = 0; i < st->nd; i++)
-        if (st->d[i].pid == ps->pid && st->d[i].starttime == ps->starttime)
-            return &st->d[i];
-    if (st->nd >= DSTATE_TRACK_MAX) {
-        st->d_untracked++;
-        return NULL;
-    }
-    xgrow(&st->d, &st->capd, st->nd + 1, sizeof *st->d);
-    struct dentry *e = &st->d[st->nd++];
-    memset(e, 0, sizeof *e);
-    e->pid = ps->pid;
-    e->starttime = ps->starttime;
-    memcpy(e->comm, ps->comm, sizeof e->comm);
-    return e;
-}
-
-static void note_wchan(struct procs_state *st, struct dentry *e)
-{
-    if (hostfs_readf(&st->buf, 256, "/proc/%d/wchan", e->pid) != 0)
-        return;
-    const char *w = st->buf.buf;
-    size_t l = strcspn(w, "\n");
-    /* "0" means running or unknown: keep the last real symbol we saw. */
-    if (l == 0 || (l == 1 && w[0] == '0'))
-        return;
-    if (l > WCHAN_MAX)
-        l = WCHAN_MAX;
-    memcpy(e->wchan, w, l);
-    e->wchan[l] = '\0';
 }
 
 static int procs_tick(struct collect_ctx *ctx, void *state)
@@ -548,6 +519,10 @@ static int procs_tick(struct collect_ctx *ctx, void *state)
     size_t count = 0, dcount = 0, seen = 0;
     struct dirent *de;
     struct pid_stat ps;
+    uint64_t page_kib = (uint64_t)st->page_size / 1024;
+    bool self_real = hostfs_is_real();
+    dstate_tick_begin(st->ds, collect_clock_s(ctx));
+    rssgrowth_tick(st->grow, ctx->now_s);
     while ((de = readdir(d)) != NULL) {
         int pid = parse_pid_name(de->d_name);
         if (pid <= 0 || seen++ >= g_scan_cap)
@@ -558,18 +533,17 @@ static int procs_tick(struct collect_ctx *ctx, void *state)
             continue;
         ps.pid = pid;
         count++;
-        if (ps.state != 'D')
-            continue;
-        dcount++;
-        struct dentry *e = dentry_get(st, &ps);
-        if (e) {
-            e->ticks++;
-            note_wchan(st, e);
-        }
+        dstate_process(st->ds, &ps);
+        /* our own memory grows by design while the window runs (maps, buffers) */
+        if (ps.rss_pages > 0 && ps.state != 'Z' && !(self_real && pid == getpid()))
+            rssgrowth_observe(st->grow, pid, ps.starttime, (uint64_t)ps.rss_pages * page_kib);
+        dcount += ps.state == 'D';
     }
     closedir(d);
+    size_t dtasks = dstate_tick_end(st->ds);
     series_set(ctx->r, st->s_count, (double)count);
     series_set(ctx->r, st->s_dstate, (double)dcount);
+    series_set(ctx->r, st->s_dtasks, (double)dtasks);
     st->dsum += (double)dcount;
     if ((double)dcount > st->dmax)
         st->dmax = (double)dcount;
@@ -753,38 +727,79 @@ static void table_fd(struct report *r, struct pview **idx, size_t n)
     }
 }
 
-static int by_dticks(const void *a, const void *b)
+/* Anonymous (not file-backed) RSS of a snapshot's process: what reclaim
+ * cannot take back; -1 when statm gave no shared figure. */
+static double anon_kib(const struct pinfo *p)
 {
-    const struct dentry *x = a, *y = b;
-    if (x->ticks != y->ticks)
-        return x->ticks < y->ticks ? 1 : -1;
-    return (x->pid > y->pid) - (x->pid < y->pid);
+    if (!p || p->shared_kib == UINT64_MAX)
+        return -1;
+    return p->rss_kib > p->shared_kib ? (double)(p->rss_kib - p->shared_kib) : 0;
 }
 
-static void table_dstate(struct report *r, struct procs_state *st)
+/* The snapshot's entry of this very process (pid and starttime), or NULL. */
+static const struct pinfo *same_proc(const struct snapshot *s, int pid, uint64_t starttime)
 {
-    struct table *t =
-        report_table(r, NM_PROC_DSTATE, "Processes seen in D state (uninterruptible)", "process");
-    static const struct col_spec proc_dstate_cols[] = {
+    const struct pinfo *p = snapshot_find(s, pid);
+    return p && p->starttime == starttime ? p : NULL;
+}
+
+/* Processes whose resident memory grew over the window, fastest first. */
+static void table_growth(struct report *r, struct procs_state *st)
+{
+    struct table *t = report_table(r, NM_MEMORY_GROWTH, "Processes whose memory grew", "memory");
+    static const struct col_spec cols[] = {
         {"pid", "PID", "", 0},
         {"comm", "Command", "", 0},
-        {"ticks_in_d", "Ticks in D", "", 0},
-        {"wchan", "Waiting in", "", 0},
+        {"rss_start_kib", "RSS first", "KiB", 0},
+        {"rss_end_kib", "RSS last", "KiB", 0},
+        {"growth_kib", "Growth", "KiB", 0},
+        {"slope_kib_per_s", "Slope", "KiB/s", 0},
+        {"rise_pct", "Rising intervals", "%", 0},
+        {"min_third_pct", "Smallest third", "%", 0},
+        {"anon_growth_kib", "Anonymous growth", "KiB", 0},
+        {"span_s", "Over", "s", 1},
+        {"cmdline", "Command line", "", 0},
     };
-    table_add_cols(t, proc_dstate_cols, ARRAY_LEN(proc_dstate_cols));
-    if (st->nd)
-        qsort(st->d, st->nd, sizeof *st->d, by_dticks);
-    for (size_t i = 0; i < st->nd && i < DSTATE_ROWS; i++) {
+    table_add_cols(t, cols, ARRAY_LEN(cols));
+    struct rssgrowth_result res[GROWTH_ROWS];
+    size_t n = rssgrowth_results(st->grow, res, GROWTH_ROWS);
+    for (size_t i = 0; i < n; i++) {
+        const struct rssgrowth_result *g = &res[i];
+        /* one page more or less is not growth worth a row */
+        if (!g->alive_at_end || g->growth_kib < 1024)
+            continue;
+        const struct pinfo *e = same_proc(&st->end, g->pid, g->starttime);
+        const struct pinfo *s0 = same_proc(&st->start, g->pid, g->starttime);
         size_t row = table_add_row(t);
-        table_set_num(t, row, "pid", st->d[i].pid);
-        table_set_str(t, row, "comm", st->d[i].comm);
-        table_set_num(t, row, "ticks_in_d", st->d[i].ticks);
-        table_set_str(t, row, "wchan", st->d[i].wchan);
+        table_set_num(t, row, "pid", g->pid);
+        table_set_str(t, row, "comm", e ? e->comm : "?");
+        table_set_num(t, row, "rss_start_kib", g->first_kib);
+        table_set_num(t, row, "rss_end_kib", g->last_kib);
+        table_set_num(t, row, "growth_kib", g->growth_kib);
+        table_set_num(t, row, "slope_kib_per_s", g->slope_kib_per_s);
+        table_set_num(t, row, "rise_pct", g->rise_pct);
+        double mn = NAN;
+        for (int k = 0; k < 3; k++)
+            if (!isnan(g->third_pct[k]) && (isnan(mn) || g->third_pct[k] < mn))
+                mn = g->third_pct[k];
+        set_opt(t, row, "min_third_pct", mn);
+        /* between the two full scans, which bracket the ticks */
+        double a0 = anon_kib(s0), a1 = anon_kib(e);
+        if (a0 >= 0 && a1 >= 0)
+            table_set_num(t, row, "anon_growth_kib", a1 - a0);
+        table_set_num(t, row, "span_s", g->span_s);
+        if (e)
+            table_set_str(t, row, "cmdline", st->end.arena.buf + e->cmd_off);
     }
-    if (st->nd == 0)
-        table_set_note(t, "No process was seen in D state at any tick.");
-    else if (st->nd > DSTATE_ROWS || st->d_untracked)
-        table_set_note(t, "Only the processes longest in D state are listed.");
+    struct strbuf note = STRBUF_INIT;
+    if (t->nrows == 0)
+        sb_add(&note, "No process's resident memory grew by 1 MiB or more during the window.");
+    if (rssgrowth_untracked(st->grow))
+        sb_addf(&note, "%sProcesses beyond the first %d were not followed.", note.len ? " " : "",
+                RSSGROWTH_TRACK_MAX);
+    if (note.len)
+        table_set_note(t, sb_str(&note));
+    sb_free(&note);
 }
 
 static void table_target(struct report *r, struct procs_state *st, int pid, struct pview *v)
@@ -900,7 +915,8 @@ static int procs_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     table_top_cpu(r, idx, np);
     table_top_mem(r, idx, np);
     table_fd(r, idx, np);
-    table_dstate(r, st);
+    dstate_to_model(st->ds, r);
+    table_growth(r, st);
     if (target > 0)
         table_target(r, st, target, tv);
 
@@ -949,7 +965,8 @@ static void procs_destroy(void *state)
     snapshot_free(&st->end);
     sb_free(&st->buf);
     sb_free(&st->rbuf);
-    free(st->d);
+    dstate_free(st->ds);
+    rssgrowth_free(st->grow);
     free(st);
 }
 

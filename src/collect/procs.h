@@ -30,8 +30,11 @@ struct pid_stat {
 /* Parses /proc/PID/stat.  Returns 0, or -EINVAL when the text is not a stat line. */
 int proc_parse_stat(const char *text, size_t len, struct pid_stat *out);
 
-/* /proc/PID/statm: second field (resident pages).  0 or -EINVAL. */
-int proc_parse_statm(const char *text, size_t len, uint64_t *resident_pages);
+/* /proc/PID/statm: second field (resident pages) and, when shared_pages is
+ * not NULL, the third (file-backed and shared resident pages; UINT64_MAX
+ * when the line stops before it).  0 or -EINVAL. */
+int proc_parse_statm(const char *text, size_t len, uint64_t *resident_pages,
+                     uint64_t *shared_pages);
 
 /* /proc/PID/limits "Max open files" soft limit.  0 and *soft set; *soft is
  * UINT64_MAX for "unlimited"; -ENOENT when the line is missing or malformed. */

@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (proc_parse_stat(text, size, &st) == 0)
         FUZZ_ASSERT(strlen(st.comm) <= PROC_COMM_MAX);
     uint64_t a, b;
-    proc_parse_statm(text, size, &a);
+    proc_parse_statm(text, size, &a, &a);
     proc_parse_limits_nofile(text, size, &a);
     proc_parse_file_nr(text, size, &a, &b);
     proc_parse_memtotal(text, size, &a);

@@ -97,7 +97,9 @@ TEST(probe_mountinfo_unescapes_and_skips_optional_fields)
             CHECK_STR(e.root, "/srv/my data");
             CHECK_STR(e.fstype, "ext4");
             CHECK_STR(e.source, "/dev/vdb");
+            CHECK_STR(e.devno, "254:1");
         }
+        CHECK(!e.mountpoint_cut);
         if (strcmp(e.mountpoint, "/sys/fs/cgroup") == 0) {
             CHECK_STR(e.fstype, "cgroup2"); /* after "shared:9 master:3" */
             CHECK_STR(e.superopts, "rw,nsdelegate,memory_recursiveprot");

@@ -10,9 +10,11 @@
 #include "../../src/util/hostfs.h"
 #include "../../src/util/strbuf.h"
 #include <errno.h>
+#include <stdio.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -121,8 +123,8 @@ TEST(procs_parse_small_files)
     struct strbuf sb = STRBUF_INIT;
     uint64_t a, b;
     REQUIRE(read_fixture("procs/t1/proc/10415/statm", &sb) == 0);
-    CHECK(proc_parse_statm(sb.buf, sb.len, &a) == 0 && a == 453);
-    CHECK(proc_parse_statm("12", 2, &a) == -EINVAL);
+    CHECK(proc_parse_statm(sb.buf, sb.len, &a, NULL) == 0 && a == 453);
+    CHECK(proc_parse_statm("12", 2, &a, NULL) == -EINVAL);
 
     REQUIRE(read_fixture("procs/t1/proc/10415/limits", &sb) == 0);
     CHECK(proc_parse_limits_nofile(sb.buf, sb.len, &a) == 0 && a == 20000);
@@ -318,12 +320,21 @@ TEST(procs_window_dstate_and_metrics)
     const struct table *d = report_find_table(r, "proc.dstate");
     REQUIRE(d && d->nrows == 2);
     CHECK_NUM(table_num(d, 0, "pid"), 101, 0);
+    CHECK_NUM(table_num(d, 0, "tid"), 101, 0);
     CHECK_STR(table_str(d, 0, "comm"), "line1\nline2");
+    CHECK(table_str(d, 0, "thread") == NULL); /* the main thread */
     CHECK_NUM(table_num(d, 0, "ticks_in_d"), 3, 0);
+    /* no schedstat in the fixture: three ticks in D in a row are one wait */
+    CHECK_NUM(table_num(d, 0, "stuck_ticks"), 3, 0);
+    CHECK_NUM(table_num(d, 0, "stuck_s"), 1.0, 1e-9);
+    CHECK_NUM(table_num(d, 0, "at_end"), 1, 0);
     CHECK_STR(table_str(d, 0, "wchan"), "io_schedule"); /* kept over later "0"/missing */
     CHECK_NUM(table_num(d, 1, "pid"), 111, 0);
     CHECK_NUM(table_num(d, 1, "ticks_in_d"), 1, 0);
+    CHECK(isnan(table_num(d, 1, "stuck_s")));
     CHECK_STR(table_str(d, 1, "wchan"), "folio_wait_bit_common");
+    CHECK_NUM(report_metric_value(r, "proc.dstate_tasks"), 2, 0);
+    CHECK_NUM(report_metric_value(r, "proc.dstate_stuck_tasks"), 1, 0);
 
     const struct series *sd = report_find_series(r, "proc.dstate");
     const struct series *sc = report_find_series(r, "proc.count");
@@ -534,5 +545,128 @@ TEST(procs_live_burner_in_top_cpu)
     /* Other short-lived processes on the host may vanish mid-scan. */
     CHECK(report_metric_value(r, "proc.skipped") >= 0);
     CHECK(report_metric_value(r, "fd.system_max") > 0);
+    report_free(r);
+}
+
+/* ---- live: memory growth of two children, one anonymous, one shared ---- */
+
+/* Resident and shared KiB of this process, as the kernel counts them. */
+static void own_statm(uint64_t kib[2])
+{
+    uint64_t pages[3] = {0, 0, 0};
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (!f || fscanf(f, "%lu %lu %lu", (unsigned long *)&pages[0], (unsigned long *)&pages[1],
+                     (unsigned long *)&pages[2]) != 3)
+        _exit(1);
+    fclose(f);
+    kib[0] = pages[1] * (uint64_t)(sysconf(_SC_PAGESIZE) / 1024);
+    kib[1] = pages[2] * (uint64_t)(sysconf(_SC_PAGESIZE) / 1024);
+}
+
+/* Grows by 2 MiB (anonymous, or of a shared memfd) per byte read from fd in,
+ * answering each with its resident and shared KiB on out (and once at
+ * start); exits when in closes.  Its own figures are the reference: a
+ * sanitizer's shadow memory grows with what it touches. */
+static void grow_child(int in, int out, bool shared)
+{
+    int mfd = -1;
+    if (shared) {
+        mfd = memfd_create("growth", 0);
+        if (mfd < 0 || ftruncate(mfd, 32 << 20) != 0)
+            _exit(1);
+    }
+    uint64_t kib[2];
+    own_statm(kib);
+    if (write(out, kib, sizeof kib) != (ssize_t)sizeof kib)
+        _exit(1);
+    for (off_t off = 0;; off += 2 << 20) {
+        char c;
+        if (read(in, &c, 1) != 1)
+            _exit(0);
+        char *p = shared ? mmap(NULL, 2 << 20, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, off)
+                         : mmap(NULL, 2 << 20, PROT_READ | PROT_WRITE,
+                                MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED)
+            _exit(1);
+        memset(p, 1, 2 << 20);
+        own_statm(kib);
+        if (write(out, kib, sizeof kib) != (ssize_t)sizeof kib)
+            _exit(1);
+    }
+}
+
+TEST(procs_live_memory_growth_table)
+{
+    int in[2][2], out[2][2];
+    pid_t kid[2];
+    uint64_t seen[2][7][2]; /* each child's resident and shared KiB: at start, after each step */
+    for (int k = 0; k < 2; k++) {
+        REQUIRE(pipe(in[k]) == 0 && pipe(out[k]) == 0);
+        kid[k] = fork();
+        REQUIRE(kid[k] >= 0);
+        if (kid[k] == 0) {
+            close(in[k][1]);
+            close(out[k][0]);
+            for (int j = 0; j < k; j++) { /* the first child's ends: its EOF is ours to give */
+                close(in[j][1]);
+                close(out[j][0]);
+            }
+            grow_child(in[k][0], out[k][1], k == 1);
+        }
+        close(in[k][0]);
+        close(out[k][1]);
+    }
+    bool ok = true;
+    for (int k = 0; k < 2 && ok; k++)
+        ok = read(out[k][0], seen[k][0], sizeof seen[k][0]) == (ssize_t)sizeof seen[k][0];
+    struct report *r = report_new();
+    struct collect_config opt = {.window_s = 6};
+    struct collect_ctx ctx = {.r = r, .cfg = &opt, .clock_s = collect_tick_clock};
+    void *st = NULL;
+    char err[256] = "";
+    ok = ok && collector_procs.start(&ctx, &st, err, sizeof err) == 0;
+    /* six ticks a second apart, each after both children grew by 2 MiB */
+    for (int i = 1; ok && i <= 6; i++) {
+        for (int k = 0; k < 2 && ok; k++) {
+            char c = 'g';
+            ok = write(in[k][1], &c, 1) == 1 &&
+                 read(out[k][0], seen[k][i], sizeof seen[k][i]) == (ssize_t)sizeof seen[k][i];
+        }
+        ctx.now_s = i;
+        report_add_tick(r, ctx.now_s);
+        ok = ok && collector_procs.tick(&ctx, st) == 0;
+    }
+    ok = ok && collector_procs.stop(&ctx, st, err, sizeof err) == 0;
+    collector_procs.destroy(st);
+    for (int k = 0; k < 2; k++) {
+        close(in[k][1]);
+        close(out[k][0]);
+        waitpid(kid[k], NULL, 0);
+    }
+    REQUIRE(ok);
+    const struct table *t = report_find_table(r, "memory.growth");
+    REQUIRE(t);
+    for (int k = 0; k < 2; k++) {
+        int row = find_row(t, kid[k]);
+        REQUIRE(row >= 0);
+        size_t i = (size_t)row;
+        /* from the first tick to the last, as the child saw itself (the
+         * kernel's counters are per CPU and lag by some pages); 2 MiB a
+         * second, more with a sanitizer's shadow */
+        double growth = (double)(seen[k][6][0] - seen[k][1][0]);
+        CHECK(growth >= 10240);
+        CHECK_NUM(table_num(t, i, "growth_kib"), growth, 512);
+        CHECK_NUM(table_num(t, i, "slope_kib_per_s"), growth / 5, 128);
+        CHECK_NUM(table_num(t, i, "rise_pct"), 100, 0);
+        CHECK(table_num(t, i, "min_third_pct") > 15);
+        CHECK_NUM(table_num(t, i, "span_s"), 5, 1e-9);
+        CHECK(table_str(t, i, "cmdline") != NULL);
+        /* anonymous growth from the start scan (before any step) to the end
+         * scan: all of it for the first child, little of the memfd's (only a
+         * sanitizer's shadow of it) */
+        double anon = (double)((seen[k][6][0] - seen[k][6][1]) - (seen[k][0][0] - seen[k][0][1]));
+        CHECK(k == 0 ? anon >= 12288 : anon < 12288 / 4);
+        CHECK_NUM(table_num(t, i, "anon_growth_kib"), anon, 512);
+    }
     report_free(r);
 }

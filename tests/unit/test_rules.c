@@ -234,6 +234,56 @@ static void set_leak(struct report *r, const char *name, double v)
     m(r, "alloc.not_freed_rise_pct", 100);
 }
 
+/* One task stuck in one D wait of v seconds on an NFS mount, over 5 of the
+ * window's 30 ticks. */
+static void set_dstate(struct report *r, const char *col, double v)
+{
+    static const char *const c[] = {"pid", "tid", "comm", "ticks_in_d", "stuck_s",
+                                    "stuck_ticks", "at_end", "wchan", "fs", "fs_kind", "mount",
+                                    "mount_how", "fstype", "source", "devno", NULL};
+    struct table *t = cols(r, "proc.dstate", c);
+    size_t i = table_add_row(t);
+    table_set_num(t, i, "pid", 4242);
+    table_set_num(t, i, "tid", 4242);
+    table_set_str(t, i, "comm", "cat");
+    table_set_num(t, i, "ticks_in_d", 5);
+    table_set_num(t, i, col, v);
+    table_set_num(t, i, "stuck_ticks", 5);
+    table_set_num(t, i, "at_end", 1);
+    table_set_str(t, i, "wchan", "rpc_wait_bit_killable");
+    table_set_str(t, i, "fs", "nfs");
+    table_set_str(t, i, "fs_kind", "network");
+    table_set_str(t, i, "mount", "/srv/nfs");
+    table_set_str(t, i, "mount_how", "only");
+    table_set_str(t, i, "fstype", "nfs4");
+    table_set_str(t, i, "source", "server:/export");
+    table_set_str(t, i, "devno", "0:60");
+}
+
+/* A process growing steadily at the slope that exhausts 3600 MiB available
+ * in v minutes, over a 30 s window. */
+static void set_growth(struct report *r, const char *name, double v)
+{
+    (void)name;
+    static const char *const c[] = {"pid", "comm", "rss_start_kib", "rss_end_kib", "growth_kib",
+                                    "slope_kib_per_s", "rise_pct", "min_third_pct",
+                                    "anon_growth_kib", "span_s", NULL};
+    m(r, "mem.available_kib", 3600 * 1024);
+    struct table *t = cols(r, "memory.growth", c);
+    double slope = 3600.0 * 1024 / (v * 60);
+    size_t i = table_add_row(t);
+    table_set_num(t, i, "pid", 4243);
+    table_set_str(t, i, "comm", "leaky");
+    table_set_num(t, i, "rss_start_kib", 100000);
+    table_set_num(t, i, "rss_end_kib", 100000 + slope * 30);
+    table_set_num(t, i, "growth_kib", slope * 30);
+    table_set_num(t, i, "slope_kib_per_s", slope);
+    table_set_num(t, i, "rise_pct", 100);
+    table_set_num(t, i, "min_third_pct", 30);
+    table_set_num(t, i, "anon_growth_kib", slope * 30);
+    table_set_num(t, i, "span_s", 30);
+}
+
 struct bcase {
     const char *name;
     void (*set)(struct report *, const char *, double);
@@ -267,6 +317,8 @@ static const struct bcase bcases[] = {
     {"alloc.not_freed_growth_kib_per_s", set_leak, "memory.leak_suspect", 63.9, 64, 1024,
      SEV_WARNING},
     {"alloc.calls_per_s", set_metric, "memory.alloc_rate", 19999, 20000, 200000, SEV_WARNING},
+    {"stuck_s", set_dstate, "proc.uninterruptible", 1.99, 2, 10, SEV_WARNING},
+    {"memory.growth_exhaust_min", set_growth, "memory.growth", 60.1, 60, 10, SEV_WARNING},
 };
 
 static struct report *run_with(const struct bcase *c, double v)
@@ -317,7 +369,8 @@ TEST(rules_findings_carry_their_rows_resource_and_advice)
     static const struct {
         const char *prefix, *resource;
     } filed[] = {{"cpu.", "cpu"},       {"memory.", "memory"}, {"cgroup.", "cgroup"},
-                 {"disk.", "disk"},     {"net.", "network"},   {"fd.", "fd"}};
+                 {"disk.", "disk"},     {"net.", "network"},   {"fd.", "fd"},
+                 {"proc.", "process"}};
     for (size_t k = 0; k < sizeof bcases / sizeof bcases[0]; k++) {
         const struct bcase *c = &bcases[k];
         struct report *r = run_with(c, c->crit);
