@@ -55,6 +55,20 @@ static const struct rule rules[] = {
      "up as latency spikes of up to one period. Raise the quota (cpu.max / "
      "cpu.cfs_quota_us), allow bursts (cpu.max.burst), or make the work use less CPU.",
      rule_cgroup_cpu_throttled},
+    {"cgroup.io_throttled", "cgroup",
+     "The cgroup's I/O is held at the limit set on it (v2 io.max, v1 "
+     "blkio.throttle.*_device), so its tasks wait for the limit, not for the disk. If the "
+     "limit is meant, make the work do less I/O (larger and fewer writes, no fsync per "
+     "record, reads served from cache); otherwise raise it (io.max: MAJ:MIN wbps=BYTES; "
+     "docker --device-write-bps, systemd IOWriteBandwidthMax=).",
+     rule_cgroup_io_throttled},
+    {"cgroup.memory_growth", "cgroup",
+     "Memory charged to this cgroup grows steadily and is not page cache: a leak, or a "
+     "cache or queue without a bound, in one of its processes. Find which one (its "
+     "processes are in cgroup.procs; ps -o pid,rss,cmd -p them, or the memory section's "
+     "largest processes), confirm over a longer window (-d 60), and fix or bound it. "
+     "Raising the limit only helps if the growth levels off.",
+     rule_cgroup_memory_growth},
     {"disk.saturation", "disk",
      "The device has more I/O than it can serve. Find who issues it (D-state processes "
      "and the off-CPU profile; iotop), then batch or spread the I/O, add page cache "
@@ -90,6 +104,14 @@ static const struct rule rules[] = {
      "retry storm. The connections above show which ports and peers; fix the client or "
      "the service that refuses them.",
      rule_net_tcp_resets},
+    {"net.rcvbuf_drops", "network",
+     "A process does not read its UDP socket as fast as datagrams arrive, and the kernel "
+     "drops what its receive buffer cannot hold. Drain it faster (recvmmsg in batches, no "
+     "slow work on the reading thread), add readers (SO_REUSEPORT sockets on the same port, "
+     "one per thread), or give it more room: setsockopt SO_RCVBUF, which "
+     "net.core.rmem_max caps (sysctl -w net.core.rmem_max=BYTES). ss -ulpnm shows each "
+     "socket's buffer (skmem rb) and drops (d).",
+     rule_net_rcvbuf_drops},
     {"fd.exhaustion", "fd",
      "The next open()/socket()/accept() will fail with EMFILE/ENFILE. Check for a leak "
      "first (ls -l /proc/PID/fd | sort by target: many identical sockets or files), then "

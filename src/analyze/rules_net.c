@@ -176,3 +176,56 @@ void rule_net_tcp_resets(struct report *r, const struct rule *self)
     f->score = rank_score(lead->sev, lead->excess, NAN, 0);
 }
 
+
+void rule_net_rcvbuf_drops(struct report *r, const struct rule *self)
+{
+    /* A handful of drops is noise whatever share of few datagrams it is. */
+    struct sig n = sig_metric(r, "udp.rcvbuf_drops", NM_UDP_RCVBUF_ERRORS, NULL);
+    if (n.sev < SEV_WARNING)
+        return;
+    struct sig share = sig_metric(r, "udp.rcvbuf_drop_pct", NM_UDP_RCVBUF_DROP_PCT, NULL);
+    /* Severity is the share lost; without the delivered count, a rate alone. */
+    enum severity sev = share.sev >= SEV_WARNING ? share.sev : SEV_INFO;
+    double rate = report_metric_value(r, NM_UDP_RCVBUF_ERRORS_PER_S);
+    const struct table *t = report_find_table(r, NM_NET_UDP_DROPS);
+    bool top = t && t->nrows > 0;
+    const char *local = top ? table_str(t, 0, "local") : NULL;
+    const char *proc = top ? table_str(t, 0, "process") : NULL;
+    double pid = top ? table_num(t, 0, "pid") : NAN;
+    char reader[160] = "";
+    if (proc && !isnan(pid))
+        snprintf(reader, sizeof reader, "%s (pid %.0f)", proc, pid);
+    struct strbuf title = STRBUF_INIT;
+    sb_add(&title, "UDP receive buffers overflowed: ");
+    if (!isnan(share.v))
+        sb_addf(&title, "%.1f%% of datagrams dropped (%.0f/s)", share.v, num0(rate));
+    else
+        sb_addf(&title, "%.0f datagrams dropped (%.0f/s)", n.v, num0(rate));
+    if (local)
+        sb_addf(&title, ", most at %s", local);
+    if (reader[0])
+        sb_addf(&title, " read by %s", reader);
+    struct finding *f = rule_add(r, self, sev, &title);
+    sig_evidence(f, "Datagrams dropped for a full receive buffer, of those received", &share);
+    sig_evidence(f, "Drops in the window (RcvbufErrors, UDP and UDP-Lite, IPv4 and IPv6)", &n);
+    double in = report_metric_value(r, NM_UDP_IN_DATAGRAMS);
+    if (!isnan(in))
+        finding_evidence(f, "Datagrams delivered to the programs: %.0f", in);
+    for (size_t i = 0; t && i < t->nrows && i < 3; i++) {
+        const char *p = table_str(t, i, "process");
+        double ppid = table_num(t, i, "pid");
+        char who[160] = "no process found holding it (closed before the end?)";
+        if (p && !isnan(ppid))
+            snprintf(who, sizeof who, "read by %s (pid %.0f)", p, ppid);
+        finding_evidence(f, "Socket %s %s: %.0f drops (%.1f/s), %s; %.1f KiB queued at the end",
+                         table_str(t, i, "proto"), table_str(t, i, "local"),
+                         table_num(t, i, "drops"), num0(table_num(t, i, "drops_per_s")), who,
+                         num0(table_num(t, i, "rx_queue_kib")));
+    }
+    if (reader[0])
+        finding_set_culprit(f, reader);
+    else if (local)
+        finding_set_culprit(f, local);
+    const struct sig *lead = share.sev >= SEV_WARNING ? &share : &n;
+    f->score = rank_score(sev, lead->excess, NAN, 0);
+}

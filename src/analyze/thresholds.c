@@ -86,6 +86,12 @@ static const struct thr_def defaults[] = {
     /* Resets are routine at connection teardown; tens per second is a storm
      * of refused/aborted connections, perf-mcp calls 1000/s critical. */
     {"tcp.resets_per_s", "TCP resets sent", "/s", 50, 1000, false},
+    /* UDP datagrams dropped because a socket's receive buffer was full: a
+     * handful in a window is noise; the share of datagrams lost judges the
+     * harm, as retransmits do for TCP (1 % lost is felt, 5 % is a loss the
+     * protocol above cannot hide). */
+    {"udp.rcvbuf_drops", "UDP receive-buffer drops in the window", "", 10, 1000, false},
+    {"udp.rcvbuf_drop_pct", "UDP datagrams dropped for a full receive buffer", "%", 1, 5, false},
 
     /* perf-mcp PSI guidance, share of the window with some / all tasks stalled. */
     {"psi.some_pct", "PSI some (share of time some tasks stalled)", "%", 10, 25, false},
@@ -96,6 +102,31 @@ static const struct thr_def defaults[] = {
     /* Throttled time relative to CPU used: 1 % is felt as tail latency,
      * design §6 calls more than 5 % severe. */
     {"cgroup.throttled_pct", "cgroup CPU throttled time / CPU used", "%", 1, 5, false},
+    /* A cgroup's I/O in one interval as a share of its I/O limit: the
+     * kernel lets throttled I/O through in slices, so a cgroup held at its
+     * limit reads 95-100 %; at 90 % the limit sets the pace. */
+    {"cgroup.io_limit_use_pct", "cgroup I/O rate of its limit, per interval", "%", 90, 100,
+     false},
+    /* Share of the window's intervals at that limit: a burst that meets it
+     * for an interval or two (up to ~1 s of a 4 s window) is smoothed by the
+     * limit as meant; a third of the window is a workload it holds back. */
+    {"cgroup.io_at_limit_pct", "Share of the window a cgroup's I/O ran at its limit", "%", 30,
+     60, false},
+    /* The harm of a limit that holds: the time the cgroup's tasks waited for
+     * I/O (PSI io some inside it), with the host PSI's levels. */
+    {"cgroup.io_wait_pct", "Time a throttled cgroup's tasks waited for I/O", "%", 10, 25, false},
+    /* A cgroup's anonymous memory (not page cache) growing: as for
+     * allocations, 64 KiB/s is 5.4 GiB a day; slower is not judged. */
+    {"cgroup.mem_growth_kib_per_s", "cgroup anonymous memory growth", "KiB/s", 64, 1024, false},
+    /* Steadiness, as for allocations: risen in most intervals, not a jump or
+     * the sawtooth of short-lived processes. */
+    {"cgroup.mem_rise_pct", "Intervals in which a cgroup's anonymous memory rose", "%", 70, 90,
+     false},
+    /* The harm of steady growth: time until it fills the cgroup's limit (or
+     * the host's available memory).  Within an hour someone must act today;
+     * within 10 minutes the OOM killer comes before a person can. */
+    {"cgroup.mem_full_min", "Minutes until a growing cgroup's memory runs out", "min", 60, 10,
+     true},
 
     /* Allocations (-p, uprobes): memory allocated in the window and not freed,
      * growing steadily; 64 KiB/s is 5.4 GiB a day, 1 MiB/s exhausts a

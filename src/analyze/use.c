@@ -183,6 +183,16 @@ static void use_network(struct report *r)
     struct sig rst = sig_metric(r, "tcp.resets_per_s", NM_TCP_OUT_RSTS_PER_S, NULL);
     if (!isnan(rst.v))
         part(&c, rst.sev, "resets %.1f/s", rst.v);
+    /* as the finding judges them: the share lost, past a few drops */
+    double ud = report_metric_value(r, NM_UDP_RCVBUF_ERRORS);
+    if (!isnan(ud) && ud > 0) {
+        const struct finding *f = report_find_finding(r, "net.rcvbuf_drops");
+        double pct = report_metric_value(r, NM_UDP_RCVBUF_DROP_PCT);
+        if (!isnan(pct))
+            part(&c, f ? f->sev : SEV_NONE, "UDP receive-buffer drops %.1f%%", pct);
+        else
+            part(&c, f ? f->sev : SEV_NONE, "UDP receive-buffer drops %.0f", ud);
+    }
     put(&u->err, &c);
 }
 
@@ -220,19 +230,13 @@ static void use_cgroup(struct report *r)
     struct use_row *u = report_add_use(r, "cgroup");
     struct cellb c = {0};
     const struct table *cg = report_find_table(r, NM_CGROUP);
-    if (!cg) {
-        put(&u->util, &c);
-        put(&u->sat, &c);
-        put(&u->err, &c);
-        return;
-    }
     long mrow = -1, trow = -1;
     struct sig bm = {.v = NAN}, bt = {.v = NAN};
     double kills = 0;
     const char *kpath = NULL;
     double kmax = 0;
     bool have_kills = false;
-    for (size_t i = 0; i < cg->nrows; i++) {
+    for (size_t i = 0; cg && i < cg->nrows; i++) {
         struct sig m = sig_value(r, "cgroup.mem_pct", table_num(cg, i, "mem_pct"), NULL);
         if (!isnan(m.v) && (mrow < 0 || sig_worse(&m, &bm))) {
             bm = m;
@@ -257,6 +261,9 @@ static void use_cgroup(struct report *r)
         const char *p = table_str(cg, (size_t)mrow, "path");
         part(&c, bm.sev, "%s at %.0f%% of its memory limit", p ? p : "?", bm.v);
     }
+    const struct finding *grow = report_find_finding(r, "cgroup.memory_growth");
+    if (grow && grow->culprit)
+        part(&c, grow->sev, "%s memory growing", grow->culprit);
     put(&u->util, &c);
     if (trow >= 0) {
         const char *p = table_str(cg, (size_t)trow, "path");
@@ -266,6 +273,9 @@ static void use_cgroup(struct report *r)
         else
             part(&c, bt.sev, "%s throttled %.1f%% of its CPU time", p ? p : "?", bt.v);
     }
+    const struct finding *io = report_find_finding(r, "cgroup.io_throttled");
+    if (io && io->culprit)
+        part(&c, io->sev, "%s I/O held at its limit", io->culprit);
     put(&u->sat, &c);
     if (have_kills) {
         struct sig s = sig_value(r, "mem.oom_kill", kills, NULL);

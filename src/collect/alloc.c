@@ -18,6 +18,7 @@
 #include "../model/profile.h"
 #include "../probe.h"
 #include "../symbolize/sym_guard.h"
+#include "../util/growth.h"
 #include "../util/hostfs.h"
 #include "../util/mapfile.h"
 #include "../util/strbuf.h"
@@ -495,24 +496,7 @@ static void site_table(struct report *r, const char *name, const char *title, st
  * share of intervals in which they rose. */
 static void growth(const struct report *r, const struct series *s, double *slope, double *rise_pct)
 {
-    double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0, prev = NAN;
-    size_t steps = 0, rises = 0;
-    *slope = *rise_pct = NAN;
-    for (size_t i = 0; i < s->n && i < r->nticks; i++) {
-        double y = s->v[i], x = r->ticks[i];
-        if (isnan(y))
-            continue;
-        n++, sx += x, sy += y, sxx += x * x, sxy += x * y;
-        if (!isnan(prev)) {
-            steps++;
-            rises += y > prev;
-        }
-        prev = y;
-    }
-    if (n >= 3 && n * sxx - sx * sx > 0)
-        *slope = (n * sxy - sx * sy) / (n * sxx - sx * sx);
-    if (steps)
-        *rise_pct = 100.0 * (double)rises / (double)steps;
+    growth_fit(r->ticks, s->v, s->n < r->nticks ? s->n : r->nticks, slope, rise_pct);
 }
 
 static int alloc_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)

@@ -217,8 +217,7 @@ static int bio_start(struct collect_ctx *ctx, void **state, char *err, size_t n)
     return 0;
 }
 
-/* Device name for a dev_t: sysfs uevent first, then /proc/partitions. */
-static void dev_name(unsigned major, unsigned minor, char *out, size_t n)
+void bio_dev_name(unsigned major, unsigned minor, char *out, size_t n)
 {
     struct strbuf sb = STRBUF_INIT;
     if (hostfs_readf(&sb, 4096, "/sys/dev/block/%u:%u/uevent", major, minor) == 0 &&
@@ -287,7 +286,7 @@ static int bio_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
             memset(d, 0, sizeof *d);
             d->major = major;
             d->minor = minor;
-            dev_name(major, minor, d->name, sizeof d->name);
+            bio_dev_name(major, minor, d->name, sizeof d->name);
             d->cls = disk_class_of(d->name);
         }
         d->h[key.kind] = val;

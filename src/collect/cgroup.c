@@ -4,10 +4,13 @@
  * The hierarchies are walked twice (start, stop); every number in the table
  * is a start/stop delta except gauges read at stop (memory, limits).  On a
  * hybrid host the same cgroup path exists below several hierarchy roots (v2
- * unified plus v1 cpu/cpuacct/memory); readings are merged per path, each
- * field coming from the hierarchy whose controller provides it. */
+ * unified plus v1 cpu/cpuacct/memory/blkio); readings are merged per path,
+ * each field coming from the hierarchy whose controller provides it.  The
+ * first walk also finds the I/O limits and the cgroups whose memory is worth
+ * following; those few are read at every tick (cgroup_watch.c). */
 #include "cgroup.h"
 #include "cgroup_name.h"
+#include "cgroup_watch.h"
 #include "model/model.h"
 #include "model/names.h"
 #include "util/hostfs.h"
@@ -100,6 +103,25 @@ static size_t split_fields(const char *line, size_t len, const char **f, size_t 
     return n;
 }
 
+/* As split_fields, with tabs as separators too (the v1 stat files). */
+static size_t split_ws(const char *line, size_t len, const char **f, size_t *fl, size_t max)
+{
+    size_t n = 0, i = 0;
+    while (i < len && n < max) {
+        while (i < len && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r'))
+            i++;
+        if (i >= len)
+            break;
+        size_t b = i;
+        while (i < len && line[i] != ' ' && line[i] != '\t' && line[i] != '\r')
+            i++;
+        f[n] = line + b;
+        fl[n] = i - b;
+        n++;
+    }
+    return n;
+}
+
 static bool field_is(const char *f, size_t fl, const char *word)
 {
     return strlen(word) == fl && memcmp(f, word, fl) == 0;
@@ -178,6 +200,8 @@ size_t cg_parse_mountinfo(const char *text, struct cg_mounts *out)
                     c |= CG_CTRL_CPUACCT;
                 if (list_has(so, sol, "memory"))
                     c |= CG_CTRL_MEMORY;
+                if (list_has(so, sol, "blkio"))
+                    c |= CG_CTRL_BLKIO;
                 c &= ~seen; /* a bind mount of the same hierarchy adds nothing */
                 if (c) {
                     seen |= c;
@@ -343,6 +367,140 @@ double cg_throttled_pct(bool usage_known, uint64_t usage_ns, uint64_t throttled_
     return (double)throttled_ns / (double)usage_ns * 100.0;
 }
 
+const char *cg_io_kind_name(enum cg_io_kind k)
+{
+    static const char *const names[CG_IO_NKINDS] = {"rbps", "wbps", "riops", "wiops"};
+    return (unsigned)k < CG_IO_NKINDS ? names[k] : "?";
+}
+
+/* "MAJ:MIN" at s (exactly `len` bytes); false unless both are numbers that fit. */
+static bool parse_devno(const char *s, size_t len, uint32_t *major, uint32_t *minor)
+{
+    const char *colon = memchr(s, ':', len);
+    if (!colon)
+        return false;
+    uint64_t a, b;
+    const char *e;
+    if (!parse_u64(s, &e, &a) || e != colon || !parse_u64(colon + 1, &e, &b) ||
+        e != s + len || a > UINT32_MAX || b > UINT32_MAX)
+        return false;
+    *major = (uint32_t)a;
+    *minor = (uint32_t)b;
+    return true;
+}
+
+/* The lines of a text, each split into fields on spaces and tabs. */
+#define CG_LINE_FIELDS 16
+struct cg_lines {
+    const char *p; /* next line; NULL at the end */
+    const char *f[CG_LINE_FIELDS];
+    size_t fl[CG_LINE_FIELDS];
+    size_t n; /* fields of the current line (at most CG_LINE_FIELDS) */
+};
+
+static bool next_line(struct cg_lines *it)
+{
+    if (!it->p || !*it->p)
+        return false;
+    const char *nl = strchr(it->p, '\n');
+    size_t len = nl ? (size_t)(nl - it->p) : strlen(it->p);
+    it->n = split_ws(it->p, len, it->f, it->fl, CG_LINE_FIELDS);
+    it->p = nl ? nl + 1 : NULL;
+    return true;
+}
+
+/* Field i of the current line is a whole decimal number. */
+static bool field_u64(const struct cg_lines *it, size_t i, size_t skip, uint64_t *v)
+{
+    const char *e;
+    return i < it->n && it->fl[i] > skip && parse_u64(it->f[i] + skip, &e, v) &&
+           e == it->f[i] + it->fl[i];
+}
+
+size_t cg_parse_io_max(const char *text, struct cg_io_limit *out, size_t max)
+{
+    size_t k = 0;
+    struct cg_lines it = {.p = text};
+    while (next_line(&it)) {
+        uint32_t ma, mi;
+        if (it.n < 2 || !parse_devno(it.f[0], it.fl[0], &ma, &mi))
+            continue;
+        for (size_t i = 1; i < it.n && k < max; i++) {
+            const char *eq = memchr(it.f[i], '=', it.fl[i]);
+            size_t kl = eq ? (size_t)(eq - it.f[i]) : 0;
+            for (unsigned kind = 0; eq && kind < CG_IO_NKINDS; kind++) {
+                const char *name = cg_io_kind_name((enum cg_io_kind)kind);
+                uint64_t v;
+                if (kl == strlen(name) && memcmp(it.f[i], name, kl) == 0 &&
+                    field_u64(&it, i, kl + 1, &v) && v > 0)
+                    out[k++] = (struct cg_io_limit){ma, mi, (enum cg_io_kind)kind, v};
+            }
+        }
+    }
+    return k;
+}
+
+size_t cg_parse_blkio_limits(const char *text, enum cg_io_kind kind, struct cg_io_limit *out,
+                             size_t max)
+{
+    size_t k = 0;
+    struct cg_lines it = {.p = text};
+    while (k < max && next_line(&it)) {
+        uint32_t ma, mi;
+        uint64_t v;
+        if (it.n == 2 && parse_devno(it.f[0], it.fl[0], &ma, &mi) && field_u64(&it, 1, 0, &v) &&
+            v > 0)
+            out[k++] = (struct cg_io_limit){ma, mi, kind, v};
+    }
+    return k;
+}
+
+bool cg_parse_io_stat(const char *text, uint32_t major, uint32_t minor, enum cg_io_kind kind,
+                      uint64_t *v)
+{
+    static const char *const keys[CG_IO_NKINDS] = {"rbytes=", "wbytes=", "rios=", "wios="};
+    if ((unsigned)kind >= CG_IO_NKINDS)
+        return false;
+    size_t kl = strlen(keys[kind]);
+    struct cg_lines it = {.p = text};
+    while (next_line(&it)) {
+        uint32_t ma, mi;
+        if (it.n < 2 || !parse_devno(it.f[0], it.fl[0], &ma, &mi) || ma != major ||
+            mi != minor)
+            continue;
+        for (size_t i = 1; i < it.n; i++)
+            if (it.fl[i] > kl && memcmp(it.f[i], keys[kind], kl) == 0)
+                return field_u64(&it, i, kl, v);
+        return false;
+    }
+    return false;
+}
+
+bool cg_parse_blkio_stat(const char *text, uint32_t major, uint32_t minor, enum cg_io_kind kind,
+                         uint64_t *v)
+{
+    if ((unsigned)kind >= CG_IO_NKINDS)
+        return false;
+    const char *op = kind == CG_IO_RBPS || kind == CG_IO_RIOPS ? "Read" : "Write";
+    struct cg_lines it = {.p = text};
+    while (next_line(&it)) {
+        uint32_t ma, mi;
+        if (it.n == 3 && field_is(it.f[1], it.fl[1], op) &&
+            parse_devno(it.f[0], it.fl[0], &ma, &mi) && ma == major && mi == minor)
+            return field_u64(&it, 2, 0, v);
+    }
+    return false;
+}
+
+bool cg_parse_mem_stat(const char *text, uint64_t *anon, uint64_t *file)
+{
+    if (cg_kv_u64(text, "anon", anon) && cg_kv_u64(text, "file", file))
+        return true;
+    if (cg_kv_u64(text, "total_rss", anon) && cg_kv_u64(text, "total_cache", file))
+        return true;
+    return cg_kv_u64(text, "rss", anon) && cg_kv_u64(text, "cache", file);
+}
+
 /* -------------------------------------------------------------- snapshots */
 
 enum {
@@ -367,6 +525,11 @@ struct cg_sample {
     uint64_t mem_bytes, limit_bytes, failcnt, oom_kills;
     uint64_t psi_cpu_us, psi_mem_us, psi_io_us;
     double t_s; /* collector clock when the usage was read; 0 = never */
+    const struct cg_mount *mem_m; /* the mount its memory was read from */
+    /* I/O limits (first walk only), read from io_m; owned, NULL when none */
+    struct cg_io_limit *io_lim;
+    size_t n_io_lim;
+    const struct cg_mount *io_m;
 };
 
 struct cg_snap {
@@ -394,8 +557,10 @@ static void snap_init(struct cg_snap *s)
 
 static void snap_free(struct cg_snap *s)
 {
-    for (size_t i = 0; i < s->n; i++)
+    for (size_t i = 0; i < s->n; i++) {
         free(s->v[i].path);
+        free(s->v[i].io_lim);
+    }
     free(s->v);
     free(s->slots);
     memset(s, 0, sizeof *s);
@@ -461,12 +626,44 @@ static long clk_tck(void)
     return t > 0 ? t : 100;
 }
 
-/* Reads the files of one cgroup directory `dir` (host path) of mount m.
- * cpu_only: just what the per-tick target series needs. */
+/* What read_cgroup_dir reads: just what the per-tick target series needs,
+ * everything, or everything and the I/O limits (the first walk). */
+enum cg_read { CG_READ_CPU, CG_READ_ALL, CG_READ_LIMITS };
+
+#define CG_IO_LIMITS_MAX 8 /* per cgroup: a few devices, four kinds each */
+
+/* The cgroup's I/O limits in dir, v2 io.max or the four v1 files. */
+static void read_io_limits(struct cg_sample *c, const struct cg_mount *m, const char *dir,
+                           struct strbuf *sb)
+{
+    struct cg_io_limit lim[CG_IO_LIMITS_MAX];
+    size_t n = 0;
+    if (m->v2) {
+        if (hostfs_readf(sb, CG_FILE_MAX, "%s/io.max", dir) == 0)
+            n = cg_parse_io_max(sb_str(sb), lim, CG_IO_LIMITS_MAX);
+    } else {
+        static const char *const files[CG_IO_NKINDS] = {
+            [CG_IO_RBPS] = "read_bps_device", [CG_IO_WBPS] = "write_bps_device",
+            [CG_IO_RIOPS] = "read_iops_device", [CG_IO_WIOPS] = "write_iops_device"};
+        for (unsigned k = 0; k < CG_IO_NKINDS && n < CG_IO_LIMITS_MAX; k++)
+            if (hostfs_readf(sb, CG_FILE_MAX, "%s/blkio.throttle.%s", dir, files[k]) == 0)
+                n += cg_parse_blkio_limits(sb_str(sb), (enum cg_io_kind)k, lim + n,
+                                           CG_IO_LIMITS_MAX - n);
+    }
+    if (!n || c->io_lim) /* one hierarchy's limits: hybrid hosts have io in one only */
+        return;
+    c->io_lim = xmalloc(n * sizeof *lim);
+    memcpy(c->io_lim, lim, n * sizeof *lim);
+    c->n_io_lim = n;
+    c->io_m = m;
+}
+
+/* Reads the files of one cgroup directory `dir` (host path) of mount m. */
 static void read_cgroup_dir(const struct collect_ctx *ctx, struct cg_sample *c,
                             const struct cg_mount *m, const char *dir, struct strbuf *sb,
-                            bool cpu_only)
+                            enum cg_read what)
 {
+    bool cpu_only = what == CG_READ_CPU;
     uint64_t a, b, t;
     /* Each cgroup's own read time: a walk of many cgroups by a niced thread
      * on a busy host takes long, and its counters keep running meanwhile. */
@@ -496,6 +693,7 @@ static void read_cgroup_dir(const struct collect_ctx *ctx, struct cg_sample *c,
         if (read_u64_file(sb, dir, "memory.current", &a)) {
             c->mem_bytes = a;
             c->have |= CGF_MEM;
+            c->mem_m = m;
         }
         bool unl;
         if (hostfs_readf(sb, CG_FILE_MAX, "%s/memory.max", dir) == 0 &&
@@ -516,6 +714,8 @@ static void read_cgroup_dir(const struct collect_ctx *ctx, struct cg_sample *c,
         read_psi(sb, dir, "cpu.pressure", c, CGF_PSI_CPU, &c->psi_cpu_us);
         read_psi(sb, dir, "memory.pressure", c, CGF_PSI_MEM, &c->psi_mem_us);
         read_psi(sb, dir, "io.pressure", c, CGF_PSI_IO, &c->psi_io_us);
+        if (what == CG_READ_LIMITS)
+            read_io_limits(c, m, dir, sb);
         return;
     }
     if (m->ctrls & CG_CTRL_CPUACCT) {
@@ -547,11 +747,14 @@ static void read_cgroup_dir(const struct collect_ctx *ctx, struct cg_sample *c,
             c->have |= CGF_QUOTA;
         }
     }
+    if (what == CG_READ_LIMITS && (m->ctrls & CG_CTRL_BLKIO))
+        read_io_limits(c, m, dir, sb);
     if (cpu_only || !(m->ctrls & CG_CTRL_MEMORY))
         return;
     if (read_u64_file(sb, dir, "memory.usage_in_bytes", &a)) {
         c->mem_bytes = a;
         c->have |= CGF_MEM;
+        c->mem_m = m;
     }
     bool unl;
     if (hostfs_readf(sb, CG_FILE_MAX, "%s/memory.limit_in_bytes", dir) == 0 &&
@@ -577,6 +780,7 @@ struct walker {
     struct strbuf sb;
     char dir[PATH_MAX]; /* host path of the current directory */
     size_t mlen;        /* strlen(m->mnt): dir + mlen is the cgroup path */
+    enum cg_read what;
 };
 
 static void walk(struct walker *w, size_t len, int depth)
@@ -587,7 +791,7 @@ static void walk(struct walker *w, size_t len, int depth)
         w->s->skipped++;
         return;
     }
-    read_cgroup_dir(w->ctx, c, w->m, len ? w->dir : "/", &w->sb, false);
+    read_cgroup_dir(w->ctx, c, w->m, len ? w->dir : "/", &w->sb, w->what);
     DIR *d = hostfs_opendir(len ? w->dir : "/");
     if (!d)
         return; /* removed while we walked: what we read stays */
@@ -629,7 +833,7 @@ static int cg_dir(char *out, size_t n, const struct cg_mount *m, const char *rel
 
 /* Reads cgroup `rel` from every mount that has it, bypassing the cap. */
 static bool read_path(const struct collect_ctx *ctx, struct cg_snap *s,
-                      const struct cg_mounts *ms, const char *rel, bool cpu_only,
+                      const struct cg_mounts *ms, const char *rel, enum cg_read what,
                       struct cg_sample *into)
 {
     struct strbuf sb = STRBUF_INIT;
@@ -641,7 +845,7 @@ static bool read_path(const struct collect_ctx *ctx, struct cg_snap *s,
         struct cg_sample *c = into ? into : snap_get(s, rel, true, true);
         if (!c)
             break;
-        read_cgroup_dir(ctx, c, &ms->v[i], dir, &sb, cpu_only);
+        read_cgroup_dir(ctx, c, &ms->v[i], dir, &sb, what);
         found = true;
     }
     sb_free(&sb);
@@ -649,11 +853,12 @@ static bool read_path(const struct collect_ctx *ctx, struct cg_snap *s,
 }
 
 static void snapshot(const struct collect_ctx *ctx, struct cg_snap *s,
-                     const struct cg_mounts *ms, char *const *targets, size_t ntargets)
+                     const struct cg_mounts *ms, char *const *targets, size_t ntargets,
+                     enum cg_read what)
 {
     snap_init(s);
     for (size_t i = 0; i < ms->n; i++) {
-        struct walker w = {.ctx = ctx, .s = s, .m = &ms->v[i], .sb = STRBUF_INIT};
+        struct walker w = {.ctx = ctx, .s = s, .m = &ms->v[i], .sb = STRBUF_INIT, .what = what};
         w.mlen = strlen(ms->v[i].mnt);
         if (w.mlen >= sizeof w.dir)
             continue;
@@ -664,7 +869,7 @@ static void snapshot(const struct collect_ctx *ctx, struct cg_snap *s,
     /* the target always gets a row, even past the caps */
     for (size_t i = 0; i < ntargets; i++)
         if (!snap_get(s, targets[i], false, false))
-            read_path(ctx, s, ms, targets[i], false, NULL);
+            read_path(ctx, s, ms, targets[i], what, NULL);
 }
 
 /* -------------------------------------------------------------- collector */
@@ -679,6 +884,12 @@ struct cg_state {
     struct cg_sample prev; /* last per-tick reading of primary */
     bool prev_ok;
     char *target_note; /* why the -p target has no cgroup; may be NULL */
+    struct cg_io_watch io[CG_IO_WATCH_MAX]; /* the I/O limits read at each tick */
+    size_t nio, io_unwatched;
+    struct cg_mem_watch mem[CG_MEM_WATCH_MAX]; /* the cgroups whose memory is */
+    size_t nmem;
+    bool self_watched; /* a memory watch holds perfreport itself */
+    struct strbuf sb; /* the watches' read buffer */
 };
 
 static int load_mounts(struct cg_mounts *ms, char *err, size_t n)
@@ -779,6 +990,18 @@ static void targets_from_pid(struct cg_state *st, pid_t pid)
     cg_proc_paths_free(&pp);
 }
 
+/* "cpu,cpuacct": the v1 controllers in ctrls, joined by sep. */
+static void add_ctrl_names(struct strbuf *sb, unsigned ctrls, const char *sep)
+{
+    static const char *const names[] = {"cpu", "cpuacct", "memory", "blkio"};
+    const char *s = "";
+    for (unsigned b = 0; b < ARRAY_LEN(names); b++)
+        if (ctrls & (1u << b)) {
+            sb_addf(sb, "%s%s", s, names[b]);
+            s = sep;
+        }
+}
+
 /* "-c x/" or "-c /sys/fs/cgroup/unified/x" -> "/x" */
 static char *normalize_cgroup_arg(const struct cg_mounts *ms, const char *arg)
 {
@@ -811,13 +1034,7 @@ static void not_found_msg(const struct cg_mounts *ms, const char *path, char *er
         ctrls |= ms->v[i].v2 ? 0 : ms->v[i].ctrls;
     if (ctrls) {
         sb_addf(&sb, "%s the v1 ", v2 ? " or" : " in");
-        const char *names[] = {"cpu", "cpuacct", "memory"};
-        bool first = true;
-        for (unsigned b = 0; b < 3; b++)
-            if (ctrls & (1u << b)) {
-                sb_addf(&sb, "%s%s", first ? "" : "/", names[b]);
-                first = false;
-            }
+        add_ctrl_names(&sb, ctrls, "/");
         sb_add(&sb, " hierarchies");
     }
     snprintf(err, n, "%s", sb_str(&sb));
@@ -836,7 +1053,125 @@ static void cg_destroy(void *p)
     free(st->targets);
     free(st->primary);
     free(st->target_note);
+    for (size_t i = 0; i < st->nio; i++)
+        cg_io_watch_free(&st->io[i]);
+    for (size_t i = 0; i < st->nmem; i++)
+        cg_mem_watch_free(&st->mem[i]);
+    sb_free(&st->sb);
     free(st);
+}
+
+/* Memory watch candidates, largest use first. */
+static int by_mem_desc(const void *x, const void *y)
+{
+    const struct cg_sample *a = *(const struct cg_sample *const *)x;
+    const struct cg_sample *b = *(const struct cg_sample *const *)y;
+    if (a->mem_bytes != b->mem_bytes)
+        return a->mem_bytes > b->mem_bytes ? -1 : 1;
+    return strcmp(a->path, b->path);
+}
+
+/* Is `path` (in mount m) the cgroup perfreport's memory is charged to, or
+ * one of its ancestors?  self: /proc/self/cgroup. */
+static bool holds_self(const struct cg_mount *m, const struct cg_proc_paths *self,
+                       const char *path)
+{
+    char *own = below_mount(m, m->v2 ? self->v2 : self->memory);
+    bool in = false;
+    if (own) {
+        size_t l = strlen(path);
+        in = strcmp(path, "/") == 0 ||
+             (strncmp(own, path, l) == 0 && (own[l] == '\0' || own[l] == '/'));
+    }
+    free(own);
+    return in;
+}
+
+static void watch_mem(struct cg_state *st, const struct cg_sample *c,
+                      const struct cg_proc_paths *self)
+{
+    char dir[PATH_MAX];
+    if (cg_dir(dir, sizeof dir, c->mem_m, c->path) != 0)
+        return;
+    struct cg_mem_watch *w = &st->mem[st->nmem++];
+    cg_mem_watch_init(w, c->path, dir);
+    w->self = self && holds_self(c->mem_m, self, c->path);
+    st->self_watched |= w->self;
+}
+
+/* From the first walk: every I/O limit (up to CG_IO_WATCH_MAX), and the
+ * memory of up to CG_MEM_WATCH_MAX cgroups: those with a limit (the
+ * largest, half the places at most), then the largest of the others.
+ * The root is the host, whose memory the memory collector follows. */
+static void pick_watches(struct cg_state *st)
+{
+    const struct cg_snap *s = &st->t0;
+    char dir[PATH_MAX];
+    for (size_t i = 0; i < s->n; i++) {
+        const struct cg_sample *c = &s->v[i];
+        for (size_t j = 0; j < c->n_io_lim; j++) {
+            if (st->nio == CG_IO_WATCH_MAX || cg_dir(dir, sizeof dir, c->io_m, c->path) != 0) {
+                st->io_unwatched++;
+                continue;
+            }
+            cg_io_watch_init(&st->io[st->nio], c->path, dir, c->io_m->v2, &c->io_lim[j],
+                             st->nio);
+            st->nio++;
+        }
+    }
+    struct strbuf sb = STRBUF_INIT;
+    struct cg_proc_paths self;
+    bool have_self = hostfs_read("/proc/self/cgroup", &sb, CG_FILE_MAX) == 0 &&
+                     cg_parse_proc_cgroup(sb_str(&sb), &self) == 0;
+    sb_free(&sb);
+    const struct cg_sample **cand = xcalloc(s->n ? s->n : 1, sizeof *cand);
+    bool *taken = xcalloc(s->n ? s->n : 1, sizeof *taken);
+    size_t nc = 0, limited = 0;
+    for (size_t i = 0; i < s->n; i++)
+        if ((s->v[i].have & CGF_MEM) && s->v[i].mem_m && strcmp(s->v[i].path, "/") != 0)
+            cand[nc++] = &s->v[i];
+    qsort(cand, nc, sizeof *cand, by_mem_desc);
+    for (size_t i = 0; i < nc && limited < CG_MEM_WATCH_MAX / 2; i++)
+        if (cand[i]->have & CGF_LIMIT) {
+            watch_mem(st, cand[i], have_self ? &self : NULL);
+            taken[i] = true;
+            limited++;
+        }
+    for (size_t i = 0; i < nc && st->nmem < CG_MEM_WATCH_MAX; i++)
+        if (!taken[i])
+            watch_mem(st, cand[i], have_self ? &self : NULL);
+    if (have_self)
+        cg_proc_paths_free(&self);
+    free(taken);
+    free(cand);
+}
+
+/* RssAnon of /proc/self/status, KiB; NAN when it cannot be read. */
+static double self_anon_kib(struct strbuf *sb)
+{
+    if (hostfs_read("/proc/self/status", sb, CG_FILE_MAX) != 0)
+        return NAN;
+    for (const char *p = sb_str(sb); p && *p;) {
+        uint64_t v;
+        const char *e;
+        if (strncmp(p, "RssAnon:", 8) == 0 && parse_u64(skip_ws(p + 8), &e, &v) &&
+            strncmp(skip_ws(e), "kB", 2) == 0)
+            return (double)v;
+        p = strchr(p, '\n');
+        if (p)
+            p++;
+    }
+    return NAN;
+}
+
+/* One reading of every watch; `tick` also sets the I/O series. */
+static void read_watches(struct cg_state *st, struct collect_ctx *ctx, bool tick, bool last)
+{
+    for (size_t i = 0; i < st->nio; i++)
+        cg_io_watch_read(&st->io[i], ctx, &st->sb, tick);
+    double self = st->self_watched ? self_anon_kib(&st->sb) : NAN;
+    for (size_t i = 0; i < st->nmem; i++)
+        cg_mem_watch_read(&st->mem[i], ctx, &st->sb, last, self);
 }
 
 static int cg_start(struct collect_ctx *ctx, void **state, char *err, size_t n)
@@ -869,9 +1204,11 @@ static int cg_start(struct collect_ctx *ctx, void **state, char *err, size_t n)
         targets_from_pid(st, ctx->cfg->pid);
     }
     st->t0_s = collect_clock_s(ctx);
-    snapshot(ctx, &st->t0, &st->mounts, st->targets, st->ntargets);
+    snapshot(ctx, &st->t0, &st->mounts, st->targets, st->ntargets, CG_READ_LIMITS);
     if (st->primary)
-        st->prev_ok = read_path(ctx, NULL, &st->mounts, st->primary, true, &st->prev);
+        st->prev_ok = read_path(ctx, NULL, &st->mounts, st->primary, CG_READ_CPU, &st->prev);
+    pick_watches(st);
+    read_watches(st, ctx, false, false);
     return 0;
 }
 
@@ -883,11 +1220,12 @@ static uint64_t delta(uint64_t a, uint64_t b)
 static int cg_tick(struct collect_ctx *ctx, void *p)
 {
     struct cg_state *st = p;
+    read_watches(st, ctx, true, false);
     if (!st->primary)
         return 0;
     struct cg_sample cur;
     memset(&cur, 0, sizeof cur);
-    if (!read_path(ctx, NULL, &st->mounts, st->primary, true, &cur)) {
+    if (!read_path(ctx, NULL, &st->mounts, st->primary, CG_READ_CPU, &cur)) {
         st->prev_ok = false;
         return 0;
     }
@@ -1070,11 +1408,9 @@ static void describe_mounts(struct strbuf *sb, const struct cg_mounts *ms)
         if (m->v2) {
             sb_addf(sb, "%sv2 at %s", sep, m->mnt[0] ? m->mnt : "/");
         } else {
-            sb_addf(sb, "%sv1 %s%s%s%s%s at %s", sep, (m->ctrls & CG_CTRL_CPU) ? "cpu" : "",
-                    (m->ctrls & CG_CTRL_CPU) && (m->ctrls & ~CG_CTRL_CPU) ? "," : "",
-                    (m->ctrls & CG_CTRL_CPUACCT) ? "cpuacct" : "",
-                    (m->ctrls & CG_CTRL_CPUACCT) && (m->ctrls & CG_CTRL_MEMORY) ? "," : "",
-                    (m->ctrls & CG_CTRL_MEMORY) ? "memory" : "", m->mnt[0] ? m->mnt : "/");
+            sb_addf(sb, "%sv1 ", sep);
+            add_ctrl_names(sb, m->ctrls, ",");
+            sb_addf(sb, " at %s", m->mnt[0] ? m->mnt : "/");
         }
         sep = "; ";
     }
@@ -1085,8 +1421,9 @@ static int cg_stop(struct collect_ctx *ctx, void *p, char *err, size_t n)
     (void)err;
     (void)n;
     struct cg_state *st = p;
+    read_watches(st, ctx, false, true);
     struct cg_snap t1;
-    snapshot(ctx, &t1, &st->mounts, st->targets, st->ntargets);
+    snapshot(ctx, &t1, &st->mounts, st->targets, st->ntargets, CG_READ_ALL);
 
     struct cg_calc *k = xcalloc(t1.n ? t1.n : 1, sizeof *k);
     size_t vanished = 0, estimated = 0;
@@ -1100,7 +1437,17 @@ static int cg_stop(struct collect_ctx *ctx, void *p, char *err, size_t n)
         for (size_t j = 0; j < st->ntargets; j++)
             if (strcmp(st->targets[j], b->path) == 0)
                 k[i].target = true;
+        for (size_t j = 0; j < st->nio; j++)
+            if (strcmp(st->io[j].path, b->path) == 0)
+                st->io[j].psi_io_pct = k[i].psi_io;
+        for (size_t j = 0; j < st->nmem; j++)
+            if (strcmp(st->mem[j].path, b->path) == 0) {
+                st->mem[j].mem_kib = k[i].mem_kib;
+                st->mem[j].limit_kib = k[i].mem_limit_kib;
+            }
     }
+    cg_io_watch_emit(ctx->r, st->io, st->nio, st->io_unwatched);
+    cg_mem_watch_emit(ctx->r, st->mem, st->nmem);
     qsort(k, t1.n, sizeof *k, by_cpu_desc);
     size_t top = 0;
     for (size_t i = 0; i < t1.n; i++) {

@@ -9,9 +9,9 @@
 
 extern const struct collector collector_cgroup;
 
-/* v1 controllers we read; other v1 hierarchies (pids, blkio...) carry none
- * of the numbers in the table and are ignored. */
-enum { CG_CTRL_CPU = 1u, CG_CTRL_CPUACCT = 2u, CG_CTRL_MEMORY = 4u };
+/* v1 controllers we read; other v1 hierarchies (pids, devices...) carry
+ * none of our numbers and are ignored. */
+enum { CG_CTRL_CPU = 1u, CG_CTRL_CPUACCT = 2u, CG_CTRL_MEMORY = 4u, CG_CTRL_BLKIO = 8u };
 
 struct cg_mount {
     char *mnt;      /* mount point, unescaped, e.g. "/sys/fs/cgroup/unified" */
@@ -25,7 +25,7 @@ struct cg_mounts {
 };
 
 /* Collects the cgroup2 mount (first one) and every v1 mount carrying cpu,
- * cpuacct or memory (first mount per controller).  Returns how many. */
+ * cpuacct, memory or blkio (first mount per controller).  Returns how many. */
 size_t cg_parse_mountinfo(const char *text, struct cg_mounts *out);
 void cg_mounts_free(struct cg_mounts *m);
 /* mountinfo octal escapes (\040 space, \011 tab, \012 newline, \134
@@ -59,4 +59,36 @@ void cg_proc_paths_free(struct cg_proc_paths *p);
  * cannot be computed. */
 double cg_throttled_pct(bool usage_known, uint64_t usage_ns, uint64_t throttled_ns,
                         uint64_t periods, int64_t quota_us, bool *estimated);
+
+/* I/O limits, in v2 io.max's words; the counter each one limits has the
+ * same index (rbytes wbytes rios wios). */
+enum cg_io_kind { CG_IO_RBPS, CG_IO_WBPS, CG_IO_RIOPS, CG_IO_WIOPS, CG_IO_NKINDS };
+const char *cg_io_kind_name(enum cg_io_kind k); /* "rbps" "wbps" "riops" "wiops" */
+struct cg_io_limit {
+    uint32_t major, minor;
+    enum cg_io_kind kind;
+    uint64_t limit; /* bytes/s or IOs/s; never 0 or "max" */
+};
+/* v2 io.max ("254:0 rbps=max wbps=1048576 riops=max wiops=max" per line):
+ * appends each finite limit to out (at most max in all); returns how many.
+ * Malformed lines and fields are skipped. */
+size_t cg_parse_io_max(const char *text, struct cg_io_limit *out, size_t max);
+/* v1 blkio.throttle.{read,write}_{bps,iops}_device ("254:0 1048576" per
+ * line), each limit of `kind`: as cg_parse_io_max. */
+size_t cg_parse_blkio_limits(const char *text, enum cg_io_kind kind, struct cg_io_limit *out,
+                             size_t max);
+/* v2 io.stat: the counter limited by `kind` for device major:minor (a
+ * device the cgroup has not done I/O to has no line: false). */
+bool cg_parse_io_stat(const char *text, uint32_t major, uint32_t minor, enum cg_io_kind kind,
+                      uint64_t *v);
+/* v1 blkio.throttle.io_service_bytes / io_serviced (and their _recursive
+ * forms): the "Read" (rbps, riops) or "Write" (wbps, wiops) count of
+ * major:minor. */
+bool cg_parse_blkio_stat(const char *text, uint32_t major, uint32_t minor, enum cg_io_kind kind,
+                         uint64_t *v);
+
+/* The anonymous and file memory of a memory.stat text: v2 "anon"/"file",
+ * v1 "total_rss"/"total_cache" (the cgroup and its descendants, as v2
+ * counts), else v1 "rss"/"cache".  Bytes; false without both. */
+bool cg_parse_mem_stat(const char *text, uint64_t *anon, uint64_t *file);
 #endif

@@ -12,7 +12,9 @@
 #include "util/hostfs.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
+#include <arpa/inet.h>
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -305,12 +307,137 @@ void netkvs_free(struct netkvs *kv)
     kv->n = kv->cap = 0;
 }
 
+size_t netsnmp6_parse(const char *text, struct netkvs *out)
+{
+    size_t skipped = 0;
+    const char *p = text ? text : "";
+    struct tokens *t = xmalloc(sizeof *t);
+    while (*p) {
+        size_t len = strcspn(p, "\n");
+        tokenize(p, len, t);
+        int64_t v;
+        if (t->n == 2 && !t->overflow && parse_i64(t->s[1], t->len[1], &v))
+            kv_push(out, "snmp6", 5, t->s[0], t->len[0], v);
+        else if (t->n)
+            skipped++;
+        p += len;
+        if (*p == '\n')
+            p++;
+    }
+    free(t);
+    return skipped;
+}
+
+/* A hex number of exactly `len` digits (at most 16). */
+static bool parse_hex(const char *s, size_t len, uint64_t *v)
+{
+    if (len == 0 || len > 16)
+        return false;
+    uint64_t x = 0;
+    for (size_t i = 0; i < len; i++) {
+        int c = (unsigned char)s[i], d;
+        if (c >= '0' && c <= '9')
+            d = c - '0';
+        else if (c >= 'A' && c <= 'F')
+            d = c - 'A' + 10;
+        else if (c >= 'a' && c <= 'f')
+            d = c - 'a' + 10;
+        else
+            return false;
+        x = x << 4 | (uint64_t)d;
+    }
+    *v = x;
+    return true;
+}
+
+/* "0100007F:1389" (v4) or 32 hex digits ":" port (v6) into "127.0.0.1:5001".
+ * The kernel prints each 32-bit word of the address as a number in this
+ * host's byte order, so the words are stored back the same way. */
+static bool parse_udp_addr(const char *s, size_t len, bool v6, struct udpsock *k)
+{
+    size_t alen = v6 ? 32 : 8;
+    uint64_t port, w;
+    if (len != alen + 5 || s[alen] != ':' || !parse_hex(s + alen + 1, 4, &port))
+        return false;
+    unsigned char addr[16];
+    for (size_t i = 0; i < alen / 8; i++) {
+        if (!parse_hex(s + 8 * i, 8, &w))
+            return false;
+        uint32_t word = (uint32_t)w;
+        memcpy(addr + 4 * i, &word, 4);
+    }
+    char ip[INET6_ADDRSTRLEN];
+    if (!inet_ntop(v6 ? AF_INET6 : AF_INET, addr, ip, sizeof ip))
+        return false;
+    snprintf(k->local, sizeof k->local, v6 ? "[%s]:%u" : "%s:%u", ip, (unsigned)port);
+    k->port = (uint16_t)port;
+    return true;
+}
+
+size_t netudp_parse(const char *text, bool v6, struct udpsocks *out)
+{
+    size_t skipped = 0;
+    const char *p = text ? text : "";
+    struct tokens *t = xmalloc(sizeof *t);
+    bool first = true;
+    while (*p) {
+        size_t len = strcspn(p, "\n");
+        tokenize(p, len, t);
+        /* sl: local rem st tx:rx tr:when retrnsmt uid timeout inode ref pointer drops */
+        struct udpsock k = {.v6 = v6};
+        uint64_t uid, q, tmp;
+        const char *colon = t->n > 4 ? memchr(t->s[4], ':', t->len[4]) : NULL;
+        bool ok = t->n >= 13 && !t->overflow && t->len[0] > 1 && t->s[0][t->len[0] - 1] == ':' &&
+                  parse_udp_addr(t->s[1], t->len[1], v6, &k) && colon &&
+                  parse_hex(colon + 1, t->len[4] - (size_t)(colon + 1 - t->s[4]), &q) &&
+                  parse_u64(t->s[7], t->len[7], &uid) && uid <= UINT32_MAX &&
+                  parse_u64(t->s[9], t->len[9], &k.inode) &&
+                  parse_u64(t->s[12], t->len[12], &k.drops) &&
+                  parse_u64(t->s[0], t->len[0] - 1, &tmp);
+        if (ok) {
+            k.uid = (uint32_t)uid;
+            k.rx_queue = q;
+            if (k.inode) {
+                xgrow(&out->v, &out->cap, out->n + 1, sizeof *out->v);
+                out->v[out->n++] = k;
+            }
+        } else if (t->n && !(first && t->len[0] == 2 && memcmp(t->s[0], "sl", 2) == 0)) {
+            skipped++;
+        }
+        first = false;
+        p += len;
+        if (*p == '\n')
+            p++;
+    }
+    free(t);
+    return skipped;
+}
+
+void udpsocks_free(struct udpsocks *s)
+{
+    free(s->v);
+    s->v = NULL;
+    s->n = s->cap = 0;
+}
+
+bool net_socket_inode(const char *link, uint64_t *inode)
+{
+    static const char pre[] = "socket:[";
+    size_t pl = sizeof pre - 1, len = strlen(link);
+    return len > pl + 1 && strncmp(link, pre, pl) == 0 && link[len - 1] == ']' &&
+           parse_u64(link + pl, len - pl - 1, inode);
+}
+
 /* ---- collector -------------------------------------------------------- */
 
 enum ctr {
     C_IN_SEGS, C_OUT_SEGS, C_RETRANS, C_ACTIVE, C_PASSIVE, C_ATTEMPT_FAILS,
     C_ESTAB_RESETS, C_OUT_RSTS, C_UDP_RCVBUF, C_UDP_INERR, C_LISTEN_OVF,
-    C_LISTEN_DROPS, C_ABORT_DATA, C_ABORT_TIMEOUT, C_ABORT_MEMORY, NCTR
+    C_LISTEN_DROPS, C_ABORT_DATA, C_ABORT_TIMEOUT, C_ABORT_MEMORY,
+    /* UDP receive-buffer drops and datagrams delivered, v4 and v6, UDP and
+     * UDP-Lite: C_UDP_RCVBUF .. C_UDPLITE6_RCVBUF pair with C_UDP_IN .. */
+    C_UDPLITE_RCVBUF, C_UDP6_RCVBUF, C_UDPLITE6_RCVBUF,
+    C_UDP_IN, C_UDPLITE_IN, C_UDP6_IN, C_UDPLITE6_IN, NCTR
 };
 
 static const struct {
@@ -331,7 +458,17 @@ static const struct {
     [C_ABORT_DATA] = {"TcpExt", "TCPAbortOnData"},
     [C_ABORT_TIMEOUT] = {"TcpExt", "TCPAbortOnTimeout"},
     [C_ABORT_MEMORY] = {"TcpExt", "TCPAbortOnMemory"},
+    [C_UDPLITE_RCVBUF] = {"UdpLite", "RcvbufErrors"},
+    [C_UDP6_RCVBUF] = {"snmp6", "Udp6RcvbufErrors"},
+    [C_UDPLITE6_RCVBUF] = {"snmp6", "UdpLite6RcvbufErrors"},
+    [C_UDP_IN] = {"Udp", "InDatagrams"},
+    [C_UDPLITE_IN] = {"UdpLite", "InDatagrams"},
+    [C_UDP6_IN] = {"snmp6", "Udp6InDatagrams"},
+    [C_UDPLITE6_IN] = {"snmp6", "UdpLite6InDatagrams"},
 };
+static const enum ctr udp_rcvbuf[] = {C_UDP_RCVBUF, C_UDPLITE_RCVBUF, C_UDP6_RCVBUF,
+                                      C_UDPLITE6_RCVBUF};
+static const enum ctr udp_in[] = {C_UDP_IN, C_UDPLITE_IN, C_UDP6_IN, C_UDPLITE6_IN};
 
 struct counter {
     bool has_prev, measured;
@@ -357,6 +494,8 @@ struct net_state {
     double first_s, last_s;
     size_t bad_lines;
     struct strbuf buf;
+    struct udpsocks udp0; /* UDP sockets at start, by inode */
+    bool have_udp0, udp_truncated;
 };
 
 static void net_destroy(void *p)
@@ -369,6 +508,7 @@ static void net_destroy(void *p)
     free(st->v);
     netkvs_free(&st->snmp_end);
     netkvs_free(&st->sock_end);
+    udpsocks_free(&st->udp0);
     sb_free(&st->buf);
     free(st);
 }
@@ -472,6 +612,9 @@ static double sample_snmp(struct net_state *st, double now)
         st->bad_lines += netsnmp_parse(sb_str(&st->buf), &kv);
         any = true;
     }
+    /* absent when IPv6 is off */
+    if (hostfs_read("/proc/net/snmp6", &st->buf, 0) == 0)
+        st->bad_lines += netsnmp6_parse(sb_str(&st->buf), &kv);
     double retrans = NAN;
     for (int c = 0; c < NCTR; c++) {
         struct counter *k = &st->ctr[c];
@@ -537,6 +680,198 @@ static int net_sample(struct collect_ctx *ctx, struct net_state *st, bool with_s
     return 0;
 }
 
+/* ---- UDP sockets: drops per socket, and who reads them ----------------- */
+
+#define NET_UDP_FILE_MAX (8u << 20) /* 128-byte lines: 65k sockets */
+#define NET_UDP_TOP 10              /* sockets listed */
+#define NET_SCAN_PROCS 20000        /* the owner scan's bounds */
+#define NET_SCAN_FDS 1000000
+#define NET_SCAN_MS 1000.0
+
+static int by_inode(const void *a, const void *b)
+{
+    uint64_t x = ((const struct udpsock *)a)->inode, y = ((const struct udpsock *)b)->inode;
+    return x < y ? -1 : x > y;
+}
+
+/* /proc/net/udp and udp6 (absent without IPv6); false when neither was read. */
+static bool read_udp(struct net_state *st, struct udpsocks *out)
+{
+    static const struct {
+        const char *path;
+        bool v6;
+    } files[] = {{"/proc/net/udp", false}, {"/proc/net/udp6", true}};
+    bool any = false;
+    for (size_t i = 0; i < ARRAY_LEN(files); i++) {
+        if (hostfs_read(files[i].path, &st->buf, NET_UDP_FILE_MAX) != 0)
+            continue;
+        any = true;
+        st->udp_truncated |= st->buf.len >= NET_UDP_FILE_MAX;
+        st->bad_lines += netudp_parse(sb_str(&st->buf), files[i].v6, out);
+    }
+    if (out->n)
+        qsort(out->v, out->n, sizeof *out->v, by_inode);
+    return any;
+}
+
+/* A socket that dropped datagrams in the window, and its reader. */
+struct udp_drop {
+    const struct udpsock *s;
+    uint64_t drops; /* in the window */
+    int pid;        /* 0: not found */
+    char comm[64];
+};
+
+static int by_drops_desc(const void *a, const void *b)
+{
+    const struct udp_drop *x = a, *y = b;
+    if (x->drops != y->drops)
+        return x->drops > y->drops ? -1 : 1;
+    return by_inode(x->s, y->s);
+}
+
+/* A /proc entry named by a number (a pid, an fd): the number, else -1. */
+static int entry_number(const char *name)
+{
+    uint64_t v;
+    size_t len = strlen(name);
+    return len <= 10 && parse_u64(name, len, &v) && v <= INT32_MAX ? (int)v : -1;
+}
+
+/* Finds the process holding each socket: a walk over every process's fds
+ * (readlink "socket:[INODE]"), so it runs once, at stop, and only when a
+ * socket dropped; bounded in processes, fds and time.  Returns what
+ * stopped it early ("" when it finished). */
+static const char *find_readers(struct udp_drop *d, size_t n)
+{
+    size_t left = n, procs = 0, fds = 0;
+    double t0 = mono_ms();
+    const char *why = "";
+    DIR *dir = hostfs_opendir("/proc");
+    if (!dir)
+        return "/proc could not be read";
+    struct dirent *de;
+    while (left && !*why && (de = readdir(dir)) != NULL) {
+        int pid = entry_number(de->d_name);
+        if (pid <= 0)
+            continue;
+        if (++procs > NET_SCAN_PROCS) {
+            why = "the scan's bound on processes";
+            break;
+        }
+        if (mono_ms() - t0 > NET_SCAN_MS) {
+            why = "the scan's time limit";
+            break;
+        }
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%d/fd", pid);
+        DIR *fdd = hostfs_opendir(path);
+        if (!fdd)
+            continue; /* gone, or not ours to read */
+        struct dirent *fe;
+        while (left && (fe = readdir(fdd)) != NULL) {
+            int fd = entry_number(fe->d_name);
+            if (fd < 0)
+                continue;
+            if (++fds > NET_SCAN_FDS) {
+                why = "the scan's bound on descriptors";
+                break;
+            }
+            char lp[64], link[64];
+            uint64_t ino;
+            snprintf(lp, sizeof lp, "/proc/%d/fd/%d", pid, fd);
+            if (hostfs_readlink(lp, link, sizeof link) < 0 || !net_socket_inode(link, &ino))
+                continue;
+            for (size_t k = 0; k < n; k++)
+                if (d[k].s->inode == ino && !d[k].pid) {
+                    d[k].pid = pid;
+                    snprintf(path, sizeof path, "/proc/%d/comm", pid);
+                    if (hostfs_read_line(path, d[k].comm, sizeof d[k].comm) != 0)
+                        snprintf(d[k].comm, sizeof d[k].comm, "?");
+                    left--;
+                }
+        }
+        closedir(fdd);
+    }
+    closedir(dir);
+    return why;
+}
+
+/* Table net.udp_drops: the sockets that dropped datagrams in the window. */
+static void udp_drops(struct report *r, struct net_state *st, double window)
+{
+    struct udpsocks now = {0};
+    if (!st->have_udp0 || !read_udp(st, &now)) {
+        udpsocks_free(&now);
+        return;
+    }
+    struct udp_drop *d = xcalloc(now.n ? now.n : 1, sizeof *d);
+    size_t nd = 0;
+    for (size_t i = 0; i < now.n; i++) {
+        const struct udpsock *s = &now.v[i];
+        const struct udpsock *was =
+            st->udp0.n ? bsearch(s, st->udp0.v, st->udp0.n, sizeof *s, by_inode) : NULL;
+        /* a socket made during the window dropped all its drops in it */
+        uint64_t drops = was && was->drops <= s->drops ? s->drops - was->drops
+                         : was                         ? 0
+                                                       : s->drops;
+        if (drops)
+            d[nd++] = (struct udp_drop){.s = s, .drops = drops};
+    }
+    if (!nd) {
+        free(d);
+        udpsocks_free(&now);
+        return;
+    }
+    qsort(d, nd, sizeof *d, by_drops_desc);
+    size_t shown = nd < NET_UDP_TOP ? nd : NET_UDP_TOP;
+    const char *why = find_readers(d, shown);
+    struct table *t = report_table(r, NM_NET_UDP_DROPS, "UDP sockets that dropped datagrams",
+                                   "network");
+    static const struct col_spec cols[] = {
+        {"proto", "Proto", "", 0},
+        {"local", "Local address", "", 0},
+        {"port", "Port", "", 0},
+        {"drops", "Drops", "", 0},
+        {"drops_per_s", "Drops", "/s", 1},
+        {"rx_queue_kib", "Queued at end", "KiB", 1},
+        {"pid", "PID", "", 0},
+        {"process", "Process", "", 0},
+        {"uid", "UID", "", 0},
+    };
+    table_add_cols(t, cols, ARRAY_LEN(cols));
+    for (size_t i = 0; i < shown; i++) {
+        size_t row = table_add_row(t);
+        const struct udpsock *s = d[i].s;
+        table_set_str(t, row, "proto", s->v6 ? "udp6" : "udp");
+        table_set_str(t, row, "local", s->local);
+        table_set_num(t, row, "port", s->port);
+        table_set_num(t, row, "drops", (double)d[i].drops);
+        if (window > 0)
+            table_set_num(t, row, "drops_per_s", (double)d[i].drops / window);
+        table_set_num(t, row, "rx_queue_kib", (double)s->rx_queue / 1024.0);
+        if (d[i].pid) {
+            table_set_num(t, row, "pid", d[i].pid);
+            table_set_str(t, row, "process", d[i].comm);
+        }
+        table_set_num(t, row, "uid", s->uid);
+    }
+    struct strbuf note = STRBUF_INIT;
+    sb_addf(&note, "Per-socket drops (the drops column of /proc/net/udp and udp6: a full "
+                   "receive buffer, or a socket filter) over the window, %zu socket%s in all; "
+                   "the process is the first found holding the socket.",
+            nd, nd == 1 ? "" : "s");
+    if (*why)
+        sb_addf(&note, " The search for the processes stopped early (%s).", why);
+    if (st->udp_truncated)
+        sb_addf(&note, " More sockets than were read (%u MiB of /proc/net/udp).",
+                NET_UDP_FILE_MAX >> 20);
+    table_set_note(t, sb_str(&note));
+    sb_free(&note);
+    free(d);
+    udpsocks_free(&now);
+}
+
 static bool net_can_run(const struct collect_ctx *ctx, char *reason, size_t n)
 {
     (void)ctx;
@@ -552,6 +887,7 @@ static int net_start(struct collect_ctx *ctx, void **state, char *err, size_t n)
     *state = st;
     int rc = net_sample(ctx, st, false);
     st->first_s = st->last_s;
+    st->have_udp0 = read_udp(st, &st->udp0);
     if (rc) {
         snprintf(err, n, "cannot read /proc/net/dev: %s", strerror(-rc));
         return rc;
@@ -577,6 +913,40 @@ static void ctr_metric(struct report *r, const struct net_state *st, enum ctr c,
         snprintf(t, sizeof t, "%s per second", title);
         report_metric(r, rate_name, t, "/s", "network", (double)k->acc / k->acc_s);
     }
+}
+
+/* Receive-buffer drops and delivered datagrams summed over UDP and
+ * UDP-Lite, v4 and v6 (the counters this kernel has), and the share lost. */
+static void udp_metrics(struct report *r, const struct net_state *st)
+{
+    double drops = 0, in = 0, secs = 0;
+    bool have = false, have_in = false;
+    for (size_t i = 0; i < ARRAY_LEN(udp_rcvbuf); i++) {
+        const struct counter *k = &st->ctr[udp_rcvbuf[i]], *ki = &st->ctr[udp_in[i]];
+        if (k->measured) {
+            drops += (double)k->acc;
+            secs = k->acc_s > secs ? k->acc_s : secs;
+            have = true;
+        }
+        if (ki->measured) {
+            in += (double)ki->acc;
+            have_in = true;
+        }
+    }
+    if (!have)
+        return;
+    report_metric(r, NM_UDP_RCVBUF_ERRORS, "UDP datagrams dropped: receive buffer full", "",
+                  "network", drops);
+    if (secs > 0)
+        report_metric(r, NM_UDP_RCVBUF_ERRORS_PER_S,
+                      "UDP datagrams dropped per second: receive buffer full", "/s", "network",
+                      drops / secs);
+    if (have_in)
+        report_metric(r, NM_UDP_IN_DATAGRAMS, "UDP datagrams delivered", "", "network", in);
+    if (have_in && in + drops > 0)
+        report_metric(r, NM_UDP_RCVBUF_DROP_PCT,
+                      "UDP datagrams dropped for a full receive buffer, of those received", "%",
+                      "network", drops / (in + drops) * 100.0);
 }
 
 static void gauge_metric(struct report *r, const struct netkvs *kv, const char *sect,
@@ -673,8 +1043,9 @@ static int net_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     ctr_metric(r, st, C_ABORT_DATA, NM_TCP_ABORT_ON_DATA, NULL, "TCP aborts on unread data");
     ctr_metric(r, st, C_ABORT_TIMEOUT, NM_TCP_ABORT_ON_TIMEOUT, NULL, "TCP aborts on timeout");
     ctr_metric(r, st, C_ABORT_MEMORY, NM_TCP_ABORT_ON_MEMORY, NULL, "TCP aborts on memory");
-    ctr_metric(r, st, C_UDP_RCVBUF, NM_UDP_RCVBUF_ERRORS, NULL, "UDP receive buffer errors");
     ctr_metric(r, st, C_UDP_INERR, NM_UDP_IN_ERRORS, NULL, "UDP input errors");
+    udp_metrics(r, st);
+    udp_drops(r, st, window);
 
     if (st->have_snmp_end)
         gauge_metric(r, &st->snmp_end, "Tcp", "CurrEstab", NM_TCP_CURR_ESTAB,

@@ -52,4 +52,29 @@ size_t netsnmp_parse(const char *text, struct netkvs *out);
 size_t netsockstat_parse(const char *text, struct netkvs *out);
 bool netkvs_get(const struct netkvs *kv, const char *sect, const char *key, int64_t *v);
 void netkvs_free(struct netkvs *kv);
+/* /proc/net/snmp6: "Udp6RcvbufErrors   12" lines, each a counter of
+ * section "snmp6" under its whole name.  Lines that are not a name and a
+ * number are skipped and counted. */
+size_t netsnmp6_parse(const char *text, struct netkvs *out);
+
+/* One socket of /proc/net/udp or udp6. */
+struct udpsock {
+    uint64_t inode, drops, rx_queue; /* drops since the socket was made; bytes queued */
+    uint32_t uid;
+    uint16_t port;
+    bool v6;
+    char local[64]; /* "127.0.0.1:5001", "[::1]:5001" */
+};
+struct udpsocks {
+    struct udpsock *v;
+    size_t n, cap;
+};
+/* Parses /proc/net/udp (v6 false) or udp6 text (appends): the header and
+ * sockets with inode 0 (not yet bound to a file) are left out; malformed
+ * lines are skipped and counted in the return value.  Addresses are the
+ * kernel's words in this host's byte order, as it prints them. */
+size_t netudp_parse(const char *text, bool v6, struct udpsocks *out);
+void udpsocks_free(struct udpsocks *s);
+/* The inode of an fd link "socket:[12345]"; false for anything else. */
+bool net_socket_inode(const char *link, uint64_t *inode);
 #endif

@@ -146,3 +146,96 @@ calm_pid() {
     done
     ok "$_pn"
 }
+
+# scen_v1_parent CONTROLLER: the directory of our own cgroup in that v1
+# hierarchy, or "" when it is not mounted (test cgroups go below it).
+scen_v1_parent() {
+    _p=$(awk -F: -v c="$1" '{ n = split($2, a, ","); for (i = 1; i <= n; i++) if (a[i] == c) print $3 }' /proc/self/cgroup)
+    [ -n "$_p" ] && [ -d "/sys/fs/cgroup/$1" ] && echo "/sys/fs/cgroup/$1${_p%/}"
+}
+# scen_v2_parent: our own cgroup's directory in the v2 hierarchy, or "".
+scen_v2_parent() {
+    _m=$(awk '$9 == "cgroup2" {print $5; exit}' /proc/self/mountinfo)
+    _p=$(awk -F: '$1 == "0" {print $3}' /proc/self/cgroup)
+    [ -n "$_m" ] && echo "$_m${_p%/}"
+}
+# scen_disk_of DIR: "MAJ:MIN NAME" of the whole disk DIR lives on (limits
+# are set on whole disks, not partitions).
+scen_disk_of() {
+    _d=$(mountpoint -d "$(df --output=target "$1" | tail -1)")
+    _s=/sys/dev/block/$_d
+    [ -e "$_s/partition" ] && _s=$(readlink -f "$_s/..") && _d=$(cat "$_s/dev")
+    echo "$_d $(basename "$(readlink -f "$_s")")"
+}
+
+# scen_mem_cgroup NAME BYTES: makes memory cgroup NAME below our own (design
+# 5) with a BYTES limit, removed at cleanup; its directory in $memcg.  1 when
+# it cannot be made.
+scen_mem_cgroup() {
+    _parent=$(scen_v1_parent memory) _limit=memory.limit_in_bytes
+    if [ -z "$_parent" ]; then
+        _parent=$(scen_v2_parent) _limit=memory.max
+    fi
+    memcg=$_parent/$1
+    mkdir "$memcg" 2>/dev/null || return 1
+    on_cleanup "rmdir $memcg 2>/dev/null"
+    echo "$2" > "$memcg/$_limit"
+}
+
+# scen_io_cgroup NAME DEV BPS: makes cgroup NAME below our own with a write
+# limit of BPS bytes/s on disk DEV (MAJ:MIN), removed at cleanup; $iojoin is
+# the shell text that moves $$ into it, scen_io_limit BPS changes the limit.
+# v1/hybrid: blkio.throttle.write_bps_device, and the v2 cgroup of the same
+# path joined too (its io.pressure says how long the tasks waited, as systemd
+# lays hybrid cgroups out); v2: io.max.  1 (with $iowhy) when it cannot.
+scen_io_cgroup() {
+    _blk=$(scen_v1_parent blkio) _v2=$(scen_v2_parent) iojoin="" _iodev=$2
+    iocg_v1="" iocg_v2=""
+    if [ -n "$_blk" ]; then
+        iocg_v1=$_blk/$1
+        mkdir "$iocg_v1" || { iowhy="cannot create $iocg_v1"; return 1; }
+        on_cleanup "rmdir $iocg_v1"
+        iojoin="echo \$\$ > $iocg_v1/cgroup.procs;"
+        # PSI is per v2 cgroup: the same path there, when ours match
+        if [ -n "$_v2" ] && [ "${_v2#*/unified}" = "${_blk#/sys/fs/cgroup/blkio}" ] &&
+            mkdir "$_v2/$1"; then
+            iocg_v2=$_v2/$1
+            on_cleanup "rmdir $iocg_v2"
+            iojoin="$iojoin echo \$\$ > $iocg_v2/cgroup.procs;"
+        fi
+    elif [ -n "$_v2" ] && grep -qw io "$_v2/cgroup.subtree_control" 2>/dev/null; then
+        iocg_v2=$_v2/$1
+        mkdir "$iocg_v2" || { iowhy="cannot create $iocg_v2"; return 1; }
+        on_cleanup "rmdir $iocg_v2"
+        iojoin="echo \$\$ > $iocg_v2/cgroup.procs;"
+    else
+        iowhy="no blkio hierarchy and no io controller for our v2 cgroup"; return 1
+    fi
+    scen_io_limit "$3"
+}
+scen_io_limit() {
+    if [ -n "$iocg_v1" ]; then
+        echo "$_iodev $1" > "$iocg_v1/blkio.throttle.write_bps_device"
+    else
+        echo "$_iodev wbps=$1" > "$iocg_v2/io.max"
+    fi
+}
+
+# calm_check NAME RUN BUNDLE PYEXPR WHY: the Python expression over the
+# report (d) is true, else "not ok" saying WHY and the expression's value,
+# and 1.  For what a calm scenario asserts beyond no warning: that its work
+# was measured, that a rule said nothing about it.
+calm_check() {
+    _v=$(json "$3/report.json" "$4")
+    [ "$_v" = True ] && return 0
+    not_ok "$1" "run $2 of $CALM_RUNS: $5"
+    return 1
+}
+
+# calm_silent NAME RUN BUNDLE ID NEEDLE: finding ID does not name NEEDLE (the
+# calm workload's process or cgroup), at any severity.
+calm_silent() {
+    calm_check "$1" "$2" "$3" \
+        "not any(f['id'] == '$4' and '$5' in f['title'] + ' ' + (f.get('culprit') or '') for f in d['findings'])" \
+        "$4 about $5: $(json "$3/report.json" "[f['title'] for f in d['findings'] if f['id'] == '$4']")"
+}

@@ -1,4 +1,5 @@
 #include "harness.h"
+#include "collect_life.h"
 #include "../../src/collect/cgroup.h"
 #include "../../src/model/model.h"
 #include "../../src/options.h"
@@ -25,8 +26,8 @@ TEST(cgroup_mountinfo_hybrid_real)
     struct cg_mounts ms;
     size_t n = cg_parse_mountinfo(sb_str(&sb), &ms);
     sb_free(&sb);
-    CHECK(n == 4);
-    if (n == 4) {
+    CHECK(n == 5);
+    if (n == 5) {
         CHECK(ms.v[0].v2);
         CHECK_STR(ms.v[0].mnt, "/sys/fs/cgroup/unified");
         CHECK_STR(ms.v[1].mnt, "/sys/fs/cgroup/cpu");
@@ -36,6 +37,8 @@ TEST(cgroup_mountinfo_hybrid_real)
         CHECK_STR(ms.v[3].mnt, "/sys/fs/cgroup/memory");
         CHECK(ms.v[3].ctrls == CG_CTRL_MEMORY);
         CHECK_STR(ms.v[3].root, "/");
+        CHECK_STR(ms.v[4].mnt, "/sys/fs/cgroup/blkio"); /* I/O limits */
+        CHECK(ms.v[4].ctrls == CG_CTRL_BLKIO);
     }
     cg_mounts_free(&ms);
 }
@@ -402,7 +405,7 @@ TEST(cgroup_target_not_found_fails_clearly)
     run_fixture(&x, "cgroup/hybrid", &o, false);
     CHECK(x.start_rc != 0);
     CHECK_STR(x.err, "cgroup /nope not found under /sys/fs/cgroup/unified or the v1 "
-                     "cpu/cpuacct/memory hierarchies");
+                     "cpu/cpuacct/memory/blkio hierarchies");
     report_free(x.r);
     run_fixture(&x, "cgroup/v1", &o, false);
     CHECK_STR(x.err, "cgroup /nope not found in the v1 cpu/cpuacct/memory hierarchies");
@@ -649,4 +652,209 @@ out:
         usleep(10000);
     if (access(cg, F_OK) == 0)
         test_fail(__FILE__, __LINE__, "could not remove %s", cg);
+}
+
+/* ------------------------------------------------- I/O limits, memory growth */
+
+TEST(cgroup_parse_io_max_and_blkio_limits)
+{
+    struct cg_io_limit l[8];
+    size_t n = cg_parse_io_max("8:0 rbps=max wbps=1048576 riops=max wiops=100\n"
+                               "259:0 rbps=10485760 wbps=max riops=max wiops=max\n",
+                               l, 8);
+    REQUIRE(n == 3);
+    CHECK(l[0].major == 8 && l[0].minor == 0 && l[0].kind == CG_IO_WBPS && l[0].limit == 1048576);
+    CHECK(l[1].kind == CG_IO_WIOPS && l[1].limit == 100);
+    CHECK(l[2].major == 259 && l[2].kind == CG_IO_RBPS && l[2].limit == 10485760);
+    CHECK(cg_parse_io_max("8:0 rbps=1 wbps=2 riops=3 wiops=4\n", l, 2) == 2); /* bounded */
+    /* hostile: junk values, no device, a major past 32 bits, glued fields,
+     * 0, an overflowing number; one good limit */
+    n = cg_parse_io_max("8:0 wbps=12x\nfoo bar\n:1 wbps=5\n8:0 wbps=-1 rbps=0\n"
+                        "4294967296:0 wbps=5\n8:0wbps=5\n8:1\n8:1 wbps=\n"
+                        "8:1 riops=7 wiops=max\n8:2 wbps=99999999999999999999\n"
+                        "8:3 wbps=+5 rbps=0x10 wiops= 5\n",
+                        l, 8);
+    CHECK(n == 1);
+    CHECK(l[0].major == 8 && l[0].minor == 1 && l[0].kind == CG_IO_RIOPS && l[0].limit == 7);
+    CHECK(cg_parse_io_max("", l, 8) == 0);
+
+    /* v1, real: "254:0 2097152"; an empty file is no limit */
+    n = cg_parse_blkio_limits("254:0 2097152\n8:16 500\n", CG_IO_WBPS, l, 8);
+    REQUIRE(n == 2);
+    CHECK(l[0].major == 254 && l[0].minor == 0 && l[0].limit == 2097152 &&
+          l[0].kind == CG_IO_WBPS);
+    CHECK(l[1].major == 8 && l[1].minor == 16 && l[1].limit == 500);
+    CHECK(cg_parse_blkio_limits("", CG_IO_RIOPS, l, 8) == 0);
+    CHECK(cg_parse_blkio_limits("254:0 20 30\n254:0 x\n254 5\n254:0 0\n", CG_IO_RBPS, l, 8) == 0);
+    CHECK_STR(cg_io_kind_name(CG_IO_RIOPS), "riops");
+}
+
+TEST(cgroup_parse_io_counters)
+{
+    uint64_t v = 99;
+    const char *st = "259:0 rbytes=1048576 wbytes=0 rios=8 wios=0 dbytes=0 dios=0\n"
+                     "8:0 rbytes=0 wbytes=4194304 rios=0 wios=128 dbytes=0 dios=0 cost.usage=12\n";
+    CHECK(cg_parse_io_stat(st, 8, 0, CG_IO_WBPS, &v) && v == 4194304);
+    CHECK(cg_parse_io_stat(st, 8, 0, CG_IO_WIOPS, &v) && v == 128);
+    CHECK(cg_parse_io_stat(st, 259, 0, CG_IO_RIOPS, &v) && v == 8);
+    CHECK(!cg_parse_io_stat(st, 8, 16, CG_IO_WBPS, &v)); /* no I/O to that device */
+    CHECK(!cg_parse_io_stat("8:0 wbytes=12x\n", 8, 0, CG_IO_WBPS, &v));
+    CHECK(!cg_parse_io_stat("8:0 xwbytes=12\n", 8, 0, CG_IO_WBPS, &v));
+
+    /* v1, captured on the test VM during a throttled write */
+    struct strbuf sb = STRBUF_INIT;
+    hostfs_set_root(fixture("cgroup/io/t1"));
+    REQUIRE(hostfs_read("/sys/fs/cgroup/blkio/prtest-io/blkio.throttle.io_service_bytes_recursive",
+                        &sb, 0) == 0);
+    CHECK(cg_parse_blkio_stat(sb_str(&sb), 254, 0, CG_IO_WBPS, &v) && v == 5046272);
+    CHECK(cg_parse_blkio_stat(sb_str(&sb), 254, 0, CG_IO_RBPS, &v) && v == 151552);
+    CHECK(!cg_parse_blkio_stat(sb_str(&sb), 254, 1, CG_IO_RBPS, &v));
+    REQUIRE(hostfs_read("/sys/fs/cgroup/blkio/prtest-io/blkio.throttle.io_serviced", &sb, 0) == 0);
+    CHECK(cg_parse_blkio_stat(sb_str(&sb), 254, 0, CG_IO_WIOPS, &v) && v > 0);
+    hostfs_set_root(NULL);
+    sb_free(&sb);
+    CHECK(!cg_parse_blkio_stat("Total 0\n", 254, 0, CG_IO_WBPS, &v));
+    CHECK(!cg_parse_blkio_stat("254:0 Write 12 13\n254:0 Writes 5\n", 254, 0, CG_IO_WBPS, &v));
+}
+
+TEST(cgroup_parse_mem_stat_anon_file)
+{
+    uint64_t a, f;
+    CHECK(cg_parse_mem_stat("anon 104857600\nfile 5\nanon_thp 0\n", &a, &f));
+    CHECK(a == 104857600 && f == 5);
+    /* v1: the hierarchical totals, not the cgroup's own rss/cache */
+    CHECK(cg_parse_mem_stat("cache 7\nrss 8\ntotal_cache 70\ntotal_rss 80\n", &a, &f));
+    CHECK(a == 80 && f == 70);
+    CHECK(cg_parse_mem_stat("cache 7\nrss 8\n", &a, &f) && a == 8 && f == 7);
+    CHECK(!cg_parse_mem_stat("anon 5\n", &a, &f));
+    CHECK(!cg_parse_mem_stat("anon x\nfile 5\n", &a, &f));
+}
+
+static long find_io_row(const struct table *t, const char *path, const char *kind)
+{
+    for (size_t i = 0; t && i < t->nrows; i++) {
+        const char *p = table_str(t, i, "path"), *k = table_str(t, i, "limit");
+        if (p && k && strcmp(p, path) == 0 && strcmp(k, kind) == 0)
+            return (long)i;
+    }
+    return -1;
+}
+
+/* Hand-made v2 tree, five readings 2 s apart: db.service held at its write
+ * limit with 90 % io pressure, its other limits far above its use, a burst
+ * that meets its limit once, hostile io.max text, page cache that grows
+ * beside flat anon, and perfreport's own growth in its cgroup. */
+TEST(cgroup_io_and_memory_watch_v2)
+{
+    const char *dirs[] = {"io2/t0", "io2/t1", "io2/t2", "io2/t3", "io2/t4"};
+    const double times[] = {0, 2, 4, 6, 8};
+    struct report *r = life_play(&collector_cgroup, "cgroup", dirs, times, 5, NULL);
+    const struct table *io = report_find_table(r, "cgroup.io");
+    REQUIRE(io);
+    CHECK(io->nrows == 5);
+    long w = find_io_row(io, "/system.slice/db.service", "wbps");
+    REQUIRE(w >= 0);
+    CHECK_STR(table_str(io, (size_t)w, "device"), "sda");
+    CHECK_STR(table_str(io, (size_t)w, "devno"), "8:0");
+    CHECK_NUM(table_num(io, (size_t)w, "limit_kib_per_s"), 1024, 0);
+    CHECK_NUM(table_num(io, (size_t)w, "rate_kib_per_s"), 1024, 1e-9);
+    CHECK_NUM(table_num(io, (size_t)w, "use_pct"), 100, 1e-9);
+    CHECK_NUM(table_num(io, (size_t)w, "psi_io_some_pct"), 90, 1e-9);
+    CHECK(isnan(table_num(io, (size_t)w, "limit_iops")));
+    char name[64];
+    snprintf(name, sizeof name, "cgroup.io.%ld.use_pct", w);
+    const struct series *s = report_find_series(r, name);
+    REQUIRE(s);
+    CHECK(s->n == 4);
+    for (size_t i = 0; i < s->n; i++)
+        CHECK_NUM(s->v[i], 100, 1e-9);
+    long io_ = find_io_row(io, "/system.slice/db.service", "wiops");
+    REQUIRE(io_ >= 0);
+    CHECK_NUM(table_num(io, (size_t)io_, "rate_iops"), 32, 1e-9);
+    CHECK_NUM(table_num(io, (size_t)io_, "use_pct"), 32, 1e-9);
+    long nv = find_io_row(io, "/system.slice/db.service", "rbps");
+    REQUIRE(nv >= 0);
+    CHECK_STR(table_str(io, (size_t)nv, "device"), "nvme0n1"); /* from /proc/partitions */
+    CHECK_NUM(table_num(io, (size_t)nv, "use_pct"), 5, 1e-9);
+    long b = find_io_row(io, "/system.slice/burst.service", "wbps");
+    REQUIRE(b >= 0);
+    CHECK_NUM(table_num(io, (size_t)b, "peak_use_pct"), 100, 1e-9);
+    CHECK_NUM(table_num(io, (size_t)b, "use_pct"), 25, 1e-9);
+    snprintf(name, sizeof name, "cgroup.io.%ld.use_pct", b);
+    CHECK_NUM(series_at(r, name, 0), 100, 1e-9);
+    CHECK_NUM(series_at(r, name, 1), 0, 0);
+    long h = find_io_row(io, "/system.slice/we ird <b>.service", "riops");
+    REQUIRE(h >= 0);
+    CHECK_STR(table_str(io, (size_t)h, "devno"), "8:1");
+    CHECK_STR(table_str(io, (size_t)h, "device"), "8:1"); /* no name for it */
+    CHECK_NUM(table_num(io, (size_t)h, "rate_iops"), 1, 1e-9);
+    CHECK(isnan(table_num(io, (size_t)h, "psi_io_some_pct")));
+
+    const struct table *g = report_find_table(r, "cgroup.memory_growth");
+    REQUIRE(g);
+    long d = find_row(g, "/system.slice/db.service");
+    REQUIRE(d >= 0);
+    CHECK_NUM(table_num(g, (size_t)d, "anon_growth_kib_per_s"), 10240, 1e-6);
+    CHECK_NUM(table_num(g, (size_t)d, "anon_rise_pct"), 100, 0);
+    CHECK_NUM(table_num(g, (size_t)d, "anon_first_kib"), 100 * 1024, 0);
+    CHECK_NUM(table_num(g, (size_t)d, "anon_kib"), 180 * 1024, 0);
+    CHECK_NUM(table_num(g, (size_t)d, "file_growth_kib_per_s"), 0, 1e-6);
+    CHECK_NUM(table_num(g, (size_t)d, "mem_limit_kib"), 512 * 1024, 0);
+    CHECK_NUM(table_num(g, (size_t)d, "mem_kib"), 280 * 1024, 0);
+    CHECK_NUM(table_num(g, (size_t)d, "samples"), 5, 0);
+    CHECK_NUM(table_num(g, (size_t)d, "seconds"), 8, 1e-9);
+    long c = find_row(g, "/system.slice/cache.service");
+    REQUIRE(c >= 0);
+    CHECK_NUM(table_num(g, (size_t)c, "anon_growth_kib_per_s"), 0, 1e-6);
+    CHECK_NUM(table_num(g, (size_t)c, "anon_rise_pct"), 0, 0);
+    CHECK_NUM(table_num(g, (size_t)c, "file_growth_kib_per_s"), 10240, 1e-6);
+    /* perfreport's own 1 MiB/s is not its cgroup's growth, nor its parent's */
+    long ps = find_row(g, "/user.slice/perf.scope");
+    REQUIRE(ps >= 0);
+    CHECK_NUM(table_num(g, (size_t)ps, "anon_growth_kib_per_s"), 0, 1e-6);
+    CHECK_NUM(table_num(g, (size_t)ps, "anon_first_kib"), 3 * 1024, 0);
+    long us = find_row(g, "/user.slice");
+    REQUIRE(us >= 0);
+    CHECK_NUM(table_num(g, (size_t)us, "anon_growth_kib_per_s"), 0, 1e-6);
+    CHECK(find_row(g, "/") < 0); /* the root is the host's */
+    CHECK(isnan(table_num(g, (size_t)us, "mem_limit_kib")));
+    report_free(r);
+}
+
+/* Captured on the test VM (hybrid): a writer at its 2 MiB/s v1 blkio limit
+ * with the v2 cgroup of the same path, a 16 MiB/s grower in a memory cgroup
+ * below perfreport's own. */
+TEST(cgroup_io_and_memory_watch_hybrid_real)
+{
+    const char *dirs[] = {"io/t0", "io/t1", "io/t2"};
+    const double times[] = {0, 1, 2};
+    struct report *r = life_play(&collector_cgroup, "cgroup", dirs, times, 3, NULL);
+    const struct table *io = report_find_table(r, "cgroup.io");
+    REQUIRE(io);
+    CHECK(io->nrows == 2);
+    long w = find_io_row(io, "/prtest-io", "wbps");
+    REQUIRE(w >= 0);
+    CHECK_STR(table_str(io, (size_t)w, "device"), "vda");
+    CHECK_NUM(table_num(io, (size_t)w, "limit_kib_per_s"), 2048, 0);
+    /* 7602176 - 2359296 bytes written in 2 s */
+    CHECK_NUM(table_num(io, (size_t)w, "rate_kib_per_s"), (7602176.0 - 2359296) / 2 / 1024, 1e-6);
+    CHECK(table_num(io, (size_t)w, "use_pct") > 95);
+    /* from the unified hierarchy, same path: (3583756 - 1114608) us in 2 s */
+    CHECK_NUM(table_num(io, (size_t)w, "psi_io_some_pct"), (3583756.0 - 1114608) / 2e6 * 100,
+              1e-6);
+    long rd = find_io_row(io, "/prtest-io", "riops");
+    REQUIRE(rd >= 0);
+    CHECK_NUM(table_num(io, (size_t)rd, "rate_iops"), 0, 0);
+    const struct table *g = report_find_table(r, "cgroup.memory_growth");
+    REQUIRE(g);
+    long k = find_row(g, "/process_api/85e3a5393713369625d237feb8a774bf/prtest-grow");
+    REQUIRE(k >= 0);
+    CHECK_NUM(table_num(g, (size_t)k, "anon_growth_kib_per_s"),
+              (58036224.0 - 19410944) / 2 / 1024, 1e-6);
+    CHECK_NUM(table_num(g, (size_t)k, "mem_limit_kib"), 512 * 1024, 0);
+    long own = find_row(g, "/process_api/85e3a5393713369625d237feb8a774bf");
+    REQUIRE(own >= 0);
+    /* perfreport's RssAnon (2048, 3072, 4096 KiB) is taken out of its own cgroup */
+    CHECK_NUM(table_num(g, (size_t)own, "anon_kib"), 60907520.0 / 1024 - 4096, 1e-6);
+    report_free(r);
 }
