@@ -11,6 +11,8 @@
  * at least a tenth of one CPU to be a finding. */
 #define HOTSPOT_MIN_SAMPLES 50
 #define HOTSPOT_MIN_CPU 0.1
+/* Saturation is judged over a window at least this long (seconds). */
+#define CPU_MIN_WINDOW_S 2.0
 
 static bool enough_samples(const struct report *r, double *n)
 {
@@ -87,9 +89,28 @@ void rule_cpu_saturation(struct report *r, const struct rule *self)
     struct sig util = sig_metric(r, "cpu.util_pct", NM_CPU_UTIL_PCT, NM_CPU_UTIL_PCT);
     struct sig runq = sig_metric(r, "cpu.runq_per_cpu", NM_CPU_RUNQ_PER_CPU, NM_CPU_RUNQ_PER_CPU);
     struct sig psi = sig_metric(r, "psi.some_pct", NM_PSI_CPU_SOME_PCT, NM_PSI_CPU_SOME_PCT);
-    enum severity sev = sev_max(util.sev, runq.sev);
+    /* The run-queue gauge is /proc/stat's runnable count read at our own
+     * ticks: it counts the tasks on a CPU with those waiting, and a pipeline
+     * or timer-driven load wakes with the ticks.  With CPUs to spare it is
+     * saturation only where what was measured of the waits agrees: PSI (the
+     * share of time tasks waited for a CPU) and the run-queue latency p99.
+     * A pipeline at 31-38 % busy read 1.0-1.2 per CPU, its sort's threads
+     * briefly more than the CPUs; waits of a CPU elsewhere idle are
+     * placement, and sched.runqueue_latency judges them by their length. */
+    struct sig rql = sig_metric(r, "sched.runq_p99_us", NM_SCHED_RUNQ_P99_US, NULL);
+    bool runq_unconfirmed = runq.sev >= SEV_WARNING && util.sev < SEV_WARNING &&
+                            ((isfinite(psi.v) && psi.sev < SEV_WARNING) ||
+                             (isfinite(rql.v) && rql.sev < SEV_WARNING));
+    enum severity sev = sev_max(util.sev, runq_unconfirmed ? SEV_NONE : runq.sev);
     if (sev < SEV_WARNING)
         return;
+    /* A window of a second or two (a short -- CMD) holds a reading or two,
+     * taken while the command and perfreport start and finish: the CPUs
+     * were busy then, which says nothing of the host.  Listed, not judged. */
+    double win_s = report_window_s(r);
+    bool too_short = win_s > 0 && win_s < CPU_MIN_WINDOW_S;
+    if (too_short)
+        sev = SEV_INFO;
     const struct sig *lead = sig_worse(&runq, &util) ? &runq : &util;
     int corr = (util.sev >= SEV_WARNING && runq.sev >= SEV_WARNING) + (psi.sev >= SEV_WARNING);
 
@@ -99,7 +120,7 @@ void rule_cpu_saturation(struct report *r, const struct rule *self)
      * workload found there is the target's. */
     bool targeted = r->command || !isnan(report_metric_value(r, NM_THREADS_PID));
     struct workload w = busiest_workload(r, targeted);
-    double hz = report_metric_value(r, NM_PROFILE_HZ), win = report_window_s(r);
+    double hz = report_metric_value(r, NM_PROFILE_HZ), win = win_s;
     double all_samples = report_metric_value(r, NM_PROFILE_SAMPLES);
     double target_pct = targeted && hz > 0 && win > 0 && isfinite(all_samples)
                             ? all_samples / hz / win * 100.0
@@ -126,6 +147,12 @@ void rule_cpu_saturation(struct report *r, const struct rule *self)
         sb_addf(&t, "; busiest %s", w.what);
     struct finding *f = rule_add(r, self, sev, &t);
 
+    if (too_short)
+        finding_evidence(f, "Listed for information: the window lasted %.1f s, too short to "
+                            "tell a saturated host from the command's own start", win_s);
+    else if (runq_unconfirmed)
+        finding_evidence(f, "The run queue alone is not counted: the CPUs had time to spare "
+                            "and the measured waits were short");
     sig_evidence(f, "CPU utilisation", &util);
     sig_evidence(f, "Run queue", &runq);
     sig_evidence(f, "PSI cpu some (share of time tasks waited for a CPU)", &psi);

@@ -34,10 +34,15 @@ void rule_syscall_rate(struct report *r, const struct rule *self)
     struct sig s = sig_value(r, "syscall.proc_per_s", table_num(t, i, "calls_per_s"), NULL);
     if (s.sev < SEV_WARNING)
         return;
+    /* A high rate is how some programs work (ls, find, rsync, a database):
+     * it costs the others only CPU, so it is a warning only while the CPUs
+     * are busy enough to be short of it, and information else. */
+    struct sig util = sig_metric(r, "cpu.util_pct", NM_CPU_UTIL_PCT, NULL);
+    enum severity sev = util.sev >= SEV_WARNING ? s.sev : SEV_INFO;
     char lab[160];
     proc_label(t, i, lab, sizeof lab);
     const char *top = table_str(t, i, "top_syscalls");
-    struct finding *f = rule_finding(r, self, NULL, s.sev, "");
+    struct finding *f = rule_finding(r, self, NULL, sev, "");
     finding_set_title(f, "%s makes %.0f syscalls/s%s%s%s", lab, s.v, top ? " (" : "",
                       top ? top : "", top ? ")" : "");
     sig_evidence(f, "Syscalls per second of one process", &s);
@@ -45,9 +50,13 @@ void rule_syscall_rate(struct report *r, const struct rule *self)
     if (!isnan(tot) && tot > 0)
         finding_evidence(f, "All processes together: %.0f syscalls/s; this one makes %.0f%% of them",
                          tot, 100.0 * s.v / tot);
+    sig_evidence(f, "CPU utilisation", &util);
+    if (sev == SEV_INFO)
+        finding_evidence(f, "Listed for information: the CPUs were not short (%.0f%% busy), so "
+                            "these calls took time from no other work", num0(util.v));
     sampled_evidence(r, f);
     finding_set_culprit(f, lab);
-    f->score = rank_score(s.sev, s.excess, NAN, 0);
+    f->score = rank_score(sev, sev >= SEV_WARNING ? s.excess : 0, NAN, 0);
 }
 
 /* A failed-call row judged: its verdict from the expected-error table and,

@@ -517,10 +517,13 @@ TEST(rule_syscall_errors_new_since_baseline)
 
 TEST(rule_syscall_rate_boundary)
 {
-    for (int k = 0; k < 3; k++) {
-        double v[] = {49999, 50000, 200000};
-        enum severity want[] = {SEV_NONE, SEV_WARNING, SEV_CRITICAL};
+    /* the rate judged while the CPUs are busy (95 %); at 30 % it is listed */
+    for (int k = 0; k < 5; k++) {
+        double v[] = {49999, 50000, 200000, 50000, 200000};
+        double util[] = {95, 95, 95, 30, 30};
+        enum severity want[] = {SEV_NONE, SEV_WARNING, SEV_CRITICAL, SEV_INFO, SEV_INFO};
         struct report *r = report_new();
+        report_metric(r, "cpu.util_pct", "", "%", "cpu", util[k]);
         struct table *t = report_table(r, "syscall.by_process", "", "syscall");
         table_add_col(t, "pid", "", "", 0);
         table_add_col(t, "comm", "", "", 0);
