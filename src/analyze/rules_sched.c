@@ -11,6 +11,9 @@
 /* Nor is a p99 made by fewer waits past the warning line than this: with a
  * few hundred waits in a quiet window, p99 is the second-longest one. */
 #define RUNQ_MIN_SLOW 5
+/* Nor when the process that waited longest lost less than this share of
+ * the window (%) to it. */
+#define RUNQ_MIN_LOST_PCT 1.0
 
 void rule_sched_runqueue_latency(struct report *r, const struct rule *self)
 {
@@ -25,6 +28,15 @@ void rule_sched_runqueue_latency(struct report *r, const struct rule *self)
     bool few_slow = !isnan(slow) && slow < RUNQ_MIN_SLOW;
     enum severity sev = h->count < RUNQ_MIN_WAITS || few_slow ? SEV_INFO : s.sev;
     const struct table *t = report_find_table(r, NM_SCHED_RUNQ_WAIT);
+    /* What the waits cost: the share of the window lost by the process that
+     * waited longest (rows longest first).  A CPU hog's neighbours wait a
+     * slice behind it now and then (rcu_preempt: 54 ms in 30 s behind an ls
+     * walk); that is a long tail, not work held up. */
+    double win = report_window_s(r);
+    double lost_pct = t && t->nrows && win > 0 ? table_num(t, 0, "total_ms") / 10.0 / win : NAN;
+    bool cheap = isfinite(lost_pct) && lost_pct < RUNQ_MIN_LOST_PCT;
+    if (cheap)
+        sev = SEV_INFO;
     char who[512] = "";
     if (t && t->nrows > 0) {
         char lab[128];
@@ -64,6 +76,10 @@ void rule_sched_runqueue_latency(struct report *r, const struct rule *self)
         sig_evidence(f, "Corroborated by the run queue per CPU", &rq);
         corr += rq.sev >= SEV_WARNING;
     }
+    if (cheap)
+        finding_evidence(f, "Listed for information: the process that waited longest lost "
+                            "%.2f%% of the window to it (a warning needs %.0f%%)",
+                         lost_pct, RUNQ_MIN_LOST_PCT);
     if (h->count < RUNQ_MIN_WAITS)
         finding_evidence(f, "Only %llu waits in the window: too few to call it a problem",
                          (unsigned long long)h->count);

@@ -127,6 +127,27 @@ TEST(rule_runqueue_latency_boundaries)
     report_free(r);
 }
 
+/* The same tail when the process that waited longest lost 54 ms of the
+ * 10 s window (rcu_preempt behind an ls walk): information; 100 ms (1 %)
+ * is a warning. */
+TEST(rule_runqueue_latency_cheap_waits_are_info)
+{
+    double total_ms[] = {54, 100};
+    enum severity want[] = {SEV_INFO, SEV_WARNING};
+    for (int k = 0; k < 2; k++) {
+        struct report *r = runq_host(2, 980, 12, 20, 5290);
+        struct runq_proc p = {.pid = 15, .comm = "rcu_preempt",
+                              .total_ns = (uint64_t)(total_ms[k] * 1e6), .count = 500,
+                              .max_ns = 6000000};
+        runqlat_fill_table(r, &p, 1, NULL);
+        analyze_run(r);
+        CHECK(sev_of(r, "sched.runqueue_latency") == want[k]);
+        if (k == 0)
+            CHECK(evidence_has(r, "sched.runqueue_latency", "lost 0.54% of the window"));
+        report_free(r);
+    }
+}
+
 TEST(rule_runqueue_latency_few_waits_is_info)
 {
     struct report *r = runq_host(2, 0, 14, 10, 30000);
