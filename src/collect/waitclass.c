@@ -100,6 +100,12 @@ static const struct {
     {243, WC_IPC},  /* mq_timedreceive */
 };
 
+/* The kernel handling a uprobe's breakpoint (a tracer's, perfreport's own
+ * under -p): a wait below these is the probe's cost, not the program's. */
+static const char *const probe_frames[] = {
+    "uprobe_notify_resume", "handle_swbp", "find_active_uprobe_rcu", "find_active_uprobe",
+};
+
 /* Frames that show the thread took an exception (orig_ax = error code). */
 static const char *const exception_frames[] = {
     "asm_exc_page_fault", "exc_page_fault", "do_user_addr_fault", "handle_mm_fault",
@@ -145,7 +151,7 @@ static const char *const noise_exact[] = {
 const char *wait_class_name(enum wait_class c)
 {
     static const char *const n[] = {"io",    "lock",  "net",   "ipc",  "idle", "sleep",
-                                    "other", "child", "join", "park", "pipe"};
+                                    "other", "child", "join", "park", "pipe", "probe"};
     return c < WC_COUNT ? n[c] : "?";
 }
 
@@ -161,7 +167,8 @@ const char *wait_class_title(enum wait_class c)
                                     "waiting for child processes",
                                     "joining a thread",
                                     "parked workers (condition variable, semaphore)",
-                                    "a pipe (a pipeline's other stage)"};
+                                    "a pipe (a pipeline's other stage)",
+                                    "uprobe handling (a tracer's breakpoints)"};
     return c < WC_COUNT ? n[c] : "?";
 }
 
@@ -243,6 +250,9 @@ enum wait_class wait_classify(const char *const *k, size_t nk, const char *const
     for (size_t i = 0; i < nk; i++) {
         if (!k[i])
             continue;
+        for (size_t j = 0; j < sizeof probe_frames / sizeof probe_frames[0]; j++)
+            if (strcmp(k[i], probe_frames[j]) == 0)
+                return WC_PROBE;
         for (size_t j = 0; j < sizeof exception_frames / sizeof exception_frames[0]; j++)
             exception |= strcmp(k[i], exception_frames[j]) == 0;
         if (c == WC_COUNT)

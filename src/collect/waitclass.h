@@ -22,6 +22,7 @@ enum wait_class {
     WC_JOIN,   /* pthread_join: waiting for a thread to finish */
     WC_PARK,   /* a worker parked on a condition variable or semaphore: waiting for work */
     WC_PIPE,   /* a pipe or FIFO: a pipeline stage waiting for the next or the previous */
+    WC_PROBE,  /* in the kernel's uprobe handling: a tracer's breakpoint, perfreport's own */
     WC_COUNT
 };
 
@@ -30,7 +31,7 @@ enum wait_class {
  * program (bpf/offcpu.h), never a real syscall number. */
 #define WAIT_SYSCALL_JOIN (-2)
 
-/* "io" "lock" "net" "ipc" "idle" "sleep" "other" "child" "join" "park" "pipe" */
+/* "io" "lock" "net" "ipc" "idle" "sleep" "other" "child" "join" "park" "pipe" "probe" */
 const char *wait_class_name(enum wait_class c);
 const char *wait_class_title(enum wait_class c); /* "disk I/O", "pipe/IPC" ... */
 /* Class of a name from wait_class_name(), or WC_COUNT. */
@@ -53,7 +54,10 @@ enum futex_kind futex_kind_of(const char *const *user_leaf_first, size_t n);
  * the stack is missing) and the thread was not in an exception (there
  * orig_ax is an error code, not a syscall).  Futex waits whose user stack
  * is a park or a join (futex_kind_of()) are WC_PARK or WC_JOIN, and
- * syscall WAIT_SYSCALL_JOIN is WC_JOIN whatever the frames. */
+ * syscall WAIT_SYSCALL_JOIN is WC_JOIN whatever the frames.  A wait under
+ * the kernel's uprobe handling is WC_PROBE whatever it waited for: the
+ * breakpoint put it there (with -p, perfreport's allocation and DNS
+ * probes force the slow lookup under the process's mmap lock). */
 enum wait_class wait_classify(const char *const *kernel_leaf_first, size_t nk,
                               const char *const *user_leaf_first, size_t nu, int syscall);
 

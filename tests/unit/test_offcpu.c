@@ -28,6 +28,14 @@ TEST(waitclass_kernel_stacks_from_this_kernel)
     static const char *const fut[] = {"__schedule", "schedule", "futex_do_wait", "__futex_wait",
                                       "futex_wait", "do_futex", "__x64_sys_futex"};
     CHECK(wait_classify(fut, N(fut), NULL, 0, 202) == WC_LOCK);
+    /* a thread of a threaded HTTP server under -p, stopped on an allocation
+     * uprobe while a sibling mapped memory: the probe's cost, not a lock */
+    static const char *const up[] = {"__schedule", "schedule", "rwsem_down_read_slowpath",
+                                     "down_read", "find_active_uprobe_rcu",
+                                     "uprobe_notify_resume", "irqentry_exit_to_user_mode",
+                                     "asm_exc_int3"};
+    static const char *const up_user[] = {"__lll_lock_wait", "malloc"};
+    CHECK(wait_classify(up, N(up), up_user, N(up_user), 202) == WC_PROBE);
     /* the same futex wait under pthread_cond_wait is a parked thread */
     static const char *const cv[] = {"futex_wait", "__futex_abstimed_wait_common",
                                      "___pthread_cond_wait", "worker_loop"};
