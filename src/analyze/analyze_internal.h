@@ -78,6 +78,9 @@ void use_fill(struct report *r);
 long table_argmax(const struct table *t, const char *col);
 /* "comm (pid N)" of a process table row into buf. */
 void proc_label(const struct table *t, size_t row, char *buf, size_t n);
+/* Is cgroup path p the cgroup anc or below it ("/a/b" is within "/a", not
+ * within "/ab")? */
+bool cgroup_path_within(const char *p, const char *anc);
 
 /* ---- rule_util.c: what the rules share ----------------------------------- */
 struct strbuf;

@@ -63,28 +63,51 @@ double rank_score(enum severity sev, double excess, double cov, int corroboratio
 /* symptom is explained by cause (when same_culprit: only for the same
  * device/process/cgroup).  Applied in order, so chains resolve
  * (swap -> pressure -> oom). */
+/* The growing process (memory.growth's culprit) lives in the growing
+ * cgroup (cgroup.memory_growth's culprit) or below it: one leak, whose
+ * limit comes first.  The process's cgroup is in table memory.growth. */
+static bool grower_in_cgroup(const struct report *r, const struct finding *sym,
+                             const struct finding *cause)
+{
+    const struct table *t = report_find_table(r, NM_MEMORY_GROWTH);
+    for (size_t i = 0; t && sym->culprit && cause->culprit && i < t->nrows; i++) {
+        char lab[160];
+        proc_label(t, i, lab, sizeof lab);
+        const char *cg = table_str(t, i, "cgroup");
+        if (strcmp(lab, sym->culprit) == 0)
+            return cg && *cg && cgroup_path_within(cg, cause->culprit);
+    }
+    return false;
+}
+
 static const struct fold {
     const char *symptom, *cause;
     bool same_culprit;
+    /* when set, decides instead of same_culprit */
+    bool (*related)(const struct report *, const struct finding *sym,
+                    const struct finding *cause);
 } folds[] = {
-    {"memory.swap", "memory.pressure", false},   /* swapping is how pressure shows */
+    {"memory.swap", "memory.pressure", false, NULL},   /* swapping is how pressure shows */
     /* tasks waiting for a CPU is how saturated CPUs show */
-    {"sched.runqueue_latency", "cpu.saturation", false},
+    {"sched.runqueue_latency", "cpu.saturation", false, NULL},
     /* reclaim evicts the page cache: misses are how memory pressure shows in I/O */
-    {"io.cache_misses", "memory.pressure", false},
-    {"io.cache_misses", "memory.oom", false},
-    {"memory.pressure", "memory.oom", false},    /* the OOM is where pressure ended */
-    {"cgroup.memory_limit", "memory.oom", true}, /* the OOM-killed cgroup was at its limit */
-    {"disk.latency", "disk.saturation", true},   /* a full queue makes each I/O wait */
+    {"io.cache_misses", "memory.pressure", false, NULL},
+    {"io.cache_misses", "memory.oom", false, NULL},
+    {"memory.pressure", "memory.oom", false, NULL},    /* the OOM is where pressure ended */
+    {"cgroup.memory_limit", "memory.oom", true, NULL}, /* the OOM-killed cgroup was at its limit */
+    {"disk.latency", "disk.saturation", true, NULL},   /* a full queue makes each I/O wait */
     /* tasks stuck in D on a saturated disk's file system wait for that disk */
-    {"proc.uninterruptible", "disk.saturation", true},
+    {"proc.uninterruptible", "disk.saturation", true, NULL},
     /* a process growing steadily is what takes the available memory */
-    {"memory.pressure", "memory.growth", true},
+    {"memory.pressure", "memory.growth", true, NULL},
     /* the allocation profile (-p) names the growing process's leaking stack */
-    {"memory.growth", "memory.leak_suspect", true},
-    {"fd.growth", "fd.exhaustion", true},        /* the leak is what fills the table */
+    {"memory.growth", "memory.leak_suspect", true, NULL},
+    /* a process growing inside a limited, growing cgroup: the cgroup's
+     * limit is what it meets first */
+    {"memory.growth", "cgroup.memory_growth", false, grower_in_cgroup},
+    {"fd.growth", "fd.exhaustion", true, NULL},        /* the leak is what fills the table */
     /* many short-lived processes are the busy CPUs' load (a build, a loop) */
-    {"process.churn", "cpu.saturation", false},
+    {"process.churn", "cpu.saturation", false, NULL},
 };
 
 static struct finding *find_mut(struct report *r, const char *id)
@@ -159,8 +182,9 @@ void rank_findings(struct report *r)
         struct finding *cause = find_mut(r, folds[k].cause);
         if (!sym || !cause)
             continue;
-        if (folds[k].same_culprit &&
-            (!sym->culprit || !cause->culprit || strcmp(sym->culprit, cause->culprit) != 0))
+        if (folds[k].related ? !folds[k].related(r, sym, cause)
+                             : folds[k].same_culprit && (!sym->culprit || !cause->culprit ||
+                                                         strcmp(sym->culprit, cause->culprit) != 0))
             continue;
         fold_one(r, cause, sym); /* moves array elements: re-find next time */
     }

@@ -128,3 +128,11 @@ bool outside_window(const struct report *r, double at_s)
     double win = r->window.actual_s > 0 ? r->window.actual_s : r->window.planned_s;
     return !isnan(at_s) && (at_s < 0 || (win > 0 && at_s > win));
 }
+
+bool cgroup_path_within(const char *p, const char *anc)
+{
+    size_t l = strlen(anc);
+    if (strcmp(anc, "/") == 0)
+        return p[0] == '/';
+    return strncmp(p, anc, l) == 0 && (p[l] == '/' || p[l] == '\0');
+}

@@ -266,10 +266,7 @@ static void fmt_span(char *buf, size_t n, double s)
 /* Is `anc` a proper ancestor of cgroup path `p`? */
 static bool is_ancestor(const char *anc, const char *p)
 {
-    size_t l = strlen(anc);
-    if (strcmp(anc, "/") == 0)
-        return strcmp(p, "/") != 0;
-    return strncmp(p, anc, l) == 0 && p[l] == '/';
+    return strcmp(anc, p) != 0 && cgroup_path_within(p, anc);
 }
 
 /* A trend seen for one window is projected at most this many windows

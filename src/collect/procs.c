@@ -10,6 +10,7 @@
  * by whoever started them: every read may fail (the process is then skipped
  * and counted in proc.skipped) and every string is stored as raw bytes. */
 #include "procs.h"
+#include "cgroup.h"
 #include "dstate.h"
 #include "rssgrowth.h"
 #include "model/model.h"
@@ -743,6 +744,29 @@ static const struct pinfo *same_proc(const struct snapshot *s, int pid, uint64_t
     return p && p->starttime == starttime ? p : NULL;
 }
 
+/* /proc/PID/cgroup is a line per v1 hierarchy, plus v2's. */
+#define PROC_CGROUP_MAX 65536
+
+/* The memory cgroup of pid (v1's memory hierarchy, else v2's), as the cgroup
+ * collector names cgroups; owned by the caller, NULL when unknown.  Lets the
+ * analysis tell a process's growth from its limited cgroup's. */
+static char *memory_cgroup_of(int pid)
+{
+    struct strbuf sb = STRBUF_INIT;
+    struct cg_proc_paths pp;
+    memset(&pp, 0, sizeof pp);
+    char *path = NULL;
+    if (hostfs_readf(&sb, PROC_CGROUP_MAX, "/proc/%d/cgroup", pid) == 0 &&
+        cg_parse_proc_cgroup(sb_str(&sb), &pp) == 0) {
+        const char *m = pp.memory ? pp.memory : pp.v2;
+        if (m && *m)
+            path = xstrdup(m);
+    }
+    cg_proc_paths_free(&pp);
+    sb_free(&sb);
+    return path;
+}
+
 /* Processes whose resident memory grew over the window, fastest first. */
 static void table_growth(struct report *r, struct procs_state *st)
 {
@@ -758,6 +782,7 @@ static void table_growth(struct report *r, struct procs_state *st)
         {"min_third_pct", "Smallest third", "%", 0},
         {"anon_growth_kib", "Anonymous growth", "KiB", 0},
         {"span_s", "Over", "s", 1},
+        {"cgroup", "Memory cgroup", "", 0},
         {"cmdline", "Command line", "", 0},
     };
     table_add_cols(t, cols, ARRAY_LEN(cols));
@@ -788,6 +813,9 @@ static void table_growth(struct report *r, struct procs_state *st)
         if (a0 >= 0 && a1 >= 0)
             table_set_num(t, row, "anon_growth_kib", a1 - a0);
         table_set_num(t, row, "span_s", g->span_s);
+        char *cg = e ? memory_cgroup_of(g->pid) : NULL;
+        table_set_str(t, row, "cgroup", cg ? cg : "");
+        free(cg);
         if (e)
             table_set_str(t, row, "cmdline", st->end.arena.buf + e->cmd_off);
     }
