@@ -63,21 +63,53 @@ double rank_score(enum severity sev, double excess, double cov, int corroboratio
 /* symptom is explained by cause (when same_culprit: only for the same
  * device/process/cgroup).  Applied in order, so chains resolve
  * (swap -> pressure -> oom). */
-/* The growing process (memory.growth's culprit) lives in the growing
- * cgroup (cgroup.memory_growth's culprit) or below it: one leak, whose
- * limit comes first.  The process's cgroup is in table memory.growth. */
-static bool grower_in_cgroup(const struct report *r, const struct finding *sym,
-                             const struct finding *cause)
+/* Whether the growing process `proc` (memory.growth's culprit) lives in
+ * cgroup `cg` (cgroup.memory_growth's culprit) or below it; its cgroup is
+ * in table memory.growth. */
+static bool proc_in_cgroup(const struct report *r, const char *proc, const char *cg)
 {
     const struct table *t = report_find_table(r, NM_MEMORY_GROWTH);
-    for (size_t i = 0; t && sym->culprit && cause->culprit && i < t->nrows; i++) {
+    for (size_t i = 0; t && proc && cg && i < t->nrows; i++) {
         char lab[160];
         proc_label(t, i, lab, sizeof lab);
-        const char *cg = table_str(t, i, "cgroup");
-        if (strcmp(lab, sym->culprit) == 0)
-            return cg && *cg && cgroup_path_within(cg, cause->culprit);
+        const char *pcg = table_str(t, i, "cgroup");
+        if (strcmp(lab, proc) == 0)
+            return pcg && *pcg && cgroup_path_within(pcg, cg);
     }
     return false;
+}
+
+/* Whether cgroup `cg` runs into a memory limit (its own or an ancestor's)
+ * before the host's available memory runs out: then the limit is the
+ * story; else the host's memory is, and the growing process tells it. */
+static bool cgroup_limit_binds(const struct report *r, const char *cg)
+{
+    const struct table *g = report_find_table(r, NM_CGROUP_MEMORY_GROWTH);
+    double avail = report_metric_value(r, NM_MEM_AVAILABLE_KIB);
+    for (size_t i = 0; g && cg && i < g->nrows; i++) {
+        const char *p = table_str(g, i, "path");
+        double room = table_num(g, i, "mem_limit_kib") - table_num(g, i, "mem_kib");
+        if (p && cgroup_path_within(cg, p) && isfinite(room) && !(room >= avail))
+            return true;
+    }
+    return false;
+}
+
+/* A process growing inside a growing cgroup is one leak.  Told as the
+ * cgroup's when a cgroup limit comes first (sym: the process's finding)... */
+static bool grower_meets_cgroup_limit(const struct report *r, const struct finding *sym,
+                                      const struct finding *cause)
+{
+    return proc_in_cgroup(r, sym->culprit, cause->culprit) &&
+           cgroup_limit_binds(r, cause->culprit);
+}
+
+/* ...and as the process's when the host's memory does (sym: the cgroup's). */
+static bool grower_takes_host_memory(const struct report *r, const struct finding *sym,
+                                     const struct finding *cause)
+{
+    return proc_in_cgroup(r, cause->culprit, sym->culprit) &&
+           !cgroup_limit_binds(r, sym->culprit);
 }
 
 static const struct fold {
@@ -102,9 +134,10 @@ static const struct fold {
     {"memory.pressure", "memory.growth", true, NULL},
     /* the allocation profile (-p) names the growing process's leaking stack */
     {"memory.growth", "memory.leak_suspect", true, NULL},
-    /* a process growing inside a limited, growing cgroup: the cgroup's
-     * limit is what it meets first */
-    {"memory.growth", "cgroup.memory_growth", false, grower_in_cgroup},
+    /* a process growing inside a growing cgroup: the cgroup's limit, when
+     * it meets one first, else the process taking the host's memory */
+    {"memory.growth", "cgroup.memory_growth", false, grower_meets_cgroup_limit},
+    {"cgroup.memory_growth", "memory.growth", false, grower_takes_host_memory},
     {"fd.growth", "fd.exhaustion", true, NULL},        /* the leak is what fills the table */
     /* many short-lived processes are the busy CPUs' load (a build, a loop) */
     {"process.churn", "cpu.saturation", false, NULL},

@@ -279,9 +279,22 @@ static void proc_grows(struct report *r, const char *cg, double slope)
 
 /* 16 MiB/s in a cgroup 5 min from its limit, on a host with 40 GiB
  * available (42 min): one story, the cgroup's, naming the process.  The
- * same process in another cgroup is a story of its own. */
+ * same process in another cgroup is a story of its own.  Without a limit
+ * (a session's cgroup), the process's story: the host's memory runs out. */
 TEST(rules_process_growth_inside_a_growing_cgroup_is_one_story)
 {
+    struct report *r0 = host10();
+    metric(r0, "mem.available_kib", 40 * 1024 * 1024);
+    grow(r0, "/user.slice", 16384, 100, NAN, 30);
+    proc_grows(r0, "/user.slice/session-1.scope", 16384);
+    analyze_run(r0);
+    CHECK(report_find_finding(r0, "cgroup.memory_growth") == NULL);
+    const struct finding *pf = report_find_finding(r0, "memory.growth");
+    REQUIRE(pf);
+    CHECK_STR(pf->culprit, "leaky (pid 42)");
+    CHECK(evidence_has(r0, "memory.growth", "(cgroup.memory_growth): cgroup /user.slice grows"));
+    report_free(r0);
+
     const char *cg[] = {"/app/worker", "/other"};
     for (int k = 0; k < 2; k++) {
         struct report *r = host10();
