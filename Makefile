@@ -33,7 +33,7 @@ LDFLAGS += $(SANFLAGS)
 LDLIBS := -lbpf -lelf -ldw -lcmark -liberty -larchive -lz -lm
 
 SRC := $(sort $(shell find src -name '*.c'))
-LIB_SRC := $(filter-out src/main.c,$(SRC))
+LIB_SRC := $(filter-out src/cmd/main.c,$(SRC))
 OBJ := $(patsubst %.c,$(BUILD)/%.o,$(SRC))
 LIB_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRC))
 
@@ -76,7 +76,7 @@ $(LIB_A): $(LIB_OBJ) $(ASSETS_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
-$(BIN): $(BUILD)/src/main.o $(LIB_A)
+$(BIN): $(BUILD)/src/cmd/main.o $(LIB_A)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/%.o: %.c | $(SKELS) $(BUILD)/gen/assets.h

@@ -1,13 +1,10 @@
 #include "pipeline.h"
 #include "analyze/analyze.h"
 #include "bundle/bundle.h"
-#include "bundle/textfile.h"
-#include "bundle/archive.h"
 #include "util/signals.h"
 #include "bundle/judge.h"
 #include "bundle/load.h"
 #include "diff/baseline.h"
-#include "bundle/retain.h"
 #include "command.h"
 #include "model/run_command.h"
 #include "runner.h"
@@ -21,7 +18,6 @@
 #include "probe.h"
 #include "priority.h"
 #include "render/escape.h"
-#include "render/openmetrics.h"
 #include "symbolize/sym_guard.h"
 #include "util/caller.h"
 #include "util/clock.h"
@@ -32,7 +28,6 @@
 #include <malloc.h>
 #include <math.h>
 #include <signal.h>
-#include <sys/utsname.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -259,76 +254,6 @@ static void record_self_usage(struct report *r, double wall_ms)
                   (double)ru.ru_maxrss);
 }
 
-/* --oneline: the run in one line for a log that many runs share (a timer's
- * journal, cron's mail): key=value, the text values quoted by
- * esc_term_quoted, so that a process name in the headline can neither end
- * the line nor forge a field.  where: the published bundle; NULL when the
- * run failed (status 3): then severity=error, bundle="" and the headline is
- * the reason.  kept: what --keep removed (removed=N), NULL without --keep. */
-static void log_line(FILE *f, const struct report *r, const char *where, int status,
-                     const char *why, const struct retain_result *kept)
-{
-    struct strbuf sb = STRBUF_INIT;
-    const char *host = kv_get(&r->host, "hostname");
-    struct utsname u;
-    if (!host && uname(&u) == 0) /* failed before the probe */
-        host = u.nodename;
-    sb_add(&sb, "perfreport: host=");
-    esc_term_quoted(&sb, host);
-    sb_addf(&sb, " severity=%s status=%d bundle=",
-            where ? severity_name(report_worst_severity(r)) : "error", status);
-    char index[PATH_MAX + 64] = "";
-    if (where)
-        snprintf(index, sizeof index, "%s/index.html", where);
-    esc_term_quoted(&sb, index);
-    if (kept)
-        sb_addf(&sb, " removed=%u", kept->removed);
-    sb_add(&sb, " headline=");
-    esc_term_quoted(&sb, where ? r->headline : why);
-    sb_addc(&sb, '\n');
-    (void)fputs(sb_str(&sb), f);
-    (void)fflush(f);
-    sb_free(&sb);
-}
-
-/* --metrics: the run for Prometheus, written whatever the status (a failed
- * run says exit_status 3), replacing the previous run's file.  A failure
- * here is reported but leaves the status alone: the bundle is what the
- * status describes. */
-static void write_metrics(struct textfile *tf, const struct report *r, int status, double wall_s)
-{
-    struct strbuf sb = STRBUF_INIT;
-    struct metrics_run run = {.exit_status = status, .wall_s = wall_s};
-    openmetrics_render(r, &run, &sb);
-    char err[PATH_MAX + 256];
-    if (textfile_replace(tf, sb_str(&sb), sb.len, err, sizeof err) != 0)
-        term_printf(stderr, "perfreport: %s", err);
-    sb_free(&sb);
-}
-
-/* "Command: exited with status 3 after 2.0 s" for the summary. */
-static void command_summary(FILE *f, const struct run_command *c)
-{
-    char sig[32];
-    switch (c->end) {
-    case CMD_EXITED:
-        fprintf(f, "Command: exited with status %d after %.1f s\n", c->exit_status, c->wall_s);
-        break;
-    case CMD_KILLED:
-        cmd_signal_name(c->term_signal, sig, sizeof sig);
-        fprintf(f, "Command: killed by %s%s after %.1f s\n", sig,
-                c->core_dumped ? " (core dumped)" : "", c->wall_s);
-        break;
-    case CMD_RUNNING:
-        fprintf(f, "Command: still running after the %.1f s window; left running\n",
-                c->wall_s);
-        break;
-    case CMD_NOT_STARTED:
-        term_printf(f, "Command: not started: %s", c->error ? c->error : "");
-        break;
-    }
-}
-
 /* The lock: a non-root run whose default lock file belongs to someone else
  * runs without it (instance_lock returns INSTANCE_LOCK_NONE and says why). */
 static int take_lock(char *err, size_t n)
@@ -358,24 +283,12 @@ static void keep_freed_memory(void)
     mallopt(M_TRIM_THRESHOLD, 64 << 20);
 }
 
-/* Under sudo, a step on a path the caller named runs with the caller's own
- * rights (util/caller.h).  False with err filled when that identity cannot
- * be taken: the step must then not be done at all. */
-static bool enter_caller(char *err, size_t n)
-{
-    int e = caller_enter();
-    if (e != 0)
-        snprintf(err, n, "cannot act as the user who ran sudo (uid %u): %s",
-                 (unsigned)caller_get()->uid, strerror(-e));
-    return e == 0;
-}
-
-/* The bundle, its obfuscation map, --archive and --keep, in the directory
- * chosen before the window.  0 once the bundle is published (the rest only
+/* The bundle, its obfuscation map and the delivery's own files (d->published),
+ * in the directory chosen before the window.  0 once the bundle is published (the rest only
  * says on stderr what failed), or -errno with err when it could not be. */
 static int publish_all(struct report *r, const struct options *opt, bool tty, struct obf *obf,
                        double t_window_end, struct bundle_target *target, char *where, size_t wn,
-                       char *archive, size_t an, struct retain_result *kept, char *err, size_t n)
+                       const struct delivery *d, char *err, size_t n)
 {
     if (!opt->outdir) {
         char name[PATH_MAX];
@@ -407,57 +320,29 @@ static int publish_all(struct report *r, const struct options *opt, bool tty, st
     if (opt->verbose)
         fprintf(stderr, "perfreport: window end to bundle published: %.1f ms\n",
                 mono_ms() - t_window_end);
-    /* One file for a ticket: beside the bundle, by the parent fd.  A failure
-     * costs the archive, not the bundle or the status. */
-    if (opt->archive && target->published[0]) {
-        if (bundle_archive(target->parent_fd, target->published, target->published_fd,
-                           target->files, target->nfiles, archive, an, err, n) != 0) {
-            term_printf(stderr, "perfreport: --archive: no archive written: %s", err);
-            archive[0] = '\0';
-        }
-    } else if (opt->archive) {
-        term_printf(stderr, "perfreport: --archive: no archive written: the bundle was not "
-                    "published in %s", target->parent_shown);
-    }
-    /* Retention after the bundle (and its map) are safely out; a removal
-     * that fails is said on stderr and leaves the status alone. */
-    if (opt->keep && target->published[0]) {
-        char prefix[96];
-        bundle_name_prefix(r, prefix, sizeof prefix);
-        double t_keep = mono_ms();
-        bundle_retain(target->parent_fd, target->parent_shown, prefix, target->published,
-                      opt->keep, kept);
-        if (opt->verbose)
-            fprintf(stderr, "perfreport: --keep %u: %u removed, %u left alone, %u failed, "
-                    "%.1f ms\n", opt->keep, kept->removed, kept->skipped, kept->failed,
-                    mono_ms() - t_keep);
-    } else if (opt->keep) {
-        term_printf(stderr, "perfreport: --keep: nothing removed: the bundle was not published "
-                    "in %s", target->parent_shown);
-    }
+    if (d && d->published)
+        d->published(d->ctx, r, opt, target);
     err[0] = '\0';
     return 0;
 }
 
 /* One way out: everything the run holds is released at `out`, whatever
  * step failed (status 3 until the bundle is published). */
-int pipeline_run(const struct options *opt)
+int pipeline_run(const struct options *opt, const struct delivery *d)
 {
     /* With a command the terminal is the command's: no progress line and
      * no escape sequences from us while it may be writing. */
     bool tty = isatty(STDERR_FILENO) && !opt->command;
-    /* ... and stdout is the command's, byte for byte: our summary goes to
-     * stderr. */
-    FILE *sum = opt->command ? stderr : stdout;
     struct command *cmd = NULL;
     struct options cmd_opt; /* opt with the command's pid as the focus */
     double t_begin = mono_ms();
     int status = 3, lock_fd = -1;
     struct obf *obf = NULL;
     struct bundle_target target = {.parent_fd = -1};
-    struct textfile metrics = {.dir_fd = -1};
     char err[PATH_MAX + 1024] = "";
     struct report *base = NULL; /* --baseline, owned */
+    char where[PATH_MAX + 32];
+    const char *published = NULL; /* where, once the bundle is out */
     struct report *r = report_new();
     r->tool_version = xstrdup(PERFREPORT_VERSION);
     r->window.planned_s = opt->duration_s;
@@ -470,9 +355,9 @@ int pipeline_run(const struct options *opt)
     (void)sym_bounded_start();
 
     /* The files the caller names are read, and the output's place checked,
-     * with the caller's rights under sudo (enter_caller). */
+     * with the caller's rights under sudo (caller_enter_msg). */
     int lrc = -1;
-    if (enter_caller(err, sizeof err)) {
+    if (caller_enter_msg(err, sizeof err)) {
         lrc = thresholds_load(r, opt->thresholds_file, err, sizeof err);
         caller_leave();
     }
@@ -487,7 +372,7 @@ int pipeline_run(const struct options *opt)
      * forged one costs the window nothing. */
     if (opt->baseline) {
         lrc = -1;
-        if (enter_caller(err, sizeof err)) {
+        if (caller_enter_msg(err, sizeof err)) {
             lrc = bundle_probe(opt->baseline, err, sizeof err);
             caller_leave();
         }
@@ -508,13 +393,13 @@ int pipeline_run(const struct options *opt)
     /* The target is checked and its directory opened now, before the window,
      * so a bad -o loses nothing and a later swap of the path changes nothing.
      * The default name needs the host name, known only after the window. */
-    if (!enter_caller(err, sizeof err)) {
+    if (!caller_enter_msg(err, sizeof err)) {
         term_printf(stderr, "perfreport: %s", err);
         goto out;
     }
     lrc = bundle_target_open(&target, opt->outdir, err, sizeof err);
-    if (lrc == 0 && opt->metrics_file)
-        lrc = textfile_open(&metrics, opt->metrics_file, err, sizeof err);
+    if (lrc == 0 && d && d->open)
+        lrc = d->open(d->ctx, opt, err, sizeof err);
     caller_leave();
     if (lrc != 0) {
         term_printf(stderr, "perfreport: %s", err);
@@ -565,7 +450,7 @@ int pipeline_run(const struct options *opt)
          * (keep_freed_memory): the run's peak grows by what reading it takes
          * at most, not by fragments of it. */
         mallopt(M_MMAP_THRESHOLD, 1 << 20);
-        if (enter_caller(err, sizeof err)) { /* the caller's file, read with its rights */
+        if (caller_enter_msg(err, sizeof err)) { /* the caller's file, read with its rights */
             base = bundle_load_judged(opt->baseline, opt->thresholds_file, err, sizeof err);
             caller_leave();
         }
@@ -589,21 +474,18 @@ int pipeline_run(const struct options *opt)
         obfuscate_report(obf, r);
     }
 
-    char where[PATH_MAX + 32];
-    char archive[NAME_MAX + 32] = "";
-    struct retain_result kept = {0};
     /* Everything from here to retention writes in the caller's directory:
      * under sudo, with the caller's rights.  Should that identity not be
      * taken, root's rights are not used there either: the capture goes to
      * /var/tmp, and the note says so. */
-    bool as_caller = enter_caller(err, sizeof err);
+    bool as_caller = caller_enter_msg(err, sizeof err);
     if (!as_caller) {
         term_printf(stderr, "perfreport: %s; the bundle is not written in %s",
                     err, target.parent_shown);
         bundle_target_close(&target);
     }
-    int rc = publish_all(r, opt, tty, obf, t_window_end, &target, where, sizeof where, archive,
-                         sizeof archive, &kept, err, sizeof err);
+    int rc = publish_all(r, opt, tty, obf, t_window_end, &target, where, sizeof where, d, err,
+                         sizeof err);
     if (as_caller)
         caller_leave();
     if (rc != 0) {
@@ -611,48 +493,10 @@ int pipeline_run(const struct options *opt)
         goto out;
     }
     status = report_exit_status(r);
-    if (opt->oneline)
-        log_line(sum, r, where, status, NULL, opt->keep ? &kept : NULL);
-    if (!opt->quiet) {
-        enum severity worst = report_worst_severity(r);
-        term_printf(sum, "%s%s%s", worst >= SEV_WARNING ? severity_name(worst) : "",
-                    worst >= SEV_WARNING ? ": " : "", r->headline ? r->headline : "");
-        if (r->window.interrupted)
-            fprintf(sum, "INCOMPLETE: the window was interrupted after %.1f of %.0f s.\n",
-                   r->window.actual_s, r->window.planned_s);
-        for (size_t i = 0; i < r->nledger; i++)
-            if (r->ledger[i].status == CS_FAILED || r->ledger[i].status == CS_TIMED_OUT)
-                term_printf(sum, "PARTIAL: collector %s %s: %s", r->ledger[i].name,
-                            r->ledger[i].status == CS_FAILED ? "failed" : "timed out",
-                            r->ledger[i].reason ? r->ledger[i].reason : "");
-        if (r->publish_note)
-            term_printf(sum, "PARTIAL: %s", r->publish_note);
-        if (r->command)
-            command_summary(sum, r->command);
-        term_printf(sum, "Bundle: %s/index.html", where);
-        if (archive[0])
-            term_printf(sum, "Archive: %s/%s", target.parent_shown, archive);
-        if (opt->keep)
-            term_printf(sum, "Removed %u old bundle%s of this host in %s (--keep %u)",
-                        kept.removed, kept.removed == 1 ? "" : "s", target.parent_shown,
-                        opt->keep);
-        /* A reader that went away (| head) gets EPIPE, not SIGPIPE: the bundle
-         * is published and the status stands. */
-        (void)fflush(sum);
-    }
+    published = where;
 out:
-    if (metrics.dir_fd >= 0) {
-        char merr[256];
-        if (enter_caller(merr, sizeof merr)) {
-            write_metrics(&metrics, r, status, (mono_ms() - t_begin) / 1000.0);
-            caller_leave();
-        } else {
-            term_printf(stderr, "perfreport: --metrics %s: not written: %s", metrics.shown, merr);
-        }
-    }
-    textfile_close(&metrics);
-    if (opt->oneline && status == 3) /* the log still gets its line */
-        log_line(sum, r, NULL, status, *err ? err : "the run failed", NULL);
+    if (d && d->finish)
+        d->finish(d->ctx, r, opt, &target, published, status, err);
     bundle_target_close(&target);
     obf_free(obf);
     report_free(r);

@@ -1,7 +1,33 @@
 #ifndef PERFREPORT_PIPELINE_H
 #define PERFREPORT_PIPELINE_H
+#include <stddef.h>
 struct options;
-/* probe -> plan -> capture window -> drain -> analyze -> render -> publish.
- * Returns the process exit status (0/1/2 by worst severity, 3 on failure). */
-int pipeline_run(const struct options *opt);
+struct report;
+struct bundle_target;
+
+/* What a caller of the pipeline does with a run besides capturing and
+ * publishing it (cmd/run.c: --metrics, --archive, --keep, --oneline and
+ * the terminal summary).  Every hook may be NULL. */
+struct delivery {
+    void *ctx;
+    /* Before the window, with the caller's rights, once the bundle's place
+     * is open: opens the files it will write.  0, or -1 with err (the run
+     * then stops with status 3, nothing written). */
+    int (*open)(void *ctx, const struct options *opt, char *err, size_t n);
+    /* Once the bundle is published in `target` (and its obfuscation map
+     * beside it), with the caller's rights when they could be taken. */
+    void (*published)(void *ctx, const struct report *r, const struct options *opt,
+                      struct bundle_target *target);
+    /* At the end, whatever happened: `where` is the published bundle, NULL
+     * when the run failed before that (status 3, `why` the reason, may be
+     * ""). */
+    void (*finish)(void *ctx, const struct report *r, const struct options *opt,
+                   const struct bundle_target *target, const char *where, int status,
+                   const char *why);
+};
+
+/* probe -> plan -> capture window -> drain -> analyze -> render -> publish,
+ * then d's hooks (d may be NULL).  Returns the process exit status (0/1/2
+ * by worst severity, 4/5/6 partial, 3 on failure). */
+int pipeline_run(const struct options *opt, const struct delivery *d);
 #endif

@@ -5,6 +5,7 @@
 #include <grp.h>
 #include <limits.h>
 #include <pwd.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -134,6 +135,15 @@ int caller_enter(void)
     }
     t_depth = 1;
     return 0;
+}
+
+bool caller_enter_msg(char *err, size_t n)
+{
+    int e = caller_enter();
+    if (e != 0)
+        snprintf(err, n, "cannot act as the user who ran sudo (uid %u): %s",
+                 (unsigned)caller_get()->uid, strerror(-e));
+    return e == 0;
 }
 
 void caller_leave(void)

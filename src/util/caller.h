@@ -47,6 +47,10 @@ int user_groups(const char *name, gid_t gid, gid_t **out);
  * outside sudo.  Calls nest.  0, or -errno with nothing changed: the step
  * that needed it must then not be done with root's rights. */
 int caller_enter(void);
+/* caller_enter for a step on a path the caller named: false with err
+ * filled ("cannot act as the user who ran sudo ...") when that identity
+ * cannot be taken, and the step must then not be done at all. */
+bool caller_enter_msg(char *err, size_t n);
 /* Undoes one caller_enter that returned 0. */
 void caller_leave(void);
 

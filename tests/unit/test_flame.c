@@ -440,7 +440,7 @@ TEST(flame_svg_empty_profile)
 
 /* ---- flamegraph.pl's options, differential and chart profiles ---- */
 
-#include "../../src/flamegraph_cmd.h"
+#include "../../src/cmd/flamegraph.h"
 #include "../../src/model/profile_chart.h"
 #include "../../src/model/profile_diff.h"
 #include "../../src/render/flame_colors.h"

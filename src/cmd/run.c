@@ -1,29 +1,32 @@
-#include "collapse_cmd.h"
-#include "command.h"
-#include "collect/cgroup_name.h"
-#include "bundle/retain.h"
-#include "flamegraph_cmd.h"
-#include "options.h"
-#include "pipeline.h"
-#include "render_cmd.h"
-#include "diff_cmd.h"
-#include "history_cmd.h"
-#include "model/model.h"
-#include "render/escape.h"
-#include "util/caller.h"
-#include "util/hostfs.h"
-#include "util/parse_num.h"
-#include "version.h"
-#include <errno.h>
-#include <fcntl.h>
+/* The default command, `perfreport [options] [-- CMD [ARGS...]]`: its
+ * options, checked against each other and the host, then the capture run
+ * (run/pipeline.c). */
+#include "cmd.h"
+#include "../collect/cgroup_name.h"
+#include "../bundle/archive.h"
+#include "../bundle/bundle.h"
+#include "../bundle/retain.h"
+#include "../bundle/textfile.h"
+#include "../model/run_command.h"
+#include "../render/openmetrics.h"
+#include "../util/clock.h"
+#include "../util/strbuf.h"
+#include "../options.h"
+#include "../pipeline.h"
+#include "../model/model.h"
+#include "../render/escape.h"
+#include "../util/caller.h"
+#include "../util/hostfs.h"
+#include "../util/parse_num.h"
+#include "../version.h"
 #include <getopt.h>
 #include <limits.h>
 #include <malloc.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 
 static void usage(FILE *f)
 {
@@ -77,12 +80,9 @@ static void usage(FILE *f)
           "\n"
           "Exit status: 0 nothing at warning or above, 1 warning, 2 critical,\n"
           "3 the run itself failed; 4/5/6 a partial bundle (see README).\n"
-          "\n"
-          "Also: perfreport flamegraph [opts] [FILE|-]   folded stacks -> SVG\n"
-          "      perfreport render BUNDLE [-o DIR] [--thresholds FILE]   re-render a bundle\n"
-          "      perfreport diff OLD NEW [-o DIR]   compare two bundles\n"
-          "      perfreport history DIR... [-o DIR]   one page over many bundles\n",
+          "\n",
           f);
+    commands_usage(f);
 }
 
 #define MAX_SAMPLES REPORT_MAX_TICKS
@@ -91,54 +91,189 @@ static void usage(FILE *f)
 enum { OPT_NO_BPF = 256, OPT_THRESHOLDS, OPT_ROOT, OPT_NO_REDACT, OPT_OBFUSCATE, OPT_MIN_BLOCK_US,
        OPT_ONELINE, OPT_METRICS, OPT_KEEP, OPT_ARCHIVE, OPT_BASELINE, OPT_USER };
 
-/* fds 0-2 closed by the caller (`>&-`) would be the next files we open, and
- * the summary would land in the lock file or a bundle file: open /dev/null
- * onto any that is closed.  Returns -1 if that is impossible. */
-static int ensure_std_fds(void)
+/* The delivery (run/pipeline.h): what this command does with a run besides
+ * the bundle.  Its state lives from before the window to the end. */
+struct run_delivery {
+    double t_begin;          /* monotonic ms, the run's start (--metrics' wall time) */
+    struct textfile metrics; /* --metrics, open from before the window */
+    char archive[NAME_MAX + 32]; /* --archive's file name, "" when none */
+    struct retain_result kept;   /* what --keep removed */
+};
+
+/* --oneline: the run in one line for a log that many runs share (a timer's
+ * journal, cron's mail): key=value, the text values quoted by
+ * esc_term_quoted, so that a process name in the headline can neither end
+ * the line nor forge a field.  where: the published bundle; NULL when the
+ * run failed (status 3): then severity=error, bundle="" and the headline is
+ * the reason.  kept: what --keep removed (removed=N), NULL without --keep. */
+static void log_line(FILE *f, const struct report *r, const char *where, int status,
+                     const char *why, const struct retain_result *kept)
 {
-    for (int fd = 0; fd <= 2; fd++) {
-        if (fcntl(fd, F_GETFD) != -1 || errno != EBADF)
-            continue;
-        int nfd = open("/dev/null", O_RDWR);
-        if (nfd != fd) {
-            if (nfd >= 0)
-                close(nfd);
-            return -1;
-        }
-    }
-    return 0;
+    struct strbuf sb = STRBUF_INIT;
+    const char *host = kv_get(&r->host, "hostname");
+    struct utsname u;
+    if (!host && uname(&u) == 0) /* failed before the probe */
+        host = u.nodename;
+    sb_add(&sb, "perfreport: host=");
+    esc_term_quoted(&sb, host);
+    sb_addf(&sb, " severity=%s status=%d bundle=",
+            where ? severity_name(report_worst_severity(r)) : "error", status);
+    char index[PATH_MAX + 64] = "";
+    if (where)
+        snprintf(index, sizeof index, "%s/index.html", where);
+    esc_term_quoted(&sb, index);
+    if (kept)
+        sb_addf(&sb, " removed=%u", kept->removed);
+    sb_add(&sb, " headline=");
+    esc_term_quoted(&sb, where ? r->headline : why);
+    sb_addc(&sb, '\n');
+    (void)fputs(sb_str(&sb), f);
+    (void)fflush(f);
+    sb_free(&sb);
 }
 
-int main(int argc, char **argv)
+/* --metrics: the run for Prometheus, written whatever the status (a failed
+ * run says exit_status 3), replacing the previous run's file.  A failure
+ * here is reported but leaves the status alone: the bundle is what the
+ * status describes. */
+static void write_metrics(struct textfile *tf, const struct report *r, int status, double wall_s)
 {
-    if (ensure_std_fds() != 0)
-        return 3;
-    /* A reader of our output that goes away (| head) must not kill the run:
-     * writes then fail with EPIPE, which the printing code shrugs off. */
-    command_note_sigpipe(signal(SIGPIPE, SIG_IGN) == SIG_IGN);
-    caller_init();
-    /* The subcommands read and write files the caller names and need no
-     * privilege: under sudo they run as the caller, start to end. */
-    static const char *const subcommands[] = {"flamegraph", "collapse", "render", "diff",
-                                              "history"};
-    for (size_t i = 0; argc > 1 && i < sizeof subcommands / sizeof *subcommands; i++) {
-        int e;
-        if (strcmp(argv[1], subcommands[i]) == 0 && (e = caller_become()) != 0) {
-            fprintf(stderr, "perfreport %s: cannot become the user who ran sudo (uid %u): %s\n",
-                    subcommands[i], (unsigned)caller_get()->uid, strerror(-e));
-            return 3;
+    struct strbuf sb = STRBUF_INIT;
+    struct metrics_run run = {.exit_status = status, .wall_s = wall_s};
+    openmetrics_render(r, &run, &sb);
+    char err[PATH_MAX + 256];
+    if (textfile_replace(tf, sb_str(&sb), sb.len, err, sizeof err) != 0)
+        term_printf(stderr, "perfreport: %s", err);
+    sb_free(&sb);
+}
+
+/* "Command: exited with status 3 after 2.0 s" for the summary. */
+static void command_summary(FILE *f, const struct run_command *c)
+{
+    char sig[32];
+    switch (c->end) {
+    case CMD_EXITED:
+        fprintf(f, "Command: exited with status %d after %.1f s\n", c->exit_status, c->wall_s);
+        break;
+    case CMD_KILLED:
+        cmd_signal_name(c->term_signal, sig, sizeof sig);
+        fprintf(f, "Command: killed by %s%s after %.1f s\n", sig,
+                c->core_dumped ? " (core dumped)" : "", c->wall_s);
+        break;
+    case CMD_RUNNING:
+        fprintf(f, "Command: still running after the %.1f s window; left running\n",
+                c->wall_s);
+        break;
+    case CMD_NOT_STARTED:
+        term_printf(f, "Command: not started: %s", c->error ? c->error : "");
+        break;
+    }
+}
+
+static int delivery_open(void *ctx, const struct options *opt, char *err, size_t n)
+{
+    struct run_delivery *d = ctx;
+    return opt->metrics_file ? textfile_open(&d->metrics, opt->metrics_file, err, n) : 0;
+}
+
+/* --archive and --keep, beside the published bundle. */
+static void delivery_published(void *ctx, const struct report *r, const struct options *opt,
+                               struct bundle_target *target)
+{
+    struct run_delivery *d = ctx;
+    char err[PATH_MAX + 1024];
+    /* One file for a ticket: beside the bundle, by the parent fd.  A failure
+     * costs the archive, not the bundle or the status. */
+    if (opt->archive && target->published[0]) {
+        if (bundle_archive(target->parent_fd, target->published, target->published_fd,
+                           target->files, target->nfiles, d->archive, sizeof d->archive, err,
+                           sizeof err) != 0) {
+            term_printf(stderr, "perfreport: --archive: no archive written: %s", err);
+            d->archive[0] = '\0';
+        }
+    } else if (opt->archive) {
+        term_printf(stderr, "perfreport: --archive: no archive written: the bundle was not "
+                    "published in %s", target->parent_shown);
+    }
+    /* Retention after the bundle (and its map) are safely out; a removal
+     * that fails is said on stderr and leaves the status alone. */
+    if (opt->keep && target->published[0]) {
+        char prefix[96];
+        bundle_name_prefix(r, prefix, sizeof prefix);
+        double t_keep = mono_ms();
+        bundle_retain(target->parent_fd, target->parent_shown, prefix, target->published,
+                      opt->keep, &d->kept);
+        if (opt->verbose)
+            fprintf(stderr, "perfreport: --keep %u: %u removed, %u left alone, %u failed, "
+                    "%.1f ms\n", opt->keep, d->kept.removed, d->kept.skipped, d->kept.failed,
+                    mono_ms() - t_keep);
+    } else if (opt->keep) {
+        term_printf(stderr, "perfreport: --keep: nothing removed: the bundle was not published "
+                    "in %s", target->parent_shown);
+    }
+}
+
+/* The terminal summary (stdout; stderr with a command, whose stdout it is,
+ * byte for byte). */
+static void summary(FILE *sum, const struct run_delivery *d, const struct report *r,
+                    const struct options *opt, const struct bundle_target *target,
+                    const char *where)
+{
+    enum severity worst = report_worst_severity(r);
+    term_printf(sum, "%s%s%s", worst >= SEV_WARNING ? severity_name(worst) : "",
+                worst >= SEV_WARNING ? ": " : "", r->headline ? r->headline : "");
+    if (r->window.interrupted)
+        fprintf(sum, "INCOMPLETE: the window was interrupted after %.1f of %.0f s.\n",
+               r->window.actual_s, r->window.planned_s);
+    for (size_t i = 0; i < r->nledger; i++)
+        if (r->ledger[i].status == CS_FAILED || r->ledger[i].status == CS_TIMED_OUT)
+            term_printf(sum, "PARTIAL: collector %s %s: %s", r->ledger[i].name,
+                        r->ledger[i].status == CS_FAILED ? "failed" : "timed out",
+                        r->ledger[i].reason ? r->ledger[i].reason : "");
+    if (r->publish_note)
+        term_printf(sum, "PARTIAL: %s", r->publish_note);
+    if (r->command)
+        command_summary(sum, r->command);
+    term_printf(sum, "Bundle: %s/index.html", where);
+    if (d->archive[0])
+        term_printf(sum, "Archive: %s/%s", target->parent_shown, d->archive);
+    if (opt->keep)
+        term_printf(sum, "Removed %u old bundle%s of this host in %s (--keep %u)",
+                    d->kept.removed, d->kept.removed == 1 ? "" : "s", target->parent_shown,
+                    opt->keep);
+    /* A reader that went away (| head) gets EPIPE, not SIGPIPE: the bundle
+     * is published and the status stands. */
+    (void)fflush(sum);
+}
+
+/* --oneline, the summary and --metrics, in that order. */
+static void delivery_finish(void *ctx, const struct report *r, const struct options *opt,
+                            const struct bundle_target *target, const char *where, int status,
+                            const char *why)
+{
+    struct run_delivery *d = ctx;
+    FILE *sum = opt->command ? stderr : stdout;
+    if (where && opt->oneline)
+        log_line(sum, r, where, status, NULL, opt->keep ? &d->kept : NULL);
+    if (where && !opt->quiet)
+        summary(sum, d, r, opt, target, where);
+    if (d->metrics.dir_fd >= 0) {
+        char merr[256];
+        if (caller_enter_msg(merr, sizeof merr)) {
+            write_metrics(&d->metrics, r, status, (mono_ms() - d->t_begin) / 1000.0);
+            caller_leave();
+        } else {
+            term_printf(stderr, "perfreport: --metrics %s: not written: %s", d->metrics.shown,
+                        merr);
         }
     }
-    if (argc > 1 && strcmp(argv[1], "flamegraph") == 0)
-        return flamegraph_main(argc - 1, argv + 1);
-    if (argc > 1 && strcmp(argv[1], "collapse") == 0)
-        return collapse_main(argc - 1, argv + 1);
-    if (argc > 1 && strcmp(argv[1], "render") == 0)
-        return render_main(argc - 1, argv + 1);
-    if (argc > 1 && strcmp(argv[1], "diff") == 0)
-        return diff_main(argc - 1, argv + 1);
-    if (argc > 1 && strcmp(argv[1], "history") == 0)
-        return history_main(argc - 1, argv + 1);
+    textfile_close(&d->metrics);
+    if (opt->oneline && status == 3) /* the log still gets its line */
+        log_line(sum, r, NULL, status, *why ? why : "the run failed", NULL);
+}
+
+int run_main(int argc, char **argv)
+{
     /* One malloc arena.  Each collector starts on its own thread, and every
      * BPF load parses the kernel BTF (tens of MiB, freed after the load);
      * with an arena per thread those freed blocks stayed resident in
@@ -328,7 +463,9 @@ int main(int argc, char **argv)
             term_printf(stderr, "perfreport: -c %s is cgroup %s", o.cgroup, cg_path);
         o.cgroup = cg_path;
     }
-    int rc = pipeline_run(&o);
+    struct run_delivery d = {.t_begin = mono_ms(), .metrics = {.dir_fd = -1}};
+    const struct delivery hooks = {&d, delivery_open, delivery_published, delivery_finish};
+    int rc = pipeline_run(&o, &hooks);
     free(cg_path);
     return rc;
 }

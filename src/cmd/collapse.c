@@ -1,9 +1,9 @@
-#include "collapse_cmd.h"
-#include "flame/perf_collapse.h"
-#include "render/escape.h"
-#include "util/line_reader.h"
-#include "util/strbuf.h"
-#include "util/xalloc.h"
+#include "collapse.h"
+#include "../flame/perf_collapse.h"
+#include "../render/escape.h"
+#include "../util/line_reader.h"
+#include "../util/strbuf.h"
+#include "../util/xalloc.h"
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>

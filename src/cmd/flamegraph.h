@@ -3,7 +3,7 @@
  * of the capture pipeline.  argv[0] is "flamegraph". */
 #ifndef PERFREPORT_FLAMEGRAPH_CMD_H
 #define PERFREPORT_FLAMEGRAPH_CMD_H
-#include "render/svg_flame.h"
+#include "../render/svg_flame.h"
 #include <stdbool.h>
 #include <stddef.h>
 
