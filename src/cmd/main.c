@@ -4,7 +4,7 @@
  * COMMANDS below; the usage text lists the rows.  Anything else is the
  * default command, the capture run (run.c). */
 #include "cmd.h"
-#include "../command.h"
+#include "../run/command.h"
 #include "../util/caller.h"
 #include <errno.h>
 #include <fcntl.h>

@@ -16,7 +16,7 @@
 #include "../model/model.h"
 #include "../model/names.h"
 #include "../model/profile.h"
-#include "../probe.h"
+#include "../run/probe.h"
 #include "../symbolize/sym_guard.h"
 #include "../util/growth.h"
 #include "../util/hostfs.h"

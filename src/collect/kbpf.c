@@ -6,7 +6,7 @@
 #include "cpu.h"
 #include "profile.h"
 #include "../model/model.h"
-#include "../probe.h"
+#include "../run/probe.h"
 #include "../util/hostfs.h"
 #include "../util/strbuf.h"
 #include "../util/xalloc.h"

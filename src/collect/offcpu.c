@@ -10,7 +10,7 @@
 #include "../model/model.h"
 #include "../model/names.h"
 #include "../model/profile.h"
-#include "../probe.h"
+#include "../run/probe.h"
 #include "../symbolize/symbolize.h"
 #include "../util/clock.h"
 #include "../util/strbuf.h"

@@ -4,7 +4,7 @@
  * each happened relative to the window. */
 #include "../model/model.h"
 #include "../model/names.h"
-#include "../probe.h"
+#include "../run/probe.h"
 #include "../util/clock.h"
 #include "../util/hostfs.h"
 #include "../util/xalloc.h"

@@ -2,7 +2,7 @@
  * src/probe_parse.h). */
 #include "fuzz.h"
 #include "collect/host.h"
-#include "probe_parse.h"
+#include "run/probe_parse.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -6,7 +6,7 @@
 #include "harness.h"
 #include "../../src/collect/collector.h"
 #include "../../src/model/model.h"
-#include "../../src/probe.h"
+#include "../../src/run/probe.h"
 #include "../../src/util/hostfs.h"
 #include <string.h>
 

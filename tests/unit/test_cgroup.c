@@ -2,7 +2,7 @@
 #include "collect_life.h"
 #include "../../src/collect/cgroup.h"
 #include "../../src/model/model.h"
-#include "../../src/options.h"
+#include "../../src/run/options.h"
 #include "../../src/util/hostfs.h"
 #include <errno.h>
 #include <fcntl.h>

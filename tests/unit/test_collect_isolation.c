@@ -15,7 +15,7 @@
 #include "../../src/collect/net.h"
 #include "../../src/collect/psi.h"
 #include "../../src/model/model.h"
-#include "../../src/probe.h"
+#include "../../src/run/probe.h"
 #include "../../src/util/hostfs.h"
 #include "../../src/util/strbuf.h"
 #include "../../src/util/xalloc.h"

@@ -5,7 +5,7 @@
 #include "harness.h"
 #include "test_util.h"
 #include "../../src/bundle/load.h"
-#include "../../src/command.h"
+#include "../../src/run/command.h"
 #include "../../src/model/model.h"
 #include "../../src/model/run_command.h"
 #include "../../src/render/doc_report.h"

@@ -2,8 +2,8 @@
 #include "../../src/collect/collector.h"
 #include "../../src/collect/host.h"
 #include "../../src/model/model.h"
-#include "../../src/options.h"
-#include "../../src/probe.h"
+#include "../../src/run/options.h"
+#include "../../src/run/probe.h"
 #include "../../src/util/hostfs.h"
 #include <errno.h>
 #include <math.h>

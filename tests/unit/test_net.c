@@ -3,7 +3,7 @@
 #include "../../src/collect/collector.h"
 #include "../../src/collect/net.h"
 #include "../../src/model/model.h"
-#include "../../src/probe.h"
+#include "../../src/run/probe.h"
 #include "../../src/util/hostfs.h"
 #include <math.h>
 #include <stdlib.h>

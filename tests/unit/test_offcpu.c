@@ -6,7 +6,7 @@
 #include "../../src/collect/waitclass.h"
 #include "../../src/model/model.h"
 #include "../../src/model/run_command.h"
-#include "../../src/options.h"
+#include "../../src/run/options.h"
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

@@ -1,8 +1,8 @@
 #include "harness.h"
 #include "../../src/model/model.h"
-#include "../../src/options.h"
-#include "../../src/probe.h"
-#include "../../src/probe_parse.h"
+#include "../../src/run/options.h"
+#include "../../src/run/probe.h"
+#include "../../src/run/probe_parse.h"
 #include "../../src/util/hostfs.h"
 #include "../../src/util/strbuf.h"
 #include <stdint.h>

@@ -5,7 +5,7 @@
 #include "harness.h"
 #include "../../src/collect/procs.h"
 #include "../../src/model/model.h"
-#include "../../src/options.h"
+#include "../../src/run/options.h"
 #include "../../src/util/clock.h"
 #include "../../src/util/hostfs.h"
 #include "../../src/util/strbuf.h"

@@ -202,7 +202,7 @@ TEST(redact_hostile_bytes)
 #include "collect/procs.h"
 #include "collect/collector.h"
 #include "model/model.h"
-#include "options.h"
+#include "run/options.h"
 #include "util/hostfs.h"
 #include <stdio.h>
 #include <sys/stat.h>

@@ -4,9 +4,9 @@
 #include "harness.h"
 #include "../../src/collect/collector.h"
 #include "../../src/model/model.h"
-#include "../../src/options.h"
-#include "../../src/probe.h"
-#include "../../src/runner.h"
+#include "../../src/run/options.h"
+#include "../../src/run/probe.h"
+#include "../../src/run/runner.h"
 #include <pthread.h>
 #include <stdlib.h>
 #include <time.h>

@@ -1,6 +1,6 @@
 /* See pty_relay.h. */
 #include "pty_relay.h"
-#include "util/xalloc.h"
+#include "../util/xalloc.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>

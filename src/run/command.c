@@ -1,12 +1,12 @@
 /* See command.h. */
 #include "command.h"
-#include "model/run_command.h"
+#include "../model/run_command.h"
 #include "pty_relay.h"
-#include "util/caller.h"
-#include "util/clock.h"
-#include "util/redact.h"
-#include "util/strbuf.h"
-#include "util/xalloc.h"
+#include "../util/caller.h"
+#include "../util/clock.h"
+#include "../util/redact.h"
+#include "../util/strbuf.h"
+#include "../util/xalloc.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>

@@ -1,14 +1,14 @@
 /* The capability probe: decides once, before the window, what this host
  * lets us do, and records every answer (with its reason) in r->caps. */
 #include "probe.h"
-#include "model/model.h"
+#include "../model/model.h"
 #include "options.h"
 #include "probe.skel.h"
 #include "probe_parse.h"
 #include "priority.h"
-#include "util/hostfs.h"
-#include "util/strbuf.h"
-#include "util/xalloc.h"
+#include "../util/hostfs.h"
+#include "../util/strbuf.h"
+#include "../util/xalloc.h"
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <inttypes.h>

@@ -1,5 +1,5 @@
 #include "priority.h"
-#include "model/model.h"
+#include "../model/model.h"
 #include <errno.h>
 #include <stdbool.h>
 #include <sys/resource.h>
