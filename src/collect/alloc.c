@@ -16,7 +16,6 @@
 #include "../model/model.h"
 #include "../model/names.h"
 #include "../model/profile.h"
-#include "../run/probe.h"
 #include "../symbolize/sym_guard.h"
 #include "../util/growth.h"
 #include "../util/hostfs.h"
@@ -24,9 +23,9 @@
 #include "../util/strbuf.h"
 #include "../util/xalloc.h"
 #include "collector.h"
-#include "kbpf.h"
-#include "stack_top.h"
-#include "stacks.h"
+#include "../kbpf/kbpf.h"
+#include "../stacks/stack_top.h"
+#include "../stacks/stacks.h"
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>

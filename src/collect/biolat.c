@@ -4,7 +4,7 @@
 #include "biolat.h"
 #include "collector.h"
 #include "disk.h"
-#include "kbpf.h"
+#include "../kbpf/kbpf.h"
 #include "../model/model.h"
 #include "../model/names.h"
 #include "../util/clock.h"

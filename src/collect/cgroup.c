@@ -127,21 +127,6 @@ static bool field_is(const char *f, size_t fl, const char *word)
     return strlen(word) == fl && memcmp(f, word, fl) == 0;
 }
 
-/* Does the comma list (super options) contain `word` as a whole item? */
-static bool list_has(const char *f, size_t fl, const char *word)
-{
-    size_t wl = strlen(word), i = 0;
-    while (i < fl) {
-        size_t b = i;
-        while (i < fl && f[i] != ',')
-            i++;
-        if (i - b == wl && memcmp(f + b, word, wl) == 0)
-            return true;
-        i++;
-    }
-    return false;
-}
-
 static void mounts_add(struct cg_mounts *out, const char *mnt, size_t ml, const char *root,
                        size_t rl, bool v2, unsigned ctrls)
 {
@@ -194,13 +179,13 @@ size_t cg_parse_mountinfo(const char *text, struct cg_mounts *out)
                 const char *so = f[dash + 3];
                 size_t sol = fl[dash + 3];
                 unsigned c = 0;
-                if (list_has(so, sol, "cpu"))
+                if (proc_list_has(so, sol, "cpu"))
                     c |= CG_CTRL_CPU;
-                if (list_has(so, sol, "cpuacct"))
+                if (proc_list_has(so, sol, "cpuacct"))
                     c |= CG_CTRL_CPUACCT;
-                if (list_has(so, sol, "memory"))
+                if (proc_list_has(so, sol, "memory"))
                     c |= CG_CTRL_MEMORY;
-                if (list_has(so, sol, "blkio"))
+                if (proc_list_has(so, sol, "blkio"))
                     c |= CG_CTRL_BLKIO;
                 c &= ~seen; /* a bind mount of the same hierarchy adds nothing */
                 if (c) {
@@ -294,60 +279,6 @@ int cg_parse_psi_some_total(const char *text, uint64_t *total_us)
         p = nl ? nl + 1 : NULL;
     }
     return -EINVAL;
-}
-
-static void set_path(char **dst, const char *s, size_t n)
-{
-    if (!*dst)
-        *dst = xstrndup(s, n);
-}
-
-int cg_parse_proc_cgroup(const char *text, struct cg_proc_paths *out)
-{
-    memset(out, 0, sizeof *out);
-    int found = 0;
-    for (const char *p = text; p && *p;) {
-        const char *nl = strchr(p, '\n');
-        size_t len = nl ? (size_t)(nl - p) : strlen(p);
-        const char *c1 = memchr(p, ':', len);
-        const char *c2 = c1 ? memchr(c1 + 1, ':', len - (size_t)(c1 + 1 - p)) : NULL;
-        if (c2) {
-            const char *ctl = c1 + 1;
-            size_t cl = (size_t)(c2 - ctl);
-            const char *path = c2 + 1;
-            size_t pl = len - (size_t)(path - p);
-            if (pl > 0 && path[0] == '/') {
-                if (cl == 0 && c1 - p == 1 && p[0] == '0') {
-                    set_path(&out->v2, path, pl);
-                    found++;
-                } else {
-                    if (list_has(ctl, cl, "cpu")) {
-                        set_path(&out->cpu, path, pl);
-                        found++;
-                    }
-                    if (list_has(ctl, cl, "cpuacct")) {
-                        set_path(&out->cpuacct, path, pl);
-                        found++;
-                    }
-                    if (list_has(ctl, cl, "memory")) {
-                        set_path(&out->memory, path, pl);
-                        found++;
-                    }
-                }
-            }
-        }
-        p = nl ? nl + 1 : NULL;
-    }
-    return found ? 0 : -ENOENT;
-}
-
-void cg_proc_paths_free(struct cg_proc_paths *p)
-{
-    free(p->v2);
-    free(p->cpu);
-    free(p->cpuacct);
-    free(p->memory);
-    memset(p, 0, sizeof *p);
 }
 
 double cg_throttled_pct(bool usage_known, uint64_t usage_ns, uint64_t throttled_ns,

@@ -2,6 +2,7 @@
  * Every parser takes file text and fills a struct; none touches the host. */
 #ifndef PERFREPORT_CGROUP_H
 #define PERFREPORT_CGROUP_H
+#include "../util/proc_parse.h" /* cg_parse_proc_cgroup, its home */
 #include "collector.h"
 #include <stdbool.h>
 #include <stddef.h>
@@ -45,13 +46,6 @@ int cg_parse_mem_limit(const char *text, uint64_t *bytes, bool *unlimited);
 
 /* The "total=" (µs) of the "some" line of a PSI file. */
 int cg_parse_psi_some_total(const char *text, uint64_t *total_us);
-
-/* /proc/PID/cgroup: "0::/path" (v2) and "N:ctrl,ctrl:/path" (v1). */
-struct cg_proc_paths {
-    char *v2, *cpu, *cpuacct, *memory; /* owned; NULL when absent */
-};
-int cg_parse_proc_cgroup(const char *text, struct cg_proc_paths *out);
-void cg_proc_paths_free(struct cg_proc_paths *p);
 
 /* Throttled time as % of CPU usage over a window.  usage_known false means
  * the hierarchy gives no usage (a v1 cpu mount without cpuacct): usage is

@@ -184,20 +184,6 @@ const struct cpu_entry *proc_stat_cpu(const struct proc_stat *st, unsigned id)
     return NULL;
 }
 
-int parse_loadavg(const char *text, struct loadavg *out)
-{
-    struct loadavg l;
-    int consumed = 0;
-    if (sscanf(text, "%lf %lf %lf %ld/%ld%n", &l.load1, &l.load5, &l.load15, &l.running,
-               &l.threads, &consumed) != 5 || consumed == 0)
-        return -EINVAL;
-    if (!isfinite(l.load1) || !isfinite(l.load5) || !isfinite(l.load15) || l.load1 < 0 ||
-        l.load5 < 0 || l.load15 < 0 || l.running < 0 || l.threads < 0)
-        return -EINVAL;
-    *out = l;
-    return 0;
-}
-
 static uint64_t delta(uint64_t a, uint64_t b) { return b > a ? b - a : 0; }
 
 void cpu_split(const struct cpu_times *a, const struct cpu_times *b, struct cpu_split *out)

@@ -2,6 +2,7 @@
  * over file text so unit tests can feed them fixture files. */
 #ifndef PERFREPORT_COLLECT_CPU_H
 #define PERFREPORT_COLLECT_CPU_H
+#include "../util/proc_parse.h" /* parse_loadavg, its home */
 #include "collector.h"
 #include <stdbool.h>
 #include <stddef.h>
@@ -47,13 +48,6 @@ struct proc_stat {
 int parse_proc_stat(const char *text, struct proc_stat *out);
 void proc_stat_free(struct proc_stat *st);
 const struct cpu_entry *proc_stat_cpu(const struct proc_stat *st, unsigned id);
-
-struct loadavg {
-    double load1, load5, load15;
-    long running, threads; /* "2/98" */
-};
-/* Returns 0 or -EINVAL. */
-int parse_loadavg(const char *text, struct loadavg *out);
 
 /* Where the time between two readings went, in percent of the interval.
  * Counters that went backwards count as 0.  valid is false when no time

@@ -6,7 +6,7 @@
  * file probed is the one mapped, never a path an attacker swapped since. */
 #include "dns.h"
 #include "collector.h"
-#include "kbpf.h"
+#include "../kbpf/kbpf.h"
 #include "../model/model.h"
 #include "../model/names.h"
 #include "../symbolize/sym_guard.h"

@@ -11,10 +11,10 @@
 #include "../util/clock.h"
 #include "../util/strbuf.h"
 #include "../util/xalloc.h"
-#include "kbpf.h"
+#include "../kbpf/kbpf.h"
 #include "collector.h"
-#include "stack_prefetch.h"
-#include "stacks.h"
+#include "../stacks/stack_prefetch.h"
+#include "../stacks/stacks.h"
 #include "waitclass.h"
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -26,9 +26,9 @@
 #include <unistd.h>
 
 #include "../../bpf/offcpu.h"
-#include "systap.h"
+#include "../kbpf/systap.h"
 #include "systap.skel.h"
-#include "tapslice.h"
+#include "../kbpf/tapslice.h"
 
 #define TOP_ROWS 25
 #define SUMMARY_FRAMES 5

@@ -3,7 +3,6 @@
 #include "host.h"
 #include "collector.h"
 #include "model/model.h"
-#include "run/probe.h"
 #include "util/hostfs.h"
 #include "util/strbuf.h"
 #include <ctype.h>

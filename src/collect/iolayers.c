@@ -3,16 +3,16 @@
  * processes spend in fsync-like calls (the I/O part of bpf/systap.bpf.c). */
 #include "iolayers.h"
 #include "collector.h"
-#include "kbpf.h"
+#include "../kbpf/kbpf.h"
 #include "../model/model.h"
 #include "../model/names.h"
 #include "../util/clock.h"
 #include "../util/xalloc.h"
 #include <linux/types.h>
 #include "../../bpf/systap.h"
-#include "systap.h"
+#include "../kbpf/systap.h"
 #include "systap.skel.h"
-#include "tapslice.h"
+#include "../kbpf/tapslice.h"
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>

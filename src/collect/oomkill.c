@@ -4,13 +4,12 @@
  * each happened relative to the window. */
 #include "../model/model.h"
 #include "../model/names.h"
-#include "../run/probe.h"
 #include "../util/clock.h"
 #include "../util/hostfs.h"
 #include "../util/xalloc.h"
 #include "cgroup.h"
 #include "collector.h"
-#include "kbpf.h"
+#include "../kbpf/kbpf.h"
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <dirent.h>

@@ -5,7 +5,7 @@
  * execs during start-up and finalisation are still listed. */
 #include "procevents.h"
 #include "collector.h"
-#include "kbpf.h"
+#include "../kbpf/kbpf.h"
 #include "model/model.h"
 #include "model/names.h"
 #include "util/clock.h"

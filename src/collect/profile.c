@@ -6,7 +6,6 @@
 #include "../model/model.h"
 #include "../model/names.h"
 #include "../model/profile.h"
-#include "../run/probe.h"
 #include "../symbolize/symbolize.h"
 #include "../util/clock.h"
 #include "../util/hostfs.h"
@@ -14,9 +13,9 @@
 #include "../util/xalloc.h"
 #include "collector.h"
 #include "profile_summary.h"
-#include "kbpf.h"
-#include "stack_prefetch.h"
-#include "stacks.h"
+#include "../kbpf/kbpf.h"
+#include "../stacks/stack_prefetch.h"
+#include "../stacks/stacks.h"
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <ctype.h>
@@ -65,37 +64,6 @@ uint32_t profile_stack_entries(int hz, int ncpu, double window_s)
     while (n < PROF_MAX_STACKS && n < want)
         n *= 2;
     return n;
-}
-
-int profile_parse_cpu_list(const char *text, bool *on, size_t n)
-{
-    int count = 0;
-    const char *s = text;
-    while (*s && *s != '\n') {
-        if (!isdigit((unsigned char)*s))
-            return -1;
-        char *end;
-        unsigned long a = strtoul(s, &end, 10), b = a;
-        s = end;
-        if (*s == '-') {
-            if (!isdigit((unsigned char)s[1]))
-                return -1;
-            b = strtoul(s + 1, &end, 10);
-            s = end;
-        }
-        if (b < a)
-            return -1;
-        for (unsigned long i = a; i <= b && i < n; i++)
-            if (!on[i]) {
-                on[i] = true;
-                count++;
-            }
-        if (*s == ',')
-            s++;
-        else if (*s && *s != '\n')
-            return -1;
-    }
-    return count;
 }
 
 /* Path of -c relative to the cgroup root: an absolute path under the v2

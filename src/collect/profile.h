@@ -1,13 +1,11 @@
 /* Collector "profile": on-CPU stack sampling (BPF perf_event on cpu-clock). */
 #ifndef PERFREPORT_COLLECT_PROFILE_H
 #define PERFREPORT_COLLECT_PROFILE_H
+#include "../util/proc_parse.h" /* profile_parse_cpu_list, its home */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-/* "0-3,5,7-8" (/sys/devices/system/cpu/online) -> on[i] = true for listed
- * CPUs below n.  Returns how many were set; -1 on malformed text. */
-int profile_parse_cpu_list(const char *text, bool *on, size_t n);
 /* Entries of the CPU profile's stack store for a window: a sample adds at
  * most two stacks (kernel and user); room for every sample's two twice
  * over, as a power of two from PROF_MIN_STACKS to PROF_MAX_STACKS (unknown

@@ -3,7 +3,7 @@
 #include "runqlat.h"
 #include "threads_tables.h"
 #include "collector.h"
-#include "kbpf.h"
+#include "../kbpf/kbpf.h"
 #include "../model/model.h"
 #include "../model/names.h"
 #include "../util/clock.h"

@@ -4,14 +4,14 @@
  * are left out (it would otherwise report its /proc reading). */
 #include "syscalls.h"
 #include "collector.h"
-#include "kbpf.h"
+#include "../kbpf/kbpf.h"
 #include "model/model.h"
 #include "model/names.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 #include <linux/types.h>
 #include "../../bpf/systap.h"
-#include "systap.h"
+#include "../kbpf/systap.h"
 #include "systap.skel.h"
 #include "syscall_names.h"
 #include <bpf/libbpf.h>

@@ -2,7 +2,7 @@
  * function over plain arrays so unit tests can drive it with made-up data. */
 #ifndef PERFREPORT_SYSCALLS_H
 #define PERFREPORT_SYSCALLS_H
-#include "tapslice.h"
+#include "../kbpf/tapslice.h"
 #include <stddef.h>
 #include <stdint.h>
 

@@ -6,7 +6,7 @@
  * they happened, with when. */
 #include "tcpevents.h"
 #include "collector.h"
-#include "kbpf.h"
+#include "../kbpf/kbpf.h"
 #include "model/model.h"
 #include "model/names.h"
 #include "util/clock.h"

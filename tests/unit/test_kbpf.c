@@ -2,7 +2,7 @@
  * section must give libbpf's answer (a typedef named "btf_trace_<tp>")
  * for every hook of the running kernel. */
 #include "harness.h"
-#include "../../src/collect/kbpf.h"
+#include "../../src/kbpf/kbpf.h"
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <stdint.h>

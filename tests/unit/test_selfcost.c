@@ -1,6 +1,6 @@
 /* perfreport's BPF programs' run time (src/collect/selfcost.c). */
 #include "harness.h"
-#include "collect/selfcost.h"
+#include "kbpf/selfcost.h"
 #include <bpf/bpf.h>
 #include <linux/bpf.h>
 #include <unistd.h>

@@ -4,7 +4,7 @@
  * kernel symbols), resolved to exact names; error ids become the right
  * [missing ...] frames and stats. */
 #include "harness.h"
-#include "../../src/collect/stacks.h"
+#include "../../src/stacks/stacks.h"
 #include "../../src/model/profile.h"
 #include "../../src/model/profile_sites.h"
 #include "../../src/symbolize/symbolize.h"

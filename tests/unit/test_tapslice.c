@@ -3,7 +3,7 @@
  * in a window from periods attached part of the time, against workloads of
  * known calls simulated period by period. */
 #include "harness.h"
-#include "../../src/collect/tapslice.h"
+#include "../../src/kbpf/tapslice.h"
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>

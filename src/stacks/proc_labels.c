@@ -1,8 +1,8 @@
 /* Per-pid cgroup labels (see proc_labels.h). */
 #include "proc_labels.h"
-#include "cgroup.h"
-#include "cgroup_name.h"
+#include "../collect/cgroup_name.h"
 #include "../util/hostfs.h"
+#include "../util/proc_parse.h"
 #include "../util/strbuf.h"
 #include "../util/xalloc.h"
 #include <stdlib.h>

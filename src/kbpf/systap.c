@@ -1,6 +1,6 @@
 /* The shared syscall tap: see systap.h and bpf/systap.bpf.c. */
 #include "systap.h"
-#include "collector.h"
+#include "../collect/collector.h"
 #include "kbpf.h"
 #include <linux/types.h>
 #include "../../bpf/systap.h"

@@ -2,12 +2,10 @@
 #include "kbtf.h"
 #include <linux/types.h>
 #include "../../bpf/khist.h"
-#include "collector.h"
-#include "cpu.h"
-#include "profile.h"
+#include "../collect/collector.h"
 #include "../model/model.h"
-#include "../run/probe.h"
 #include "../util/hostfs.h"
+#include "../util/proc_parse.h"
 #include "../util/strbuf.h"
 #include "../util/xalloc.h"
 #include <bpf/bpf.h>

@@ -1,7 +1,7 @@
 /* BPF stack ids -> profile frames, cached per stack id. */
 #include "stacks.h"
 #include "proc_labels.h"
-#include "collector.h"
+#include "../collect/collector.h"
 #include "../model/profile_sites.h"
 #include "../model/model.h"
 #include "../model/profile.h"

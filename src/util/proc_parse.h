@@ -1,0 +1,30 @@
+/* Parsers of small /proc and /sys texts that more than one stage reads:
+ * CPU lists, /proc/loadavg, /proc/PID/cgroup.  Pure functions of the text:
+ * none touches the file system (hostfs.h reads the files). */
+#ifndef PERFREPORT_UTIL_PROC_PARSE_H
+#define PERFREPORT_UTIL_PROC_PARSE_H
+#include <stdbool.h>
+#include <stddef.h>
+
+/* "0-3,5,7-8" (/sys/devices/system/cpu/online) -> on[i] = true for listed
+ * CPUs below n.  Returns how many were set; -1 on malformed text. */
+int profile_parse_cpu_list(const char *text, bool *on, size_t n);
+
+struct loadavg {
+    double load1, load5, load15;
+    long running, threads; /* "2/98" */
+};
+/* Returns 0 or -EINVAL. */
+int parse_loadavg(const char *text, struct loadavg *out);
+
+/* /proc/PID/cgroup: "0::/path" (v2) and "N:ctrl,ctrl:/path" (v1). */
+struct cg_proc_paths {
+    char *v2, *cpu, *cpuacct, *memory; /* owned; NULL when absent */
+};
+int cg_parse_proc_cgroup(const char *text, struct cg_proc_paths *out);
+void cg_proc_paths_free(struct cg_proc_paths *p);
+
+/* Does the comma list f (fl bytes, a mount's super options or a cgroup v1
+ * controller list) hold `word` as a whole item? */
+bool proc_list_has(const char *f, size_t fl, const char *word);
+#endif
