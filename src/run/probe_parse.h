@@ -2,7 +2,7 @@
  * can run them on fixture text.  None of them touches the file system. */
 #ifndef PERFREPORT_PROBE_PARSE_H
 #define PERFREPORT_PROBE_PARSE_H
-#include "probe.h"
+#include "../collect/collector.h" /* enum cgroup_mode */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
