@@ -2,7 +2,7 @@
 #include "dstate.h"
 #include "model/model.h"
 #include "model/names.h"
-#include "run/probe_parse.h"
+#include "util/proc_parse.h"
 #include "util/hostfs.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"

@@ -3,6 +3,7 @@
 #ifndef PERFREPORT_PROBE_PARSE_H
 #define PERFREPORT_PROBE_PARSE_H
 #include "../collect/collector.h" /* enum cgroup_mode */
+#include "../util/proc_parse.h" /* mountinfo_next */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -14,20 +15,6 @@
 
 /* The CapEff mask of a /proc/PID/status text.  0 or -EINVAL. */
 int probe_parse_capeff(const char *status, uint64_t *capeff);
-
-/* One line of /proc/PID/mountinfo, octal escapes in paths undone. */
-struct mountinfo_entry {
-    char devno[24]; /* "MAJOR:MINOR" of the file system (st_dev) */
-    char root[256];
-    char mountpoint[256];
-    bool mountpoint_cut; /* longer than the buffer: a prefix, not the path */
-    char fstype[64];
-    char source[128];
-    char superopts[256];
-};
-/* Parses the line at *cursor and advances it; skips malformed lines.
- * Returns false at the end of the text. */
-bool mountinfo_next(const char **cursor, struct mountinfo_entry *e);
 
 /* cgroup mode from mountinfo text: v1 controller mounts and/or a cgroup2
  * mount.  Writes the chosen cgroup2 mount point (or "") to v2root. */

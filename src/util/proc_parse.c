@@ -120,3 +120,70 @@ void cg_proc_paths_free(struct cg_proc_paths *p)
     free(p->memory);
     memset(p, 0, sizeof *p);
 }
+
+/* Copies one space-delimited field, undoing mountinfo's \ooo escapes. */
+static const char *take_field(const char *p, const char *eol, char *out, size_t n)
+{
+    size_t o = 0;
+    while (p < eol && *p == ' ')
+        p++;
+    while (p < eol && *p != ' ') {
+        char c = *p++;
+        if (c == '\\' && eol - p >= 3 && p[0] >= '0' && p[0] <= '3' && p[1] >= '0' &&
+            p[1] <= '7' && p[2] >= '0' && p[2] <= '7') {
+            c = (char)((p[0] - '0') * 64 + (p[1] - '0') * 8 + (p[2] - '0'));
+            p += 3;
+        }
+        if (o + 1 < n)
+            out[o++] = c;
+    }
+    if (n)
+        out[o] = '\0';
+    return p;
+}
+
+bool mountinfo_next(const char **cursor, struct mountinfo_entry *e)
+{
+    const char *p = *cursor;
+    while (p && *p) {
+        const char *eol = strchr(p, '\n');
+        if (!eol)
+            eol = p + strlen(p);
+        const char *next = *eol ? eol + 1 : eol;
+        /* id parent maj:min root mountpoint options [optional...] - fstype source superopts */
+        char skip[256];
+        const char *q = p;
+        q = take_field(q, eol, skip, sizeof skip); /* id */
+        q = take_field(q, eol, skip, sizeof skip); /* parent */
+        q = take_field(q, eol, e->devno, sizeof e->devno);
+        q = take_field(q, eol, e->root, sizeof e->root);
+        const char *mp = q;
+        while (mp < eol && *mp == ' ')
+            mp++;
+        q = take_field(q, eol, e->mountpoint, sizeof e->mountpoint);
+        /* escapes shrink a field, so only a full buffer can have been cut */
+        e->mountpoint_cut = strlen(e->mountpoint) == sizeof e->mountpoint - 1 &&
+                            (size_t)(q - mp) > sizeof e->mountpoint - 1;
+        q = take_field(q, eol, skip, sizeof skip); /* options */
+        bool sep = false;
+        while (q < eol) {
+            q = take_field(q, eol, skip, sizeof skip);
+            if (strcmp(skip, "-") == 0) {
+                sep = true;
+                break;
+            }
+        }
+        if (sep && e->mountpoint[0] == '/') {
+            q = take_field(q, eol, e->fstype, sizeof e->fstype);
+            q = take_field(q, eol, e->source, sizeof e->source);
+            take_field(q, eol, e->superopts, sizeof e->superopts);
+            if (e->fstype[0]) {
+                *cursor = next;
+                return true;
+            }
+        }
+        p = next;
+    }
+    *cursor = p;
+    return false;
+}

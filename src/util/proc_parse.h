@@ -1,5 +1,5 @@
 /* Parsers of small /proc and /sys texts that more than one stage reads:
- * CPU lists, /proc/loadavg, /proc/PID/cgroup.  Pure functions of the text:
+ * CPU lists, /proc/loadavg, /proc/PID/cgroup, /proc/PID/mountinfo.  Pure functions of the text:
  * none touches the file system (hostfs.h reads the files). */
 #ifndef PERFREPORT_UTIL_PROC_PARSE_H
 #define PERFREPORT_UTIL_PROC_PARSE_H
@@ -23,6 +23,20 @@ struct cg_proc_paths {
 };
 int cg_parse_proc_cgroup(const char *text, struct cg_proc_paths *out);
 void cg_proc_paths_free(struct cg_proc_paths *p);
+
+/* One line of /proc/PID/mountinfo, octal escapes in paths undone. */
+struct mountinfo_entry {
+    char devno[24]; /* "MAJOR:MINOR" of the file system (st_dev) */
+    char root[256];
+    char mountpoint[256];
+    bool mountpoint_cut; /* longer than the buffer: a prefix, not the path */
+    char fstype[64];
+    char source[128];
+    char superopts[256];
+};
+/* Parses the line at *cursor and advances it; skips malformed lines.
+ * Returns false at the end of the text. */
+bool mountinfo_next(const char **cursor, struct mountinfo_entry *e);
 
 /* Does the comma list f (fl bytes, a mount's super options or a cgroup v1
  * controller list) hold `word` as a whole item? */
