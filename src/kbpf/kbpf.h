@@ -1,3 +1,8 @@
+/* src/kbpf/: the BPF runtime the collectors share.  kbpf.c (below),
+ * kbtf.c (the kernel BTF read and parsed once for every load of the run),
+ * systap.c (one raw_syscalls tap that the syscall and I/O-layer collectors
+ * share) and tapslice.c (its time slices), selfcost.c (perfreport's own
+ * cost in the kernel, taken out of what it measures). */
 /* Helpers shared by the kernel-event BPF collectors (runqlat, biolat,
  * iolayers, syscalls, procevents, tcpevents): target filter ids, hook
  * checks, per-CPU sums, errno names, and turning a kernel log2 histogram

@@ -1,3 +1,9 @@
+/* src/run/: the capture run.  options.h (the command line, read-only for
+ * every stage), probe.c (what the host allows), priority.c (the window's
+ * and the stages' priorities), runner.c (the collectors through the
+ * window, each on a worker with deadlines), command.c and pty_relay.c (the
+ * command under --), and here the stages' order.  What the default command
+ * does beyond the bundle is cmd/run.c's, through struct delivery. */
 #ifndef PERFREPORT_PIPELINE_H
 #define PERFREPORT_PIPELINE_H
 #include <stddef.h>

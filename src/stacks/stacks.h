@@ -1,3 +1,9 @@
+/* src/stacks/: stacks from BPF maps to named frames for the collectors:
+ * stacks.c (below; the run's one symbolizer and a resolver per collector),
+ * stack_prefetch.c (names stacks during the window, while their processes'
+ * maps exist), stack_top.c (a stack map's heaviest rows as a table),
+ * proc_labels.c (a process's cgroup and container, the labels of its
+ * samples in the pprof export). */
 /* BPF stack ids -> profile frames.
  *
  * BPF programs store stacks with bpf_get_stackid() into a
