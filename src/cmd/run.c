@@ -272,6 +272,121 @@ static void delivery_finish(void *ctx, const struct report *r, const struct opti
         log_line(sum, r, NULL, status, *why ? why : "the run failed", NULL);
 }
 
+static const struct option longopts[] = {
+    {"duration", required_argument, NULL, 'd'},
+    {"interval", required_argument, NULL, 'i'},
+    {"pid", required_argument, NULL, 'p'},
+    {"cgroup", required_argument, NULL, 'c'},
+    {"output", required_argument, NULL, 'o'},
+    {"frequency", required_argument, NULL, 'F'},
+    {"no-bpf", no_argument, NULL, OPT_NO_BPF},
+    {"thresholds", required_argument, NULL, OPT_THRESHOLDS},
+    {"root", required_argument, NULL, OPT_ROOT},
+    {"no-redact", no_argument, NULL, OPT_NO_REDACT},
+    {"obfuscate", no_argument, NULL, OPT_OBFUSCATE},
+    {"min-block-us", required_argument, NULL, OPT_MIN_BLOCK_US},
+    {"quiet", no_argument, NULL, 'q'},
+    {"oneline", no_argument, NULL, OPT_ONELINE},
+    {"metrics", required_argument, NULL, OPT_METRICS},
+    {"keep", required_argument, NULL, OPT_KEEP},
+    {"archive", no_argument, NULL, OPT_ARCHIVE},
+    {"baseline", required_argument, NULL, OPT_BASELINE},
+    {"user", required_argument, NULL, OPT_USER},
+    {"verbose", no_argument, NULL, 'v'},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0},
+};
+
+/* The command line into *o (getopt's optind then at the first operand);
+ * *interval_given: -i was given.  Returns -1 to go on, or the exit status
+ * to end with: 0 after --help or --version, 3 after a message. */
+static int parse_args(int argc, char **argv, struct options *o, bool *interval_given)
+{
+    int ch;
+    long l;
+    /* '+': options end at the first argument that is not one, so a
+     * command's own options after -- are never taken for ours. */
+    while ((ch = getopt_long(argc, argv, "+d:i:p:c:o:F:qvhV", longopts, NULL)) != -1) {
+        switch (ch) {
+        case 'd':
+            if (parse_double_arg("-d", optarg, 0.1, 86400, "a number of seconds", &o->duration_s))
+                return 3;
+            o->duration_given = true;
+            break;
+        case 'i':
+            if (parse_double_arg("-i", optarg, 0.05, 3600, "a number of seconds", &o->interval_s))
+                return 3;
+            *interval_given = true;
+            break;
+        case 'p':
+            if (parse_long_arg("-p", optarg, 1, INT_MAX, &l))
+                return 3;
+            o->pid = (pid_t)l;
+            break;
+        case 'c':
+            if (!*optarg || strstr(optarg, "..")) {
+                term_printf(stderr, "perfreport: -c: '%s' is not a cgroup path", optarg);
+                return 3;
+            }
+            o->cgroup = optarg;
+            break;
+        case 'o':
+            if (!*optarg) {
+                fprintf(stderr, "perfreport: -o: empty directory name\n");
+                return 3;
+            }
+            o->outdir = optarg;
+            break;
+        case 'F':
+            if (parse_long_arg("-F", optarg, 1, 10000, &l))
+                return 3;
+            o->hz = (int)l;
+            break;
+        case OPT_NO_BPF: o->no_bpf = true; break;
+        case OPT_THRESHOLDS: o->thresholds_file = optarg; break;
+        case OPT_ROOT: o->root = optarg; break;
+        case OPT_NO_REDACT: o->no_redact = true; break;
+        case OPT_OBFUSCATE: o->obfuscate = true; break;
+        case OPT_MIN_BLOCK_US:
+            if (options_set_min_block_us(o, optarg)) {
+                term_printf(stderr, "perfreport: --min-block-us: '%s' is not a whole number of "
+                                    "microseconds in [1, 60000000]", optarg);
+                return 3;
+            }
+            break;
+        case 'q': o->quiet = true; break;
+        case OPT_ONELINE: o->oneline = o->quiet = true; break;
+        case OPT_METRICS:
+            if (!*optarg) {
+                fprintf(stderr, "perfreport: --metrics: empty file name\n");
+                return 3;
+            }
+            o->metrics_file = optarg;
+            break;
+        case OPT_ARCHIVE: o->archive = true; break;
+        case OPT_BASELINE: o->baseline = optarg; break;
+        case OPT_USER:
+            if (!*optarg) {
+                fprintf(stderr, "perfreport: --user: empty user name\n");
+                return 3;
+            }
+            o->user = optarg;
+            break;
+        case OPT_KEEP:
+            if (parse_long_arg("--keep", optarg, 1, RETAIN_MAX_KEEP, &l))
+                return 3;
+            o->keep = (unsigned)l;
+            break;
+        case 'v': o->verbose++; break;
+        case 'h': usage(stdout); return 0;
+        case 'V': printf("perfreport %s\n", PERFREPORT_VERSION); return 0;
+        default: usage(stderr); return 3;
+        }
+    }
+    return -1;
+}
+
 int run_main(int argc, char **argv)
 {
     /* One malloc arena.  Each collector starts on its own thread, and every
@@ -286,113 +401,10 @@ int run_main(int argc, char **argv)
     if (env_root && *env_root)
         o.root = env_root;
 
-    static const struct option longopts[] = {
-        {"duration", required_argument, NULL, 'd'},
-        {"interval", required_argument, NULL, 'i'},
-        {"pid", required_argument, NULL, 'p'},
-        {"cgroup", required_argument, NULL, 'c'},
-        {"output", required_argument, NULL, 'o'},
-        {"frequency", required_argument, NULL, 'F'},
-        {"no-bpf", no_argument, NULL, OPT_NO_BPF},
-        {"thresholds", required_argument, NULL, OPT_THRESHOLDS},
-        {"root", required_argument, NULL, OPT_ROOT},
-        {"no-redact", no_argument, NULL, OPT_NO_REDACT},
-        {"obfuscate", no_argument, NULL, OPT_OBFUSCATE},
-        {"min-block-us", required_argument, NULL, OPT_MIN_BLOCK_US},
-        {"quiet", no_argument, NULL, 'q'},
-        {"oneline", no_argument, NULL, OPT_ONELINE},
-        {"metrics", required_argument, NULL, OPT_METRICS},
-        {"keep", required_argument, NULL, OPT_KEEP},
-        {"archive", no_argument, NULL, OPT_ARCHIVE},
-        {"baseline", required_argument, NULL, OPT_BASELINE},
-        {"user", required_argument, NULL, OPT_USER},
-        {"verbose", no_argument, NULL, 'v'},
-        {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, 'V'},
-        {NULL, 0, NULL, 0},
-    };
-    int ch;
     bool interval_given = false;
-    long l;
-    /* '+': options end at the first argument that is not one, so a
-     * command's own options after -- are never taken for ours. */
-    while ((ch = getopt_long(argc, argv, "+d:i:p:c:o:F:qvhV", longopts, NULL)) != -1) {
-        switch (ch) {
-        case 'd':
-            if (parse_double_arg("-d", optarg, 0.1, 86400, "a number of seconds", &o.duration_s))
-                return 3;
-            o.duration_given = true;
-            break;
-        case 'i':
-            if (parse_double_arg("-i", optarg, 0.05, 3600, "a number of seconds", &o.interval_s))
-                return 3;
-            interval_given = true;
-            break;
-        case 'p':
-            if (parse_long_arg("-p", optarg, 1, INT_MAX, &l))
-                return 3;
-            o.pid = (pid_t)l;
-            break;
-        case 'c':
-            if (!*optarg || strstr(optarg, "..")) {
-                term_printf(stderr, "perfreport: -c: '%s' is not a cgroup path", optarg);
-                return 3;
-            }
-            o.cgroup = optarg;
-            break;
-        case 'o':
-            if (!*optarg) {
-                fprintf(stderr, "perfreport: -o: empty directory name\n");
-                return 3;
-            }
-            o.outdir = optarg;
-            break;
-        case 'F':
-            if (parse_long_arg("-F", optarg, 1, 10000, &l))
-                return 3;
-            o.hz = (int)l;
-            break;
-        case OPT_NO_BPF: o.no_bpf = true; break;
-        case OPT_THRESHOLDS: o.thresholds_file = optarg; break;
-        case OPT_ROOT: o.root = optarg; break;
-        case OPT_NO_REDACT: o.no_redact = true; break;
-        case OPT_OBFUSCATE: o.obfuscate = true; break;
-        case OPT_MIN_BLOCK_US:
-            if (options_set_min_block_us(&o, optarg)) {
-                term_printf(stderr, "perfreport: --min-block-us: '%s' is not a whole number of "
-                                    "microseconds in [1, 60000000]", optarg);
-                return 3;
-            }
-            break;
-        case 'q': o.quiet = true; break;
-        case OPT_ONELINE: o.oneline = o.quiet = true; break;
-        case OPT_METRICS:
-            if (!*optarg) {
-                fprintf(stderr, "perfreport: --metrics: empty file name\n");
-                return 3;
-            }
-            o.metrics_file = optarg;
-            break;
-        case OPT_ARCHIVE: o.archive = true; break;
-        case OPT_BASELINE: o.baseline = optarg; break;
-        case OPT_USER:
-            if (!*optarg) {
-                fprintf(stderr, "perfreport: --user: empty user name\n");
-                return 3;
-            }
-            o.user = optarg;
-            break;
-        case OPT_KEEP:
-            if (parse_long_arg("--keep", optarg, 1, RETAIN_MAX_KEEP, &l))
-                return 3;
-            o.keep = (unsigned)l;
-            break;
-        case 'v': o.verbose++; break;
-        case 'h': usage(stdout); return 0;
-        case 'V': printf("perfreport %s\n", PERFREPORT_VERSION); return 0;
-        default: usage(stderr); return 3;
-        }
-    }
+    int prc = parse_args(argc, argv, &o, &interval_given);
+    if (prc >= 0)
+        return prc;
     if (optind < argc && strcmp(argv[optind - 1], "--") == 0) {
         o.command = argv + optind;
         if (o.pid || o.cgroup) {
