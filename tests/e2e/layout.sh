@@ -9,7 +9,6 @@
 #   (struct host_caps, collect_config), never from a src/run/ header.
 # Needs no root and no build.
 KNOWN="collect/cgroup collect/cgroup_watch
-collect/dstate collect/procs
 model/profile model/profile_chart model/profile_sites"
 . tests/lib.sh
 python3 - src "$KNOWN" > "$TMPD/out" <<'PY'
