@@ -8,8 +8,7 @@
 # - a collector (src/collect/*.c) learns about the run through collector.h
 #   (struct host_caps, collect_config), never from a src/run/ header.
 # Needs no root and no build.
-KNOWN="collect/cgroup collect/cgroup_watch
-model/profile model/profile_chart model/profile_sites"
+KNOWN="model/profile model/profile_chart model/profile_sites"
 . tests/lib.sh
 python3 - src "$KNOWN" > "$TMPD/out" <<'PY'
 import os, re, sys
