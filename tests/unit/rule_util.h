@@ -5,6 +5,7 @@
 #include "harness.h"
 #include "../../src/analyze/analyze.h"
 #include "../../src/model/model.h"
+#include <math.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -34,6 +35,42 @@ static inline struct report *quiet_host(void)
     report_metric(r, "cpu.runq_per_cpu", "", "", "cpu", 0.1);
     return r;
 }
+/* A row of table memory.growth (the procs collector's): process pid
+ * growing `slope` KiB/s from 50,000 KiB over secs, rising in `rise` % of
+ * the intervals, its smallest third `third` % of the growth (NAN: unknown),
+ * anon_share of it anonymous (NAN: unknown), in memory cgroup cgroup
+ * (NULL: unknown). */
+static inline void growth_row(struct report *r, double pid, const char *comm, double slope,
+                              double rise, double third, double anon_share, double secs,
+                              const char *cgroup)
+{
+    static const char *const cols[] = {"pid", "comm", "rss_start_kib", "rss_end_kib",
+                                       "growth_kib", "slope_kib_per_s", "rise_pct",
+                                       "min_third_pct", "anon_growth_kib", "span_s", "cgroup",
+                                       NULL};
+    struct table *t = report_find_table(r, "memory.growth");
+    if (!t) {
+        t = report_table(r, "memory.growth", "growth", "memory");
+        for (const char *const *c = cols; *c; c++)
+            table_add_col(t, *c, *c, "", 0);
+    }
+    size_t i = table_add_row(t);
+    table_set_num(t, i, "pid", pid);
+    table_set_str(t, i, "comm", comm);
+    table_set_num(t, i, "rss_start_kib", 50000);
+    table_set_num(t, i, "rss_end_kib", 50000 + slope * secs);
+    table_set_num(t, i, "growth_kib", slope * secs);
+    table_set_num(t, i, "slope_kib_per_s", slope);
+    table_set_num(t, i, "rise_pct", rise);
+    if (!isnan(third))
+        table_set_num(t, i, "min_third_pct", third);
+    if (!isnan(anon_share))
+        table_set_num(t, i, "anon_growth_kib", anon_share * slope * secs);
+    table_set_num(t, i, "span_s", secs);
+    if (cgroup)
+        table_set_str(t, i, "cgroup", cgroup);
+}
+
 /* The default thresholds, as analyze_run loads them, for a rule run alone. */
 static inline void load_default_thresholds(struct report *r)
 {

@@ -272,23 +272,8 @@ static void set_dstate(struct report *r, const char *col, double v)
 static void set_growth(struct report *r, const char *name, double v)
 {
     (void)name;
-    static const char *const c[] = {"pid", "comm", "rss_start_kib", "rss_end_kib", "growth_kib",
-                                    "slope_kib_per_s", "rise_pct", "min_third_pct",
-                                    "anon_growth_kib", "span_s", NULL};
     m(r, "mem.available_kib", 3600 * 1024);
-    struct table *t = cols(r, "memory.growth", c);
-    double slope = 3600.0 * 1024 / (v * 60);
-    size_t i = table_add_row(t);
-    table_set_num(t, i, "pid", 4243);
-    table_set_str(t, i, "comm", "leaky");
-    table_set_num(t, i, "rss_start_kib", 100000);
-    table_set_num(t, i, "rss_end_kib", 100000 + slope * 30);
-    table_set_num(t, i, "growth_kib", slope * 30);
-    table_set_num(t, i, "slope_kib_per_s", slope);
-    table_set_num(t, i, "rise_pct", 100);
-    table_set_num(t, i, "min_third_pct", 30);
-    table_set_num(t, i, "anon_growth_kib", slope * 30);
-    table_set_num(t, i, "span_s", 30);
+    growth_row(r, 4243, "leaky", 3600.0 * 1024 / (v * 60), 100, 30, 1, 30, NULL);
 }
 
 struct bcase {

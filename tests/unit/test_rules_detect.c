@@ -254,29 +254,6 @@ TEST(rules_memory_growth_names_the_deepest_cgroup_and_the_tightest_limit)
     report_free(r);
 }
 
-/* A process growing `slope` KiB/s steadily over 30 s in memory cgroup cg
- * (table memory.growth, as the procs collector writes it). */
-static void proc_grows(struct report *r, const char *cg, double slope)
-{
-    static const char *const c[] = {"pid", "comm", "rss_start_kib", "rss_end_kib",
-                                    "growth_kib", "slope_kib_per_s", "rise_pct",
-                                    "min_third_pct", "anon_growth_kib", "span_s", "cgroup",
-                                    NULL};
-    struct table *t = table_with(r, "memory.growth", c);
-    size_t i = table_add_row(t);
-    table_set_num(t, i, "pid", 42);
-    table_set_str(t, i, "comm", "leaky");
-    table_set_num(t, i, "rss_start_kib", 50000);
-    table_set_num(t, i, "rss_end_kib", 50000 + slope * 30);
-    table_set_num(t, i, "growth_kib", slope * 30);
-    table_set_num(t, i, "slope_kib_per_s", slope);
-    table_set_num(t, i, "rise_pct", 100);
-    table_set_num(t, i, "min_third_pct", 33);
-    table_set_num(t, i, "anon_growth_kib", slope * 30);
-    table_set_num(t, i, "span_s", 30);
-    table_set_str(t, i, "cgroup", cg);
-}
-
 /* 16 MiB/s in a cgroup 5 min from its limit, on a host with 40 GiB
  * available (42 min): one story, the cgroup's, naming the process.  The
  * same process in another cgroup is a story of its own.  Without a limit
@@ -286,7 +263,7 @@ TEST(rules_process_growth_inside_a_growing_cgroup_is_one_story)
     struct report *r0 = host10();
     metric(r0, "mem.available_kib", 40 * 1024 * 1024);
     grow(r0, "/user.slice", 16384, 100, NAN, 30);
-    proc_grows(r0, "/user.slice/session-1.scope", 16384);
+    growth_row(r0, 42, "leaky", 16384, 100, 33, 1, 30, "/user.slice/session-1.scope");
     analyze_run(r0);
     CHECK(report_find_finding(r0, "cgroup.memory_growth") == NULL);
     const struct finding *pf = report_find_finding(r0, "memory.growth");
@@ -300,7 +277,7 @@ TEST(rules_process_growth_inside_a_growing_cgroup_is_one_story)
         struct report *r = host10();
         metric(r, "mem.available_kib", 40 * 1024 * 1024);
         grow(r, "/app", 16384, 100, limit_for(16384, 5, 30), 30);
-        proc_grows(r, cg[k], 16384);
+        growth_row(r, 42, "leaky", 16384, 100, 33, 1, 30, cg[k]);
         analyze_run(r);
         const struct finding *c = report_find_finding(r, "cgroup.memory_growth");
         REQUIRE(c);

@@ -201,40 +201,12 @@ TEST(rules_dstate_on_a_saturated_disk_is_part_of_its_story)
 
 /* ---- memory.growth ---- */
 
-static const char *const gcols[] = {"pid", "comm", "rss_start_kib", "rss_end_kib", "growth_kib",
-                                    "slope_kib_per_s", "rise_pct", "min_third_pct",
-                                    "anon_growth_kib", "span_s", NULL};
-
-static void grower(struct report *r, double pid, const char *comm, double slope, double rise,
-                   double third, double anon_share, double secs)
-{
-    struct table *t = report_find_table(r, "memory.growth");
-    if (!t) {
-        t = report_table(r, "memory.growth", "growth", "memory");
-        for (const char *const *c = gcols; *c; c++)
-            table_add_col(t, *c, *c, "", 0);
-    }
-    size_t i = table_add_row(t);
-    table_set_num(t, i, "pid", pid);
-    table_set_str(t, i, "comm", comm);
-    table_set_num(t, i, "rss_start_kib", 50000);
-    table_set_num(t, i, "rss_end_kib", 50000 + slope * secs);
-    table_set_num(t, i, "growth_kib", slope * secs);
-    table_set_num(t, i, "slope_kib_per_s", slope);
-    table_set_num(t, i, "rise_pct", rise);
-    if (!isnan(third))
-        table_set_num(t, i, "min_third_pct", third);
-    if (!isnan(anon_share))
-        table_set_num(t, i, "anon_growth_kib", anon_share * slope * secs);
-    table_set_num(t, i, "span_s", secs);
-}
-
 /* 3 GiB available: 20 MiB/s takes it in 2.56 min (critical). */
 TEST(rules_growth_steady_leak_names_process_rate_and_time)
 {
     struct report *r = host();
-    grower(r, 42, "leaky", 20480, 100, 31, 0.98, 5);
-    grower(r, 43, "slow", 600, 90, 30, 1, 60); /* 36 MiB over a minute: 87 min */
+    growth_row(r, 42, "leaky", 20480, 100, 31, 0.98, 5, NULL);
+    growth_row(r, 43, "slow", 600, 90, 30, 1, 60, NULL); /* 36 MiB over a minute: 87 min */
     analyze_run(r);
     const struct finding *f = report_find_finding(r, "memory.growth");
     REQUIRE(f);
@@ -253,7 +225,7 @@ TEST(rules_growth_steady_leak_names_process_rate_and_time)
     /* the available memory's low point counts, not the window's average */
     r = host();
     metric(r, "mem.available_pct_min", 12.5); /* 512 MiB of 4 GiB */
-    grower(r, 44, "app", 1024, 95, 30, NAN, 30);
+    growth_row(r, 44, "app", 1024, 95, 30, NAN, 30, NULL);
     analyze_run(r);
     f = report_find_finding(r, "memory.growth");
     REQUIRE(f);
@@ -283,7 +255,8 @@ TEST(rules_growth_needs_steady_anonymous_growth_in_every_third)
     for (size_t k = 0; k < sizeof c / sizeof c[0]; k++) {
         struct report *r = host();
         metric(r, "mem.available_kib", 64 << 10); /* so that any rate here is harmful */
-        grower(r, 42, "app", c[k].slope, c[k].rise, c[k].third, c[k].anon, c[k].secs);
+        growth_row(r, 42, "app", c[k].slope, c[k].rise, c[k].third, c[k].anon, c[k].secs,
+                   NULL);
         analyze_run(r);
         bool got = report_find_finding(r, "memory.growth") != NULL;
         if (got != c[k].fires)
@@ -306,7 +279,7 @@ TEST(rules_growth_explains_the_memory_pressure_it_causes)
     table_set_num(tm, i, "pid", 42);
     table_set_str(tm, i, "comm", "leaky");
     table_set_num(tm, i, "rss_kib", 3 << 20);
-    grower(r, 42, "leaky", 4096, 100, 30, 1, 30);
+    growth_row(r, 42, "leaky", 4096, 100, 30, 1, 30, NULL);
     analyze_run(r);
     CHECK(report_find_finding(r, "memory.pressure") == NULL);
     const struct finding *f = report_find_finding(r, "memory.growth");
