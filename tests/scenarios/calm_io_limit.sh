@@ -20,8 +20,10 @@ while [ $run -le "$CALM_RUNS" ]; do
     stop_tracked
     calm_result calm_io_limit "$run" "$b" || exit 0
     calm_silent calm_io_limit "$run" "$b" cgroup.io_throttled "/$name" || exit 0
-    calm_check calm_io_limit "$run" "$b" "[round(r['use_pct']) for r in $limited] == [6]" \
-        "the writer was not measured at 6% of its limit" || exit 0
+    # 256 KiB/s of 4 MiB/s is 6.25 %; a writer slowed by the disk (or a
+    # late start) writes a little less: between 3 and 9 % is measured
+    calm_check calm_io_limit "$run" "$b" "[3 <= r['use_pct'] <= 9 for r in $limited] == [True]" \
+        "the writer was not measured at about 6% of its limit: $(json "$b/report.json" "[r['use_pct'] for r in $limited]" 2>/dev/null)" || exit 0
     run=$((run + 1))
 done
 scen_io_limit 2097152
