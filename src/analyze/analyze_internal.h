@@ -81,6 +81,10 @@ void proc_label(const struct table *t, size_t row, char *buf, size_t n);
 /* Is cgroup path p the cgroup anc or below it ("/a/b" is within "/a", not
  * within "/ab")? */
 bool cgroup_path_within(const char *p, const char *anc);
+/* Whether growing cgroup `path` (a row of cgroup.memory_growth) meets a
+ * memory limit, its own or an ancestor's, before the host's available
+ * memory runs out: the choice rule cgroup.memory_growth's title makes. */
+bool cgroup_memory_limit_first(const struct report *r, const char *path);
 
 /* ---- rule_util.c: what the rules share ----------------------------------- */
 struct strbuf;

@@ -60,9 +60,6 @@ double rank_score(enum severity sev, double excess, double cov, int corroboratio
     return base + 30.0 * excess * cov + 13.0 * corroborations;
 }
 
-/* symptom is explained by cause (when same_culprit: only for the same
- * device/process/cgroup).  Applied in order, so chains resolve
- * (swap -> pressure -> oom). */
 /* Whether the growing process `proc` (memory.growth's culprit) lives in
  * cgroup `cg` (cgroup.memory_growth's culprit) or below it; its cgroup is
  * in table memory.growth. */
@@ -79,29 +76,13 @@ static bool proc_in_cgroup(const struct report *r, const char *proc, const char 
     return false;
 }
 
-/* Whether cgroup `cg` runs into a memory limit (its own or an ancestor's)
- * before the host's available memory runs out: then the limit is the
- * story; else the host's memory is, and the growing process tells it. */
-static bool cgroup_limit_binds(const struct report *r, const char *cg)
-{
-    const struct table *g = report_find_table(r, NM_CGROUP_MEMORY_GROWTH);
-    double avail = report_metric_value(r, NM_MEM_AVAILABLE_KIB);
-    for (size_t i = 0; g && cg && i < g->nrows; i++) {
-        const char *p = table_str(g, i, "path");
-        double room = table_num(g, i, "mem_limit_kib") - table_num(g, i, "mem_kib");
-        if (p && cgroup_path_within(cg, p) && isfinite(room) && !(room >= avail))
-            return true;
-    }
-    return false;
-}
-
 /* A process growing inside a growing cgroup is one leak.  Told as the
  * cgroup's when a cgroup limit comes first (sym: the process's finding)... */
 static bool grower_meets_cgroup_limit(const struct report *r, const struct finding *sym,
                                       const struct finding *cause)
 {
     return proc_in_cgroup(r, sym->culprit, cause->culprit) &&
-           cgroup_limit_binds(r, cause->culprit);
+           cgroup_memory_limit_first(r, cause->culprit);
 }
 
 /* ...and as the process's when the host's memory does (sym: the cgroup's). */
@@ -109,9 +90,12 @@ static bool grower_takes_host_memory(const struct report *r, const struct findin
                                      const struct finding *cause)
 {
     return proc_in_cgroup(r, cause->culprit, sym->culprit) &&
-           !cgroup_limit_binds(r, sym->culprit);
+           !cgroup_memory_limit_first(r, sym->culprit);
 }
 
+/* symptom is explained by cause (when same_culprit: only for the same
+ * device/process/cgroup).  Applied in order, so chains resolve
+ * (swap -> pressure -> oom). */
 static const struct fold {
     const char *symptom, *cause;
     bool same_culprit;

@@ -307,6 +307,21 @@ static double time_to_full(const struct table *g, size_t i, double slope, double
     return best;
 }
 
+bool cgroup_memory_limit_first(const struct report *r, const char *path)
+{
+    const struct table *g = report_find_table(r, NM_CGROUP_MEMORY_GROWTH);
+    for (size_t i = 0; g && path && i < g->nrows; i++) {
+        const char *p = table_str(g, i, "path");
+        double slope = table_num(g, i, "anon_growth_kib_per_s");
+        if (!p || strcmp(p, path) != 0 || !(slope > 0))
+            continue;
+        long limit_row;
+        time_to_full(g, i, slope, report_metric_value(r, NM_MEM_AVAILABLE_KIB), &limit_row);
+        return limit_row >= 0;
+    }
+    return false;
+}
+
 void rule_cgroup_memory_growth(struct report *r, const struct rule *self)
 {
     const struct table *g = report_find_table(r, NM_CGROUP_MEMORY_GROWTH);
