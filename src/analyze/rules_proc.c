@@ -176,7 +176,10 @@ void rule_proc_uninterruptible(struct report *r, const struct rule *self)
     size_t w = (size_t)wrow;
     enum severity sev = worst.sev;
     double ticks = table_num(t, w, "stuck_ticks");
-    bool whole = r->nticks >= 2 && !isnan(ticks) && ticks >= WHOLE_WINDOW_SHARE * (double)r->nticks;
+    /* stuck for the whole window, and long enough for that to mean hung: in
+     * a 3 s window a 2 s fsync covers 90 % of the ticks */
+    bool whole = r->nticks >= 2 && !isnan(ticks) &&
+                 ticks >= WHOLE_WINDOW_SHARE * (double)r->nticks && worst.v >= thr->crit / 2;
     if (whole)
         sev = SEV_CRITICAL;
     const char *fs = str_or(t, w, "fs", NULL);

@@ -150,6 +150,20 @@ TEST(rules_dstate_short_waits_and_nothing_known)
     report_free(r);
 }
 
+/* A 2 s wait through a 2.5 s window is a warning, not "hung for the whole
+ * window" (critical needs half the critical line, 5 s). */
+TEST(rules_dstate_whole_short_window_is_no_hang)
+{
+    struct report *r = report_new();
+    for (int i = 1; i <= 5; i++)
+        report_add_tick(r, 0.5 * i);
+    r->window.actual_s = r->window.planned_s = 2.5;
+    task(r, 800, 800, "sync", 2.2, 5, "ext4", "local", "/", "ext4", "253:1", NULL);
+    analyze_run(r);
+    CHECK(sev_of(r, "proc.uninterruptible") == SEV_WARNING);
+    report_free(r);
+}
+
 static void saturated_disk(struct report *r, const char *dev)
 {
     static const char *const c[] = {"device", "class", "util_pct", "aqu_sz", "await_ms",
