@@ -49,6 +49,7 @@ void baseline_note(struct report *r, const struct report *base)
     table_add_col(t, "syscall", "Syscall", "", -1);
     table_add_col(t, "errno", "Error", "", -1);
     table_add_col(t, "per_s", "Per second", "/s", 1);
+    double listed = 0;
     for (size_t i = 0; i < e->nrows; i++) {
         const char *sc = table_str(e, i, "syscall"), *en = table_str(e, i, "errno");
         if (!sc || !en)
@@ -57,7 +58,17 @@ void baseline_note(struct report *r, const struct report *base)
         table_set_str(t, row, "syscall", sc);
         table_set_str(t, row, "errno", en);
         table_set_num(t, row, "per_s", table_num(e, i, "per_s"));
+        double per_s = table_num(e, i, "per_s");
+        if (isfinite(per_s))
+            listed += per_s;
     }
+    /* The table lists the run's top errors: whatever it left out may have
+     * failed then too, at no more than the remainder's rate. */
+    double all = report_metric_value(base, NM_SYSCALL_ERRORS_PER_S);
+    if (isfinite(all))
+        report_metric(r, NM_BASELINE_SYSCALL_ERRORS_UNLISTED_PER_S,
+                      "Failed syscalls of the baseline run not listed", "/s", "baseline",
+                      all > listed ? all - listed : 0);
 }
 
 void baseline_apply(struct report *r, const struct report *base)
