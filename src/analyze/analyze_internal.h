@@ -85,6 +85,11 @@ bool cgroup_path_within(const char *p, const char *anc);
  * memory limit, its own or an ancestor's, before the host's available
  * memory runs out: the choice rule cgroup.memory_growth's title makes. */
 bool cgroup_memory_limit_first(const struct report *r, const char *path);
+/* Whether the host's memory is short already: available memory (at the
+ * window's low point) past mem.available_pct, or PSI memory some past
+ * psi.some_pct.  A growth that would exhaust it is critical only then: a
+ * build's compiler or a warming cache projects minutes too. */
+bool memory_short(const struct report *r);
 
 /* ---- rule_util.c: what the rules share ----------------------------------- */
 struct strbuf;

@@ -136,3 +136,12 @@ bool cgroup_path_within(const char *p, const char *anc)
         return p[0] == '/';
     return strncmp(p, anc, l) == 0 && (p[l] == '/' || p[l] == '\0');
 }
+
+bool memory_short(const struct report *r)
+{
+    double pmin = report_metric_value(r, NM_MEM_AVAILABLE_PCT_MIN);
+    double pct = isfinite(pmin) ? pmin : report_metric_value(r, NM_MEM_AVAILABLE_PCT);
+    struct sig avail = sig_value(r, "mem.available_pct", pct, NULL);
+    struct sig psi = sig_metric(r, "psi.some_pct", NM_PSI_MEMORY_SOME_PCT, NULL);
+    return avail.sev >= SEV_WARNING || psi.sev >= SEV_WARNING;
+}

@@ -281,6 +281,7 @@ struct growth_case {
     long limit_row;        /* whose limit that is; -1: the host's available memory */
     double secs;           /* the window the readings span */
     bool far;              /* full_s lies past GROWTH_HORIZON windows */
+    bool host_unshort;     /* kept at warning: the host's memory is not short yet */
     struct sig g, full;
     enum severity sev;
 };
@@ -355,6 +356,11 @@ void rule_cgroup_memory_growth(struct report *r, const struct rule *self)
          * a cache warming up for a few seconds is not a day's leak). */
         k->far = k->full_s > GROWTH_HORIZON * secs;
         k->sev = k->full.sev >= SEV_WARNING && !k->far ? k->full.sev : SEV_INFO;
+        /* bound by the host's memory, not a limit: critical only when it
+         * is short already (memory_short) */
+        k->host_unshort = k->limit_row < 0 && k->sev == SEV_CRITICAL && !memory_short(r);
+        if (k->host_unshort)
+            k->sev = SEV_WARNING;
     }
     /* A parent grows with its child: the deepest cgroup that carries most
      * of the growth is the culprit, and keeps the tightest limit above it. */
@@ -409,6 +415,9 @@ void rule_cgroup_memory_growth(struct report *r, const struct rule *self)
     fmt_kib(a1, sizeof a1, table_num(g, i, "anon_kib"));
     finding_evidence(f, "Anonymous memory %s at the start, %s at the end", a0, a1);
     sig_evidence(f, "Minutes until it runs out at this pace", &k.full);
+    if (k.host_unshort)
+        finding_evidence(f, "Kept at warning: the host's memory is not short yet (neither "
+                            "available memory nor PSI memory past its threshold)");
     if (k.far && k.full.sev >= SEV_WARNING)
         finding_evidence(f, "Kept at info: that is more than %.0f times the %.0f s the trend was "
                             "seen for; a longer window (-d) tells a leak from a warm-up",

@@ -346,6 +346,8 @@ void rule_memory_growth(struct report *r, const struct rule *self)
     }
     if (row < 0 || best.sev < SEV_WARNING)
         return;
+    bool short_now = memory_short(r);
+    enum severity sev = best.sev == SEV_CRITICAL && !short_now ? SEV_WARNING : best.sev;
     size_t i = (size_t)row;
     char lab[160], rate[32], av[32], a0[32], a1[32], gr[32], when[32];
     proc_label(t, i, lab, sizeof lab);
@@ -357,8 +359,12 @@ void rule_memory_growth(struct report *r, const struct rule *self)
     sb_addf(&title, "Memory of %s grows steadily by %s/s: the %s available runs out in about %s "
                     "at this rate",
             lab, rate, av, when);
-    struct finding *f = rule_add(r, self, best.sev, &title);
+    struct finding *f = rule_add(r, self, sev, &title);
     sig_evidence(f, "Time until the available memory runs out at this rate", &best);
+    if (sev < best.sev)
+        finding_evidence(f, "Kept at warning: memory is not short yet (neither available memory "
+                            "nor PSI memory past its threshold); a compiler or a cache warming "
+                            "up grows this way too");
     fmt_kib(a0, sizeof a0, table_num(t, i, "rss_start_kib"));
     fmt_kib(a1, sizeof a1, table_num(t, i, "rss_end_kib"));
     fmt_kib(gr, sizeof gr, table_num(t, i, "growth_kib"));
@@ -384,5 +390,5 @@ void rule_memory_growth(struct report *r, const struct rule *self)
                          growing - 1, growing == 2 ? "" : "es");
     struct sig pa = sig_metric(r, "mem.available_pct", NM_MEM_AVAILABLE_PCT, NULL);
     finding_set_culprit(f, lab);
-    f->score = rank_score(best.sev, best.excess, NAN, pa.sev >= SEV_WARNING);
+    f->score = rank_score(sev, best.excess, NAN, pa.sev >= SEV_WARNING);
 }

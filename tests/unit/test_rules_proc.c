@@ -215,10 +215,20 @@ TEST(rules_dstate_on_a_saturated_disk_is_part_of_its_story)
 
 /* ---- memory.growth ---- */
 
-/* 3 GiB available: 20 MiB/s takes it in 2.56 min (critical). */
+/* 3 GiB available: 20 MiB/s takes it in 2.56 min, critical once memory is
+ * short (PSI memory at 15 %); with 75 % available and no stalls a warning
+ * (a compiler or a warming cache grows like this too). */
 TEST(rules_growth_steady_leak_names_process_rate_and_time)
 {
     struct report *r = host();
+    growth_row(r, 42, "leaky", 20480, 100, 31, 0.98, 5, NULL);
+    analyze_run(r);
+    CHECK(sev_of(r, "memory.growth") == SEV_WARNING);
+    CHECK(evidence_has(r, "memory.growth", "Kept at warning: memory is not short yet"));
+    report_free(r);
+
+    r = host();
+    metric(r, "psi.memory.some.pct", 15);
     growth_row(r, 42, "leaky", 20480, 100, 31, 0.98, 5, NULL);
     growth_row(r, 43, "slow", 600, 90, 30, 1, 60, NULL); /* 36 MiB over a minute: 87 min */
     analyze_run(r);
