@@ -382,8 +382,9 @@ struct dstate {
     size_t turn_max;    /* most ticks a turn over every thread took */
     bool slices_missing; /* some schedstat read "0 0 0" */
     struct strbuf buf;
-    struct strbuf mi;   /* the last mountinfo read ... */
-    char mi_ns[64];     /* ... and its mount namespace */
+    struct strbuf mi;   /* this tick's last mountinfo read ... */
+    char mi_ns[64];     /* ... and its mount namespace ("" = none kept) */
+    bool mi_cut;        /* some mountinfo was longer than DSTATE_MOUNTINFO_MAX */
     char (*links)[PATH_MAX]; /* cwd and fd paths of the task being resolved */
 };
 
@@ -509,7 +510,9 @@ static bool link_path(const struct dtask *e, const char *name, char *out, size_t
     return true;
 }
 
-/* Its namespace's mountinfo into d->mi (kept while the namespace is the same). */
+/* Its namespace's mountinfo into d->mi, kept for the other resolves of this
+ * tick in the same namespace: mounts come and go (a FUSE or NFS mount made
+ * mid-run), so dstate_tick_begin drops it. */
 static bool read_mountinfo(struct dstate *d, const struct dtask *e)
 {
     char p[96], ns[64];
@@ -523,6 +526,8 @@ static bool read_mountinfo(struct dstate *d, const struct dtask *e)
     d->mi_ns[0] = '\0';
     if (hostfs_read(p, &d->mi, DSTATE_MOUNTINFO_MAX) != 0)
         return false;
+    if (d->mi.len >= DSTATE_MOUNTINFO_MAX)
+        d->mi_cut = true; /* the mounts past the cap cannot be matched */
     snprintf(d->mi_ns, sizeof d->mi_ns, "%s", ns);
     return true;
 }
@@ -636,6 +641,8 @@ void dstate_tick_begin(struct dstate *d, double t)
     d->in_d = 0;
     d->nmt = 0;
     d->resolved_this_tick = 0;
+    d->mi_ns[0] = '\0';
+    sb_reset(&d->mi);
 }
 
 void dstate_process(struct dstate *d, const struct pid_stat *ps)
@@ -863,6 +870,9 @@ void dstate_to_model(struct dstate *d, struct report *r)
         if (d->slices_missing)
             sb_add(&note, " This kernel keeps no schedstat: consecutive ticks in D count as "
                           "one wait.");
+        if (d->mi_cut)
+            sb_addf(&note, " A mount table was longer than %u KiB: mounts past it were not "
+                           "matched.", DSTATE_MOUNTINFO_MAX / 1024);
         table_set_note(t, sb_str(&note));
         sb_free(&note);
     }

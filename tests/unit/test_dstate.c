@@ -6,9 +6,15 @@
 #include "../../src/collect/dstate.h"
 #include "../../src/collect/procs.h"
 #include "../../src/model/model.h"
+#include "../../src/util/hostfs.h"
 #include <errno.h>
+#include <ftw.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 TEST(dstate_parse_schedstat_values)
 {
@@ -284,5 +290,114 @@ TEST(dstate_four_ticks_over_fixtures)
     REQUIRE(sp && sp->n == 4);
     CHECK_NUM(sp->v[0], 3, 0);
     CHECK_NUM(sp->v[1], 4, 0);
+    report_free(r);
+}
+
+/* ------------------------------------------- a mount made during the run */
+
+static void put(const char *root, const char *rel, const char *text)
+{
+    char p[512];
+    snprintf(p, sizeof p, "%s/%s", root, rel);
+    FILE *f = fopen(p, "w");
+    if (!f)
+        return;
+    fputs(text, f);
+    fclose(f);
+}
+
+static void task_tree(const char *root, int tid, const char *cwd)
+{
+    static const char *const dirs[] = {"proc/%d", "proc/%d/task", "proc/%d/task/%d",
+                                       "proc/%d/task/%d/ns", "proc/%d/task/%d/fd"};
+    char p[512], rel[128];
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+        snprintf(rel, sizeof rel, dirs[i], tid, tid);
+        snprintf(p, sizeof p, "%s/%s", root, rel);
+        mkdir(p, 0700);
+    }
+    snprintf(p, sizeof p, "%s/proc/%d/task/%d/ns/mnt", root, tid, tid);
+    if (symlink("mnt:[4026531840]", p) != 0)
+        return;
+    snprintf(p, sizeof p, "%s/proc/%d/task/%d/cwd", root, tid, tid);
+    if (symlink(cwd, p) != 0)
+        return;
+    snprintf(rel, sizeof rel, "proc/%d/task/%d/schedstat", tid, tid);
+    put(root, rel, "100 100 5\n");
+    snprintf(rel, sizeof rel, "proc/%d/task/%d/wchan", tid, tid);
+    put(root, rel, "request_wait_answer");
+}
+
+static void mountinfo_of(const char *root, int tid, bool with_fuse)
+{
+    char rel[128];
+    snprintf(rel, sizeof rel, "proc/%d/task/%d/mountinfo", tid, tid);
+    put(root, rel, with_fuse ? "22 1 253:1 / / rw - ext4 /dev/vda1 rw\n"
+                               "40 22 0:52 / /mnt/fz rw - fuse.sshfs me@host:/srv rw\n"
+                             : "22 1 253:1 / / rw - ext4 /dev/vda1 rw\n");
+}
+
+static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    return remove(p);
+}
+
+static struct pid_stat in_d(int pid, const char *comm)
+{
+    struct pid_stat ps;
+    memset(&ps, 0, sizeof ps);
+    ps.pid = pid;
+    ps.state = 'D';
+    ps.num_threads = 1;
+    ps.starttime = 1000 + (uint64_t)pid;
+    snprintf(ps.comm, sizeof ps.comm, "%s", comm);
+    return ps;
+}
+
+/* Task 700 is resolved at tick 2 in the namespace's first mount table; a
+ * FUSE mount appears; task 800 in the same namespace waits in it from tick
+ * 3 and is resolved at tick 4 against the table of that tick (it was
+ * matched against tick 2's table, without the mount: none found). */
+TEST(dstate_matches_a_mount_made_after_the_first_resolve)
+{
+    char root[] = "/tmp/perfreport-dstate-XXXXXX";
+    REQUIRE(mkdtemp(root));
+    char p[512];
+    snprintf(p, sizeof p, "%s/proc", root);
+    REQUIRE(mkdir(p, 0700) == 0);
+    task_tree(root, 700, "/");
+    task_tree(root, 800, "/mnt/fz");
+    mountinfo_of(root, 700, false);
+    mountinfo_of(root, 800, false);
+    hostfs_set_root(root);
+    struct dstate *d = dstate_new();
+    struct pid_stat a = in_d(700, "early"), b = in_d(800, "late");
+    for (int tick = 1; tick <= 4; tick++) {
+        if (tick == 3) {
+            mountinfo_of(root, 700, true);
+            mountinfo_of(root, 800, true);
+        }
+        dstate_tick_begin(d, tick * 0.5);
+        if (tick <= 2)
+            dstate_process(d, &a);
+        else
+            dstate_process(d, &b);
+        dstate_tick_end(d);
+    }
+    struct report *r = report_new();
+    dstate_to_model(d, r);
+    dstate_free(d);
+    hostfs_set_root(NULL);
+    nftw(root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    const struct table *t = report_find_table(r, "proc.dstate");
+    REQUIRE(t);
+    int ia = row_of(t, 700), ib = row_of(t, 800);
+    REQUIRE(ia >= 0 && ib >= 0);
+    CHECK(table_str(t, (size_t)ia, "mount") == NULL); /* on ext4, no family known */
+    CHECK_STR(table_str(t, (size_t)ib, "mount"), "/mnt/fz");
+    CHECK_STR(table_str(t, (size_t)ib, "mount_how"), "path");
+    CHECK_STR(table_str(t, (size_t)ib, "fstype"), "fuse.sshfs");
+    CHECK(!strstr(t->note, "mount table was longer"));
     report_free(r);
 }
