@@ -490,15 +490,11 @@ static const struct cg_mount *mount_for(const struct cg_mounts *ms, bool v2, uns
 
 static void targets_from_pid(struct cg_state *st, pid_t pid)
 {
-    struct strbuf sb = STRBUF_INIT;
     struct cg_proc_paths pp;
-    int rc = hostfs_readf(&sb, CG_FILE_MAX, "/proc/%d/cgroup", (int)pid);
-    if (rc || cg_parse_proc_cgroup(sb_str(&sb), &pp) != 0) {
+    if (pid <= 0 || proc_read_cgroup((int)pid, &pp) != 0) {
         st->target_note = xasprintf("the cgroup of pid %d could not be read", (int)pid);
-        sb_free(&sb);
         return;
     }
-    sb_free(&sb);
     const struct cg_mounts *ms = &st->mounts;
     char *cpu = below_mount(mount_for(ms, false, CG_CTRL_CPU), pp.cpu);
     char *acct = below_mount(mount_for(ms, false, CG_CTRL_CPUACCT), pp.cpuacct);
@@ -650,11 +646,8 @@ static void pick_watches(struct cg_state *st)
             st->nio++;
         }
     }
-    struct strbuf sb = STRBUF_INIT;
     struct cg_proc_paths self;
-    bool have_self = hostfs_read("/proc/self/cgroup", &sb, CG_FILE_MAX) == 0 &&
-                     cg_parse_proc_cgroup(sb_str(&sb), &self) == 0;
-    sb_free(&sb);
+    bool have_self = proc_read_cgroup(0, &self) == 0;
     const struct cg_sample **cand = xcalloc(s->n ? s->n : 1, sizeof *cand);
     bool *taken = xcalloc(s->n ? s->n : 1, sizeof *taken);
     size_t nc = 0, limited = 0;

@@ -10,12 +10,12 @@
  * by whoever started them: every read may fail (the process is then skipped
  * and counted in proc.skipped) and every string is stored as raw bytes. */
 #include "procs.h"
-#include "cgroup.h"
 #include "dstate.h"
 #include "rssgrowth.h"
 #include "model/model.h"
 #include "model/names.h"
 #include "util/hostfs.h"
+#include "util/proc_parse.h"
 #include "util/redact.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
@@ -530,25 +530,23 @@ static const struct pinfo *same_proc(const struct snapshot *s, int pid, uint64_t
     return p && p->starttime == starttime ? p : NULL;
 }
 
-/* /proc/PID/cgroup is a line per v1 hierarchy, plus v2's. */
-#define PROC_CGROUP_MAX 65536
-
-/* The memory cgroup of pid (v1's memory hierarchy, else v2's), as the cgroup
- * collector names cgroups; owned by the caller, NULL when unknown.  Lets the
- * analysis tell a process's growth from its limited cgroup's. */
-static char *memory_cgroup_of(int pid)
+/* Lets the analysis tell a process's growth from its limited cgroup's. */
+char *procs_memory_cgroup_of(int pid, uint64_t starttime)
 {
-    struct strbuf sb = STRBUF_INIT;
     struct cg_proc_paths pp;
-    memset(&pp, 0, sizeof pp);
-    char *path = NULL;
-    if (hostfs_readf(&sb, PROC_CGROUP_MAX, "/proc/%d/cgroup", pid) == 0 &&
-        cg_parse_proc_cgroup(sb_str(&sb), &pp) == 0) {
-        const char *m = pp.memory ? pp.memory : pp.v2;
-        if (m && *m)
-            path = xstrdup(m);
-    }
+    if (proc_read_cgroup(pid, &pp) != 0)
+        return NULL;
+    const char *m = pp.memory ? pp.memory : pp.v2;
+    char *path = m && *m ? xstrdup(m) : NULL;
     cg_proc_paths_free(&pp);
+    /* read after the cgroup: the same start time means the same process */
+    struct strbuf sb = STRBUF_INIT;
+    struct pid_stat ps;
+    if (path && (hostfs_readf(&sb, 4096, "/proc/%d/stat", pid) != 0 ||
+                 proc_parse_stat(sb.buf, sb.len, &ps) != 0 || ps.starttime != starttime)) {
+        free(path);
+        path = NULL;
+    }
     sb_free(&sb);
     return path;
 }
@@ -599,7 +597,7 @@ static void table_growth(struct report *r, struct procs_state *st)
         if (a0 >= 0 && a1 >= 0)
             table_set_num(t, row, "anon_growth_kib", a1 - a0);
         table_set_num(t, row, "span_s", g->span_s);
-        char *cg = e ? memory_cgroup_of(g->pid) : NULL;
+        char *cg = e ? procs_memory_cgroup_of(g->pid, g->starttime) : NULL;
         table_set_str(t, row, "cgroup", cg ? cg : "");
         free(cg);
         if (e)

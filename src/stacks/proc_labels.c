@@ -1,14 +1,12 @@
 /* Per-pid cgroup labels (see proc_labels.h). */
 #include "proc_labels.h"
 #include "../collect/cgroup_name.h"
-#include "../util/hostfs.h"
 #include "../util/proc_parse.h"
-#include "../util/strbuf.h"
 #include "../util/xalloc.h"
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define CGROUP_FILE_MAX 65536 /* /proc/PID/cgroup: a line per v1 hierarchy */
 
 struct plent {
     uint32_t pid; /* 0: empty slot */
@@ -47,11 +45,8 @@ static size_t slot_of(const struct plent *t, size_t cap, uint32_t pid)
 
 static void read_cgroup(struct plent *e, uint32_t pid)
 {
-    struct strbuf sb = STRBUF_INIT;
     struct cg_proc_paths pp;
-    memset(&pp, 0, sizeof pp);
-    if (hostfs_readf(&sb, CGROUP_FILE_MAX, "/proc/%u/cgroup", (unsigned)pid) == 0 &&
-        cg_parse_proc_cgroup(sb_str(&sb), &pp) == 0) {
+    if (pid <= INT_MAX && proc_read_cgroup((int)pid, &pp) == 0) {
         const char *path = pp.v2 ? pp.v2 : pp.cpu;
         if (path && *path) {
             e->cgroup = xstrdup(path);
@@ -63,9 +58,8 @@ static void read_cgroup(struct plent *e, uint32_t pid)
                     e->container = xstrdup(name);
             }
         }
+        cg_proc_paths_free(&pp);
     }
-    cg_proc_paths_free(&pp); /* what a partial parse left too */
-    sb_free(&sb);
 }
 
 void proc_labels_note(struct proc_labels *pl, uint32_t pid)

@@ -1,5 +1,7 @@
 /* See proc_parse.h. */
 #include "proc_parse.h"
+#include "hostfs.h"
+#include "strbuf.h"
 #include "xalloc.h"
 #include <ctype.h>
 #include <errno.h>
@@ -119,6 +121,20 @@ void cg_proc_paths_free(struct cg_proc_paths *p)
     free(p->cpuacct);
     free(p->memory);
     memset(p, 0, sizeof *p);
+}
+
+int proc_read_cgroup(int pid, struct cg_proc_paths *out)
+{
+    memset(out, 0, sizeof *out);
+    struct strbuf sb = STRBUF_INIT;
+    int rc = pid > 0 ? hostfs_readf(&sb, PROC_CGROUP_MAX, "/proc/%d/cgroup", pid)
+                     : hostfs_read("/proc/self/cgroup", &sb, PROC_CGROUP_MAX);
+    if (rc == 0)
+        rc = cg_parse_proc_cgroup(sb_str(&sb), out);
+    sb_free(&sb);
+    if (rc != 0)
+        cg_proc_paths_free(out);
+    return rc;
 }
 
 /* Copies one space-delimited field, undoing mountinfo's \ooo escapes. */

@@ -1,6 +1,6 @@
 /* Parsers of small /proc and /sys texts that more than one stage reads:
- * CPU lists, /proc/loadavg, /proc/PID/cgroup, /proc/PID/mountinfo.  Pure functions of the text:
- * none touches the file system (hostfs.h reads the files). */
+ * CPU lists, /proc/loadavg, /proc/PID/cgroup, /proc/PID/mountinfo.  Pure functions of the text,
+ * but for proc_read_cgroup, the one reader of /proc/PID/cgroup (through hostfs.h). */
 #ifndef PERFREPORT_UTIL_PROC_PARSE_H
 #define PERFREPORT_UTIL_PROC_PARSE_H
 #include <stdbool.h>
@@ -23,6 +23,11 @@ struct cg_proc_paths {
 };
 int cg_parse_proc_cgroup(const char *text, struct cg_proc_paths *out);
 void cg_proc_paths_free(struct cg_proc_paths *p);
+/* Reads and parses /proc/PID/cgroup (pid <= 0: /proc/self/cgroup), at most
+ * PROC_CGROUP_MAX bytes.  0, and *out to free with cg_proc_paths_free; or
+ * -errno (-ENOENT: no path in it) with *out empty. */
+#define PROC_CGROUP_MAX 65536 /* a line per v1 hierarchy, plus v2's */
+int proc_read_cgroup(int pid, struct cg_proc_paths *out);
 
 /* One line of /proc/PID/mountinfo, octal escapes in paths undone. */
 struct mountinfo_entry {

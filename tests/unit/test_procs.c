@@ -8,6 +8,7 @@
 #include "../../src/run/options.h"
 #include "../../src/util/clock.h"
 #include "../../src/util/hostfs.h"
+#include "../../src/util/proc_parse.h"
 #include "../../src/util/strbuf.h"
 #include <errno.h>
 #include <stdio.h>
@@ -669,4 +670,25 @@ TEST(procs_live_memory_growth_table)
         CHECK_NUM(table_num(t, i, "anon_growth_kib"), anon, 512);
     }
     report_free(r);
+}
+
+/* The memory cgroup of a process, and none once its pid names another
+ * process (a start time that is not the one tracked). */
+TEST(procs_memory_cgroup_of_checks_the_start_time)
+{
+    hostfs_set_root(NULL);
+    struct strbuf sb = STRBUF_INIT;
+    struct pid_stat ps;
+    REQUIRE(hostfs_read("/proc/self/stat", &sb, 0) == 0);
+    REQUIRE(proc_parse_stat(sb.buf, sb.len, &ps) == 0);
+    struct cg_proc_paths pp;
+    REQUIRE(proc_read_cgroup(0, &pp) == 0);
+    const char *want = pp.memory ? pp.memory : pp.v2;
+    REQUIRE(want && *want);
+    char *got = procs_memory_cgroup_of(getpid(), ps.starttime);
+    CHECK_STR(got, want);
+    free(got);
+    CHECK(procs_memory_cgroup_of(getpid(), ps.starttime + 1) == NULL);
+    cg_proc_paths_free(&pp);
+    sb_free(&sb);
 }
