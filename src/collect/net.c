@@ -10,6 +10,7 @@
 #include "model/model.h"
 #include "model/names.h"
 #include "util/hostfs.h"
+#include "util/readfile.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 #include <arpa/inet.h>
@@ -310,19 +311,17 @@ void netkvs_free(struct netkvs *kv)
 size_t netsnmp6_parse(const char *text, struct netkvs *out)
 {
     size_t skipped = 0;
-    const char *p = text ? text : "";
+    text = text ? text : "";
+    size_t tlen = strlen(text), pos = 0, len;
+    const char *p;
     struct tokens *t = xmalloc(sizeof *t);
-    while (*p) {
-        size_t len = strcspn(p, "\n");
+    while (next_line(text, tlen, &pos, &p, &len)) {
         tokenize(p, len, t);
         int64_t v;
         if (t->n == 2 && !t->overflow && parse_i64(t->s[1], t->len[1], &v))
             kv_push(out, "snmp6", 5, t->s[0], t->len[0], v);
         else if (t->n)
             skipped++;
-        p += len;
-        if (*p == '\n')
-            p++;
     }
     free(t);
     return skipped;
@@ -377,11 +376,12 @@ static bool parse_udp_addr(const char *s, size_t len, bool v6, struct udpsock *k
 size_t netudp_parse(const char *text, bool v6, struct udpsocks *out)
 {
     size_t skipped = 0;
-    const char *p = text ? text : "";
+    text = text ? text : "";
+    size_t tlen = strlen(text), pos = 0, len;
+    const char *p;
     struct tokens *t = xmalloc(sizeof *t);
     bool first = true;
-    while (*p) {
-        size_t len = strcspn(p, "\n");
+    while (next_line(text, tlen, &pos, &p, &len)) {
         tokenize(p, len, t);
         /* sl: local rem st tx:rx tr:when retrnsmt uid timeout inode ref pointer drops */
         struct udpsock k = {.v6 = v6};
@@ -405,9 +405,6 @@ size_t netudp_parse(const char *text, bool v6, struct udpsocks *out)
             skipped++;
         }
         first = false;
-        p += len;
-        if (*p == '\n')
-            p++;
     }
     free(t);
     return skipped;
@@ -775,6 +772,11 @@ static const char *find_readers(struct udp_drop *d, size_t n)
                 continue;
             if (++fds > NET_SCAN_FDS) {
                 why = "the scan's bound on descriptors";
+                break;
+            }
+            /* one process can hold most of the bound on descriptors */
+            if (fds % 256 == 0 && mono_ms() - t0 > NET_SCAN_MS) {
+                why = "the scan's time limit";
                 break;
             }
             char lp[64], link[64];
