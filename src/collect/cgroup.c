@@ -861,12 +861,6 @@ static int by_cpu_desc(const void *x, const void *y)
     return strcmp(a->path, b->path);
 }
 
-static void set_num(struct table *t, size_t row, const char *col, double v)
-{
-    if (!isnan(v))
-        table_set_num(t, row, col, v);
-}
-
 static void emit_table(struct report *r, struct cg_calc *k, size_t n)
 {
     struct table *t = report_table(r, NM_CGROUP, "Cgroups", "cgroup");
@@ -904,22 +898,22 @@ static void emit_table(struct report *r, struct cg_calc *k, size_t n)
             cgroup_workload_name(&w, name, sizeof name);
             table_set_str(t, row, "name", name);
         }
-        set_num(t, row, "cpu_pct", k[i].cpu_pct);
-        set_num(t, row, "quota_cpus", k[i].quota_cpus);
-        set_num(t, row, "nr_periods", k[i].nr_periods);
-        set_num(t, row, "nr_throttled", k[i].nr_throttled);
-        set_num(t, row, "throttled_periods_pct", k[i].thr_periods_pct);
-        set_num(t, row, "throttled_ms", k[i].throttled_ms);
-        set_num(t, row, "throttled_pct", k[i].throttled_pct);
-        set_num(t, row, "mem_kib", k[i].mem_kib);
-        set_num(t, row, "mem_limit_kib", k[i].mem_limit_kib);
-        set_num(t, row, "mem_pct", k[i].mem_pct);
-        set_num(t, row, "mem_failcnt", k[i].failcnt);
-        set_num(t, row, "oom_kills", k[i].oom_kills);
-        set_num(t, row, "oom_kills_total", k[i].oom_total);
-        set_num(t, row, "psi_cpu_some_pct", k[i].psi_cpu);
-        set_num(t, row, "psi_memory_some_pct", k[i].psi_mem);
-        set_num(t, row, "psi_io_some_pct", k[i].psi_io);
+        table_set_num_opt(t, row, "cpu_pct", k[i].cpu_pct);
+        table_set_num_opt(t, row, "quota_cpus", k[i].quota_cpus);
+        table_set_num_opt(t, row, "nr_periods", k[i].nr_periods);
+        table_set_num_opt(t, row, "nr_throttled", k[i].nr_throttled);
+        table_set_num_opt(t, row, "throttled_periods_pct", k[i].thr_periods_pct);
+        table_set_num_opt(t, row, "throttled_ms", k[i].throttled_ms);
+        table_set_num_opt(t, row, "throttled_pct", k[i].throttled_pct);
+        table_set_num_opt(t, row, "mem_kib", k[i].mem_kib);
+        table_set_num_opt(t, row, "mem_limit_kib", k[i].mem_limit_kib);
+        table_set_num_opt(t, row, "mem_pct", k[i].mem_pct);
+        table_set_num_opt(t, row, "mem_failcnt", k[i].failcnt);
+        table_set_num_opt(t, row, "oom_kills", k[i].oom_kills);
+        table_set_num_opt(t, row, "oom_kills_total", k[i].oom_total);
+        table_set_num_opt(t, row, "psi_cpu_some_pct", k[i].psi_cpu);
+        table_set_num_opt(t, row, "psi_memory_some_pct", k[i].psi_mem);
+        table_set_num_opt(t, row, "psi_io_some_pct", k[i].psi_io);
         table_set_num(t, row, "target", k[i].target ? 1 : 0);
     }
 }

@@ -94,12 +94,6 @@ void cg_io_watch_read(struct cg_io_watch *w, struct collect_ctx *ctx, struct str
     w->have_prev = true;
 }
 
-static void set_num(struct table *t, size_t row, const char *col, double v)
-{
-    if (!isnan(v))
-        table_set_num(t, row, col, v);
-}
-
 static void set_workload(struct table *t, size_t row, const char *path)
 {
     struct cgroup_workload wl;
@@ -144,12 +138,13 @@ void cg_io_watch_emit(struct report *r, const struct cg_io_watch *w, size_t n,
         table_set_str(t, row, "limit", cg_io_kind_name(x->lim.kind));
         double lim = (double)x->lim.limit;
         double rate = x->sum_s > 0 ? (double)x->sum / x->sum_s : NAN;
-        double unit = is_bytes(x->lim.kind) ? 1024.0 : 1.0;
-        set_num(t, row, is_bytes(x->lim.kind) ? "limit_kib_per_s" : "limit_iops", lim / unit);
-        set_num(t, row, is_bytes(x->lim.kind) ? "rate_kib_per_s" : "rate_iops", rate / unit);
-        set_num(t, row, "use_pct", rate / lim * 100.0);
-        set_num(t, row, "peak_use_pct", x->peak / lim * 100.0);
-        set_num(t, row, "psi_io_some_pct", x->psi_io_pct);
+        bool bytes = is_bytes(x->lim.kind);
+        double unit = bytes ? 1024.0 : 1.0;
+        table_set_num_opt(t, row, bytes ? "limit_kib_per_s" : "limit_iops", lim / unit);
+        table_set_num_opt(t, row, bytes ? "rate_kib_per_s" : "rate_iops", rate / unit);
+        table_set_num_opt(t, row, "use_pct", rate / lim * 100.0);
+        table_set_num_opt(t, row, "peak_use_pct", x->peak / lim * 100.0);
+        table_set_num_opt(t, row, "psi_io_some_pct", x->psi_io_pct);
     }
     struct strbuf note = STRBUF_INIT;
     sb_addf(&note, "Each I/O limit (v2 io.max, v1 blkio.throttle.*_device), read at every "
@@ -264,12 +259,12 @@ void cg_mem_watch_emit(struct report *r, const struct cg_mem_watch *w, size_t n)
         set_workload(t, row, x->path);
         table_set_num(t, row, "anon_first_kib", x->anon_kib[0]);
         table_set_num(t, row, "anon_kib", x->anon_kib[x->n - 1]);
-        set_num(t, row, "anon_growth_kib_per_s", slope);
-        set_num(t, row, "anon_rise_pct", rise);
+        table_set_num_opt(t, row, "anon_growth_kib_per_s", slope);
+        table_set_num_opt(t, row, "anon_rise_pct", rise);
         table_set_num(t, row, "file_kib", x->file_kib[x->n - 1]);
-        set_num(t, row, "file_growth_kib_per_s", fslope);
-        set_num(t, row, "mem_kib", x->mem_kib);
-        set_num(t, row, "mem_limit_kib", x->limit_kib);
+        table_set_num_opt(t, row, "file_growth_kib_per_s", fslope);
+        table_set_num_opt(t, row, "mem_kib", x->mem_kib);
+        table_set_num_opt(t, row, "mem_limit_kib", x->limit_kib);
         table_set_num(t, row, "samples", (double)x->n);
         table_set_num(t, row, "seconds", x->t[x->n - 1] - x->t[0]);
     }

@@ -439,12 +439,6 @@ static int disk_tick(struct collect_ctx *ctx, void *state)
     return disk_sample(ctx, state, true);
 }
 
-static void set_num(struct table *t, size_t row, const char *col, double v)
-{
-    if (!isnan(v))
-        table_set_num(t, row, col, v);
-}
-
 static int disk_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
 {
     (void)err;
@@ -485,16 +479,16 @@ static int disk_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
         size_t row = table_add_row(t);
         table_set_str(t, row, "device", d->name);
         table_set_str(t, row, "class", d->cls);
-        set_num(t, row, "r_per_s", rt.r_per_s);
-        set_num(t, row, "w_per_s", rt.w_per_s);
-        set_num(t, row, "rkb_per_s", rt.rkb_per_s);
-        set_num(t, row, "wkb_per_s", rt.wkb_per_s);
-        set_num(t, row, "r_await_ms", rt.r_await_ms);
-        set_num(t, row, "w_await_ms", rt.w_await_ms);
-        set_num(t, row, "await_ms", rt.await_ms);
-        set_num(t, row, "aqu_sz", rt.aqu_sz);
-        set_num(t, row, "util_pct", rt.util_pct);
-        set_num(t, row, "avg_rq_kib", rt.avg_rq_kib);
+        table_set_num_opt(t, row, "r_per_s", rt.r_per_s);
+        table_set_num_opt(t, row, "w_per_s", rt.w_per_s);
+        table_set_num_opt(t, row, "rkb_per_s", rt.rkb_per_s);
+        table_set_num_opt(t, row, "wkb_per_s", rt.wkb_per_s);
+        table_set_num_opt(t, row, "r_await_ms", rt.r_await_ms);
+        table_set_num_opt(t, row, "w_await_ms", rt.w_await_ms);
+        table_set_num_opt(t, row, "await_ms", rt.await_ms);
+        table_set_num_opt(t, row, "aqu_sz", rt.aqu_sz);
+        table_set_num_opt(t, row, "util_pct", rt.util_pct);
+        table_set_num_opt(t, row, "avg_rq_kib", rt.avg_rq_kib);
         if (isnan(util_max) || rt.util_pct > util_max)
             util_max = rt.util_pct;
         if (!isnan(rt.await_ms) && (isnan(await_max) || rt.await_ms > await_max))

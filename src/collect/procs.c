@@ -384,12 +384,6 @@ static int by_fd(const void *a, const void *b)
     return (x->e->pid > y->e->pid) - (x->e->pid < y->e->pid);
 }
 
-static void set_opt(struct table *t, size_t row, const char *col, double v)
-{
-    if (!isnan(v))
-        table_set_num(t, row, col, v);
-}
-
 static void set_state(struct table *t, size_t row, char state)
 {
     char s[2] = {state, '\0'};
@@ -438,9 +432,9 @@ static void table_top_cpu(struct report *r, struct pview **idx, size_t n)
         table_set_num(t, row, "pid", v->e->pid);
         table_set_str(t, row, "comm", v->e->comm);
         set_state(t, row, v->e->state);
-        set_opt(t, row, "cpu_pct", v->cpu_pct);
-        set_opt(t, row, "user_pct", v->user_pct);
-        set_opt(t, row, "sys_pct", v->sys_pct);
+        table_set_num_opt(t, row, "cpu_pct", v->cpu_pct);
+        table_set_num_opt(t, row, "user_pct", v->user_pct);
+        table_set_num_opt(t, row, "sys_pct", v->sys_pct);
         table_set_num(t, row, "threads", (double)v->e->threads);
         table_set_num(t, row, "rss_kib", (double)v->e->rss_kib);
         set_fds(t, row, v);
@@ -473,7 +467,7 @@ static void table_top_mem(struct report *r, struct pview **idx, size_t n)
         table_set_num(t, row, "pid", v->e->pid);
         table_set_str(t, row, "comm", v->e->comm);
         table_set_num(t, row, "rss_kib", (double)v->e->rss_kib);
-        set_opt(t, row, "mem_pct", v->mem_pct);
+        table_set_num_opt(t, row, "mem_pct", v->mem_pct);
         table_set_num(t, row, "threads", (double)v->e->threads);
         table_set_str(t, row, "cmdline", v->cmdline);
         v->listed = true;
@@ -508,7 +502,7 @@ static void table_fd(struct report *r, struct pview **idx, size_t n)
         set_fds(t, row, v);
         if (v->e->fd_limit && v->e->fd_limit != UINT64_MAX)
             table_set_num(t, row, "fd_limit", (double)v->e->fd_limit);
-        set_opt(t, row, "fd_pct", v->fd_pct);
+        table_set_num_opt(t, row, "fd_pct", v->fd_pct);
         if (v->has_growth)
             table_set_num(t, row, "fd_growth_per_min", v->fd_growth_per_min);
     }
@@ -591,7 +585,7 @@ static void table_growth(struct report *r, struct procs_state *st)
         for (int k = 0; k < 3; k++)
             if (!isnan(g->third_pct[k]) && (isnan(mn) || g->third_pct[k] < mn))
                 mn = g->third_pct[k];
-        set_opt(t, row, "min_third_pct", mn);
+        table_set_num_opt(t, row, "min_third_pct", mn);
         /* between the two full scans, which bracket the ticks */
         double a0 = anon_kib(s0), a1 = anon_kib(e);
         if (a0 >= 0 && a1 >= 0)
@@ -642,7 +636,7 @@ static void table_target(struct report *r, struct procs_state *st, int pid, stru
     table_set_num(t, row, "pid", v->e->pid);
     table_set_str(t, row, "comm", v->e->comm);
     set_state(t, row, v->e->state);
-    set_opt(t, row, "cpu_pct", v->cpu_pct);
+    table_set_num_opt(t, row, "cpu_pct", v->cpu_pct);
     table_set_num(t, row, "threads", (double)v->e->threads);
     table_set_num(t, row, "rss_kib", (double)v->e->rss_kib);
     set_fds(t, row, v);

@@ -364,6 +364,12 @@ void table_set_num(struct table *t, size_t row, const char *col, double v)
     c->num = v;
 }
 
+void table_set_num_opt(struct table *t, size_t row, const char *col, double v)
+{
+    if (!isnan(v))
+        table_set_num(t, row, col, v);
+}
+
 void table_set_str(struct table *t, size_t row, const char *col, const char *s)
 {
     struct cell *c = cell_at(t, row, col);

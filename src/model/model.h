@@ -252,6 +252,8 @@ void table_add_cols(struct table *t, const struct col_spec *cols, size_t n);
 /* Appends an empty row and returns its index. */
 size_t table_add_row(struct table *t);
 void table_set_num(struct table *t, size_t row, const char *col, double v);
+/* table_set_num unless v is NaN (unknown): the cell stays empty. */
+void table_set_num_opt(struct table *t, size_t row, const char *col, double v);
 void table_set_str(struct table *t, size_t row, const char *col, const char *s);
 void table_set_note(struct table *t, const char *note);
 struct table *report_find_table(const struct report *r, const char *name);
