@@ -11,6 +11,7 @@
 #include "cgroup.h"
 #include "cgroup_name.h"
 #include "cgroup_watch.h"
+#include "procs_parse.h"
 #include "model/model.h"
 #include "model/names.h"
 #include "util/hostfs.h"
@@ -673,19 +674,11 @@ static void pick_watches(struct cg_state *st)
 /* RssAnon of /proc/self/status, KiB; NAN when it cannot be read. */
 static double self_anon_kib(struct strbuf *sb)
 {
-    if (hostfs_read("/proc/self/status", sb, CG_FILE_MAX) != 0)
+    uint64_t v;
+    if (hostfs_read("/proc/self/status", sb, CG_FILE_MAX) != 0 ||
+        proc_parse_kib_field(sb->buf, sb->len, "RssAnon:", &v) != 0)
         return NAN;
-    for (const char *p = sb_str(sb); p && *p;) {
-        uint64_t v;
-        const char *e;
-        if (strncmp(p, "RssAnon:", 8) == 0 && cg_parse_u64(cg_skip_ws(p + 8), &e, &v) &&
-            strncmp(cg_skip_ws(e), "kB", 2) == 0)
-            return (double)v;
-        p = strchr(p, '\n');
-        if (p)
-            p++;
-    }
-    return NAN;
+    return (double)v;
 }
 
 /* One reading of every watch; `tick` also sets the I/O series. */

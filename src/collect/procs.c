@@ -670,7 +670,7 @@ static int procs_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     double window = collect_clock_s(ctx) - st->t_start;
     uint64_t memtotal = 0;
     if (hostfs_read("/proc/meminfo", &st->buf, 0) != 0 ||
-        proc_parse_memtotal(st->buf.buf, st->buf.len, &memtotal) != 0)
+        proc_parse_kib_field(st->buf.buf, st->buf.len, "MemTotal:", &memtotal) != 0)
         memtotal = 0;
 
     size_t np = st->end.n;

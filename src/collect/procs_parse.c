@@ -211,12 +211,20 @@ int proc_parse_file_nr(const char *text, size_t len, uint64_t *used, uint64_t *m
     return 0;
 }
 
-int proc_parse_memtotal(const char *text, size_t len, uint64_t *kib)
+int proc_parse_kib_field(const char *text, size_t len, const char *key, uint64_t *kib)
 {
     const char *end = text + len;
-    const char *l = find_line(text, end, "MemTotal:");
+    const char *l = find_line(text, end, key);
     if (!l)
         return -ENOENT;
-    const char *p = l + strlen("MemTotal:");
-    return next_u64(&p, end, kib) ? 0 : -ENOENT;
+    const char *p = l + strlen(key);
+    uint64_t v;
+    if (!next_u64(&p, end, &v))
+        return -ENOENT;
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+    if (end - p < 2 || memcmp(p, "kB", 2) != 0)
+        return -ENOENT;
+    *kib = v;
+    return 0;
 }

@@ -50,6 +50,8 @@ void proc_format_cmdline(const char *text, size_t len, const char *comm, char *o
 /* /proc/sys/fs/file-nr "allocated unused max".  used = allocated - unused. */
 int proc_parse_file_nr(const char *text, size_t len, uint64_t *used, uint64_t *max);
 
-/* /proc/meminfo MemTotal in KiB.  0 or -ENOENT. */
-int proc_parse_memtotal(const char *text, size_t len, uint64_t *kib);
+/* The first "Key: N kB" line of /proc/meminfo or /proc/PID/status whose
+ * key (with its colon: "MemTotal:", "RssAnon:") starts the line: N KiB.
+ * 0, or -ENOENT when there is none or it is not a number and "kB". */
+int proc_parse_kib_field(const char *text, size_t len, const char *key, uint64_t *kib);
 #endif

@@ -140,8 +140,13 @@ TEST(procs_parse_small_files)
     CHECK(proc_parse_file_nr("100 30 1000\n", 12, &a, &b) == 0 && a == 70 && b == 1000);
 
     REQUIRE(read_fixture("procs/t1/proc/meminfo", &sb) == 0);
-    CHECK(proc_parse_memtotal(sb.buf, sb.len, &a) == 0 && a == 24684084);
-    CHECK(proc_parse_memtotal("MemFree: 5 kB\n", 14, &a) == -ENOENT);
+    CHECK(proc_parse_kib_field(sb.buf, sb.len, "MemTotal:", &a) == 0 && a == 24684084);
+    CHECK(proc_parse_kib_field("MemFree: 5 kB\n", 14, "MemTotal:", &a) == -ENOENT);
+    static const char status[] = "Name:\tx\nRssAnon:\t    1234 kB\nRssFile:\t 9 kB\n";
+    CHECK(proc_parse_kib_field(status, sizeof status - 1, "RssAnon:", &a) == 0 && a == 1234);
+    CHECK(proc_parse_kib_field(status, sizeof status - 1, "RssShmem:", &a) == -ENOENT);
+    CHECK(proc_parse_kib_field("RssAnon:\t12 MB\n", 15, "RssAnon:", &a) == -ENOENT);
+    CHECK(proc_parse_kib_field("RssAnon:\t12", 12, "RssAnon:", &a) == -ENOENT);
     sb_free(&sb);
 }
 
