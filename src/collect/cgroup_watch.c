@@ -81,12 +81,14 @@ void cg_io_watch_read(struct cg_io_watch *w, struct collect_ctx *ctx, struct str
         if (isnan(w->peak) || rate > w->peak)
             w->peak = rate;
         if (tick) {
-            char name[64], title[256];
-            snprintf(name, sizeof name, NMF_CGROUP_IO_USE, w->row);
-            snprintf(title, sizeof title, "I/O of cgroup %s against its %s limit on %s", w->path,
-                     cg_io_kind_name(w->lim.kind), w->dev);
-            struct series *s = report_series(ctx->r, name, title, "%", "cgroup");
-            series_set(ctx->r, s, rate / (double)w->lim.limit * 100.0);
+            if (!w->use) {
+                char name[64], title[256];
+                snprintf(name, sizeof name, NMF_CGROUP_IO_USE, w->row);
+                snprintf(title, sizeof title, "I/O of cgroup %s against its %s limit on %s",
+                         w->path, cg_io_kind_name(w->lim.kind), w->dev);
+                w->use = report_series(ctx->r, name, title, "%", "cgroup");
+            }
+            series_set(ctx->r, w->use, rate / (double)w->lim.limit * 100.0);
         }
     }
     w->prev = v;
@@ -251,9 +253,9 @@ void cg_mem_watch_emit(struct report *r, const struct cg_mem_watch *w, size_t n)
             };
             table_add_cols(t, cols, ARRAY_LEN(cols));
         }
-        double slope, rise, fslope, frise;
+        double slope, rise, fslope;
         growth_fit(x->t, x->anon_kib, x->n, &slope, &rise);
-        growth_fit(x->t, x->file_kib, x->n, &fslope, &frise);
+        growth_fit(x->t, x->file_kib, x->n, &fslope, NULL);
         size_t row = table_add_row(t);
         table_set_str(t, row, "path", x->path);
         set_workload(t, row, x->path);
@@ -268,11 +270,15 @@ void cg_mem_watch_emit(struct report *r, const struct cg_mem_watch *w, size_t n)
         table_set_num(t, row, "samples", (double)x->n);
         table_set_num(t, row, "seconds", x->t[x->n - 1] - x->t[0]);
     }
-    if (t)
-        table_set_note(t, "Memory of the cgroups with a memory limit (up to 8, largest first) "
-                          "and the largest others (16 in all), read at every tick from "
-                          "memory.stat: anonymous memory (v2 anon, v1 total_rss) apart from "
-                          "page cache (file, total_cache), which the kernel reclaims; growth "
-                          "is the least-squares slope over the window.  perfreport's own "
-                          "anonymous memory is left out of the cgroups it runs in.");
+    if (!t)
+        return;
+    char note[512];
+    snprintf(note, sizeof note,
+             "Memory of the cgroups with a memory limit (up to %d, largest first) and the "
+             "largest others (%d in all), read at every tick from memory.stat: anonymous "
+             "memory (v2 anon, v1 total_rss) apart from page cache (file, total_cache), which "
+             "the kernel reclaims; growth is the least-squares slope over the window.  "
+             "perfreport's own anonymous memory is left out of the cgroups it runs in.",
+             CG_MEM_WATCH_MAX / 2, CG_MEM_WATCH_MAX);
+    table_set_note(t, note);
 }

@@ -32,6 +32,7 @@ struct cg_io_watch {
     double peak;      /* fastest interval, per second; NAN before two readings */
     size_t row;       /* its row of cgroup.io, and series cgroup.io.N.use_pct */
     double psi_io_pct; /* set by the caller before emitting; NAN = not measured */
+    struct series *use; /* the report's series of it, made at its first rate; not owned */
 };
 
 /* One cgroup's memory over the window. */

@@ -6,7 +6,9 @@ void growth_fit(const double *t, const double *v, size_t n, double *slope, doubl
 {
     double k = 0, sx = 0, sy = 0, sxx = 0, sxy = 0, prev = NAN;
     size_t steps = 0, rises = 0;
-    *slope = *rise_pct = NAN;
+    *slope = NAN;
+    if (rise_pct)
+        *rise_pct = NAN;
     for (size_t i = 0; i < n; i++) {
         double y = v[i], x = t[i];
         if (isnan(y) || isnan(x))
@@ -20,6 +22,6 @@ void growth_fit(const double *t, const double *v, size_t n, double *slope, doubl
     }
     if (k >= 3 && k * sxx - sx * sx > 0)
         *slope = (k * sxy - sx * sy) / (k * sxx - sx * sx);
-    if (steps)
+    if (steps && rise_pct)
         *rise_pct = 100.0 * (double)rises / (double)steps;
 }
