@@ -251,7 +251,7 @@ bool dstate_sigkill_pending(const char *status, size_t len)
     return false;
 }
 
-/* The longest mount point that holds path: its index in m (or -1). */
+/* Whether mount point mp holds path (is it, or one of its parents). */
 static bool under(const char *path, const char *mp)
 {
     size_t ml = strlen(mp);
@@ -276,8 +276,8 @@ enum dstate_mount_how dstate_pick_mount(const char *mountinfo, const char *famil
     *nfamily = 0;
     /* Per path, the mount it is on: the longest mount point holding it, the
      * later of equal ones (a mount over a mount hides the one below). */
-    enum { MAXP = DSTATE_FD_LINKS + 1 };
-    struct mountinfo_entry best[MAXP];
+    enum { MAXP = DSTATE_FD_LINKS + 1 }; /* cwd and the fd links */
+    struct mountinfo_entry *best = xmalloc(MAXP * sizeof *best); /* 33 KiB: not the stack */
     size_t best_len[MAXP] = {0};
     bool have[MAXP] = {false};
     if (npaths > MAXP)
@@ -309,9 +309,11 @@ enum dstate_mount_how dstate_pick_mount(const char *mountinfo, const char *famil
                             : fam && dstate_family_remote(fam);
         if (fits) {
             copy_mount(out, &best[i]);
+            free(best);
             return DM_BY_PATH;
         }
     }
+    free(best);
     if (*nfamily == 1) {
         copy_mount(out, &only);
         return DM_ONLY_ONE;
@@ -354,6 +356,7 @@ struct dtask {
     unsigned longest_ticks;
     bool longest_is_current;  /* the longest wait is the current one */
     char wchan[WCHAN_MAX + 1];
+    bool wchan_read;          /* wchan was read in the current wait */
     int res;                  /* index into dstate.res, -1 = not read */
 };
 
@@ -372,6 +375,10 @@ struct dstate {
     struct dres *res;
     size_t nres, cap_res;
     size_t resolved_this_tick;
+    size_t reads_left;  /* this tick's share of DSTATE_TASK_READS */
+    size_t follow_at;   /* the follow-ups resume at this task */
+    size_t short_ticks; /* ticks that ran out of reads */
+    bool short_now;     /* ... this one did */
     struct mtproc *mt;
     size_t nmt, cap_mt;
     int cur_pid;        /* thread reads resume at this process ... */
@@ -453,8 +460,24 @@ static struct dtask *task_get(struct dstate *d, const struct pid_stat *ps, int t
     return e;
 }
 
+/* One read of a task in D from this tick's budget. */
+static bool take_read(struct dstate *d)
+{
+    if (d->reads_left == 0) {
+        if (!d->short_now)
+            d->short_ticks++;
+        d->short_now = true;
+        return false;
+    }
+    d->reads_left--;
+    return true;
+}
+
+/* Once a wait: it stays in one function while it does not run. */
 static void read_wchan(struct dstate *d, struct dtask *e)
 {
+    if (e->wchan_read || !take_read(d))
+        return;
     if (hostfs_readf(&d->buf, 256, "/proc/%d/task/%d/wchan", e->tgid, e->tid) != 0)
         return;
     const char *w = sb_str(&d->buf);
@@ -466,6 +489,7 @@ static void read_wchan(struct dstate *d, struct dtask *e)
         l = WCHAN_MAX;
     memcpy(e->wchan, w, l);
     e->wchan[l] = '\0';
+    e->wchan_read = true;
 }
 
 /* The block device of a file system's "MAJ:MIN", as /sys/dev/block names it
@@ -566,7 +590,8 @@ static void resolve(struct dstate *d, struct dtask *e)
     DIR *fd = hostfs_opendir(dir);
     if (fd) {
         struct dirent *de;
-        while (np <= DSTATE_FD_LINKS - 1 && (de = readdir(fd)) != NULL) {
+        size_t first_fd = np;
+        while (np - first_fd < DSTATE_FD_LINKS && (de = readdir(fd)) != NULL) {
             if (de->d_name[0] < '0' || de->d_name[0] > '9')
                 continue;
             char name[64];
@@ -600,7 +625,8 @@ static void observe(struct dstate *d, const struct pid_stat *ps, int tgid, const
     e->ticks++;
     uint64_t slices = 0;
     bool has = false;
-    if (hostfs_readf(&d->buf, 128, "/proc/%d/task/%d/schedstat", tgid, e->tid) == 0) {
+    if (take_read(d) &&
+        hostfs_readf(&d->buf, 128, "/proc/%d/task/%d/schedstat", tgid, e->tid) == 0) {
         int rc = dstate_parse_schedstat(d->buf.buf, d->buf.len, &slices);
         has = rc == 0;
         if (rc == -ENODATA)
@@ -618,6 +644,7 @@ static void observe(struct dstate *d, const struct pid_stat *ps, int tgid, const
         e->wait_ticks = 1;
         e->slices = slices;
         e->has_slices = has;
+        e->wchan_read = false;
     }
     e->in_wait = true;
     e->last_tick = d->tick;
@@ -641,6 +668,8 @@ void dstate_tick_begin(struct dstate *d, double t)
     d->in_d = 0;
     d->nmt = 0;
     d->resolved_this_tick = 0;
+    d->reads_left = DSTATE_TASK_READS;
+    d->short_now = false;
     d->mi_ns[0] = '\0';
     sb_reset(&d->mi);
 }
@@ -749,10 +778,17 @@ size_t dstate_tick_end(struct dstate *d)
     /* A task in D at its last check is read again now, so each wait is
      * followed tick by tick whichever threads this turn read. */
     struct pid_stat ps;
-    for (size_t i = 0; i < d->n; i++) {
+    if (d->follow_at >= d->n)
+        d->follow_at = 0;
+    for (size_t k = 0; k < d->n; k++) {
+        size_t i = (d->follow_at + k) % d->n;
         struct dtask *e = &d->t[i];
         if (!e->in_wait || e->last_tick == d->tick)
             continue;
+        if (!take_read(d)) {
+            d->follow_at = i; /* the next tick starts here; this wait is cut */
+            break;
+        }
         e->in_wait = false;
         if (hostfs_readf(&d->buf, 4096, "/proc/%d/task/%d/stat", e->tgid, e->tid) != 0 ||
             proc_parse_stat(d->buf.buf, d->buf.len, &ps) != 0 || ps.starttime != e->starttime)
@@ -867,6 +903,9 @@ void dstate_to_model(struct dstate *d, struct report *r)
         if (d->turn_max > 1)
             sb_addf(&note, " Threads were read in turns, %d a tick: each at least every %zu "
                            "ticks.", DSTATE_THREAD_READS, d->turn_max);
+        if (d->short_ticks)
+            sb_addf(&note, " At %zu ticks more tasks were in D than %d reads a tick follow: "
+                           "some waits were cut short.", d->short_ticks, DSTATE_TASK_READS);
         if (d->slices_missing)
             sb_add(&note, " This kernel keeps no schedstat: consecutive ticks in D count as "
                           "one wait.");

@@ -13,7 +13,10 @@
  * Threads count: /proc/PID/stat is only the main thread's state, so the
  * threads of multi-threaded processes are read too, DSTATE_THREAD_READS a
  * tick in turns (a thread's stat costs as much as a process's, 10-30 us on a
- * VM), and a task once seen in D is read again at every tick.
+ * VM), and a task once seen in D is read again at every tick.  The reads of
+ * tasks in D (their schedstat, their wchan once a wait, the stat of those
+ * followed) take at most DSTATE_TASK_READS a tick; the follow-ups resume
+ * where the last tick's stopped.
  *
  * What a stuck task waits for is read once, when its wait reaches two
  * ticks, without touching the file system it may be stuck on: its kernel
@@ -30,12 +33,13 @@
 
 #define DSTATE_TRACK_MAX 4096  /* distinct tasks seen in D that are remembered */
 #define DSTATE_THREAD_READS 256 /* thread stat reads per tick, in turns */
+#define DSTATE_TASK_READS 512  /* reads of tasks in D per tick (see above) */
 #define DSTATE_RESOLVE_MAX 128 /* stuck tasks whose stack and mount are read */
 #define DSTATE_RESOLVE_PER_TICK 8
 #define DSTATE_STACK_MAX 4096   /* bytes of a kernel stack read */
 #define DSTATE_STACK_FRAMES 6   /* frames kept in the summary */
 #define DSTATE_STACK_TEXT 200   /* bytes of the summary */
-#define DSTATE_FD_LINKS 32      /* fd links read per stuck task */
+#define DSTATE_FD_LINKS 32      /* fd paths read per stuck task, besides its cwd */
 #define DSTATE_MOUNTINFO_MAX (1u << 20)
 
 struct report;

@@ -401,3 +401,37 @@ TEST(dstate_matches_a_mount_made_after_the_first_resolve)
     CHECK(!strstr(t->note, "mount table was longer"));
     report_free(r);
 }
+
+/* The reads of tasks in D (schedstat, wchan, follow-ups) stop at
+ * DSTATE_TASK_READS a tick, and the note says so. */
+static char *note_after(int tasks)
+{
+    hostfs_set_root("/nonexistent-perfreport-root");
+    struct dstate *d = dstate_new();
+    for (int tick = 1; tick <= 2; tick++) {
+        dstate_tick_begin(d, tick * 0.5);
+        for (int i = 0; i < tasks; i++) {
+            struct pid_stat ps = in_d(1000 + i, "many");
+            dstate_process(d, &ps);
+        }
+        dstate_tick_end(d);
+    }
+    hostfs_set_root(NULL);
+    struct report *r = report_new();
+    dstate_to_model(d, r);
+    dstate_free(d);
+    const struct table *t = report_find_table(r, "proc.dstate");
+    char *note = t && t->note ? strdup(t->note) : NULL;
+    report_free(r);
+    return note;
+}
+
+TEST(dstate_reads_of_tasks_in_d_are_bounded_a_tick)
+{
+    char *few = note_after(DSTATE_TASK_READS / 4), *many = note_after(DSTATE_TASK_READS + 100);
+    REQUIRE(few && many);
+    CHECK(!strstr(few, "more tasks were in D"));
+    CHECK_CONTAINS(many, "At 2 ticks more tasks were in D than 512 reads a tick follow");
+    free(few);
+    free(many);
+}
