@@ -1,25 +1,26 @@
 /* Resident memory growth per process: see rssgrowth.h. */
 #include "rssgrowth.h"
+#include "util/growth.h"
 #include "util/xalloc.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* One process: ~120 bytes, whatever the window's length. */
+/* One process: ~160 bytes, whatever the window's length. */
 struct tracker {
     int pid;
     uint64_t starttime;
-    uint32_t n, rises;
-    double st, sy, stt, sty; /* running sums for the slope (t in s, y in KiB) */
+    bool dead;               /* its pid names another process now */
+    struct growth_sums g;    /* t in s from its first tick, y in KiB */
     double t_first, y_first, t_last, y_last;
     double y_end[3];         /* RSS at the last tick in each third so far */
     int third;               /* third of the last tick */
-    unsigned long first_tick, last_tick;
+    unsigned long last_tick;
 };
 
 struct rssgrowth {
     double window_s;
-    struct tracker *t; /* sorted by pid */
+    struct tracker *t; /* the processes of the first tick, sorted by pid */
     size_t n, cap;
     size_t untracked;
     double now;
@@ -66,16 +67,24 @@ static void start(struct rssgrowth *g, struct tracker *k, int pid, uint64_t star
     k->starttime = starttime;
     k->t_first = g->now;
     k->y_first = y;
-    k->first_tick = g->tick;
     k->third = 0;
     for (int i = 0; i < 3; i++)
         k->y_end[i] = y;
+    growth_init(&k->g);
 }
 
-void rssgrowth_observe(struct rssgrowth *g, int pid, uint64_t starttime, uint64_t rss_kib)
+static int by_pid(const void *key, const void *elem)
 {
-    if (rss_kib == 0)
-        return; /* kernel threads and zombies have no memory of their own */
+    int pid = *(const int *)key, other = ((const struct tracker *)elem)->pid;
+    return (pid > other) - (pid < other);
+}
+
+/* Where pid goes in the sorted trackers: at the end when it is above the
+ * last (the first tick's pids come ascending from /proc). */
+static size_t insert_at(const struct rssgrowth *g, int pid)
+{
+    if (g->n == 0 || g->t[g->n - 1].pid < pid)
+        return g->n;
     size_t lo = 0, hi = g->n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -84,39 +93,47 @@ void rssgrowth_observe(struct rssgrowth *g, int pid, uint64_t starttime, uint64_
         else
             hi = mid;
     }
+    return lo;
+}
+
+void rssgrowth_observe(struct rssgrowth *g, int pid, uint64_t starttime, uint64_t rss_kib)
+{
+    if (rss_kib == 0)
+        return; /* kernel threads and zombies have no memory of their own */
     double y = (double)rss_kib;
-    struct tracker *k;
-    if (lo < g->n && g->t[lo].pid == pid) {
-        k = &g->t[lo];
-        if (k->starttime != starttime) { /* the pid was recycled: a new process */
-            start(g, k, pid, starttime, y);
-        } else if (k->last_tick == g->tick) {
+    struct tracker *k = g->n ? bsearch(&pid, g->t, g->n, sizeof *g->t, by_pid) : NULL;
+    if (k) {
+        if (k->dead || k->last_tick == g->tick)
             return;
-        } else {
-            k->rises += y > k->y_last;
-            int th = third_of(g, k, g->now);
-            for (int i = k->third + 1; i < th; i++)
-                k->y_end[i] = k->y_last; /* a third without a tick ends where it began */
-            k->third = th;
-            k->y_end[th] = y;
+        if (k->starttime != starttime) {
+            /* the pid was recycled: the process followed is gone, and the
+             * new one, born inside the window, is not reported */
+            k->dead = true;
+            return;
         }
+        int th = third_of(g, k, g->now);
+        for (int i = k->third + 1; i < th; i++)
+            k->y_end[i] = k->y_last; /* a third without a tick ends where it began */
+        k->third = th;
+        k->y_end[th] = y;
     } else {
         if (g->n >= RSSGROWTH_TRACK_MAX) {
             g->untracked++;
             return;
         }
+        /* born inside the window: its start-up growth (loading, warming
+         * up) is no trend, and short-lived workers (compilers) live there */
+        if (g->tick != 1)
+            return;
+        size_t at = insert_at(g, pid);
         xgrow(&g->t, &g->cap, g->n + 1, sizeof *g->t);
-        memmove(&g->t[lo + 1], &g->t[lo], (g->n - lo) * sizeof *g->t);
+        memmove(&g->t[at + 1], &g->t[at], (g->n - at) * sizeof *g->t);
         g->n++;
-        k = &g->t[lo];
+        k = &g->t[at];
         start(g, k, pid, starttime, y);
     }
-    double t = g->now - k->t_first; /* small numbers keep the sums exact enough */
-    k->n++;
-    k->st += t;
-    k->sy += y;
-    k->stt += t * t;
-    k->sty += t * y;
+    /* time from its first tick: small numbers keep the sums exact enough */
+    growth_add(&k->g, g->now - k->t_first, y);
     k->t_last = g->now;
     k->y_last = y;
     k->last_tick = g->tick;
@@ -137,27 +154,21 @@ size_t rssgrowth_results(const struct rssgrowth *g, struct rssgrowth_result *out
     size_t cap = 0;
     for (size_t i = 0; i < g->n; i++) {
         const struct tracker *k = &g->t[i];
-        /* born inside the window: its start-up growth (loading, warming up)
-         * is no trend, and short-lived workers (compilers) live there */
-        if (k->n < RSSGROWTH_MIN_POINTS || k->first_tick != 1)
+        if (k->dead || k->g.n < RSSGROWTH_MIN_POINTS)
             continue;
-        double n = k->n;
-        double den = n * k->stt - k->st * k->st;
-        if (!(den > 0))
-            continue;
-        double slope = (n * k->sty - k->st * k->sy) / den;
+        double slope = growth_slope(&k->g);
         if (!(slope > 0))
             continue;
         xgrow(&all, &cap, cnt + 1, sizeof *all);
         struct rssgrowth_result *r = &all[cnt++];
         r->pid = k->pid;
         r->starttime = k->starttime;
-        r->points = k->n;
+        r->points = (size_t)k->g.n;
         r->first_kib = k->y_first;
         r->last_kib = k->y_last;
         r->growth_kib = k->y_last - k->y_first;
         r->slope_kib_per_s = slope;
-        r->rise_pct = 100.0 * k->rises / (n - 1);
+        r->rise_pct = growth_rise(&k->g);
         r->span_s = k->t_last - k->t_first;
         r->alive_at_end = k->last_tick == g->tick;
         double ends[3];

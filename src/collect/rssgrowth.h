@@ -1,10 +1,11 @@
 /* Resident memory growth per process over the window, for the procs
  * collector: from the RSS its tick already reads in /proc/PID/stat, each
- * process keeps running sums for a least-squares slope, how many intervals
- * it rose in, and how much it grew in each third of the window, in constant
- * memory.  A leak rises steadily in every third; a cache warming up or a
- * heap growing to its maximum rises and then stays flat (its last third is
- * flat); one big allocation is one step (one third holds all the growth);
+ * process of the first tick (a newborn's start-up growth is no trend) keeps
+ * running sums for a least-squares slope, how many intervals it rose in,
+ * and how much it grew in each third of the window, in constant memory.  A
+ * leak rises steadily in every third; a cache warming up or a heap growing
+ * to its maximum rises and then stays flat (its last third is flat); one
+ * big allocation is one step (one third holds all the growth);
  * allocate/free cycles go nowhere. */
 #ifndef PERFREPORT_COLLECT_RSSGROWTH_H
 #define PERFREPORT_COLLECT_RSSGROWTH_H
@@ -12,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define RSSGROWTH_TRACK_MAX 8192 /* processes followed; later ones are counted, not followed */
+#define RSSGROWTH_TRACK_MAX 8192 /* processes of the first tick followed; the rest are counted */
 #define RSSGROWTH_MIN_POINTS 4   /* ticks needed for a slope */
 
 struct rssgrowth;
@@ -41,6 +42,8 @@ struct rssgrowth_result {
  * how many were written.  The thirds are of the time from the first tick
  * to the window's planned end. */
 size_t rssgrowth_results(const struct rssgrowth *g, struct rssgrowth_result *out, size_t max);
-/* Processes not followed (beyond RSSGROWTH_TRACK_MAX). */
+/* Sightings of processes not followed for want of room (beyond
+ * RSSGROWTH_TRACK_MAX); those born after the first tick are not followed
+ * and not counted. */
 size_t rssgrowth_untracked(const struct rssgrowth *g);
 #endif

@@ -29,3 +29,23 @@ TEST(growth_fit_slope_and_steadiness)
     growth_fit(t, steady, 0, &slope, &rise);
     CHECK(isnan(slope) && isnan(rise));
 }
+
+/* The running sums, one reading at a time, give growth_fit's figures. */
+TEST(growth_sums_add_one_reading_at_a_time)
+{
+    const double t[] = {0, 1, 2, 3, 4, 5};
+    const double v[] = {1, 4, NAN, 3, 9, 11};
+    struct growth_sums s;
+    growth_init(&s);
+    CHECK(isnan(growth_slope(&s)) && isnan(growth_rise(&s)));
+    for (size_t i = 0; i < 6; i++)
+        growth_add(&s, t[i], v[i]);
+    double slope, rise;
+    growth_fit(t, v, 6, &slope, &rise);
+    CHECK(s.n == 5 && s.steps == 4 && s.rises == 3);
+    CHECK(growth_slope(&s) == slope);
+    CHECK(growth_rise(&s) == rise);
+    CHECK_NUM(rise, 75, 0);
+    growth_fit(t, v, 6, &slope, NULL); /* the rise is optional */
+    CHECK(growth_slope(&s) == slope);
+}

@@ -116,3 +116,25 @@ TEST(rssgrowth_recycled_pid_newborn_and_bounds)
     CHECK(isnan(r[0].third_pct[0]) && isnan(r[0].third_pct[2]));
     rssgrowth_free(g);
 }
+
+/* Processes born after the first tick take no tracker: with room for one
+ * more at the first tick, the newborns of later ticks leave it free and are
+ * not counted as untracked (they took it, and the next ones were counted). */
+TEST(rssgrowth_newborns_take_no_tracker)
+{
+    struct rssgrowth *g = rssgrowth_new(0);
+    for (int i = 1; i <= 5; i++) {
+        rssgrowth_tick(g, i);
+        for (int pid = 1; pid < RSSGROWTH_TRACK_MAX; pid++)
+            rssgrowth_observe(g, pid, 1, (uint64_t)(100 * i + (pid == 9 ? 1000 * i : 0)));
+        if (i > 1) /* two newborns a tick, growing fastest */
+            for (int k = 0; k < 2; k++)
+                rssgrowth_observe(g, RSSGROWTH_TRACK_MAX + 10 * i + k, 1,
+                                  (uint64_t)(100000 * i));
+    }
+    CHECK(rssgrowth_untracked(g) == 0);
+    struct rssgrowth_result r[1];
+    REQUIRE(rssgrowth_results(g, r, 1) == 1);
+    CHECK(r[0].pid == 9 && r[0].points == 5);
+    rssgrowth_free(g);
+}
