@@ -176,10 +176,14 @@ void rule_proc_uninterruptible(struct report *r, const struct rule *self)
     size_t w = (size_t)wrow;
     enum severity sev = worst.sev;
     double ticks = table_num(t, w, "stuck_ticks");
-    /* stuck for the whole window, and long enough for that to mean hung: in
-     * a 3 s window a 2 s fsync covers 90 % of the ticks */
+    /* hung: stuck at every tick, in a wait that began before the window (the
+     * collector dates it from when the task last ran), or, where the kernel
+     * does not say when, long enough to mean it: in a 2.5 s window a 2.2 s
+     * fsync covers every tick */
+    double window = r->window.actual_s;
     bool whole = r->nticks >= 2 && !isnan(ticks) &&
-                 ticks >= WHOLE_WINDOW_SHARE * (double)r->nticks && worst.v >= thr->crit / 2;
+                 ticks >= WHOLE_WINDOW_SHARE * (double)r->nticks &&
+                 ((window > 0 && worst.v >= window) || worst.v >= thr->crit / 2);
     if (whole)
         sev = SEV_CRITICAL;
     const char *fs = str_or(t, w, "fs", NULL);

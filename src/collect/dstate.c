@@ -17,6 +17,7 @@
 #include <string.h>
 
 #define WCHAN_MAX 63
+#define DSTATE_SCHED_READ 512 /* the header and se.exec_start, the first field */
 #define DSTATE_ROWS 50
 #define HASH_SIZE (2 * DSTATE_TRACK_MAX) /* power of two, at most half full */
 
@@ -49,6 +50,55 @@ int dstate_parse_schedstat(const char *text, size_t len, uint64_t *timeslices)
     if (v[0] == 0 && v[1] == 0 && v[2] == 0)
         return -ENODATA;
     *timeslices = v[2];
+    return 0;
+}
+
+int dstate_parse_exec_start(const char *text, size_t len, double *ms)
+{
+    /* past the header's dashes: the header names the task, and a task names
+     * itself (a comm may hold a newline and "se.exec_start") */
+    const char *end = text + len;
+    const char *p = text;
+    for (;;) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (!nl)
+            return -EINVAL;
+        p = nl + 1;
+        if (end - p >= 3 && memcmp(p, "---", 3) == 0)
+            break;
+    }
+    static const char key[] = "\nse.exec_start";
+    const size_t kl = sizeof key - 1;
+    for (;;) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (!nl || (size_t)(end - nl) < kl)
+            return -ENOENT;
+        p = nl;
+        if (memcmp(p, key, kl) == 0)
+            break;
+        p++;
+    }
+    p += kl;
+    while (p < end && *p == ' ')
+        p++;
+    if (p >= end || *p != ':')
+        return -EINVAL;
+    p++;
+    char num[40];
+    size_t n = 0;
+    while (p < end && *p == ' ')
+        p++;
+    while (p < end && n < sizeof num - 1 && ((*p >= '0' && *p <= '9') || *p == '.'))
+        num[n++] = *p++;
+    num[n] = '\0';
+    if (n == 0 || n == sizeof num - 1 || p >= end || *p != '\n')
+        return -EINVAL;
+    char *e;
+    errno = 0;
+    double v = strtod(num, &e);
+    if (errno || *e || !isfinite(v))
+        return -EINVAL;
+    *ms = v;
     return 0;
 }
 
@@ -388,6 +438,8 @@ struct dstate {
     size_t in_d;        /* tasks in D this tick */
     size_t turn_max;    /* most ticks a turn over every thread took */
     bool slices_missing; /* some schedstat read "0 0 0" */
+    double sched_now_ms; /* this thread's se.exec_start at this tick, NAN unread */
+    bool sched_absent;   /* this kernel's /proc has no readable sched file */
     struct strbuf buf;
     struct strbuf mi;   /* this tick's last mountinfo read ... */
     char mi_ns[64];     /* ... and its mount namespace ("" = none kept) */
@@ -401,6 +453,7 @@ struct dstate *dstate_new(void)
     d->hash = xmalloc(HASH_SIZE * sizeof *d->hash);
     for (size_t i = 0; i < HASH_SIZE; i++)
         d->hash[i] = -1;
+    d->sched_now_ms = NAN;
     return d;
 }
 
@@ -613,6 +666,28 @@ static void resolve(struct dstate *d, struct dtask *e)
     }
 }
 
+/* How long ago task e last ran, in seconds, by the scheduler's clock: its
+ * /proc sched se.exec_start against this thread's own, read at this tick
+ * (this thread is running, so its own is now, within a scheduler tick).
+ * NAN when the kernel does not say (no /proc/PID/sched) or reads ran out. */
+static double wait_began(struct dstate *d, const struct dtask *e)
+{
+    if (d->sched_absent || !take_read(d))
+        return NAN;
+    if (!isfinite(d->sched_now_ms) &&
+        (hostfs_readf(&d->buf, DSTATE_SCHED_READ, "/proc/thread-self/sched") != 0 ||
+         dstate_parse_exec_start(d->buf.buf, d->buf.len, &d->sched_now_ms) != 0)) {
+        d->sched_absent = true;
+        return NAN;
+    }
+    double ms;
+    if (hostfs_readf(&d->buf, DSTATE_SCHED_READ, "/proc/%d/task/%d/sched", e->tgid, e->tid) != 0 ||
+        dstate_parse_exec_start(d->buf.buf, d->buf.len, &ms) != 0)
+        return NAN; /* gone: the ticks count */
+    double s = (d->sched_now_ms - ms) / 1e3;
+    return s > 0 ? s : NAN;
+}
+
 /* Task ps (thread tid of process tgid) is in D at this tick. */
 static void observe(struct dstate *d, const struct pid_stat *ps, int tgid, const char *pcomm)
 {
@@ -645,6 +720,11 @@ static void observe(struct dstate *d, const struct pid_stat *ps, int tgid, const
         e->slices = slices;
         e->has_slices = has;
         e->wchan_read = false;
+        /* it went to sleep when it last ran: a wait that began before the
+         * window (or between ticks) counts from there */
+        double since = wait_began(d, e);
+        if (since > 0)
+            e->wait_t0 = d->now - since;
     }
     e->in_wait = true;
     e->last_tick = d->tick;
@@ -669,6 +749,7 @@ void dstate_tick_begin(struct dstate *d, double t)
     d->nmt = 0;
     d->resolved_this_tick = 0;
     d->reads_left = DSTATE_TASK_READS;
+    d->sched_now_ms = NAN;
     d->short_now = false;
     d->mi_ns[0] = '\0';
     sb_reset(&d->mi);
@@ -899,7 +980,11 @@ void dstate_to_model(struct dstate *d, struct report *r)
         if (d->n > DSTATE_ROWS || d->untracked)
             sb_add(&note, "Only the tasks longest in one wait are listed. ");
         sb_add(&note, "A wait is one stretch in D across consecutive ticks without running in "
-                      "between (a lower bound of its length).");
+                      "between, counted from when the task last ran (its se.exec_start in "
+                      "/proc/PID/sched), so a wait that began before the window counts whole.");
+        if (d->sched_absent)
+            sb_add(&note, " This kernel's /proc has no sched file: waits count from the first "
+                          "tick that saw them (a lower bound).");
         if (d->turn_max > 1)
             sb_addf(&note, " Threads were read in turns, %d a tick: each at least every %zu "
                            "ticks.", DSTATE_THREAD_READS, d->turn_max);

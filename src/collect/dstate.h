@@ -62,6 +62,11 @@ void dstate_to_model(struct dstate *d, struct report *r);
  * task ran).  0, or -EINVAL; -ENODATA for "0 0 0" (the kernel keeps no
  * schedstat: the count cannot tell one wait from many). */
 int dstate_parse_schedstat(const char *text, size_t len, uint64_t *timeslices);
+/* /proc/PID/sched: se.exec_start, the scheduler clock's milliseconds when
+ * the task last ran (for a task asleep, when its sleep began).  Only past
+ * the header's dashes line, as the header holds the task's own name.  0,
+ * -ENOENT without the field, -EINVAL for anything malformed. */
+int dstate_parse_exec_start(const char *text, size_t len, double *ms);
 /* A kernel stack ("[<0>] func+0x1/0x2 [module]" lines) into "f1 < f2 < f3"
  * (the first DSTATE_STACK_FRAMES frames, at most n bytes) and the file
  * system family it waits in: the topmost frame naming a file system, else

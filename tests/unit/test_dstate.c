@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 TEST(dstate_parse_schedstat_values)
@@ -33,6 +35,62 @@ TEST(dstate_parse_schedstat_values)
     CHECK(dstate_parse_schedstat(big, sizeof big, &n) == -EINVAL);
     /* not NUL-terminated: only len bytes count */
     CHECK(dstate_parse_schedstat("5 6 7 8", 5, &n) == 0 && n == 7);
+}
+
+TEST(dstate_parse_exec_start_header_and_field)
+{
+    static const char ok[] = "cat (4242, #threads: 1)\n"
+                             "-------------------------------------------------------------\n"
+                             "se.exec_start                                :      29231149.588682\n"
+                             "se.vruntime                                  :         11552.791008\n";
+    double ms = 0;
+    CHECK(dstate_parse_exec_start(ok, sizeof ok - 1, &ms) == 0 && ms > 29231149.58 &&
+          ms < 29231149.59);
+    /* a task names itself: its comm is in the header, never read as a field */
+    static const char forged[] = "x\nse.exec_start:1 (4242, #threads: 1)\n"
+                                 "-----------------------------------\n"
+                                 "se.vruntime                                  :  1.0\n";
+    CHECK(dstate_parse_exec_start(forged, sizeof forged - 1, &ms) == -ENOENT);
+    static const char bad[] = "t (1, #threads: 1)\n---\nse.exec_start : -5\n";
+    CHECK(dstate_parse_exec_start(bad, sizeof bad - 1, &ms) == -EINVAL);
+    static const char nohead[] = "se.exec_start : 5.0\n";
+    CHECK(dstate_parse_exec_start(nohead, sizeof nohead - 1, &ms) == -EINVAL);
+    /* cut before the value's end: only len bytes count */
+    CHECK(dstate_parse_exec_start(ok, 150, &ms) == -EINVAL);
+}
+
+/* What the collector relies on: a sleeping task's se.exec_start is when it
+ * went to sleep, on the clock of this thread's own. */
+TEST(dstate_exec_start_dates_a_sleep)
+{
+    pid_t c = fork();
+    if (c == 0) {
+        pause();
+        _exit(0);
+    }
+    CHECK(c > 0);
+    if (c <= 0)
+        return;
+    usleep(300 * 1000);
+    char p[64];
+    snprintf(p, sizeof p, "/proc/%d/sched", (int)c);
+    char buf[512], self[512];
+    FILE *f = fopen(p, "r"), *g = fopen("/proc/thread-self/sched", "r");
+    size_t n = f ? fread(buf, 1, sizeof buf, f) : 0, m = g ? fread(self, 1, sizeof self, g) : 0;
+    if (f)
+        fclose(f);
+    if (g)
+        fclose(g);
+    kill(c, SIGKILL);
+    waitpid(c, NULL, 0);
+    double child = 0, now = 0;
+    if (n == 0 && m == 0) {
+        test_skip("no /proc/PID/sched on this kernel");
+        return;
+    }
+    CHECK(dstate_parse_exec_start(buf, n, &child) == 0);
+    CHECK(dstate_parse_exec_start(self, m, &now) == 0);
+    CHECK(now - child > 250 && now - child < 5000);
 }
 
 TEST(dstate_parse_stack_summary_and_family)

@@ -164,6 +164,20 @@ TEST(rules_dstate_whole_short_window_is_no_hang)
     report_free(r);
 }
 
+/* The same window, a wait dated from before it (6 s, the task last ran
+ * before the first tick): hung for the whole window. */
+TEST(rules_dstate_whole_window_from_before_is_a_hang)
+{
+    struct report *r = report_new();
+    for (int i = 1; i <= 8; i++)
+        report_add_tick(r, 0.5 * i);
+    r->window.actual_s = r->window.planned_s = 4;
+    task(r, 801, 801, "hangwalk", 6.2, 8, "fuse", "remote", "/mnt/fz", "fuse", NULL, NULL);
+    analyze_run(r);
+    CHECK(sev_of(r, "proc.uninterruptible") == SEV_CRITICAL);
+    report_free(r);
+}
+
 static void saturated_disk(struct report *r, const char *dev)
 {
     static const char *const c[] = {"device", "class", "util_pct", "aqu_sz", "await_ms",
