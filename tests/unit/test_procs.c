@@ -658,9 +658,11 @@ TEST(procs_live_memory_growth_table)
         size_t i = (size_t)row;
         /* from the first tick to the last, as the child saw itself (the
          * kernel's counters are per CPU and lag by some pages); 2 MiB a
-         * second, more with a sanitizer's shadow */
+         * second, more with a sanitizer's shadow, less by the counters' lag
+         * (a valgrind run read 10 MiB minus a few pages) */
         double growth = (double)(seen[k][6][0] - seen[k][1][0]);
-        CHECK(growth >= 10240);
+        if (growth < 10240 - 1024)
+            test_fail(__FILE__, __LINE__, "child %d grew %.0f KiB, not about 10240", k, growth);
         CHECK_NUM(table_num(t, i, "growth_kib"), growth, 512);
         CHECK_NUM(table_num(t, i, "slope_kib_per_s"), growth / 5, 128);
         CHECK_NUM(table_num(t, i, "rise_pct"), 100, 0);
