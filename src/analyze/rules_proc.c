@@ -35,6 +35,24 @@ static const char *wait_key(const struct table *t, size_t row)
     return str_or(t, row, "fs", "");
 }
 
+/* A task in a cgroup v1 freezer (docker pause, freezer.state FROZEN) shows
+ * state D, in the freezer's wait or frozen in the sleep it was in: stopped
+ * on purpose, not hung. */
+static bool frozen(const struct table *t, size_t row)
+{
+    const char *w = table_str(t, row, "wchan");
+    return table_num(t, row, "frozen") > 0 || (w && strcmp(w, "__refrigerator") == 0);
+}
+
+/* Row i's longest wait, judged; past the warning (*s.sev) and not frozen:
+ * a stuck task. */
+static bool stuck_row(struct report *r, const struct threshold *thr, const struct table *t,
+                      size_t i, struct sig *s)
+{
+    *s = sig_with(r, thr, table_num(t, i, "stuck_s"), NULL);
+    return s->sev >= SEV_WARNING && !frozen(t, i);
+}
+
 struct group {
     const char *key;
     size_t tasks;
@@ -117,6 +135,47 @@ static void advice(struct finding *f, const char *fs, const char *kind, const ch
     sb_free(&a);
 }
 
+/* Only frozen tasks waited long: said at info, with the cgroups to thaw. */
+static void frozen_finding(struct report *r, const struct rule *self, const struct threshold *thr,
+                           const struct table *t)
+{
+    size_t tasks = 0, npids = 0;
+    double pids[64], longest = 0;
+    long row = -1;
+    for (size_t i = 0; i < t->nrows; i++) {
+        struct sig s = sig_with(r, thr, table_num(t, i, "stuck_s"), NULL);
+        if (s.sev < SEV_WARNING || !frozen(t, i))
+            continue;
+        tasks++;
+        double pid = table_num(t, i, "pid");
+        if (!seen_pid(pids, npids, pid) && npids < sizeof pids / sizeof pids[0])
+            pids[npids++] = pid;
+        if (row < 0 || s.v > longest) {
+            longest = s.v;
+            row = (long)i;
+        }
+    }
+    if (row < 0)
+        return;
+    char lab[160], dur[32];
+    proc_label(t, (size_t)row, lab, sizeof lab);
+    fmt_quantity(dur, sizeof dur, longest, "s");
+    struct strbuf title = STRBUF_INIT;
+    sb_addf(&title, "%zu task%s in %zu process%s frozen by a cgroup freezer for up to %s (%s%s): "
+                    "stopped on purpose, not hung",
+            tasks, plural((double)tasks), npids, npids == 1 ? "" : "es", dur, lab,
+            npids > 1 ? " and others" : "");
+    struct finding *f = rule_add(r, self, SEV_INFO, &title);
+    finding_evidence(f, "Their cgroup's freezer.state is FROZEN (or they wait in "
+                        "__refrigerator, the freezer's wait): state D, but neither I/O nor a "
+                        "lock; they run again when the cgroup is thawed");
+    finding_set_recommendation(f, "If nobody paused them on purpose: grep freezer /proc/PID/cgroup "
+                                  "names the cgroup; its freezer.state says FROZEN, and writing "
+                                  "THAWED to it (docker unpause, for a container) lets them run.");
+    finding_set_culprit(f, lab);
+    f->score = rank_score(SEV_INFO, 0, NAN, 0);
+}
+
 void rule_proc_uninterruptible(struct report *r, const struct rule *self)
 {
     const struct table *t = report_find_table(r, NM_PROC_DSTATE);
@@ -126,10 +185,14 @@ void rule_proc_uninterruptible(struct report *r, const struct rule *self)
     /* tasks past the warning, grouped by what they wait on */
     struct group g[64];
     size_t ng = 0, stuck = 0, brief = 0;
+    size_t nfrozen = 0;
     for (size_t i = 0; i < t->nrows; i++) {
-        struct sig s = sig_with(r, thr, table_num(t, i, "stuck_s"), NULL);
-        if (s.sev < SEV_WARNING) {
-            brief++;
+        struct sig s;
+        if (!stuck_row(r, thr, t, i, &s)) {
+            if (s.sev < SEV_WARNING)
+                brief++;
+            else
+                nfrozen++;
             continue;
         }
         stuck++;
@@ -146,8 +209,10 @@ void rule_proc_uninterruptible(struct report *r, const struct rule *self)
         if (s.v > g[k].longest)
             g[k].longest = s.v;
     }
-    if (!stuck)
+    if (!stuck) {
+        frozen_finding(r, self, thr, t);
         return;
+    }
     /* the cause most tasks wait on, a known one before "" */
     size_t gi = 0;
     for (size_t k = 1; k < ng; k++) {
@@ -165,8 +230,8 @@ void rule_proc_uninterruptible(struct report *r, const struct rule *self)
     double pids[64];
     size_t npids = 0;
     for (size_t i = 0; i < t->nrows; i++) {
-        struct sig s = sig_with(r, thr, table_num(t, i, "stuck_s"), NULL);
-        if (s.sev < SEV_WARNING || strcmp(wait_key(t, i), key) != 0)
+        struct sig s;
+        if (!stuck_row(r, thr, t, i, &s) || strcmp(wait_key(t, i), key) != 0)
             continue;
         sig_keep_worst(&worst, &wrow, &s, (size_t)i);
         double pid = table_num(t, i, "pid");
@@ -208,9 +273,9 @@ void rule_proc_uninterruptible(struct report *r, const struct rule *self)
     size_t named = 0;
     double shown[PROCS_NAMED];
     for (size_t i = 0; i < t->nrows && named < PROCS_NAMED; i++) {
-        struct sig s = sig_with(r, thr, table_num(t, i, "stuck_s"), NULL);
+        struct sig s;
         double pid = table_num(t, i, "pid");
-        if (s.sev < SEV_WARNING || strcmp(wait_key(t, i), key) != 0 ||
+        if (!stuck_row(r, thr, t, i, &s) || strcmp(wait_key(t, i), key) != 0 ||
             seen_pid(shown, named, pid))
             continue;
         char lab[160];
@@ -234,16 +299,17 @@ void rule_proc_uninterruptible(struct report *r, const struct rule *self)
     double done[PROCS_DETAILED];
     size_t ndone = 0;
     for (size_t i = 0; i < t->nrows && ndone < PROCS_DETAILED; i++) {
-        struct sig s = sig_with(r, thr, table_num(t, i, "stuck_s"), NULL);
+        struct sig s;
         double pid = table_num(t, i, "pid");
-        if (s.sev < SEV_WARNING || strcmp(wait_key(t, i), key) != 0 || seen_pid(done, ndone, pid))
+        if (!stuck_row(r, thr, t, i, &s) || strcmp(wait_key(t, i), key) != 0 ||
+            seen_pid(done, ndone, pid))
             continue;
         done[ndone++] = pid;
         size_t nthr = 0;
         bool killed = false;
         for (size_t k = 0; k < t->nrows; k++) {
-            struct sig sk = sig_with(r, thr, table_num(t, k, "stuck_s"), NULL);
-            if (table_num(t, k, "pid") != pid || sk.sev < SEV_WARNING)
+            struct sig sk;
+            if (table_num(t, k, "pid") != pid || !stuck_row(r, thr, t, k, &sk))
                 continue;
             nthr++;
             killed = killed || table_num(t, k, "kill_pending") > 0;
@@ -286,6 +352,10 @@ void rule_proc_uninterruptible(struct report *r, const struct rule *self)
     if (brief)
         finding_evidence(f, "%zu task%s seen in D only briefly (normal for I/O)", brief,
                          plural((double)brief));
+    if (nfrozen)
+        finding_evidence(f, "%zu task%s frozen by a cgroup freezer (stopped on purpose, not "
+                            "counted)",
+                         nfrozen, plural((double)nfrozen));
     int corr = (ntasks > 1) ? 1 : 0;
     load_evidence(f, r, &corr);
     char pidtxt[24];

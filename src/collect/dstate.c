@@ -408,6 +408,7 @@ struct dtask {
     char wchan[WCHAN_MAX + 1];
     bool wchan_read;          /* wchan was read in the current wait */
     int res;                  /* index into dstate.res, -1 = not read */
+    signed char frozen;       /* its cgroup's v1 freezer holds it: 1, 0, -1 unread this wait */
 };
 
 /* A multi-threaded process of this tick, for the thread reads. */
@@ -445,6 +446,9 @@ struct dstate {
     char mi_ns[64];     /* ... and its mount namespace ("" = none kept) */
     bool mi_cut;        /* some mountinfo was longer than DSTATE_MOUNTINFO_MAX */
     char (*links)[PATH_MAX]; /* cwd and fd paths of the task being resolved */
+    bool frz_looked;    /* the v1 freezer's mount was looked for ... */
+    char *frz_mnt;      /* ... owned, NULL: none mounted */
+    char *frz_root;     /* owned: the hierarchy path mounted there */
 };
 
 struct dstate *dstate_new(void)
@@ -466,6 +470,8 @@ void dstate_free(struct dstate *d)
     free(d->res);
     free(d->mt);
     free(d->links);
+    free(d->frz_mnt);
+    free(d->frz_root);
     sb_free(&d->buf);
     sb_free(&d->mi);
     free(d);
@@ -505,6 +511,7 @@ static struct dtask *task_get(struct dstate *d, const struct pid_stat *ps, int t
     memcpy(e->comm, ps->comm, sizeof e->comm);
     snprintf(e->pcomm, sizeof e->pcomm, "%s", pcomm);
     e->res = -1;
+    e->frozen = -1;
     size_t s = hash_slot(e->tid);
     while (d->hash[s] >= 0)
         s = (s + 1) & (HASH_SIZE - 1);
@@ -688,6 +695,52 @@ static double wait_began(struct dstate *d, const struct dtask *e)
     return s > 0 ? s : NAN;
 }
 
+/* The v1 freezer hierarchy's mount, looked for once a run. */
+static void find_freezer(struct dstate *d)
+{
+    d->frz_looked = true;
+    struct strbuf sb = STRBUF_INIT;
+    if (hostfs_read("/proc/self/mountinfo", &sb, DSTATE_MOUNTINFO_MAX) == 0) {
+        struct mountinfo_entry m;
+        for (const char *c = sb_str(&sb); mountinfo_next(&c, &m);) {
+            if (strcmp(m.fstype, "cgroup") == 0 && !m.mountpoint_cut &&
+                proc_list_has(m.superopts, strlen(m.superopts), "freezer")) {
+                d->frz_mnt = xstrdup(m.mountpoint);
+                d->frz_root = xstrdup(m.root);
+                break;
+            }
+        }
+    }
+    sb_free(&sb);
+}
+
+/* Whether process tgid's cgroup in the v1 freezer is FROZEN or FREEZING:
+ * its tasks then show state D (frozen in whatever sleep they were in, so
+ * their wchan says nothing), stopped on purpose (docker pause).  1, 0; 0
+ * too when nothing tells (no v1 freezer, a process gone, reads run out). */
+static int in_frozen_cgroup(struct dstate *d, int tgid)
+{
+    if (!d->frz_looked)
+        find_freezer(d);
+    if (!d->frz_mnt || !take_read(d))
+        return 0;
+    struct cg_proc_paths cg;
+    if (proc_read_cgroup(tgid, &cg) != 0)
+        return 0;
+    int frozen = 0;
+    const char *p = cg.freezer;
+    size_t rl = strcmp(d->frz_root, "/") == 0 ? 0 : strlen(d->frz_root);
+    /* below the mounted subtree only; "/.." is outside our cgroup namespace */
+    if (p && !strstr(p, "/..") && strncmp(p, d->frz_root, rl) == 0 &&
+        (p[rl] == '/' || p[rl] == '\0') && take_read(d) &&
+        hostfs_readf(&d->buf, 64, "%s%s/freezer.state", d->frz_mnt, p + rl) == 0) {
+        const char *st = sb_str(&d->buf);
+        frozen = strncmp(st, "FROZEN", 6) == 0 || strncmp(st, "FREEZING", 8) == 0;
+    }
+    cg_proc_paths_free(&cg);
+    return frozen;
+}
+
 /* Task ps (thread tid of process tgid) is in D at this tick. */
 static void observe(struct dstate *d, const struct pid_stat *ps, int tgid, const char *pcomm)
 {
@@ -720,6 +773,7 @@ static void observe(struct dstate *d, const struct pid_stat *ps, int tgid, const
         e->slices = slices;
         e->has_slices = has;
         e->wchan_read = false;
+        e->frozen = -1;
         /* it went to sleep when it last ran: a wait that began before the
          * window (or between ticks) counts from there */
         double since = wait_began(d, e);
@@ -737,7 +791,9 @@ static void observe(struct dstate *d, const struct pid_stat *ps, int tgid, const
         e->longest_is_current = false;
     }
     read_wchan(d, e);
-    if (e->wait_ticks >= 2 && e->res < 0)
+    if (e->wait_ticks >= 2 && e->frozen < 0)
+        e->frozen = (signed char)in_frozen_cgroup(d, e->tgid);
+    if (e->wait_ticks >= 2 && e->res < 0 && e->frozen == 0)
         resolve(d, e);
 }
 
@@ -909,6 +965,7 @@ void dstate_to_model(struct dstate *d, struct report *r)
         {"stuck_ticks", "Ticks of it", "", 0},
         {"at_end", "Still in it", "", 0},
         {"wchan", "Waiting in", "", 0},
+        {"frozen", "Frozen (cgroup freezer)", "", 0},
         {"kill_pending", "SIGKILL pending", "", 0},
         {"fs", "File system", "", 0},
         {"fs_kind", "Kind", "", 0},
@@ -949,6 +1006,7 @@ void dstate_to_model(struct dstate *d, struct report *r)
         /* still in its longest wait at the last tick */
         table_set_num(t, row, "at_end", e->longest_is_current && e->in_wait ? 1 : 0);
         table_set_str(t, row, "wchan", e->wchan);
+        table_set_num(t, row, "frozen", e->frozen > 0 ? 1 : 0);
         if (e->res < 0)
             continue;
         const struct dres *s = &d->res[e->res];

@@ -106,6 +106,10 @@ int cg_parse_proc_cgroup(const char *text, struct cg_proc_paths *out)
                         set_path(&out->memory, path, pl);
                         found++;
                     }
+                    if (proc_list_has(ctl, cl, "freezer")) {
+                        set_path(&out->freezer, path, pl);
+                        found++;
+                    }
                 }
             }
         }
@@ -120,6 +124,7 @@ void cg_proc_paths_free(struct cg_proc_paths *p)
     free(p->cpu);
     free(p->cpuacct);
     free(p->memory);
+    free(p->freezer);
     memset(p, 0, sizeof *p);
 }
 

@@ -19,7 +19,7 @@ int parse_loadavg(const char *text, struct loadavg *out);
 
 /* /proc/PID/cgroup: "0::/path" (v2) and "N:ctrl,ctrl:/path" (v1). */
 struct cg_proc_paths {
-    char *v2, *cpu, *cpuacct, *memory; /* owned; NULL when absent */
+    char *v2, *cpu, *cpuacct, *memory, *freezer; /* owned; NULL when absent */
 };
 int cg_parse_proc_cgroup(const char *text, struct cg_proc_paths *out);
 void cg_proc_paths_free(struct cg_proc_paths *p);

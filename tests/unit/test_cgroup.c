@@ -143,7 +143,11 @@ TEST(cgroup_parse_proc_cgroup)
     CHECK(cg_parse_proc_cgroup("3:cpu,cpuacct:/a:b c\n1:name=systemd:/x\n", &pp) == 0);
     CHECK_STR(pp.cpu, "/a:b c");
     CHECK_STR(pp.cpuacct, "/a:b c");
-    CHECK(pp.v2 == NULL && pp.memory == NULL);
+    CHECK(pp.v2 == NULL && pp.memory == NULL && pp.freezer == NULL);
+    cg_proc_paths_free(&pp);
+    /* the v1 freezer (a paused container's tasks show D) */
+    CHECK(cg_parse_proc_cgroup("7:freezer:/docker/abc\n6:freezerx:/no\n", &pp) == 0);
+    CHECK_STR(pp.freezer, "/docker/abc");
     cg_proc_paths_free(&pp);
     CHECK(cg_parse_proc_cgroup("garbage\n", &pp) != 0);
     cg_proc_paths_free(&pp);

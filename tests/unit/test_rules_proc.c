@@ -126,6 +126,42 @@ TEST(rules_dstate_hung_fuse_mount_is_critical_and_names_it)
     report_free(r);
 }
 
+/* docker pause: every task of the container in D in the freezer for the
+ * whole window, one thread stuck for real beside them. */
+TEST(rules_dstate_frozen_tasks_are_not_hung)
+{
+    struct report *r = host();
+    for (int k = 0; k < 3; k++) {
+        task(r, 700 + k, 700 + k, "nginx", 30, 20, NULL, NULL, NULL, NULL, NULL, NULL);
+        table_set_str(dtable(r), dtable(r)->nrows - 1, "wchan", "__refrigerator");
+    }
+    analyze_run(r);
+    const struct finding *f = report_find_finding(r, "proc.uninterruptible");
+    REQUIRE(f);
+    CHECK(f->sev == SEV_INFO);
+    CHECK_CONTAINS(f->title, "3 tasks in 3 processes frozen by a cgroup freezer for up to 30 s");
+    CHECK_CONTAINS(f->recommendation, "THAWED");
+    report_free(r);
+
+    r = host();
+    for (int k = 0; k < 3; k++) {
+        task(r, 700 + k, 700 + k, "nginx", 30, 20, NULL, NULL, NULL, NULL, NULL, NULL);
+        table_set_str(dtable(r), dtable(r)->nrows - 1, "wchan", "__refrigerator");
+    }
+    task(r, 600, 600, "app", 5, 11, NULL, NULL, NULL, NULL, NULL, NULL);
+    analyze_run(r);
+    f = report_find_finding(r, "proc.uninterruptible");
+    REQUIRE(f);
+    CHECK(f->sev == SEV_WARNING);
+    CHECK_STR(f->title, "1 task in 1 process hung in uninterruptible sleep for up to 5 s: "
+                        "app (pid 600)");
+    bool said = false;
+    for (size_t i = 0; i < f->nevidence; i++)
+        said = said || strstr(f->evidence[i], "3 tasks frozen by a cgroup freezer");
+    CHECK(said);
+    report_free(r);
+}
+
 TEST(rules_dstate_short_waits_and_nothing_known)
 {
     /* waits under 2 s, however many ticks in D: nothing */
