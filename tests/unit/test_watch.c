@@ -1,0 +1,227 @@
+/* perfreport watch: the --when parser, the conditions judged on synthetic
+ * readings, the cooldown and hourly cap, and a real PSI trigger armed. */
+#include "harness.h"
+#include "../../src/watch/cond.h"
+#include "../../src/watch/gov.h"
+#include "../../src/watch/psi_trigger.h"
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <unistd.h>
+
+static int parse(const char *s, struct watch_cond *c, char *err, size_t n)
+{
+    err[0] = '\0';
+    return watch_cond_parse(s, c, err, n);
+}
+
+TEST(watch_cond_parse_good)
+{
+    struct watch_cond c;
+    char err[256], trig[64];
+    REQUIRE(parse("cpu.util_pct>90 for 10s", &c, err, sizeof err) == 0);
+    CHECK(c.src == WSRC_CPU_UTIL);
+    CHECK_NUM(c.threshold, 90, 0);
+    CHECK_NUM(c.for_s, 10, 0);
+    CHECK(!c.or_equal);
+    CHECK_STR(c.text, "cpu.util_pct>90 for 10s");
+
+    REQUIRE(parse("  cpu.util_pct >= 85.5% \tfor 2m ", &c, err, sizeof err) == 0);
+    CHECK(c.or_equal);
+    CHECK_NUM(c.threshold, 85.5, 1e-12);
+    CHECK_NUM(c.for_s, 120, 0);
+    CHECK_STR(c.text, "cpu.util_pct>=85.5 for 120s");
+
+    REQUIRE(parse("cpu.util_pct>70", &c, err, sizeof err) == 0);
+    CHECK_NUM(c.for_s, 0, 0); /* one sample */
+    CHECK_STR(c.text, "cpu.util_pct>70");
+
+    /* PSI: the window defaults to avg10's 10 s; stall and window in us */
+    REQUIRE(parse("psi.memory.some>20", &c, err, sizeof err) == 0);
+    CHECK(c.src == WSRC_PSI && c.psi_res == WATCH_PSI_MEMORY && !c.psi_full);
+    CHECK_STR(watch_psi_res_name(c.psi_res), "memory");
+    CHECK_STR(c.text, "psi.memory.some>20 for 10s");
+    watch_psi_trigger_text(&c, trig, sizeof trig);
+    CHECK_STR(trig, "some 2000000 10000000");
+
+    REQUIRE(parse("psi.io.full>5 for 500ms", &c, err, sizeof err) == 0);
+    CHECK(c.psi_res == WATCH_PSI_IO && c.psi_full);
+    watch_psi_trigger_text(&c, trig, sizeof trig);
+    CHECK_STR(trig, "full 25000 500000");
+
+    /* a tiny share still waits for some stall, never for none */
+    REQUIRE(parse("psi.cpu.some>0.00001 for 1s", &c, err, sizeof err) == 0);
+    watch_psi_trigger_text(&c, trig, sizeof trig);
+    CHECK_STR(trig, "some 1 1000000");
+
+    REQUIRE(parse("memory.oom", &c, err, sizeof err) == 0);
+    CHECK(c.src == WSRC_OOM);
+    CHECK_STR(c.text, "memory.oom");
+}
+
+/* Each bad expression is refused with a message quoting the bad part. */
+TEST(watch_cond_parse_refuses)
+{
+    static const struct {
+        const char *expr, *msg;
+    } bad[] = {
+        {"", "'(end)': expected a condition name"},
+        {"cpu.util>90", "'cpu.util': unknown condition"},
+        {"cpu.util_pctx>90", "'cpu.util_pctx': unknown condition"},
+        {"psi.memory.avg10>20", "'psi.memory.avg10': unknown condition"},
+        {"cpu.util_pct", "'(end)': expected '>'"},
+        {"cpu.util_pct<90", "'<90': expected '>'"},
+        {"cpu.util_pct>>90", "'>90': expected a percentage"},
+        {"cpu.util_pct>", "'(end)': expected a percentage"},
+        {"cpu.util_pct>90x", "'90x': expected a percentage"},
+        {"cpu.util_pct>nan", "'nan': expected a percentage"},
+        {"cpu.util_pct>1e999", "'1e999': expected a percentage"},
+        {"cpu.util_pct>100", "'100': a threshold is from 0 to below 100 %"},
+        {"psi.memory.some>0", "'0': a PSI threshold is above 0"},
+        {"psi.memory.some>20 for 30s", "'30s': a PSI window is 0.5 to 10 s"},
+        {"psi.memory.some>20 for 100ms", "'100ms': a PSI window is 0.5 to 10 s"},
+        {"cpu.util_pct>90 for 2h", "'2h': expected a duration"},
+        {"cpu.util_pct>90 for 10parsecs", "'10parsecs': expected a duration"},
+        {"cpu.util_pct>90 for 2 hours", "'hours': unexpected text"},
+        {"cpu.util_pct>90 for 61m", "'61m': at most 3600 s"},
+        {"cpu.util_pct>90 for", "'for': unexpected text"},
+        {"cpu.util_pct>90 and more", "'and more': unexpected text"},
+        {"memory.oom>0", "'>0': memory.oom is an event"},
+        {"memory.oom for 10s", "'for 10s': memory.oom is an event"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct watch_cond c;
+        char err[256];
+        if (parse(bad[i].expr, &c, err, sizeof err) != -1)
+            test_fail(__FILE__, __LINE__, "'%s' was accepted", bad[i].expr);
+        else if (!strstr(err, bad[i].msg))
+            test_fail(__FILE__, __LINE__, "'%s': message \"%s\", expected \"%s\"", bad[i].expr,
+                      err, bad[i].msg);
+    }
+    /* a long bad part is cut, not copied whole */
+    char longexpr[300];
+    memset(longexpr, 'a', sizeof longexpr - 1);
+    longexpr[sizeof longexpr - 1] = '\0';
+    struct watch_cond c;
+    char err[256];
+    CHECK(parse(longexpr, &c, err, sizeof err) == -1);
+    CHECK(strlen(err) < 200);
+}
+
+/* Readings at 1 Hz over (t-1, t]: "for 10s" fires after the tenth reading
+ * above, once per excursion. */
+TEST(watch_cond_feed_for_duration)
+{
+    struct watch_cond c;
+    char err[256];
+    REQUIRE(parse("cpu.util_pct>90 for 10s", &c, err, sizeof err) == 0);
+    struct watch_cond_state s;
+    watch_cond_state_init(&s);
+    int fired_at[8], nfired = 0;
+    for (int t = 1; t <= 40; t++) {
+        double v = t <= 9 ? 95 : t == 10 ? 50 : t <= 25 ? 99 : t == 26 ? NAN : 91;
+        if (watch_cond_feed(&c, &s, t - 1, t, v) && nfired < 8)
+            fired_at[nfired++] = t;
+    }
+    /* 1-9: nine seconds above, then a dip: nothing.  11-25: fires at 20
+     * (ten seconds since 10), not again while above.  26 unreadable ends
+     * the excursion; 27-40 fires at 36. */
+    REQUIRE(nfired == 2);
+    CHECK(fired_at[0] == 20);
+    CHECK(fired_at[1] == 36);
+
+    /* at the threshold: '>' waits, '>=' fires */
+    REQUIRE(parse("cpu.util_pct>90", &c, err, sizeof err) == 0);
+    watch_cond_state_init(&s);
+    CHECK(!watch_cond_feed(&c, &s, 0, 1, 90));
+    CHECK(watch_cond_feed(&c, &s, 1, 2, 90.1));
+    CHECK(!watch_cond_feed(&c, &s, 2, 3, 99)); /* same excursion */
+    REQUIRE(parse("cpu.util_pct>=90", &c, err, sizeof err) == 0);
+    watch_cond_state_init(&s);
+    CHECK(watch_cond_feed(&c, &s, 0, 1, 90));
+
+    /* readings a little early still count the seconds asked for */
+    REQUIRE(parse("cpu.util_pct>50 for 3s", &c, err, sizeof err) == 0);
+    watch_cond_state_init(&s);
+    CHECK(!watch_cond_feed(&c, &s, 0, 1.0005, 60));
+    CHECK(!watch_cond_feed(&c, &s, 1.0005, 2.0, 60));
+    CHECK(watch_cond_feed(&c, &s, 2.0, 2.9995, 60));
+}
+
+TEST(watch_cond_feed_oom)
+{
+    struct watch_cond c;
+    char err[256];
+    REQUIRE(parse("memory.oom", &c, err, sizeof err) == 0);
+    struct watch_cond_state s;
+    watch_cond_state_init(&s);
+    CHECK(!watch_cond_feed(&c, &s, 0, 1, 0));
+    CHECK(watch_cond_feed(&c, &s, 1, 2, 1));
+    CHECK(watch_cond_feed(&c, &s, 2, 3, 2)); /* every kill is an event */
+    CHECK(!watch_cond_feed(&c, &s, 3, 4, NAN));
+}
+
+TEST(watch_gov_cooldown_and_cap)
+{
+    struct watch_gov g;
+    double until;
+    watch_gov_init(&g, 300, 2);
+    CHECK(watch_gov_decide(&g, 100, &until) == WATCH_CAPTURE);
+    watch_gov_started(&g, 100);
+    watch_gov_ended(&g, 130);
+    /* the cooldown runs from the capture's end */
+    CHECK(watch_gov_decide(&g, 200, &until) == WATCH_COOLDOWN);
+    CHECK_NUM(until, 430, 1e-9);
+    CHECK(watch_gov_decide(&g, 430, &until) == WATCH_CAPTURE);
+    watch_gov_started(&g, 430);
+    watch_gov_ended(&g, 460);
+    /* two started within the hour: the cap, until the first is an hour old */
+    CHECK(watch_gov_decide(&g, 800, &until) == WATCH_HOURLY_CAP);
+    CHECK_NUM(until, 3700, 1e-9);
+    CHECK(watch_gov_decide(&g, 3699.5, &until) == WATCH_HOURLY_CAP);
+    CHECK(watch_gov_decide(&g, 3700, &until) == WATCH_CAPTURE);
+    CHECK_STR(watch_verdict_name(WATCH_HOURLY_CAP), "max-per-hour");
+
+    /* no cooldown: back to back, up to the cap */
+    watch_gov_init(&g, 0, 3);
+    for (int i = 0; i < 3; i++) {
+        CHECK(watch_gov_decide(&g, i, NULL) == WATCH_CAPTURE);
+        watch_gov_started(&g, i);
+        watch_gov_ended(&g, i + 0.5);
+    }
+    CHECK(watch_gov_decide(&g, 3, NULL) == WATCH_HOURLY_CAP);
+}
+
+/* The kernel takes the trigger lines we write (a line cut short or a
+ * window past its limits is refused with EINVAL). */
+TEST(watch_psi_trigger_armed)
+{
+    if (geteuid() != 0 || access("/proc/pressure/memory", F_OK) != 0) {
+        test_skip("needs root and /proc/pressure");
+        return;
+    }
+    /* windows of whole 2 s: the kernel's rule without CAP_SYS_RESOURCE */
+    static const char *const exprs[] = {"psi.memory.some>20", "psi.io.full>5 for 2s",
+                                        "psi.cpu.some>99.9 for 4s"};
+    for (size_t i = 0; i < sizeof exprs / sizeof exprs[0]; i++) {
+        struct watch_cond c;
+        char err[256];
+        REQUIRE(parse(exprs[i], &c, err, sizeof err) == 0);
+        int fd = psi_trigger_open(&c, err, sizeof err);
+        if (fd < 0) {
+            test_fail(__FILE__, __LINE__, "%s: %s", exprs[i], err);
+            continue;
+        }
+        struct pollfd p = {.fd = fd, .events = POLLPRI};
+        CHECK(poll(&p, 1, 0) >= 0);
+        CHECK(!(p.revents & (POLLERR | POLLNVAL)));
+        close(fd);
+    }
+    /* the cpu avg10 of the reason is a share */
+    struct watch_cond c;
+    char err[256];
+    REQUIRE(parse("psi.cpu.some>10", &c, err, sizeof err) == 0);
+    double v = psi_trigger_avg10(&c);
+    CHECK(v >= 0 && v <= 100);
+}
+
