@@ -9,19 +9,23 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-/* X(NAME, operands, one-line help): NAME_main is the entry. */
-#define COMMANDS(X)                                                              \
-    X(flamegraph, "[opts] [FILE|-]", "folded stacks -> SVG")                     \
-    X(collapse, "[opts] [FILE...|-]", "perf script text -> folded stacks")       \
-    X(render, "BUNDLE [-o DIR] [--thresholds FILE]", "re-render a bundle")       \
-    X(diff, "OLD NEW [-o DIR]", "compare two bundles")                           \
-    X(history, "DIR... [-o DIR]", "one page over many bundles")
+/* X(NAME, operands, one-line help, captures): NAME_main is the entry;
+ * `captures` marks a command that runs captures and keeps root's rights
+ * (as the default command does), the others become the caller of sudo. */
+#define COMMANDS(X)                                                                    \
+    X(flamegraph, "[opts] [FILE|-]", "folded stacks -> SVG", false)                    \
+    X(collapse, "[opts] [FILE...|-]", "perf script text -> folded stacks", false)      \
+    X(render, "BUNDLE [-o DIR] [--thresholds FILE]", "re-render a bundle", false)      \
+    X(diff, "OLD NEW [-o DIR]", "compare two bundles", false)                          \
+    X(history, "DIR... [-o DIR]", "one page over many bundles", false)                 \
+    X(watch, "[-o DIR] [--when COND]...", "capture when a condition holds", true)
 
-#define DECLARE(name, operands, help) int name##_main(int argc, char **argv);
+#define DECLARE(name, operands, help, captures) int name##_main(int argc, char **argv);
 COMMANDS(DECLARE)
 #undef DECLARE
 
@@ -30,10 +34,11 @@ struct subcommand {
     int (*main)(int argc, char **argv);
     const char *operands;
     const char *help;
+    bool captures;
 };
 
 static const struct subcommand commands[] = {
-#define ROW(name, operands, help) {#name, name##_main, operands, help},
+#define ROW(name, operands, help, captures) {#name, name##_main, operands, help, captures},
     COMMANDS(ROW)
 #undef ROW
 };
@@ -77,7 +82,11 @@ int main(int argc, char **argv)
         if (strcmp(argv[1], commands[i].name) != 0)
             continue;
         /* The subcommands read and write files the caller names and need
-         * no privilege: under sudo they run as the caller, start to end. */
+         * no privilege: under sudo they run as the caller, start to end.
+         * One that captures acts for the caller as the default command
+         * does (util/caller.h). */
+        if (commands[i].captures)
+            return commands[i].main(argc - 1, argv + 1);
         int e = caller_become();
         if (e != 0) {
             fprintf(stderr, "perfreport %s: cannot become the user who ran sudo (uid %u): %s\n",

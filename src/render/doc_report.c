@@ -198,6 +198,17 @@ static void title_and_verdict(struct doc *d, const struct report *r)
                   "every figure covers only that part.",
                   r->window.actual_s, r->window.planned_s);
     }
+    /* A capture `perfreport watch` started: what started it, before the
+     * verdict it may or may not confirm. */
+    const char *trigger = kv_get(&r->host, "trigger");
+    if (trigger) {
+        cmark_node *p = doc_para(root);
+        doc_strong(p, "Triggered by");
+        doc_text(p, " ");
+        /* Ours, at most 255 bytes (watch.c), but a bundle read back is
+         * anyone's: host text, cut where ours never is. */
+        doc_host(p, trigger, 256);
+    }
     doc_verdict(r, root);
     doc_context(r, root);
     doc_command(r, root);

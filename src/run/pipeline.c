@@ -348,6 +348,8 @@ int pipeline_run(const struct options *opt, const struct delivery *d)
     r->window.planned_s = opt->duration_s;
     r->window.interval_s = opt->interval_s;
     describe_target(r, opt);
+    if (opt->trigger)
+        kv_addf(&r->host, "trigger", "Triggered by", "%s", opt->trigger);
     keep_freed_memory();
     /* The symbolizer reads other users' files in a server child; forked now,
      * while we are small, it costs a fraction of what a fork from the full

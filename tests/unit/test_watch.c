@@ -1,12 +1,17 @@
 /* perfreport watch: the --when parser, the conditions judged on synthetic
  * readings, the cooldown and hourly cap, and a real PSI trigger armed. */
 #include "harness.h"
+#include "test_util.h"
+#include "../../src/model/model.h"
+#include "../../src/render/renderer.h"
+#include "../../src/util/xalloc.h"
 #include "../../src/watch/cond.h"
 #include "../../src/watch/gov.h"
 #include "../../src/watch/psi_trigger.h"
 #include <errno.h>
 #include <math.h>
 #include <poll.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 static int parse(const char *s, struct watch_cond *c, char *err, size_t n)
@@ -225,3 +230,38 @@ TEST(watch_psi_trigger_armed)
     CHECK(v >= 0 && v <= 100);
 }
 
+/* The reason a watch capture records: said under the title of report.md
+ * and index.html, kept through report.json, and as hostile as any host
+ * text when a bundle is read back. */
+TEST(watch_trigger_in_report)
+{
+    static const char *reason = "psi.memory.some>20 for 10s: avg10 34.0 % at 2026-11-27 "
+                                "12:03:04 +0000 <script>x</script> [l](javascript:x)";
+    struct report *r = report_new();
+    r->tool_version = xstrdup("0.1.0");
+    r->window.planned_s = r->window.actual_s = 3;
+    r->window.interval_s = 1;
+    r->window.target = xstrdup("system-wide");
+    kv_add(&r->host, "hostname", "Host name", "web-1");
+    kv_add(&r->host, "trigger", "Triggered by", reason);
+    struct mem_sink m = {0};
+    struct out_sink out = {mem_sink_write, &m, NULL};
+    for (size_t i = 0; renderer_registry[i]; i++)
+        CHECK(renderer_registry[i]->render(r, &out) == 0);
+    const char *md = mem_get(&m, "report.md"), *html = mem_get(&m, "index.html");
+    REQUIRE(md && html);
+    CHECK_CONTAINS(md, "**Triggered by** psi.memory.some");
+    CHECK_CONTAINS(md, "20 for 10s: avg10 34.0 % at 2026-11-27 12:03:04 +0000");
+    CHECK_CONTAINS(html, "<strong>Triggered by</strong> psi.memory.some&gt;20 for 10s");
+    CHECK_NOT_CONTAINS(html, "<script>x");
+    CHECK_NOT_CONTAINS(md, "[l](javascript:x)");
+    char *js = test_report_json(r);
+    REQUIRE(js);
+    struct report *back = test_report_parse(js);
+    REQUIRE(back);
+    CHECK_STR(kv_get(&back->host, "trigger"), reason);
+    report_free(back);
+    free(js);
+    mem_free(&m);
+    report_free(r);
+}

@@ -1,0 +1,199 @@
+/* `perfreport watch`: waits for conditions (--when) and runs the ordinary
+ * capture when one holds, into the bundles' directory -o.  The options are
+ * read and checked here, every one before the watcher starts (a bad --when
+ * stops it with exit 3); the waiting and the captures are src/watch/. */
+#include "cmd.h"
+#include "../render/escape.h"
+#include "../run/options.h"
+#include "../util/caller.h"
+#include "../util/parse_num.h"
+#include "../watch/cond.h"
+#include "../watch/gov.h"
+#include "../watch/watch.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void usage(FILE *f)
+{
+    fputs("Usage: perfreport watch [-o DIR] [--when COND]... [-d SECS] [--cooldown SECS]\n"
+          "                        [--max-per-hour N] [--before SECS] [-q] [-v]\n"
+          "Waits until a condition holds, then runs the normal capture and writes its\n"
+          "bundle into DIR, with the condition that triggered it in the report; until\n"
+          "SIGTERM, SIGINT or SIGHUP.\n"
+          "\n"
+          "  -o, --output DIR        directory of the bundles, made (mode 0700) if missing\n"
+          "                          (default: the current directory)\n"
+          "      --when COND         a condition, repeatable (default: the set below):\n"
+          "                            cpu.util_pct>90 for 10s   (/proc/stat at 1 Hz)\n"
+          "                            psi.memory.some>25        (PSI trigger; cpu, memory,\n"
+          "                            psi.io.some>25             io; some or full; 'for'\n"
+          "                                                      0.5-10 s, default 10 s)\n"
+          "                            memory.oom                (an OOM kill)\n"
+          "  -d, --duration SECS     each capture's window (default 30)\n"
+          "      --cooldown SECS     no capture within SECS after the last one ended\n"
+          "                          (default 300)\n"
+          "      --max-per-hour N    at most N captures an hour (default 6, at most 60)\n"
+          "      --before SECS       accepted; the minutes before a trigger are not kept\n"
+          "                          yet (default 60)\n"
+          "  -q, --quiet             only errors on stderr\n"
+          "  -v, --verbose           more detail on stderr\n"
+          "  -h, --help              this help\n",
+          f);
+}
+
+static const char *const default_conds[] = {
+    "cpu.util_pct>90 for 10s",
+    "psi.memory.some>25",
+    "psi.io.some>25",
+    "memory.oom",
+};
+
+enum { OPT_WHEN = 256, OPT_BEFORE, OPT_COOLDOWN, OPT_MAX_PER_HOUR };
+
+static const struct option longopts[] = {
+    {"output", required_argument, NULL, 'o'},
+    {"when", required_argument, NULL, OPT_WHEN},
+    {"duration", required_argument, NULL, 'd'},
+    {"before", required_argument, NULL, OPT_BEFORE},
+    {"cooldown", required_argument, NULL, OPT_COOLDOWN},
+    {"max-per-hour", required_argument, NULL, OPT_MAX_PER_HOUR},
+    {"quiet", no_argument, NULL, 'q'},
+    {"verbose", no_argument, NULL, 'v'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+struct watch_args {
+    struct options run;
+    const char *outdir;
+    struct watch_cond conds[WATCH_MAX_CONDS];
+    size_t nconds;
+    double before_s, cooldown_s;
+    unsigned max_per_hour;
+};
+
+static int add_cond(struct watch_args *a, const char *text)
+{
+    char err[256];
+    if (a->nconds == WATCH_MAX_CONDS) {
+        fprintf(stderr, "perfreport watch: at most %d --when conditions\n", WATCH_MAX_CONDS);
+        return 3;
+    }
+    if (watch_cond_parse(text, &a->conds[a->nconds], err, sizeof err) != 0) {
+        term_printf(stderr, "perfreport watch: --when '%s': %s", text, err);
+        return 3;
+    }
+    a->nconds++;
+    return 0;
+}
+
+/* The command line into *a.  -1 to go on, or the exit status to end with
+ * (0 after --help, 3 after a message). */
+static int parse_args(int argc, char **argv, struct watch_args *a)
+{
+    int ch;
+    long l;
+    optind = 0; /* GNU: full re-initialisation */
+    while ((ch = getopt_long(argc, argv, "o:d:qvh", longopts, NULL)) != -1) {
+        switch (ch) {
+        case 'o':
+            if (!*optarg) {
+                fprintf(stderr, "perfreport watch: -o: empty directory name\n");
+                return 3;
+            }
+            a->outdir = optarg;
+            break;
+        case OPT_WHEN:
+            if (add_cond(a, optarg))
+                return 3;
+            break;
+        case 'd':
+            if (parse_double_arg("-d", optarg, 1, 3600, "a number of seconds",
+                                 &a->run.duration_s))
+                return 3;
+            a->run.duration_given = true;
+            break;
+        case OPT_BEFORE:
+            if (parse_double_arg("--before", optarg, 0, 3600, "a number of seconds",
+                                 &a->before_s))
+                return 3;
+            break;
+        case OPT_COOLDOWN:
+            if (parse_double_arg("--cooldown", optarg, 0, 86400, "a number of seconds",
+                                 &a->cooldown_s))
+                return 3;
+            break;
+        case OPT_MAX_PER_HOUR:
+            if (parse_long_arg("--max-per-hour", optarg, 1, WATCH_MAX_PER_HOUR, &l))
+                return 3;
+            a->max_per_hour = (unsigned)l;
+            break;
+        case 'q': a->run.quiet = true; break;
+        case 'v': a->run.verbose++; break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 3;
+        }
+    }
+    if (optind < argc) {
+        term_printf(stderr, "perfreport watch: unexpected argument '%s'", argv[optind]);
+        return 3;
+    }
+    for (size_t i = 0; a->nconds == 0 && i < sizeof default_conds / sizeof *default_conds; i++)
+        if (add_cond(a, default_conds[i]))
+            return 3;
+    return -1;
+}
+
+/* The bundles' directory, made if missing, opened for the captures (their
+ * current directory).  Under sudo with the caller's rights, as the run's
+ * -o.  A symbolic link is refused: it could be swapped between captures.
+ * The descriptor, or -1 after a message. */
+static int open_outdir(const char *dir)
+{
+    char err[256];
+    if (!caller_enter_msg(err, sizeof err)) {
+        term_printf(stderr, "perfreport watch: %s", err);
+        return -1;
+    }
+    int fd = -1;
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+        term_printf(stderr, "perfreport watch: -o %s: cannot make it: %s", dir, strerror(errno));
+    else if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+        term_printf(stderr, "perfreport watch: -o %s: %s", dir,
+                    errno == ELOOP ? "a symbolic link (give the directory it names)"
+                                   : strerror(errno));
+    caller_leave();
+    return fd;
+}
+
+int watch_main(int argc, char **argv)
+{
+    struct watch_args a = {.outdir = ".", .before_s = 60, .cooldown_s = 300, .max_per_hour = 6};
+    options_defaults(&a.run);
+    int rc = parse_args(argc, argv, &a);
+    if (rc >= 0)
+        return rc;
+    if (a.run.verbose && a.before_s > 0)
+        fprintf(stderr, "perfreport watch: --before %g: the minutes before a trigger are not "
+                        "kept yet; a bundle covers the capture after it\n", a.before_s);
+    int fd = open_outdir(a.outdir);
+    if (fd < 0)
+        return 3;
+    const struct watch_config cfg = {
+        .conds = a.conds,
+        .nconds = a.nconds,
+        .out_fd = fd,
+        .out_shown = a.outdir,
+        .cooldown_s = a.cooldown_s,
+        .max_per_hour = a.max_per_hour,
+        .run = &a.run,
+    };
+    rc = watch_run(&cfg);
+    close(fd);
+    return rc;
+}

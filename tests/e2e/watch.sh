@@ -1,0 +1,158 @@
+#!/bin/sh
+# perfreport watch: a bad --when is refused at start (exit 3, the message
+# naming the bad part, nothing made); started after the watcher, a CPU
+# stress triggers one capture through the 1 Hz cpu.util_pct condition and
+# one through a kernel PSI trigger, and an OOM kill one through
+# memory.oom, each bundle recording its reason; the condition seen again
+# within the cooldown makes no second bundle; SIGTERM during a capture
+# publishes it marked INCOMPLETE and ends the watcher.
+. tests/lib.sh
+if [ ! -x "$PERFREPORT_BIN" ]; then skip watch "binary $PERFREPORT_BIN not built"; exit 0; fi
+
+bad() { # NAME EXPR EXPECTED
+    out=$("$PERFREPORT_BIN" watch -o "$TMPD/never" --when "$2" 2>&1); rc=$?
+    if [ "$rc" = 3 ] && printf '%s' "$out" | grep -qF -- "$3" && [ ! -e "$TMPD/never" ]; then
+        ok "$1"
+    else
+        not_ok "$1" "exit $rc: $out"
+    fi
+}
+bad watch_when_unknown_name_refused 'cpu.utl>90' "--when 'cpu.utl>90': 'cpu.utl': unknown condition"
+bad watch_when_bad_number_refused 'cpu.util_pct>>90' "'>90': expected a percentage"
+bad watch_when_psi_window_refused 'psi.memory.some>20 for 30s' "'30s': a PSI window is 0.5 to 10 s"
+bad watch_when_event_comparison_refused 'memory.oom>1' "'>1': memory.oom is an event"
+# a terminal escape in the expression reaches the terminal escaped
+out=$("$PERFREPORT_BIN" watch -o "$TMPD/never" --when "$(printf '\033]0;pwned\007')" 2>&1); rc=$?
+if [ "$rc" = 3 ] && ! printf '%s' "$out" | od -An -c | grep -q '033'; then
+    ok watch_when_escape_not_printed
+else
+    not_ok watch_when_escape_not_printed "exit $rc: $(printf '%s' "$out" | od -An -c | head -3)"
+fi
+
+if ! need_root; then skip watch_captures "needs root"; exit 0; fi
+
+spinners=""
+spin() { # N: N busy shells
+    for _i in $(seq "$1"); do sh -c 'while :; do :; done' & track $!; spinners="$spinners $!"; done
+}
+stop_spin() { for p in $spinners; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; spinners=""; }
+wait_log() { # FILE TEXT [SECONDS]
+    _n=0
+    until grep -qF -- "$2" "$1" 2>/dev/null; do
+        [ $_n -ge $((${3:-60} * 10)) ] && return 1
+        sleep 0.1; _n=$((_n + 1))
+    done
+}
+bundles() { ls -d "$1"/perfreport-* 2>/dev/null | grep -v '\.tmp' | wc -l; }
+
+# 1. cpu.util_pct at 1 Hz: two spinners on this 2-CPU host, started once
+# the watcher waits; the first bundle, then the same condition within the
+# cooldown: said, not captured.
+W=$TMPD/cpu
+"$PERFREPORT_BIN" watch -o "$W" --when 'cpu.util_pct>80 for 2s' -d 2 --cooldown 600 \
+    2>"$TMPD/cpu.err" &
+wp=$!; track $wp
+if ! wait_log "$TMPD/cpu.err" "perfreport watch: waiting (bundles in $W)" 30; then
+    not_ok watch_cpu_util_triggers "the watcher did not start: $(tail -n 5 "$TMPD/cpu.err")"
+else
+    spin 2
+    if wait_log "$TMPD/cpu.err" "perfreport watch: bundle $W/perfreport-" 90 \
+        && wait_log "$TMPD/cpu.err" "not captured (cooldown" 30; then
+        b=$(ls -d "$W"/perfreport-* | head -n 1)
+        trig=$(json "$b/report.json" "d['host']['trigger']" 2>&1)
+        n=$(bundles "$W")
+        case "$trig" in
+            "cpu.util_pct>80 for 2s: "[89]*" % at "*|"cpu.util_pct>80 for 2s: 100.0 % at "*)
+                if grep -q "Triggered by" "$b/index.html"; then ok watch_cpu_util_triggers
+                else not_ok watch_cpu_util_triggers "index.html does not say what triggered it"; fi ;;
+            *) not_ok watch_cpu_util_triggers "trigger: $trig" ;;
+        esac
+        if [ "$n" = 1 ]; then ok watch_cooldown_one_bundle_per_incident
+        else not_ok watch_cooldown_one_bundle_per_incident "$n bundles: $(ls "$W")"; fi
+    else
+        not_ok watch_cpu_util_triggers "no bundle or no cooldown line: $(tail -n 8 "$TMPD/cpu.err")"
+    fi
+    stop_spin
+fi
+kill -TERM $wp 2>/dev/null; wait $wp; rc=$?
+if [ "$rc" = 0 ] && grep -qE "stopped by signal 15 after 1 capture, [1-9][0-9]* suppressed" "$TMPD/cpu.err"; then
+    ok watch_sigterm_while_waiting
+else
+    not_ok watch_sigterm_while_waiting "exit $rc: $(tail -n 3 "$TMPD/cpu.err")"
+fi
+
+# 2. memory.oom: a hog OOM-killed in a memory cgroup with a 64 MiB limit,
+# made below our own (design 5), as scenario s05 does.
+memcg=$(awk -F: '$2 == "memory" {print $3}' /proc/self/cgroup)
+if [ -n "$memcg" ] && [ -d /sys/fs/cgroup/memory ]; then
+    parent=/sys/fs/cgroup/memory${memcg%/}; limit=memory.limit_in_bytes
+else
+    v2=$(awk '$9 == "cgroup2" {print $5; exit}' /proc/self/mountinfo)
+    parent=$v2$(awk -F: '$1 == "0" {print $3}' /proc/self/cgroup); limit=memory.max
+fi
+cg=$parent/prtest-watch-$$
+if [ ! -x "$WL/memhog" ]; then
+    skip watch_oom_triggers "workload $WL/memhog not built"
+elif ! mkdir "$cg" 2>/dev/null; then
+    skip watch_oom_triggers "cannot create a memory cgroup below $parent"
+else
+    on_cleanup "rmdir $cg 2>/dev/null"
+    echo $((64 << 20)) > "$cg/$limit"
+    W=$TMPD/oom
+    "$PERFREPORT_BIN" watch -o "$W" --when memory.oom -d 2 2>"$TMPD/oom.err" &
+    wp=$!; track $wp
+    if ! wait_log "$TMPD/oom.err" "perfreport watch: waiting (bundles in $W)" 30; then
+        not_ok watch_oom_triggers "the watcher did not start: $(tail -n 5 "$TMPD/oom.err")"
+    else
+        sh -c "echo \$\$ > $cg/cgroup.procs; exec $WL/memhog 200 2" >/dev/null 2>&1
+        if wait_log "$TMPD/oom.err" "perfreport watch: bundle $W/perfreport-" 90; then
+            b=$(ls -d "$W"/perfreport-* | head -n 1)
+            trig=$(json "$b/report.json" "d['host']['trigger']" 2>&1)
+            case "$trig" in
+                "memory.oom: 1 OOM kill at "*) ok watch_oom_triggers ;;
+                *) not_ok watch_oom_triggers "trigger: $trig" ;;
+            esac
+        else
+            not_ok watch_oom_triggers "no bundle: $(tail -n 8 "$TMPD/oom.err")"
+        fi
+    fi
+    kill -TERM $wp 2>/dev/null; wait $wp
+fi
+
+# 3. A PSI trigger (the kernel's cpu pressure; four spinners on two CPUs
+# keep some task waiting all the time), and SIGTERM a second into the
+# capture's window: the bundle is published INCOMPLETE, the watcher ends.
+if [ ! -e /proc/pressure/cpu ]; then skip watch_psi_trigger "no /proc/pressure"; exit 0; fi
+W=$TMPD/psi
+"$PERFREPORT_BIN" watch -v -o "$W" --when 'psi.cpu.some>30 for 2s' -d 30 2>"$TMPD/psi.err" &
+wp=$!; track $wp
+if ! wait_log "$TMPD/psi.err" "perfreport watch: waiting (bundles in $W)" 30; then
+    not_ok watch_psi_trigger "the watcher did not start: $(tail -n 5 "$TMPD/psi.err")"
+    exit 0
+fi
+t0=$(date +%s)
+spin 4
+if ! wait_log "$TMPD/psi.err" "perfreport: window open" 60; then
+    not_ok watch_psi_trigger "no capture: $(tail -n 8 "$TMPD/psi.err")"
+    exit 0
+fi
+sleep 1
+kill -TERM $wp; wait $wp; rc=$?
+dt=$(($(date +%s) - t0))
+stop_spin
+b=$(ls -d "$W"/perfreport-* 2>/dev/null | head -n 1)
+if [ -n "$b" ] && [ -f "$b/report.json" ]; then
+    trig=$(json "$b/report.json" "d['host']['trigger']" 2>&1)
+    intr=$(json "$b/report.json" "d['window']['interrupted']" 2>&1)
+    case "$trig" in
+        "psi.cpu.some>30 for 2s: avg10 "*) ok watch_psi_trigger ;;
+        *) not_ok watch_psi_trigger "trigger: $trig" ;;
+    esac
+    if [ "$rc" = 0 ] && [ "$intr" = True ] && [ "$dt" -lt 25 ]; then
+        ok watch_sigterm_mid_capture_incomplete
+    else
+        not_ok watch_sigterm_mid_capture_incomplete "exit $rc, interrupted=$intr, $dt s"
+    fi
+else
+    not_ok watch_psi_trigger "no bundle (exit $rc): $(tail -n 8 "$TMPD/psi.err")"
+fi
