@@ -21,7 +21,7 @@
 static void usage(FILE *f)
 {
     fputs("Usage: perfreport watch [-o DIR] [--when COND]... [-d SECS] [--cooldown SECS]\n"
-          "                        [--max-per-hour N] [--before SECS] [-q] [-v]\n"
+          "                        [--max-per-hour N] [-q] [-v]\n"
           "Waits until a condition holds, then runs the normal capture and writes its\n"
           "bundle into DIR, with the condition that triggered it in the report; until\n"
           "SIGTERM, SIGINT or SIGHUP.\n"
@@ -38,8 +38,6 @@ static void usage(FILE *f)
           "      --cooldown SECS     no capture within SECS after the last one ended\n"
           "                          (default 300)\n"
           "      --max-per-hour N    at most N captures an hour (default 6, at most 60)\n"
-          "      --before SECS       accepted; the minutes before a trigger are not kept\n"
-          "                          yet (default 60)\n"
           "  -q, --quiet             only errors on stderr\n"
           "  -v, --verbose           more detail on stderr\n"
           "  -h, --help              this help\n",
@@ -53,13 +51,12 @@ static const char *const default_conds[] = {
     "memory.oom",
 };
 
-enum { OPT_WHEN = 256, OPT_BEFORE, OPT_COOLDOWN, OPT_MAX_PER_HOUR };
+enum { OPT_WHEN = 256, OPT_COOLDOWN, OPT_MAX_PER_HOUR };
 
 static const struct option longopts[] = {
     {"output", required_argument, NULL, 'o'},
     {"when", required_argument, NULL, OPT_WHEN},
     {"duration", required_argument, NULL, 'd'},
-    {"before", required_argument, NULL, OPT_BEFORE},
     {"cooldown", required_argument, NULL, OPT_COOLDOWN},
     {"max-per-hour", required_argument, NULL, OPT_MAX_PER_HOUR},
     {"quiet", no_argument, NULL, 'q'},
@@ -73,7 +70,7 @@ struct watch_args {
     const char *outdir;
     struct watch_cond conds[WATCH_MAX_CONDS];
     size_t nconds;
-    double before_s, cooldown_s;
+    double cooldown_s;
     unsigned max_per_hour;
 };
 
@@ -117,11 +114,6 @@ static int parse_args(int argc, char **argv, struct watch_args *a)
                                  &a->run.duration_s))
                 return 3;
             a->run.duration_given = true;
-            break;
-        case OPT_BEFORE:
-            if (parse_double_arg("--before", optarg, 0, 3600, "a number of seconds",
-                                 &a->before_s))
-                return 3;
             break;
         case OPT_COOLDOWN:
             if (parse_double_arg("--cooldown", optarg, 0, 86400, "a number of seconds",
@@ -173,14 +165,11 @@ static int open_outdir(const char *dir)
 
 int watch_main(int argc, char **argv)
 {
-    struct watch_args a = {.outdir = ".", .before_s = 60, .cooldown_s = 300, .max_per_hour = 6};
+    struct watch_args a = {.outdir = ".", .cooldown_s = 300, .max_per_hour = 6};
     options_defaults(&a.run);
     int rc = parse_args(argc, argv, &a);
     if (rc >= 0)
         return rc;
-    if (a.run.verbose && a.before_s > 0)
-        fprintf(stderr, "perfreport watch: --before %g: the minutes before a trigger are not "
-                        "kept yet; a bundle covers the capture after it\n", a.before_s);
     int fd = open_outdir(a.outdir);
     if (fd < 0)
         return 3;
