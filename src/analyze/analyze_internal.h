@@ -85,11 +85,6 @@ bool cgroup_path_within(const char *p, const char *anc);
  * memory limit, its own or an ancestor's, before the host's available
  * memory runs out: the choice rule cgroup.memory_growth's title makes. */
 bool cgroup_memory_limit_first(const struct report *r, const char *path);
-/* Whether the host's memory is short already: available memory (at the
- * window's low point) past mem.available_pct, or PSI memory some past
- * psi.some_pct.  A growth that would exhaust it is critical only then: a
- * build's compiler or a warming cache projects minutes too. */
-bool memory_short(const struct report *r);
 
 /* ---- rule_util.c: what the rules share ----------------------------------- */
 struct strbuf;
@@ -124,6 +119,14 @@ void evidence_top_procs(struct finding *f, const struct table *t, const char *wh
  * "0.3 s after the window closed"; outside_window: before or after it. */
 void when_text(const struct report *r, double at_s, char *buf, size_t n);
 bool outside_window(const struct report *r, double at_s);
+/* The host's memory available at the window's low point (KiB), else at
+ * its end; NAN when unknown.  What a growth runs out of. */
+double host_available_kib(const struct report *r);
+/* Whether the host's memory is short already: available memory (at the
+ * window's low point) past mem.available_pct, or PSI memory some past
+ * psi.some_pct.  A growth that would exhaust it is critical only then: a
+ * build's compiler or a warming cache projects minutes too. */
+bool memory_short(const struct report *r);
 
 /* ---- the rules, one file per resource (rows in rules.c) ------------------ */
 #define RULE(fn) void fn(struct report *r, const struct rule *self)

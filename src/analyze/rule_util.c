@@ -145,3 +145,12 @@ bool memory_short(const struct report *r)
     struct sig psi = sig_metric(r, "psi.some_pct", NM_PSI_MEMORY_SOME_PCT, NULL);
     return avail.sev >= SEV_WARNING || psi.sev >= SEV_WARNING;
 }
+
+double host_available_kib(const struct report *r)
+{
+    double pmin = report_metric_value(r, NM_MEM_AVAILABLE_PCT_MIN);
+    double tot = report_metric_value(r, NM_MEM_TOTAL_KIB);
+    if (!isnan(pmin) && !isnan(tot))
+        return pmin / 100.0 * tot;
+    return report_metric_value(r, NM_MEM_AVAILABLE_KIB);
+}

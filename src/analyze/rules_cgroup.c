@@ -317,7 +317,7 @@ bool cgroup_memory_limit_first(const struct report *r, const char *path)
         if (!p || strcmp(p, path) != 0 || !(slope > 0))
             continue;
         long limit_row;
-        time_to_full(g, i, slope, report_metric_value(r, NM_MEM_AVAILABLE_KIB), &limit_row);
+        time_to_full(g, i, slope, host_available_kib(r), &limit_row);
         return limit_row >= 0;
     }
     return false;
@@ -328,7 +328,7 @@ void rule_cgroup_memory_growth(struct report *r, const struct rule *self)
     const struct table *g = report_find_table(r, NM_CGROUP_MEMORY_GROWTH);
     if (!g || !g->nrows)
         return;
-    double avail = report_metric_value(r, NM_MEM_AVAILABLE_KIB);
+    double avail = host_available_kib(r);
     struct growth_case *c = xcalloc(g->nrows, sizeof *c);
     for (size_t i = 0; i < g->nrows; i++) {
         struct growth_case *k = &c[i];

@@ -302,16 +302,6 @@ void rule_memory_oom(struct report *r, const struct rule *self)
 #define GROWTH_THIRD_MIN_PCT 15.0    /* of the growth in each third (even: 33 %) */
 #define GROWTH_ANON_MIN_SHARE 0.5    /* file-backed pages are cache that reclaim takes back */
 
-/* Memory available at the window's low point (KiB), NAN when unknown. */
-static double available_kib(const struct report *r)
-{
-    double pmin = report_metric_value(r, NM_MEM_AVAILABLE_PCT_MIN);
-    double tot = report_metric_value(r, NM_MEM_TOTAL_KIB);
-    if (!isnan(pmin) && !isnan(tot))
-        return pmin / 100.0 * tot;
-    return report_metric_value(r, NM_MEM_AVAILABLE_KIB);
-}
-
 /* Whether row i of the growth table grew steadily enough to be judged. */
 static bool growth_steady(const struct table *t, size_t i, double need_rise)
 {
@@ -328,7 +318,7 @@ static bool growth_steady(const struct table *t, size_t i, double need_rise)
 void rule_memory_growth(struct report *r, const struct rule *self)
 {
     const struct table *t = report_find_table(r, NM_MEMORY_GROWTH);
-    double avail = available_kib(r);
+    double avail = host_available_kib(r);
     if (!t || isnan(avail))
         return;
     const struct threshold *steady = report_find_threshold(r, NM_ALLOC_NOT_FREED_RISE_PCT);
