@@ -154,3 +154,9 @@ double host_available_kib(const struct report *r)
         return pmin / 100.0 * tot;
     return report_metric_value(r, NM_MEM_AVAILABLE_KIB);
 }
+
+bool dstate_frozen(const struct table *t, size_t row)
+{
+    const char *w = table_str(t, row, "wchan");
+    return table_num(t, row, "frozen") > 0 || (w && strcmp(w, "__refrigerator") == 0);
+}

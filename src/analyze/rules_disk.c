@@ -38,17 +38,18 @@ static void evidence_dstate(struct finding *f, const struct report *r)
     size_t nn = 0;
     for (size_t i = 0; i < n && nn < 3; i++) {
         double pid = table_num(ds, idx[i], "pid");
-        bool dup = false;
+        bool skip = dstate_frozen(ds, idx[i]); /* paused, not waiting for the disk */
         for (size_t k = 0; k < nn; k++)
-            dup = dup || named[k] == pid;
-        if (dup)
+            skip = skip || named[k] == pid;
+        if (skip)
             continue;
         char lab[128];
         proc_label(ds, idx[i], lab, sizeof lab);
         sb_addf(&sb, "%s%s in %.0f samples", nn ? ", " : "", lab, table_num(ds, idx[i], "ticks_in_d"));
         named[nn++] = pid;
     }
-    finding_evidence(f, "%s", sb_str(&sb));
+    if (nn)
+        finding_evidence(f, "%s", sb_str(&sb));
     sb_free(&sb);
 }
 

@@ -35,22 +35,13 @@ static const char *wait_key(const struct table *t, size_t row)
     return str_or(t, row, "fs", "");
 }
 
-/* A task in a cgroup v1 freezer (docker pause, freezer.state FROZEN) shows
- * state D, in the freezer's wait or frozen in the sleep it was in: stopped
- * on purpose, not hung. */
-static bool frozen(const struct table *t, size_t row)
-{
-    const char *w = table_str(t, row, "wchan");
-    return table_num(t, row, "frozen") > 0 || (w && strcmp(w, "__refrigerator") == 0);
-}
-
 /* Row i's longest wait, judged; past the warning (*s.sev) and not frozen:
  * a stuck task. */
 static bool stuck_row(struct report *r, const struct threshold *thr, const struct table *t,
                       size_t i, struct sig *s)
 {
     *s = sig_with(r, thr, table_num(t, i, "stuck_s"), NULL);
-    return s->sev >= SEV_WARNING && !frozen(t, i);
+    return s->sev >= SEV_WARNING && !dstate_frozen(t, i);
 }
 
 struct group {
@@ -144,7 +135,7 @@ static void frozen_finding(struct report *r, const struct rule *self, const stru
     long row = -1;
     for (size_t i = 0; i < t->nrows; i++) {
         struct sig s = sig_with(r, thr, table_num(t, i, "stuck_s"), NULL);
-        if (s.sev < SEV_WARNING || !frozen(t, i))
+        if (s.sev < SEV_WARNING || !dstate_frozen(t, i))
             continue;
         tasks++;
         double pid = table_num(t, i, "pid");

@@ -28,7 +28,7 @@ static struct report *host(void)
 }
 
 static const char *const dcols[] = {"pid", "tid", "comm", "thread", "ticks_in_d", "stuck_s",
-                                    "stuck_ticks", "at_end", "wchan", "kill_pending", "fs",
+                                    "stuck_ticks", "at_end", "wchan", "frozen", "kill_pending", "fs",
                                     "fs_kind", "mount", "mount_how", "fstype", "source", "device",
                                     "devno", "stack", NULL};
 
@@ -247,6 +247,16 @@ TEST(rules_dstate_on_a_saturated_disk_is_part_of_its_story)
     CHECK(evidence_has(r, "disk.saturation", "(uninterruptible, usually I/O): postgres (pid 700) in "
                                              "9 samples, cp (pid 800) in 2 samples"));
     CHECK_CONTAINS(d->title, "vda");
+    report_free(r);
+
+    /* a paused container's tasks are in D too, but not waiting for the disk */
+    r = host();
+    saturated_disk(r, "vda");
+    task(r, 900, 900, "nginx", 9, 20, NULL, NULL, NULL, NULL, NULL, NULL);
+    table_set_num(dtable(r), 0, "frozen", 1);
+    analyze_run(r);
+    REQUIRE(report_find_finding(r, "disk.saturation"));
+    CHECK(!evidence_has(r, "disk.saturation", "usually I/O"));
     report_free(r);
 
     /* stuck on another disk than the saturated one: two stories */
