@@ -26,6 +26,49 @@ static inline bool evidence_has(const struct report *r, const char *id, const ch
     return false;
 }
 
+/* Metric name = v (title and unit the name, resource "test"). */
+static inline void test_metric(struct report *r, const char *name, double v)
+{
+    report_metric(r, name, name, "", "test", v);
+}
+
+/* Table name, made with columns cols (NULL-terminated) unless it exists. */
+static inline struct table *test_table(struct report *r, const char *name,
+                                       const char *const *cols)
+{
+    struct table *t = report_find_table(r, name);
+    if (t)
+        return t;
+    t = report_table(r, name, name, "test");
+    for (; *cols; cols++)
+        table_add_col(t, *cols, *cols, "", 1);
+    return t;
+}
+
+/* A row of table disk: device dev of class cls at util % busy, aqu
+ * requests queued, await ms, rps reads and wps writes a second. */
+static inline void add_disk(struct report *r, const char *dev, const char *cls, double util,
+                            double aqu, double await, double rps, double wps)
+{
+    static const char *const c[] = {"device", "class", "r_per_s", "w_per_s", "rkb_per_s",
+                                    "wkb_per_s", "r_await_ms", "w_await_ms", "await_ms",
+                                    "aqu_sz", "util_pct", "avg_rq_kib", NULL};
+    struct table *t = test_table(r, "disk", c);
+    size_t i = table_add_row(t);
+    table_set_str(t, i, "device", dev);
+    table_set_str(t, i, "class", cls);
+    table_set_num(t, i, "r_per_s", rps);
+    table_set_num(t, i, "w_per_s", wps);
+    table_set_num(t, i, "rkb_per_s", rps * 4);
+    table_set_num(t, i, "wkb_per_s", wps * 16);
+    table_set_num(t, i, "r_await_ms", await);
+    table_set_num(t, i, "w_await_ms", await);
+    table_set_num(t, i, "await_ms", await);
+    table_set_num(t, i, "aqu_sz", aqu);
+    table_set_num(t, i, "util_pct", util);
+    table_set_num(t, i, "avg_rq_kib", 12);
+}
+
 /* A 10 s window on a host with nothing queued; not analyzed yet. */
 static inline struct report *quiet_host(void)
 {
@@ -48,12 +91,7 @@ static inline void growth_row(struct report *r, double pid, const char *comm, do
                                        "growth_kib", "slope_kib_per_s", "rise_pct",
                                        "min_third_pct", "anon_growth_kib", "span_s", "cgroup",
                                        NULL};
-    struct table *t = report_find_table(r, "memory.growth");
-    if (!t) {
-        t = report_table(r, "memory.growth", "growth", "memory");
-        for (const char *const *c = cols; *c; c++)
-            table_add_col(t, *c, *c, "", 0);
-    }
+    struct table *t = test_table(r, "memory.growth", cols);
     size_t i = table_add_row(t);
     table_set_num(t, i, "pid", pid);
     table_set_str(t, i, "comm", comm);

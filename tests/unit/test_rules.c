@@ -8,43 +8,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static void m(struct report *r, const char *name, double v)
-{
-    report_metric(r, name, name, "", "test", v);
-}
-
-static struct table *cols(struct report *r, const char *name, const char *const *c)
-{
-    struct table *t = report_table(r, name, name, "test");
-    for (; *c; c++)
-        table_add_col(t, *c, *c, "", 1);
-    return t;
-}
-
-static void add_disk(struct report *r, const char *dev, const char *cls, double util,
-                     double aqu, double await, double rps, double wps)
-{
-    static const char *const c[] = {"device", "class", "r_per_s", "w_per_s", "rkb_per_s",
-                                    "wkb_per_s", "r_await_ms", "w_await_ms", "await_ms",
-                                    "aqu_sz", "util_pct", "avg_rq_kib", NULL};
-    struct table *t = report_find_table(r, "disk");
-    if (!t)
-        t = cols(r, "disk", c);
-    size_t i = table_add_row(t);
-    table_set_str(t, i, "device", dev);
-    table_set_str(t, i, "class", cls);
-    table_set_num(t, i, "r_per_s", rps);
-    table_set_num(t, i, "w_per_s", wps);
-    table_set_num(t, i, "rkb_per_s", rps * 4);
-    table_set_num(t, i, "wkb_per_s", wps * 16);
-    table_set_num(t, i, "r_await_ms", await);
-    table_set_num(t, i, "w_await_ms", await);
-    table_set_num(t, i, "await_ms", await);
-    table_set_num(t, i, "aqu_sz", aqu);
-    table_set_num(t, i, "util_pct", util);
-    table_set_num(t, i, "avg_rq_kib", 12);
-}
-
 static void add_proc(struct table *t, double pid, const char *comm, double cpu)
 {
     size_t i = table_add_row(t);
@@ -64,9 +27,7 @@ static void add_cgroup(struct report *r, const char *path, double mem_kib, doubl
                                     "mem_kib", "mem_limit_kib", "mem_pct", "mem_failcnt",
                                     "oom_kills", "oom_kills_total", "psi_cpu_some_pct",
                                     "psi_memory_some_pct", "psi_io_some_pct", "target", NULL};
-    struct table *t = report_find_table(r, "cgroup");
-    if (!t)
-        t = cols(r, "cgroup", c);
+    struct table *t = test_table(r, "cgroup", c);
     size_t i = table_add_row(t);
     table_set_str(t, i, "path", path);
     table_set_num(t, i, "cpu_pct", 1);
@@ -100,48 +61,48 @@ static struct report *idle_host(void)
         report_add_tick(r, i);
         series_set(r, su, 2 + (i % 3));
     }
-    m(r, "cpu.count", 2);
-    m(r, "cpu.util_pct", 3);
-    m(r, "cpu.user_pct", 2);
-    m(r, "cpu.system_pct", 1);
-    m(r, "cpu.iowait_pct", 0.2);
-    m(r, "cpu.steal_pct", 0.1);
-    m(r, "cpu.softirq_pct", 0.1);
-    m(r, "cpu.idle_pct", 96.7);
-    m(r, "cpu.runq_per_cpu", 0.05);
-    m(r, "mem.total_kib", 4000000);
-    m(r, "mem.available_kib", 3680000);
-    m(r, "mem.available_pct", 92);
-    m(r, "mem.pgmajfault_per_s", 0);
-    m(r, "mem.pgscan_per_s", 0);
-    m(r, "mem.pgscan_direct_per_s", 0);
-    m(r, "mem.pswpin_per_s", 0);
-    m(r, "mem.pswpout_per_s", 0);
-    m(r, "mem.oom_kill", 0);
+    test_metric(r, "cpu.count", 2);
+    test_metric(r, "cpu.util_pct", 3);
+    test_metric(r, "cpu.user_pct", 2);
+    test_metric(r, "cpu.system_pct", 1);
+    test_metric(r, "cpu.iowait_pct", 0.2);
+    test_metric(r, "cpu.steal_pct", 0.1);
+    test_metric(r, "cpu.softirq_pct", 0.1);
+    test_metric(r, "cpu.idle_pct", 96.7);
+    test_metric(r, "cpu.runq_per_cpu", 0.05);
+    test_metric(r, "mem.total_kib", 4000000);
+    test_metric(r, "mem.available_kib", 3680000);
+    test_metric(r, "mem.available_pct", 92);
+    test_metric(r, "mem.pgmajfault_per_s", 0);
+    test_metric(r, "mem.pgscan_per_s", 0);
+    test_metric(r, "mem.pgscan_direct_per_s", 0);
+    test_metric(r, "mem.pswpin_per_s", 0);
+    test_metric(r, "mem.pswpout_per_s", 0);
+    test_metric(r, "mem.oom_kill", 0);
     const char *res[] = {"cpu", "io", "memory"};
     for (int i = 0; i < 3; i++) {
         char n[64];
         snprintf(n, sizeof n, "psi.%s.some.pct", res[i]);
-        m(r, n, 0.2);
+        test_metric(r, n, 0.2);
         snprintf(n, sizeof n, "psi.%s.full.pct", res[i]);
-        m(r, n, 0);
+        test_metric(r, n, 0);
     }
-    m(r, "net.drops_per_s", 0);
-    m(r, "net.errs_per_s", 0);
-    m(r, "tcp.out_segs_per_s", 3);
-    m(r, "tcp.retrans_segs", 0);
-    m(r, "tcp.retrans_pct", 0);
-    m(r, "tcp.listen_overflows", 0);
-    m(r, "tcp.listen_drops", 0);
-    m(r, "tcp.out_rsts_per_s", 0.1);
-    m(r, "fd.system_used", 1200);
-    m(r, "fd.system_max", 400000);
-    m(r, "fd.system_pct", 0.3);
+    test_metric(r, "net.drops_per_s", 0);
+    test_metric(r, "net.errs_per_s", 0);
+    test_metric(r, "tcp.out_segs_per_s", 3);
+    test_metric(r, "tcp.retrans_segs", 0);
+    test_metric(r, "tcp.retrans_pct", 0);
+    test_metric(r, "tcp.listen_overflows", 0);
+    test_metric(r, "tcp.listen_drops", 0);
+    test_metric(r, "tcp.out_rsts_per_s", 0.1);
+    test_metric(r, "fd.system_used", 1200);
+    test_metric(r, "fd.system_max", 400000);
+    test_metric(r, "fd.system_pct", 0.3);
     add_disk(r, "vda", "virtio", 0.4, 0.01, 1.2, 0.1, 2);
 
     static const char *const ic[] = {"iface", "rx_pkts_per_s", "tx_pkts_per_s", "rx_kib_per_s",
                                      "tx_kib_per_s", "rx_drops_per_s", "tx_drops_per_s", NULL};
-    struct table *ifs = cols(r, "net.iface", ic);
+    struct table *ifs = test_table(r, "net.iface", ic);
     const char *names[] = {"eth0", "lo"};
     for (int k = 0; k < 2; k++) {
         size_t i = table_add_row(ifs);
@@ -154,14 +115,14 @@ static struct report *idle_host(void)
         table_set_num(ifs, i, "tx_drops_per_s", 0);
     }
     static const char *const pc[] = {"pid", "comm", "cpu_pct", "user_pct", "sys_pct", "rss_kib", NULL};
-    struct table *top = cols(r, "proc.top_cpu", pc);
+    struct table *top = test_table(r, "proc.top_cpu", pc);
     add_proc(top, 412, "sshd", 0.3);
     add_proc(top, 1, "systemd", 0.1);
-    struct table *tm = cols(r, "proc.top_mem", pc);
+    struct table *tm = test_table(r, "proc.top_mem", pc);
     add_proc(tm, 1, "systemd", 0.1);
     static const char *const fc[] = {"pid", "comm", "fds", "fd_limit", "fd_pct", "fd_growth",
                                      "fd_growth_per_min", NULL};
-    struct table *pf = cols(r, "proc.fd", fc);
+    struct table *pf = test_table(r, "proc.fd", fc);
     size_t i = table_add_row(pf);
     table_set_num(pf, i, "pid", 1);
     table_set_str(pf, i, "comm", "systemd");
@@ -198,19 +159,19 @@ static size_t index_of(const struct report *r, const char *id)
 
 /* ---- boundaries ------------------------------------------------------------- */
 
-static void set_metric(struct report *r, const char *name, double v) { m(r, name, v); }
+static void set_metric(struct report *r, const char *name, double v) { test_metric(r, name, v); }
 
 /* The run-queue gauge alone, without PSI to confirm or deny it. */
 static void set_runq(struct report *r, const char *name, double v)
 {
-    m(r, name, v);
-    m(r, "psi.cpu.some.pct", NAN);
+    test_metric(r, name, v);
+    test_metric(r, "psi.cpu.some.pct", NAN);
 }
 
 static void set_retrans(struct report *r, const char *name, double v)
 {
-    m(r, name, v);
-    m(r, "tcp.retrans_segs", 40);
+    test_metric(r, name, v);
+    test_metric(r, "tcp.retrans_segs", 40);
 }
 
 static void set_disk(struct report *r, const char *col, double v)
@@ -237,8 +198,8 @@ static void set_procfd(struct report *r, const char *col, double v)
 /* A leak's growth, rising in every interval (the rule's other condition). */
 static void set_leak(struct report *r, const char *name, double v)
 {
-    m(r, name, v);
-    m(r, "alloc.not_freed_rise_pct", 100);
+    test_metric(r, name, v);
+    test_metric(r, "alloc.not_freed_rise_pct", 100);
 }
 
 /* One task stuck in one D wait of v seconds on an NFS mount, over 5 of the
@@ -248,7 +209,7 @@ static void set_dstate(struct report *r, const char *col, double v)
     static const char *const c[] = {"pid", "tid", "comm", "ticks_in_d", "stuck_s",
                                     "stuck_ticks", "at_end", "wchan", "fs", "fs_kind", "mount",
                                     "mount_how", "fstype", "source", "devno", NULL};
-    struct table *t = cols(r, "proc.dstate", c);
+    struct table *t = test_table(r, "proc.dstate", c);
     size_t i = table_add_row(t);
     table_set_num(t, i, "pid", 4242);
     table_set_num(t, i, "tid", 4242);
@@ -273,7 +234,7 @@ static void set_dstate(struct report *r, const char *col, double v)
 static void set_growth(struct report *r, const char *name, double v)
 {
     (void)name;
-    m(r, "mem.available_pct_min", 15);
+    test_metric(r, "mem.available_pct_min", 15);
     double avail_kib = 0.15 * report_metric_value(r, "mem.total_kib");
     growth_row(r, 4243, "leaky", avail_kib / (v * 60), 100, 30, 1, 120, NULL);
 }
@@ -388,7 +349,7 @@ TEST(rules_findings_carry_their_rows_resource_and_advice)
 TEST(rules_cpu_util_evidence_text_names_threshold)
 {
     struct report *r = idle_host();
-    m(r, "cpu.util_pct", 90);
+    test_metric(r, "cpu.util_pct", 90);
     analyze_run(r);
     const struct finding *f = find(r, "cpu.saturation");
     REQUIRE(f);
@@ -396,7 +357,7 @@ TEST(rules_cpu_util_evidence_text_names_threshold)
     report_free(r);
 
     r = idle_host();
-    m(r, "mem.available_pct", 20);
+    test_metric(r, "mem.available_pct", 20);
     analyze_run(r);
     f = find(r, "memory.pressure");
     REQUIRE(f);
@@ -438,7 +399,7 @@ TEST(rules_headline_skips_what_was_not_measured)
     report_free(r);
 
     r = report_new();
-    m(r, "cpu.util_pct", 12.4);
+    test_metric(r, "cpu.util_pct", 12.4);
     r->window.planned_s = 10;
     analyze_run(r);
     CHECK_STR(r->headline, "No problem found: CPU 12% busy in the 10 s window.");
@@ -448,7 +409,7 @@ TEST(rules_headline_skips_what_was_not_measured)
 TEST(rules_use_table_rows_from_the_same_numbers)
 {
     struct report *r = idle_host();
-    m(r, "cpu.runq_per_cpu", 2.5);
+    test_metric(r, "cpu.runq_per_cpu", 2.5);
     analyze_run(r);
     REQUIRE(r->nuse == 6);
     CHECK_STR(r->use[0].resource, "cpu");
@@ -485,11 +446,11 @@ TEST(rules_run_queue_gauge_needs_measured_waits_with_cpus_to_spare)
     enum severity want[] = {SEV_NONE, SEV_NONE, SEV_WARNING, SEV_WARNING};
     for (int k = 0; k < 4; k++) {
         struct report *r = idle_host();
-        m(r, "cpu.util_pct", 31);
-        m(r, "cpu.runq_per_cpu", 1.2);
-        m(r, "psi.cpu.some.pct", psi[k]);
+        test_metric(r, "cpu.util_pct", 31);
+        test_metric(r, "cpu.runq_per_cpu", 1.2);
+        test_metric(r, "psi.cpu.some.pct", psi[k]);
         if (!isnan(p99[k]))
-            m(r, "sched.runq_p99_us", p99[k]);
+            test_metric(r, "sched.runq_p99_us", p99[k]);
         analyze_run(r);
         if (sev_of(r, "cpu.saturation") != want[k])
             test_fail(__FILE__, __LINE__, "case %d: cpu.saturation %s", k,
@@ -507,9 +468,9 @@ TEST(rules_cpu_saturation_is_not_judged_from_a_half_second_window)
     for (int k = 0; k < 2; k++) {
         struct report *r = idle_host();
         r->window.actual_s = win[k];
-        m(r, "cpu.util_pct", 86);
-        m(r, "cpu.runq_per_cpu", 1.5);
-        m(r, "psi.cpu.some.pct", 12);
+        test_metric(r, "cpu.util_pct", 86);
+        test_metric(r, "cpu.runq_per_cpu", 1.5);
+        test_metric(r, "psi.cpu.some.pct", 12);
         analyze_run(r);
         CHECK(sev_of(r, "cpu.saturation") == want[k]);
         if (k == 0)
@@ -521,11 +482,11 @@ TEST(rules_cpu_saturation_is_not_judged_from_a_half_second_window)
 TEST(rules_two_burners_rank_cpu_saturation_first)
 {
     struct report *r = idle_host();
-    m(r, "cpu.util_pct", 99);
-    m(r, "cpu.user_pct", 97);
-    m(r, "cpu.system_pct", 2);
-    m(r, "cpu.runq_per_cpu", 1.5);
-    m(r, "psi.cpu.some.pct", 40);
+    test_metric(r, "cpu.util_pct", 99);
+    test_metric(r, "cpu.user_pct", 97);
+    test_metric(r, "cpu.system_pct", 2);
+    test_metric(r, "cpu.runq_per_cpu", 1.5);
+    test_metric(r, "psi.cpu.some.pct", 40);
     struct table *top = report_find_table(r, "proc.top_cpu");
     add_proc(top, 123, "burner", 99);
     add_proc(top, 124, "burner", 98);
@@ -556,8 +517,8 @@ TEST(rules_two_burners_rank_cpu_saturation_first)
 
     /* a process that names itself "x (pid 1)" does not pick the pid */
     r = idle_host();
-    m(r, "cpu.util_pct", 99);
-    m(r, "cpu.runq_per_cpu", 1.5);
+    test_metric(r, "cpu.util_pct", 99);
+    test_metric(r, "cpu.runq_per_cpu", 1.5);
     add_proc(report_find_table(r, "proc.top_cpu"), 4242, "x (pid 1)", 99);
     analyze_run(r);
     f = report_find_finding(r, "cpu.saturation");
@@ -570,9 +531,9 @@ TEST(rules_two_burners_rank_cpu_saturation_first)
 TEST(rules_cgroup_oom_is_critical_names_cgroup_and_outranks_pressure)
 {
     struct report *r = idle_host();
-    m(r, "mem.oom_kill", 1);
-    m(r, "mem.available_pct", 8); /* host pressure too: critical on its own */
-    m(r, "psi.memory.some.pct", 30);
+    test_metric(r, "mem.oom_kill", 1);
+    test_metric(r, "mem.available_pct", 8); /* host pressure too: critical on its own */
+    test_metric(r, "psi.memory.some.pct", 30);
     add_cgroup(r, "/user.slice/hog", 65000, 65536, 1, 0, 0);
     analyze_run(r);
     REQUIRE(r->nfindings >= 1);
@@ -673,7 +634,7 @@ TEST(rules_oom_counts_a_kill_in_both_sources_once)
      * table: one kill.  A second one after the window adds one. */
     struct report *r = idle_host();
     r->window.actual_s = 4;
-    m(r, "mem.oom_kill", 1);
+    test_metric(r, "mem.oom_kill", 1);
     add_cgroup(r, "/test/hog", 1000, 65536, 1, 0, 0);
     add_victim(r, 4242, "memhog", "/test/hog", 2.0);
     analyze_run(r);
@@ -688,7 +649,7 @@ TEST(rules_oom_counts_a_kill_in_both_sources_once)
 
     r = idle_host();
     r->window.actual_s = 4;
-    m(r, "mem.oom_kill", 1);
+    test_metric(r, "mem.oom_kill", 1);
     add_cgroup(r, "/test/hog", 1000, 65536, 1, 0, 0);
     add_victim(r, 4242, "memhog", "/test/hog", 2.0);
     add_victim(r, 4250, "memhog", "/test/hog", 4.5);
@@ -777,7 +738,7 @@ TEST(rules_coverage_spike_scores_below_whole_window)
         struct series *s = report_find_series(r, "cpu.util_pct");
         for (size_t i = 0; i < s->n; i++)
             s->v[i] = k == 0 ? 80 : (i == 5 ? 100 : 60);
-        m(r, "cpu.util_pct", 80);
+        test_metric(r, "cpu.util_pct", 80);
         analyze_run(r);
         const struct finding *f = find(r, "cpu.saturation");
         REQUIRE(f);
@@ -823,15 +784,15 @@ TEST(rules_cgroup_throttling_names_path_pct_and_periods)
 TEST(rules_swap_used_without_traffic_is_info_only)
 {
     struct report *r = idle_host();
-    m(r, "swap.used_pct", 60);
+    test_metric(r, "swap.used_pct", 60);
     analyze_run(r);
     CHECK(sev_of(r, "memory.swap") == SEV_INFO);
     CHECK_CONTAINS(r->headline, "No problem found");
     report_free(r);
 
     r = idle_host();
-    m(r, "swap.used_pct", 60);
-    m(r, "mem.pswpout_per_s", 400);
+    test_metric(r, "swap.used_pct", 60);
+    test_metric(r, "mem.pswpout_per_s", 400);
     analyze_run(r);
     CHECK(sev_of(r, "memory.swap") == SEV_WARNING);
     CHECK_CONTAINS(find(r, "memory.swap")->title, "Swapping: 400 pages/s");
@@ -841,8 +802,8 @@ TEST(rules_swap_used_without_traffic_is_info_only)
 TEST(rules_few_retransmits_on_idle_host_do_not_warn)
 {
     struct report *r = idle_host();
-    m(r, "tcp.retrans_pct", 40); /* 2 of 5 segments */
-    m(r, "tcp.retrans_segs", 2);
+    test_metric(r, "tcp.retrans_pct", 40); /* 2 of 5 segments */
+    test_metric(r, "tcp.retrans_segs", 2);
     analyze_run(r);
     CHECK(find(r, "net.tcp_retransmits") == NULL);
     report_free(r);
@@ -851,7 +812,7 @@ TEST(rules_few_retransmits_on_idle_host_do_not_warn)
 TEST(rules_drops_name_the_interface)
 {
     struct report *r = idle_host();
-    m(r, "net.drops_per_s", 12);
+    test_metric(r, "net.drops_per_s", 12);
     table_set_num(report_find_table(r, "net.iface"), 0, "rx_drops_per_s", 12);
     analyze_run(r);
     const struct finding *f = find(r, "net.drops");
@@ -907,9 +868,9 @@ TEST(rules_fd_growth_projection_and_fold_into_exhaustion)
 TEST(rules_findings_sorted_by_score)
 {
     struct report *r = idle_host();
-    m(r, "cpu.steal_pct", 6);           /* warning */
-    m(r, "tcp.listen_overflows", 500);  /* critical */
-    m(r, "net.drops_per_s", 2);         /* warning */
+    test_metric(r, "cpu.steal_pct", 6);           /* warning */
+    test_metric(r, "tcp.listen_overflows", 500);  /* critical */
+    test_metric(r, "net.drops_per_s", 2);         /* warning */
     analyze_run(r);
     REQUIRE(r->nfindings == 3);
     CHECK_STR(r->findings[0].id, "net.listen_overflow");
@@ -934,8 +895,8 @@ TEST(rules_fd_exhaustion_titles_name_process_or_system)
     report_free(r);
 
     r = idle_host();
-    m(r, "fd.system_pct", 75);
-    m(r, "fd.system_used", 300000);
+    test_metric(r, "fd.system_pct", 75);
+    test_metric(r, "fd.system_used", 300000);
     analyze_run(r);
     f = find(r, "fd.exhaustion");
     REQUIRE(f);
@@ -948,7 +909,7 @@ TEST(rules_fd_exhaustion_titles_name_process_or_system)
 TEST(rules_oom_names_the_killed_process_from_the_victims_table)
 {
     struct report *r = idle_host();
-    m(r, "mem.oom_kill", 1);
+    test_metric(r, "mem.oom_kill", 1);
     add_cgroup(r, "/user.slice/hog", 100, 65536, 1, 0, 0);
     struct table *t = report_table(r, "memory.oom_victims", "Killed", "memory");
     table_add_col(t, "pid", "PID", "", 0);
@@ -976,8 +937,8 @@ TEST(rules_leak_needs_a_steady_rise_and_names_the_site)
     static const char *const c[] = {"pid", "process", "function", "bytes", "calls",
                                     "share_pct", "stack", NULL};
     struct report *r = idle_host();
-    m(r, "alloc.not_freed_growth_kib_per_s", 2000);
-    m(r, "alloc.not_freed_rise_pct", 50); /* one jump, then flat: not a leak */
+    test_metric(r, "alloc.not_freed_growth_kib_per_s", 2000);
+    test_metric(r, "alloc.not_freed_rise_pct", 50); /* one jump, then flat: not a leak */
     analyze_run(r);
     CHECK(find(r, "memory.leak_suspect") == NULL);
     report_free(r);
@@ -988,8 +949,8 @@ TEST(rules_leak_needs_a_steady_rise_and_names_the_site)
     static const char tuned[] = "alloc.not_freed_rise_pct 40 60\n";
     char err[128] = "";
     CHECK(thresholds_parse_text(r, tuned, sizeof tuned - 1, "t", err, sizeof err) == 0);
-    m(r, "alloc.not_freed_growth_kib_per_s", 2000);
-    m(r, "alloc.not_freed_rise_pct", 50);
+    test_metric(r, "alloc.not_freed_growth_kib_per_s", 2000);
+    test_metric(r, "alloc.not_freed_rise_pct", 50);
     analyze_run(r);
     const struct finding *tf = find(r, "memory.leak_suspect");
     REQUIRE(tf);
@@ -997,10 +958,10 @@ TEST(rules_leak_needs_a_steady_rise_and_names_the_site)
     report_free(r);
 
     r = idle_host();
-    m(r, "alloc.not_freed_growth_kib_per_s", 2000);
-    m(r, "alloc.not_freed_rise_pct", 90);
-    m(r, "alloc.not_freed_bytes", 8 << 20);
-    struct table *t = cols(r, "alloc.not_freed", c);
+    test_metric(r, "alloc.not_freed_growth_kib_per_s", 2000);
+    test_metric(r, "alloc.not_freed_rise_pct", 90);
+    test_metric(r, "alloc.not_freed_bytes", 8 << 20);
+    struct table *t = test_table(r, "alloc.not_freed", c);
     size_t i = table_add_row(t);
     table_set_num(t, i, "pid", 42);
     table_set_str(t, i, "process", "app");

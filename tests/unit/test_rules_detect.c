@@ -9,22 +9,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static void metric(struct report *r, const char *name, double v)
-{
-    report_metric(r, name, name, "", "test", v);
-}
-
-static struct table *table_with(struct report *r, const char *name, const char *const *cols)
-{
-    struct table *t = report_find_table(r, name);
-    if (t)
-        return t;
-    t = report_table(r, name, name, "test");
-    for (; *cols; cols++)
-        table_add_col(t, *cols, *cols, "", 1);
-    return t;
-}
-
 /* A host with ten 1 s ticks. */
 static struct report *host10(void)
 {
@@ -43,7 +27,7 @@ static void io_limit(struct report *r, const char *path, int at, double hi, doub
     static const char *const c[] = {"path", "name", "device", "devno", "limit",
                                     "limit_kib_per_s", "rate_kib_per_s", "use_pct",
                                     "peak_use_pct", "psi_io_some_pct", NULL};
-    struct table *t = table_with(r, "cgroup.io", c);
+    struct table *t = test_table(r, "cgroup.io", c);
     size_t row = table_add_row(t);
     table_set_str(t, row, "path", path);
     table_set_str(t, row, "device", "vda");
@@ -121,7 +105,7 @@ TEST(rules_io_throttled_names_cgroup_device_and_limit)
              10, 99, 80);
     table_set_str(report_find_table(r, "cgroup.io"), 1, "name", "docker 0123456789ab");
     static const char *const dc[] = {"device", "util_pct", NULL};
-    struct table *d = table_with(r, "disk", dc);
+    struct table *d = test_table(r, "disk", dc);
     table_set_num(d, table_add_row(d), "util_pct", 12);
     table_set_str(d, 0, "device", "vda");
     analyze_run(r);
@@ -156,7 +140,7 @@ static void grow(struct report *r, const char *path, double slope, double rise, 
                                     "anon_growth_kib_per_s", "anon_rise_pct", "file_kib",
                                     "file_growth_kib_per_s", "mem_kib", "mem_limit_kib",
                                     "samples", "seconds", NULL};
-    struct table *t = table_with(r, "cgroup.memory_growth", c);
+    struct table *t = test_table(r, "cgroup.memory_growth", c);
     size_t i = table_add_row(t);
     table_set_str(t, i, "path", path);
     table_set_num(t, i, "anon_first_kib", 102400);
@@ -181,7 +165,7 @@ static double limit_for(double slope, double min, double secs)
 static enum severity growth_sev(double slope, double rise, double min, double secs)
 {
     struct report *r = host10();
-    metric(r, "mem.available_kib", 100e6);
+    test_metric(r, "mem.available_kib", 100e6);
     grow(r, "/app", slope, rise, limit_for(slope, min, secs), secs);
     analyze_run(r);
     enum severity s = sev_of(r, "cgroup.memory_growth");
@@ -230,7 +214,7 @@ TEST(rules_memory_growth_must_be_kept_and_anonymous)
 TEST(rules_memory_growth_names_the_deepest_cgroup_and_the_tightest_limit)
 {
     struct report *r = host10();
-    metric(r, "mem.available_kib", 8e6);
+    test_metric(r, "mem.available_kib", 8e6);
     grow(r, "/kubepods", 2048, 100, NAN, 10);
     grow(r, "/kubepods/pod1", 2048, 100, 512000, 10); /* its limit binds */
     grow(r, "/kubepods/pod1/leaky", 2000, 100, NAN, 10);
@@ -248,7 +232,7 @@ TEST(rules_memory_growth_names_the_deepest_cgroup_and_the_tightest_limit)
 
     /* no limit: the host's available memory */
     r = host10();
-    metric(r, "mem.available_kib", 1024 * 1024);
+    test_metric(r, "mem.available_kib", 1024 * 1024);
     grow(r, "/batch", 1024, 90, NAN, 30);
     analyze_run(r);
     f = report_find_finding(r, "cgroup.memory_growth");
@@ -265,7 +249,7 @@ TEST(rules_memory_growth_names_the_deepest_cgroup_and_the_tightest_limit)
 TEST(rules_process_growth_inside_a_growing_cgroup_is_one_story)
 {
     struct report *r0 = host10();
-    metric(r0, "mem.available_kib", 40 * 1024 * 1024);
+    test_metric(r0, "mem.available_kib", 40 * 1024 * 1024);
     grow(r0, "/user.slice", 16384, 100, NAN, 30);
     growth_row(r0, 42, "leaky", 16384, 100, 33, 1, 30, "/user.slice/session-1.scope");
     analyze_run(r0);
@@ -279,7 +263,7 @@ TEST(rules_process_growth_inside_a_growing_cgroup_is_one_story)
     const char *cg[] = {"/app/worker", "/other"};
     for (int k = 0; k < 2; k++) {
         struct report *r = host10();
-        metric(r, "mem.available_kib", 40 * 1024 * 1024);
+        test_metric(r, "mem.available_kib", 40 * 1024 * 1024);
         grow(r, "/app", 16384, 100, limit_for(16384, 5, 30), 30);
         growth_row(r, 42, "leaky", 16384, 100, 33, 1, 30, cg[k]);
         analyze_run(r);
@@ -304,14 +288,14 @@ TEST(rules_process_growth_inside_a_growing_cgroup_is_one_story)
 static struct report *udp_case(double drops, double pct, bool socket)
 {
     struct report *r = host10();
-    metric(r, "udp.rcvbuf_errors", drops);
-    metric(r, "udp.rcvbuf_errors_per_s", drops / 10);
+    test_metric(r, "udp.rcvbuf_errors", drops);
+    test_metric(r, "udp.rcvbuf_errors_per_s", drops / 10);
     if (!isnan(pct))
-        metric(r, "udp.rcvbuf_drop_pct", pct);
+        test_metric(r, "udp.rcvbuf_drop_pct", pct);
     if (socket) {
         static const char *const c[] = {"proto", "local", "port", "drops", "drops_per_s",
                                         "rx_queue_kib", "pid", "process", "uid", NULL};
-        struct table *t = table_with(r, "net.udp_drops", c);
+        struct table *t = test_table(r, "net.udp_drops", c);
         size_t i = table_add_row(t);
         table_set_str(t, i, "proto", "udp");
         table_set_str(t, i, "local", "127.0.0.1:5001");

@@ -8,22 +8,17 @@
 #include <math.h>
 #include <string.h>
 
-static void metric(struct report *r, const char *name, double v)
-{
-    report_metric(r, name, name, "", "test", v);
-}
-
 /* A quiet 2-CPU host over 10 s and 20 ticks, 4 GiB of memory. */
 static struct report *host(void)
 {
     struct report *r = quiet_host();
     for (int i = 1; i <= 20; i++)
         report_add_tick(r, 0.5 * i);
-    metric(r, "cpu.count", 2);
-    metric(r, "cpu.util_pct", 3);
-    metric(r, "mem.total_kib", 4 << 20);
-    metric(r, "mem.available_kib", 3 << 20);
-    metric(r, "mem.available_pct", 75);
+    test_metric(r, "cpu.count", 2);
+    test_metric(r, "cpu.util_pct", 3);
+    test_metric(r, "mem.total_kib", 4 << 20);
+    test_metric(r, "mem.available_kib", 3 << 20);
+    test_metric(r, "mem.available_pct", 75);
     return r;
 }
 
@@ -89,7 +84,7 @@ TEST(rules_dstate_hung_fuse_mount_is_critical_and_names_it)
     task(r, 300, 300, "df", 3.0, 7, "nfs", "network", "/srv/nfs", "nfs4", "0:60", NULL);
     task(r, 400, 400, "dd", NAN, 1, NULL, NULL, NULL, NULL, NULL, NULL);
     task(r, 500, 500, "cp", 1.5, 4, NULL, NULL, NULL, NULL, NULL, NULL);
-    metric(r, "load.load1", 6.5);
+    test_metric(r, "load.load1", 6.5);
     analyze_run(r);
     const struct finding *f = report_find_finding(r, "proc.uninterruptible");
     REQUIRE(f);
@@ -214,27 +209,10 @@ TEST(rules_dstate_whole_window_from_before_is_a_hang)
     report_free(r);
 }
 
-static void saturated_disk(struct report *r, const char *dev)
-{
-    static const char *const c[] = {"device", "class", "util_pct", "aqu_sz", "await_ms",
-                                    "r_per_s", "w_per_s", NULL};
-    struct table *t = report_table(r, "disk", "disk", "disk");
-    for (const char *const *k = c; *k; k++)
-        table_add_col(t, *k, *k, "", 0);
-    size_t i = table_add_row(t);
-    table_set_str(t, i, "device", dev);
-    table_set_str(t, i, "class", "virtio");
-    table_set_num(t, i, "util_pct", 97);
-    table_set_num(t, i, "aqu_sz", 12);
-    table_set_num(t, i, "await_ms", 80);
-    table_set_num(t, i, "r_per_s", 10);
-    table_set_num(t, i, "w_per_s", 300);
-}
-
 TEST(rules_dstate_on_a_saturated_disk_is_part_of_its_story)
 {
     struct report *r = host();
-    saturated_disk(r, "vda");
+    add_disk(r, "vda", "virtio", 97, 12, 80, 10, 300); /* saturated */
     task(r, 700, 700, "postgres", 4, 9, "ext4", "local", "/var/lib", "ext4", "253:1", "vda");
     task(r, 700, 701, "postgres", NAN, 8, NULL, NULL, NULL, NULL, NULL, NULL);
     task(r, 800, 800, "cp", NAN, 2, NULL, NULL, NULL, NULL, NULL, NULL);
@@ -251,7 +229,7 @@ TEST(rules_dstate_on_a_saturated_disk_is_part_of_its_story)
 
     /* a paused container's tasks are in D too, but not waiting for the disk */
     r = host();
-    saturated_disk(r, "vda");
+    add_disk(r, "vda", "virtio", 97, 12, 80, 10, 300); /* saturated */
     task(r, 900, 900, "nginx", 9, 20, NULL, NULL, NULL, NULL, NULL, NULL);
     table_set_num(dtable(r), 0, "frozen", 1);
     analyze_run(r);
@@ -261,7 +239,7 @@ TEST(rules_dstate_on_a_saturated_disk_is_part_of_its_story)
 
     /* stuck on another disk than the saturated one: two stories */
     r = host();
-    saturated_disk(r, "vda");
+    add_disk(r, "vda", "virtio", 97, 12, 80, 10, 300); /* saturated */
     task(r, 700, 700, "postgres", 4, 9, "xfs", "local", "/data", "xfs", "253:16", "vdb");
     analyze_run(r);
     const struct finding *f = report_find_finding(r, "proc.uninterruptible");
@@ -288,7 +266,7 @@ TEST(rules_growth_steady_leak_names_process_rate_and_time)
     report_free(r);
 
     r = host();
-    metric(r, "psi.memory.some.pct", 15);
+    test_metric(r, "psi.memory.some.pct", 15);
     growth_row(r, 42, "leaky", 20480, 100, 31, 0.98, 5, NULL);
     growth_row(r, 43, "slow", 600, 90, 30, 1, 60, NULL); /* 36 MiB over a minute: 87 min */
     analyze_run(r);
@@ -308,7 +286,7 @@ TEST(rules_growth_steady_leak_names_process_rate_and_time)
 
     /* the available memory's low point counts, not the window's average */
     r = host();
-    metric(r, "mem.available_pct_min", 12.5); /* 512 MiB of 4 GiB */
+    test_metric(r, "mem.available_pct_min", 12.5); /* 512 MiB of 4 GiB */
     growth_row(r, 44, "app", 1024, 95, 30, NAN, 30, NULL);
     analyze_run(r);
     f = report_find_finding(r, "memory.growth");
@@ -338,7 +316,7 @@ TEST(rules_growth_needs_steady_anonymous_growth_in_every_third)
     };
     for (size_t k = 0; k < sizeof c / sizeof c[0]; k++) {
         struct report *r = host();
-        metric(r, "mem.available_kib", 64 << 10); /* so that any rate here is harmful */
+        test_metric(r, "mem.available_kib", 64 << 10); /* so that any rate here is harmful */
         growth_row(r, 42, "app", c[k].slope, c[k].rise, c[k].third, c[k].anon, c[k].secs,
                    NULL);
         analyze_run(r);
@@ -353,8 +331,8 @@ TEST(rules_growth_needs_steady_anonymous_growth_in_every_third)
 TEST(rules_growth_explains_the_memory_pressure_it_causes)
 {
     struct report *r = host();
-    metric(r, "mem.available_kib", 600 << 10);
-    metric(r, "mem.available_pct", 14.6);
+    test_metric(r, "mem.available_kib", 600 << 10);
+    test_metric(r, "mem.available_pct", 14.6);
     static const char *const pc[] = {"pid", "comm", "rss_kib", NULL};
     struct table *tm = report_table(r, "proc.top_mem", "top mem", "process");
     for (const char *const *k = pc; *k; k++)
