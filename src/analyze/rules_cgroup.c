@@ -193,8 +193,9 @@ void rule_cgroup_io_throttled(struct report *r, const struct rule *self)
     size_t i = (size_t)best.row;
     const char *path = table_str(io, i, "path"), *dev = table_str(io, i, "device");
     const char *devno = table_str(io, i, "devno"), *kind = table_str(io, i, "limit");
-    bool bytes = kind && kind[1] == 'b'; /* rbps wbps, not riops wiops */
-    bool write = kind && kind[0] == 'w';
+    /* the collector's limit names: rbps wbps riops wiops */
+    bool bytes = kind && (strcmp(kind, "rbps") == 0 || strcmp(kind, "wbps") == 0);
+    bool write = kind && (strcmp(kind, "wbps") == 0 || strcmp(kind, "wiops") == 0);
     double lim = table_num(io, i, bytes ? "limit_kib_per_s" : "limit_iops");
     double rate = table_num(io, i, bytes ? "rate_kib_per_s" : "rate_iops");
     char lim_s[64], rate_s[64];
