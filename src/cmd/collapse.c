@@ -1,4 +1,5 @@
 #include "collapse.h"
+#include "subcmd.h"
 #include "../flame/perf_collapse.h"
 #include "../render/escape.h"
 #include "../util/line_reader.h"
@@ -130,7 +131,7 @@ int collapse_main(int argc, char **argv)
             break;
         case 'q': quiet = true; break;
         case 'h': usage(stdout); return 0;
-        default: usage(stderr); return 3;
+        default: subcmd_try_help(PROG); return 3;
         }
     }
     struct perf_collapse *pc = perf_collapse_new(&o);

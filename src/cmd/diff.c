@@ -56,7 +56,7 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
         return rc;
     if (argc - optind != 2) {
         fprintf(stderr, PROG ": two bundles, please (perfreport diff OLD NEW)\n");
-        usage(stderr);
+        subcmd_try_help(PROG);
         return 3;
     }
     a->old = argv[optind];

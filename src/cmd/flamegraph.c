@@ -1,4 +1,5 @@
 #include "flamegraph.h"
+#include "subcmd.h"
 #include "../flame/perf_collapse.h"
 #include "../util/line_reader.h"
 #include "../util/parse_num.h"
@@ -252,7 +253,7 @@ int flamegraph_parse_args(int argc, char **argv, struct flamegraph_args *a)
                 return bad_value("--input-format", optarg, "is not auto, folded or perf");
             break;
         case 'h': usage(stdout); return 1;
-        default: usage(stderr); return 3;
+        default: subcmd_try_help(PROG); return 3;
         }
     }
     a->files = (const char *const *)argv + optind;

@@ -56,7 +56,7 @@ static int parse_args(int argc, char **argv, struct history_args *a)
         return rc;
     if (argc - optind < 1) {
         fprintf(stderr, PROG ": a directory of bundles, please (perfreport history DIR...)\n");
-        usage(stderr);
+        subcmd_try_help(PROG);
         return 3;
     }
     a->dirs = argv + optind;

@@ -55,7 +55,7 @@ static int on_option(int val, const char *arg, void *ctx)
     struct render_args *a = ctx;
     switch (val) {
     case OPT_THRESHOLDS: a->thresholds = arg; return 0;
-    default: usage(stderr); return 3;
+    default: subcmd_try_help(PROG); return 3;
     }
 }
 
@@ -71,7 +71,7 @@ static int parse_args(int argc, char **argv, struct render_args *a)
         return rc;
     if (optind >= argc) {
         fprintf(stderr, PROG ": which bundle? (perfreport render BUNDLE)\n");
-        usage(stderr);
+        subcmd_try_help(PROG);
         return 3;
     }
     if (optind + 1 < argc) {

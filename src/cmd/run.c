@@ -2,6 +2,7 @@
  * options, checked against each other and the host, then the capture run
  * (run/pipeline.c). */
 #include "cmd.h"
+#include "subcmd.h"
 #include "../collect/cgroup_name.h"
 #include "../bundle/archive.h"
 #include "../bundle/bundle.h"
@@ -381,7 +382,7 @@ static int parse_args(int argc, char **argv, struct options *o, bool *interval_g
         case 'v': o->verbose++; break;
         case 'h': usage(stdout); return 0;
         case 'V': printf("perfreport %s\n", PERFREPORT_VERSION); return 0;
-        default: usage(stderr); return 3;
+        default: subcmd_try_help("perfreport"); return 3;
         }
     }
     return -1;
@@ -419,7 +420,7 @@ int run_main(int argc, char **argv)
     } else if (optind < argc) {
         term_printf(stderr, "perfreport: unexpected argument '%s' (a command to profile goes "
                             "after --)", argv[optind]);
-        usage(stderr);
+        subcmd_try_help("perfreport");
         return 3;
     } else if (optind > 1 && strcmp(argv[optind - 1], "--") == 0) {
         fprintf(stderr, "perfreport: no command after --\n");

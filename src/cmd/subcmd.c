@@ -36,7 +36,7 @@ int subcmd_parse(const char *prog, int argc, char **argv, struct subcmd_common *
         case 'q': c->quiet = true; break;
         case 'v': c->verbose++; break;
         case 'h': usage(stdout); return 1;
-        case '?': usage(stderr); return 3;
+        case '?': subcmd_try_help(prog); return 3;
         default:
             if (nextra) {
                 int rc = extra->on_option(ch, optarg, extra->ctx);
@@ -44,9 +44,14 @@ int subcmd_parse(const char *prog, int argc, char **argv, struct subcmd_common *
                     return rc;
                 break;
             }
-            usage(stderr);
+            subcmd_try_help(prog);
             return 3;
         }
     }
     return 0;
+}
+
+void subcmd_try_help(const char *prog)
+{
+    fprintf(stderr, "Try '%s --help' for more information.\n", prog);
 }

@@ -31,4 +31,10 @@ struct subcmd_extra {
  * `prog` prefixes messages ("perfreport diff"). */
 int subcmd_parse(const char *prog, int argc, char **argv, struct subcmd_common *c,
                  const struct subcmd_extra *extra, void (*usage)(FILE *));
+
+/* After a bad option or operand (getopt has said which, or the caller has):
+ * one line that says where the help is, as GNU tools do, instead of the
+ * whole usage, whose first lines would scroll the message away.  `prog`:
+ * "perfreport" or "perfreport diff". */
+void subcmd_try_help(const char *prog);
 #endif

@@ -3,6 +3,7 @@
  * read and checked here, every one before the watcher starts (a bad --when
  * stops it with exit 3); the waiting and the captures are src/watch/. */
 #include "cmd.h"
+#include "subcmd.h"
 #include "../render/escape.h"
 #include "../run/options.h"
 #include "../util/caller.h"
@@ -128,7 +129,7 @@ static int parse_args(int argc, char **argv, struct watch_args *a)
         case 'q': a->run.quiet = true; break;
         case 'v': a->run.verbose++; break;
         case 'h': usage(stdout); return 0;
-        default: usage(stderr); return 3;
+        default: subcmd_try_help("perfreport watch"); return 3;
         }
     }
     if (optind < argc) {

@@ -4,6 +4,7 @@
 #include "../util/strbuf.h"
 #include "../util/xalloc.h"
 #include <dirent.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -253,20 +254,49 @@ static void walk(struct finder *f, const char *root, struct strbuf *rel, int dep
     closedir(d);
 }
 
+static const char *const roots[] = {"/sys/fs/cgroup", "/sys/fs/cgroup/unified",
+                                    "/sys/fs/cgroup/cpu,cpuacct", "/sys/fs/cgroup/cpu",
+                                    "/sys/fs/cgroup/memory", "/sys/fs/cgroup/systemd"};
+
+/* Is cgroup path arg (with or without its leading '/') a directory in some
+ * hierarchy: the usual roots, else any v1 hierarchy mounted below
+ * /sys/fs/cgroup (a tmpfs on v1 and hybrid hosts; its entries are root's). */
+static bool cgroup_exists(const char *arg)
+{
+    const char *sep = arg[0] == '/' ? "" : "/";
+    char p[4096];
+    for (size_t i = 0; i < sizeof roots / sizeof roots[0]; i++) {
+        snprintf(p, sizeof p, "%s%s%s", roots[i], sep, arg);
+        if (hostfs_is_dir(p))
+            return true;
+    }
+    DIR *d = hostfs_opendir("/sys/fs/cgroup");
+    bool found = false;
+    size_t seen = 0;
+    for (struct dirent *e; d && !found && seen < 64 && (e = readdir(d));) {
+        if (e->d_name[0] == '.')
+            continue;
+        seen++;
+        snprintf(p, sizeof p, "/sys/fs/cgroup/%s%s%s", e->d_name, sep, arg);
+        found = hostfs_is_dir(p);
+    }
+    if (d)
+        closedir(d);
+    return found;
+}
+
 int cgroup_resolve_arg(const char *arg, char **path, char *err, size_t errlen)
 {
     *path = NULL;
-    if (!arg || strchr(arg, '/') || !looks_like_id(arg))
+    if (!arg)
         return 0;
     /* a cgroup of that name exists: the argument is its path */
-    static const char *const roots[] = {"/sys/fs/cgroup", "/sys/fs/cgroup/unified",
-                                        "/sys/fs/cgroup/cpu,cpuacct", "/sys/fs/cgroup/cpu",
-                                        "/sys/fs/cgroup/memory", "/sys/fs/cgroup/systemd"};
-    for (size_t i = 0; i < sizeof roots / sizeof roots[0]; i++) {
-        char p[4096];
-        snprintf(p, sizeof p, "%s/%s", roots[i], arg);
-        if (hostfs_is_dir(p))
-            return 0;
+    if (cgroup_exists(arg))
+        return 0;
+    if (strchr(arg, '/') || !looks_like_id(arg)) {
+        snprintf(err, errlen, "-c %s: no such cgroup in any cgroup hierarchy under /sys/fs/cgroup",
+                 arg);
+        return -1;
     }
     struct finder f = {.id = arg, .best_depth = 1 << 30};
     for (size_t i = 0; i < sizeof roots / sizeof roots[0] && !f.best; i++) {

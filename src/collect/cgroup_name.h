@@ -36,14 +36,14 @@ void cgroup_workload_name(const struct cgroup_workload *w, char *out, size_t n);
  * underscores, full or a prefix of at least 8 characters). */
 bool cgroup_workload_matches(const struct cgroup_workload *w, const char *id);
 
-/* -c ARG as a container id or pod UID: when ARG is not a cgroup path that
- * exists and looks like an id, the cgroup hierarchies under /sys/fs/cgroup
- * (through hostfs) are searched for the workload it names, at most
- * CGROUP_FIND_MAX_DIRS directories deep-first; *path is then the matching
- * cgroup's path below its hierarchy's root (the shallowest match: a pod
- * UID finds the pod, not one of its containers), to be freed.  *path is
- * NULL when ARG is to be taken as it is.  -1 with err filled when ARG looks
- * like an id and matches no workload or several. */
+/* -c ARG: a cgroup path that exists in some hierarchy is taken as it is
+ * (*path NULL); one that does not is refused (-1, err filled) unless it
+ * looks like a container id or pod UID: then the cgroup hierarchies under
+ * /sys/fs/cgroup (through hostfs) are searched for the workload it names,
+ * at most CGROUP_FIND_MAX_DIRS directories deep-first; *path is then the
+ * matching cgroup's path below its hierarchy's root (the shallowest match:
+ * a pod UID finds the pod, not one of its containers), to be freed; -1
+ * with err filled when it matches no workload or several. */
 #define CGROUP_FIND_MAX_DIRS 200000
 int cgroup_resolve_arg(const char *arg, char **path, char *err, size_t errlen);
 #endif

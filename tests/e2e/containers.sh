@@ -39,4 +39,24 @@ if [ "$rc" = 3 ] && [ ! -e "$TMPD/none" ] && grep -q "no container or pod with t
 else
     not_ok containers_unknown_id_refused "exit $rc: $(head -c 300 "$TMPD/err2")"
 fi
+# a cgroup path of nothing: refused at once (it took the whole window and
+# wrote a partial bundle, exit 5), and a bad option: one line on where the
+# help is, not the 55-line usage
+t0=$(date +%s)
+"$PERFREPORT_BIN" -d 20 -q -c /perfreport-no-such-cgroup -o "$TMPD/nocg" 2>"$TMPD/err3"
+rc=$? t1=$(date +%s)
+if [ "$rc" = 3 ] && [ ! -e "$TMPD/nocg" ] && [ $((t1 - t0)) -lt 10 ] &&
+    grep -q "no such cgroup" "$TMPD/err3"; then
+    ok containers_missing_cgroup_refused
+else
+    not_ok containers_missing_cgroup_refused "exit $rc after $((t1 - t0)) s: $(head -c 300 "$TMPD/err3")"
+fi
+"$PERFREPORT_BIN" --no-such-option >"$TMPD/out4" 2>"$TMPD/err4"
+rc=$?
+if [ "$rc" = 3 ] && [ "$(wc -l <"$TMPD/err4")" = 2 ] && [ ! -s "$TMPD/out4" ] &&
+    grep -q "^Try 'perfreport --help' for more information.$" "$TMPD/err4"; then
+    ok cli_bad_option_one_line
+else
+    not_ok cli_bad_option_one_line "exit $rc: $(head -c 300 "$TMPD/err4")"
+fi
 stop_tracked

@@ -93,7 +93,8 @@ static void mkdirs(const char *root, const char *rel)
 }
 
 /* -c by id: a tree with two pods; a container id or pod UID finds its
- * cgroup, a path that exists is kept, an id of two workloads is refused. */
+ * cgroup, a path that exists is kept, an id of two workloads and a path
+ * of nothing are refused. */
 TEST(cgroup_resolve_arg_by_container_or_pod)
 {
     char root[] = "/tmp/perfreport-cgname-XXXXXX";
@@ -107,6 +108,8 @@ TEST(cgroup_resolve_arg_by_container_or_pod)
     mkdirs(root, rel);
     mkdirs(root, "/sys/fs/cgroup/system.slice/docker-abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789.scope");
     mkdirs(root, "/sys/fs/cgroup/deadbeef");
+    mkdirs(root, "/sys/fs/cgroup/batch");
+    mkdirs(root, "/sys/fs/cgroup/blkio/io-limited"); /* only in a v1 hierarchy */
     char *procs = xasprintf("%s/sys/fs/cgroup/cgroup.procs", root);
     FILE *pf = fopen(procs, "w");
     REQUIRE(pf);
@@ -136,7 +139,12 @@ TEST(cgroup_resolve_arg_by_container_or_pod)
     /* an existing cgroup named like an id is a path; paths stay paths */
     CHECK(cgroup_resolve_arg("deadbeef", &path, err, sizeof err) == 0 && path == NULL);
     CHECK(cgroup_resolve_arg("/batch", &path, err, sizeof err) == 0 && path == NULL);
-    CHECK(cgroup_resolve_arg("batch-job", &path, err, sizeof err) == 0 && path == NULL);
+    CHECK(cgroup_resolve_arg("batch", &path, err, sizeof err) == 0 && path == NULL);
+    CHECK(cgroup_resolve_arg("/io-limited", &path, err, sizeof err) == 0 && path == NULL);
+    /* a path of nothing is refused at once, not after the window */
+    CHECK(cgroup_resolve_arg("/nonexistent", &path, err, sizeof err) == -1 && path == NULL);
+    CHECK_CONTAINS(err, "-c /nonexistent: no such cgroup");
+    CHECK(cgroup_resolve_arg("batch-job", &path, err, sizeof err) == -1 && path == NULL);
     /* an id of nothing */
     CHECK(cgroup_resolve_arg("0123456789", &path, err, sizeof err) == -1);
     CHECK_CONTAINS(err, "no container or pod with that id");
