@@ -258,7 +258,13 @@ void rank_headline(struct report *r)
     /* Nothing worth a warning: say what was measured, so "no problem" is
      * backed by numbers rather than by missing data. */
     struct strbuf sb = STRBUF_INIT;
-    sb_add(&sb, "No problem found");
+    /* a run without root skipped the BPF collectors: its "no problem" is
+     * about less, and says so */
+    bool not_root = false;
+    for (size_t i = 0; i < r->nledger && !not_root; i++)
+        not_root = ledger_not_root(&r->ledger[i]);
+    sb_add(&sb, not_root ? "No problem found in what a run without root measures"
+                         : "No problem found");
     bool first = true;
     double util = report_metric_value(r, NM_CPU_UTIL_PCT);
     if (!isnan(util)) {

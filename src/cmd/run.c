@@ -9,6 +9,7 @@
 #include "../bundle/retain.h"
 #include "../bundle/textfile.h"
 #include "../model/run_command.h"
+#include "../render/doc_report.h"
 #include "../render/openmetrics.h"
 #include "../util/clock.h"
 #include "../util/strbuf.h"
@@ -233,6 +234,12 @@ static void summary(FILE *sum, const struct run_delivery *d, const struct report
                         r->ledger[i].reason ? r->ledger[i].reason : "");
     if (r->publish_note)
         term_printf(sum, "PARTIAL: %s", r->publish_note);
+    struct strbuf nr = STRBUF_INIT;
+    size_t n_nr = report_not_root(r, &nr, 4);
+    if (n_nr)
+        term_printf(sum, "Not measured without root (%zu collectors): %s; run as root (sudo) "
+                         "for them.", n_nr, sb_str(&nr));
+    sb_free(&nr);
     if (r->command)
         command_summary(sum, r->command);
     term_printf(sum, "Bundle: %s/index.html", where);

@@ -598,6 +598,12 @@ void ledger_set(struct ledger_entry *e, enum coll_status st, const char *reason)
     e->reason = xstrdup(reason);
 }
 
+bool ledger_not_root(const struct ledger_entry *e)
+{
+    return e->status == CS_SKIPPED && e->reason &&
+           strncmp(e->reason, LEDGER_NOT_ROOT, strlen(LEDGER_NOT_ROOT)) == 0;
+}
+
 void ledger_note(struct ledger_entry *e, const char *fmt, ...)
 {
     va_list ap;

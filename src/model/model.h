@@ -297,6 +297,9 @@ void use_cell_set(struct use_cell *c, enum severity sev, const char *fmt, ...)
 
 struct ledger_entry *report_ledger(struct report *r, const char *name, const char *title);
 void ledger_set(struct ledger_entry *e, enum coll_status st, const char *reason);
+/* A collector skipped for want of root begins its reason with this. */
+#define LEDGER_NOT_ROOT "not root"
+bool ledger_not_root(const struct ledger_entry *e);
 void ledger_note(struct ledger_entry *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 void report_set_headline(struct report *r, const char *text);

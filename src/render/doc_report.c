@@ -108,6 +108,38 @@ void doc_window_limits(const struct report *r, cmark_node *parent)
                 "the host.");
 }
 
+size_t report_not_root(const struct report *r, struct strbuf *titles, size_t max_named)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->nledger; i++) {
+        const struct ledger_entry *e = &r->ledger[i];
+        if (!ledger_not_root(e))
+            continue;
+        if (titles && n < max_named)
+            sb_addf(titles, "%s%s", n ? ", " : "", e->title && *e->title ? e->title : e->name);
+        n++;
+    }
+    if (titles && n > max_named)
+        sb_addf(titles, " and %zu more", n - max_named);
+    return n;
+}
+
+void doc_not_root(const struct report *r, cmark_node *parent)
+{
+    struct strbuf t = STRBUF_INIT;
+    size_t n = report_not_root(r, &t, 6);
+    if (n) {
+        cmark_node *p = doc_para(parent);
+        doc_strong(p, "Not measured without root:");
+        doc_text(p, " ");
+        doc_host(p, sb_str(&t), 600);
+        doc_textf(p, " (%zu collector%s). Their findings cannot appear here: run perfreport as "
+                     "root (sudo) to measure them.",
+                  n, n == 1 ? "" : "s");
+    }
+    sb_free(&t);
+}
+
 void doc_context(const struct report *r, cmark_node *parent)
 {
     cmark_node *p = doc_para(parent);
@@ -211,6 +243,7 @@ static void title_and_verdict(struct doc *d, const struct report *r)
     }
     doc_verdict(r, root);
     doc_context(r, root);
+    doc_not_root(r, root);
     doc_command(r, root);
 
     /* A value after a gap averages over it; its chart line breaks there. */

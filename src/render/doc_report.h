@@ -12,6 +12,14 @@ struct doc *doc_report(const struct report *r);
 void doc_verdict(const struct report *r, cmark_node *parent);
 /* "Host web1 · kernel 6.1 · 2 CPUs · 10.0 s window ... · started ... UTC". */
 void doc_context(const struct report *r, cmark_node *parent);
+/* The collectors a run without root skipped ("not root: ..."): how many,
+ * and the first max_named titles into titles ("CPU profile, Off-CPU time
+ * and 4 more"; NULL: only the count). */
+struct strbuf;
+size_t report_not_root(const struct report *r, struct strbuf *titles, size_t max_named);
+/* "Not measured without root: TITLES (N collectors) ... run as root"; nothing
+ * for a run that skipped none for that. */
+void doc_not_root(const struct report *r, cmark_node *parent);
 /* `perfreport -- CMD`: "Command: CMD (pid N, as user U) exited with
  * status S after T s" (doc_command.c); nothing for a run without one. */
 void doc_command(const struct report *r, cmark_node *parent);

@@ -67,6 +67,7 @@ void summary_render(const struct report *r, struct strbuf *out)
     }
     doc_verdict(r, root);
     doc_context(r, root);
+    doc_not_root(r, root);
     if (r->ngaps) {
         cmark_node *p = doc_para(root);
         doc_strong(p, "Sampling gaps:");

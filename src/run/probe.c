@@ -368,7 +368,7 @@ void probe_host(struct host_caps *caps, const struct options *opt, struct report
     else if (!caps->cap_bpf || !caps->cap_perfmon)
         snprintf(caps->bpf_reason, sizeof caps->bpf_reason, "%s",
                  caps->is_root ? "root without CAP_BPF+CAP_PERFMON (capabilities dropped)"
-                               : "not root: BPF needs CAP_BPF+CAP_PERFMON");
+                               : LEDGER_NOT_ROOT ": BPF needs CAP_BPF+CAP_PERFMON");
     else if (!caps->btf) /* every collector's object has CO-RE relocations */
         snprintf(caps->bpf_reason, sizeof caps->bpf_reason,
                  "no kernel BTF (/sys/kernel/btf/vmlinux): the CO-RE programs cannot load");
