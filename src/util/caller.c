@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <grp.h>
 #include <limits.h>
+#include <linux/capability.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@ static _Thread_local uid_t t_fsuid;
 static _Thread_local gid_t t_fsgid;
 static _Thread_local gid_t *t_groups; /* owned while depth > 0 */
 static _Thread_local int t_ngroups;
+static _Thread_local struct __user_cap_data_struct t_caps[_LINUX_CAPABILITY_U32S_3];
 
 bool parse_user_id(const char *s, unsigned long *out)
 {
@@ -87,10 +89,25 @@ static gid_t cur_fsgid(void) { return (gid_t)syscall(SYS_setfsgid, (gid_t)-1); }
 
 uid_t fs_uid(void) { return cur_fsuid(); }
 
-/* Back to the saved identity: the uid first, which brings back the
- * filesystem capabilities that setting a non-zero fsuid took away. */
+/* The calling thread's capability sets (capget and capset with pid 0 are
+ * per thread; glibc's wrappers are not in every libc, the syscalls are). */
+static int caps_get(struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3])
+{
+    struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+    return syscall(SYS_capget, &h, d) == 0 ? 0 : -errno;
+}
+
+static int caps_set(const struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3])
+{
+    struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+    return syscall(SYS_capset, &h, d) == 0 ? 0 : -errno;
+}
+
+/* Back to the saved identity: the effective capabilities first (setgroups
+ * and setfsuid need CAP_SETGID and CAP_SETUID), then the ids. */
 static void restore(void)
 {
+    (void)caps_set(t_caps);
     (void)syscall(SYS_setfsuid, t_fsuid);
     (void)syscall(SYS_setfsgid, t_fsgid);
     (void)syscall(SYS_setgroups, (size_t)t_ngroups, t_groups);
@@ -113,8 +130,9 @@ int caller_enter(void)
     t_ngroups = getgroups(n, t_groups);
     t_fsuid = cur_fsuid();
     t_fsgid = cur_fsgid();
-    if (t_ngroups < 0) {
-        int e = errno;
+    int ce = t_ngroups < 0 ? 0 : caps_get(t_caps);
+    if (t_ngroups < 0 || ce != 0) {
+        int e = ce ? -ce : errno;
         free(t_groups);
         t_groups = NULL;
         return -e;
@@ -132,6 +150,21 @@ int caller_enter(void)
     if (cur_fsgid() != g_caller.gid || cur_fsuid() != g_caller.uid) {
         restore();
         return -EPERM;
+    }
+    /* A non-zero fsuid takes away only the file-permission capabilities.
+     * The others stay effective, and the kernel checks some path walks
+     * against them: /proc/PID/cwd, root, fd/N and map_files/ are followed
+     * with CAP_SYS_PTRACE, so a path through root's process would reach
+     * what the caller cannot search.  The thread keeps none effective
+     * (permitted stays: restore raises them again). */
+    struct __user_cap_data_struct none[_LINUX_CAPABILITY_U32S_3];
+    memcpy(none, t_caps, sizeof none);
+    for (int i = 0; i < _LINUX_CAPABILITY_U32S_3; i++)
+        none[i].effective = 0;
+    int e = caps_set(none);
+    if (e != 0) {
+        restore();
+        return e;
     }
     t_depth = 1;
     return 0;

@@ -8,7 +8,9 @@
  * the obfuscation map, --baseline, --thresholds) is used with the user's own
  * rights.  The thread doing it takes the user's filesystem identity (fsuid,
  * fsgid and supplementary groups: the kernel's permission checks, and the
- * owner of what it creates) for just those steps and gives it back after;
+ * owner of what it creates), with no capability effective (the kernel
+ * checks some path walks through /proc against those, not the fsuid), for
+ * just those steps and gives it back after;
  * the subcommands (render, diff, history, flamegraph, collapse), which need
  * no privilege at all, become the user for good at their start.
  *

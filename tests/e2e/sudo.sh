@@ -71,6 +71,29 @@ rc=$?
 if [ $rc = 3 ] && untouched; then ok sudo_refused_cwd
 else not_ok sudo_refused_cwd "exit $rc; $(head -c 300 "$TMPD/cwd.err"); $(ls "$P")"; fi
 
+# Through root's process: a root shell sits in an open directory below the
+# closed one.  /proc/PID/cwd leads there without a search of the closed
+# directory (the kernel follows that link for CAP_SYS_PTRACE, not for the
+# caller's own rights), and the file in it is readable by anyone.
+mkdir -m 0755 "$R/open" && printf 'cpu.util_pct 71 93\n' >"$R/open/thr" && chmod 644 "$R/open/thr"
+(cd "$R/open" && exec sleep 300) &
+hold=$!
+on_cleanup "kill $hold 2>/dev/null"
+before=$(snap)
+if [ "$(cat "/proc/$hold/cwd/thr" 2>/dev/null)" != "cpu.util_pct 71 93" ]; then
+    not_ok sudo_refused_proc_cwd "root cannot read /proc/$hold/cwd/thr: no attack to perform"
+else
+    as_sudo "$BIN" -d 1 -q --thresholds "/proc/$hold/cwd/thr" -o "$H/a5" \
+        >"$TMPD/a.out" 2>"$TMPD/a.err"
+    rc=$?
+    if [ $rc = 3 ] && [ ! -e "$H/a5" ] && grep -q "Permission denied" "$TMPD/a.err" && untouched; then
+        ok sudo_refused_proc_cwd
+    else
+        not_ok sudo_refused_proc_cwd "exit $rc; $(ls -A "$H" | grep '^a5'); $(head -c 300 "$TMPD/a.err")"
+    fi
+fi
+kill $hold 2>/dev/null
+
 # 2. A run with every output in places the caller may write (one only
 #    through its supplementary group): all of it is the caller's, and
 #    --keep removes the caller's old bundle but not root's.
