@@ -208,6 +208,8 @@ int bundle_target_open(struct bundle_target *t, const char *dir, char *err, size
     t->published_fd = -1;
     t->files = NULL;
     t->nfiles = 0;
+    t->placed[0] = '\0';
+    t->placed_fd = -1;
     snprintf(t->shown, sizeof t->shown, "%s", dir ? dir : ".");
     snprintf(t->parent_shown, sizeof t->parent_shown, ".");
     if (dir) {
@@ -253,6 +255,9 @@ void bundle_target_close(struct bundle_target *t)
     if (t->published[0])
         close(t->published_fd);
     t->published[0] = '\0';
+    if (t->placed[0])
+        close(t->placed_fd);
+    t->placed[0] = '\0';
     free(t->files);
     t->files = NULL;
     t->nfiles = 0;
@@ -612,6 +617,9 @@ int bundle_publish(struct report *r, struct bundle_target *t, char *where, size_
     if (rc == PLACE_OK) {
         snprintf(t->published, sizeof t->published, "%s", final);
         t->published_fd = pub.fd;
+        t->placed_fd = fcntl(t->parent_fd, F_DUPFD_CLOEXEC, 0);
+        if (t->placed_fd >= 0)
+            snprintf(t->placed, sizeof t->placed, "%s", final);
         t->files = pub.files;
         t->nfiles = pub.nfiles;
         if (strcmp(final, t->name) == 0)
@@ -633,14 +641,16 @@ int bundle_publish(struct report *r, struct bundle_target *t, char *where, size_
     rc = publish_in(r, fb, FALLBACK_PARENT, t->name, note, false, &pub, final, sizeof final,
                     why2, sizeof why2, err, n);
     free(note);
-    close(fb);
     if (rc == PLACE_OK) {
         /* not where it was asked: --archive and --keep leave it alone */
         close(pub.fd);
         free(pub.files);
+        snprintf(t->placed, sizeof t->placed, "%s", final);
+        t->placed_fd = fb;
         snprintf(where, wn, "%s/%s", FALLBACK_PARENT, final);
         return 0;
     }
+    close(fb);
     if (rc > 0) {
         snprintf(err, n, "%s; and %s; no bundle was published", why, why2);
         rc = -EIO;

@@ -31,6 +31,11 @@ struct bundle_target {
     int published_fd;
     struct sink_file *files;
     size_t nfiles;
+    /* While placed[0]: the name the bundle was published under wherever it
+     * went (parent_fd, or the fallback in /var/tmp) and that directory
+     * (owned), for what is written beside it (the obfuscation map). */
+    char placed[NAME_MAX + 1];
+    int placed_fd;
 };
 
 /* Default "perfreport-<host>-<YYYYmmdd-HHMMSS>" from the host name and the

@@ -7,6 +7,7 @@
 #include "../model/run_command.h"
 #include <arpa/inet.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -739,20 +740,22 @@ void obf_map_text(const struct obf *o, struct strbuf *out)
     free(used);
 }
 
-int obf_write_map(const struct obf *o, const char *bundle, char *path_out, size_t pn, char *err,
-                  size_t en)
+int obf_write_map(const struct obf *o, int dir_fd, const char *name, const char *shown,
+                  char *path_out, size_t pn, char *err, size_t en)
 {
-    size_t bl = strlen(bundle);
-    while (bl > 1 && bundle[bl - 1] == '/')
+    size_t bl = strlen(shown);
+    while (bl > 1 && shown[bl - 1] == '/')
         bl--;
-    int w = snprintf(path_out, pn, "%.*s.obfuscation-map", (int)bl, bundle);
-    if (w < 0 || (size_t)w >= pn) {
-        snprintf(err, en, "obfuscation map path too long");
+    char file[NAME_MAX + 1];
+    int w = snprintf(path_out, pn, "%.*s.obfuscation-map", (int)bl, shown);
+    int wf = snprintf(file, sizeof file, "%s.obfuscation-map", name);
+    if (w < 0 || (size_t)w >= pn || wf < 0 || (size_t)wf >= sizeof file || strchr(name, '/')) {
+        snprintf(err, en, "obfuscation map name too long");
         return -ENAMETOOLONG;
     }
     struct strbuf sb = STRBUF_INIT;
     obf_map_text(o, &sb);
-    int fd = open(path_out, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    int fd = openat(dir_fd, file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) {
         int e = errno;
         snprintf(err, en, "cannot create %s: %s", path_out, strerror(e));
@@ -778,7 +781,7 @@ int obf_write_map(const struct obf *o, const char *bundle, char *path_out, size_
         rc = -errno;
     if (rc) {
         snprintf(err, en, "cannot write %s: %s", path_out, strerror(-rc));
-        unlink(path_out);
+        unlinkat(dir_fd, file, 0);
     }
     sb_free(&sb);
     return rc;

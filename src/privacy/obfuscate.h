@@ -95,9 +95,11 @@ size_t obfuscate_report(struct obf *o, struct report *r);
  * after a comment line; control bytes and '\' in real values as \xNN. */
 void obf_map_text(const struct obf *o, struct strbuf *out);
 
-/* Writes the map to "<bundle>.obfuscation-map" (trailing '/' of bundle
- * ignored) with O_CREAT|O_EXCL|O_NOFOLLOW, mode 0600; the path written goes
- * to path_out.  Returns 0 or -errno with a message in err. */
-int obf_write_map(const struct obf *o, const char *bundle, char *path_out, size_t pn, char *err,
-                  size_t en);
+/* Writes the map to "<name>.obfuscation-map" in the directory dir_fd (the
+ * bundle's parent, held open since the bundle was published there: no path
+ * is looked up again) with O_CREAT|O_EXCL|O_NOFOLLOW, mode 0600.  path_out
+ * gets "<shown>.obfuscation-map" (trailing '/' of shown ignored), the path
+ * to tell the user.  Returns 0 or -errno with a message in err. */
+int obf_write_map(const struct obf *o, int dir_fd, const char *name, const char *shown,
+                  char *path_out, size_t pn, char *err, size_t en);
 #endif

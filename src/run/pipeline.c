@@ -309,8 +309,15 @@ static int publish_all(struct report *r, const struct options *opt, bool tty, st
     if (obf) {
         char map[PATH_MAX + 64];
         /* The bundle is complete and published: a missing map costs only the
-         * way back from placeholders to names, not the bundle's status. */
-        if (obf_write_map(obf, where, map, sizeof map, err, n) != 0)
+         * way back from placeholders to names, not the bundle's status.  It
+         * goes beside the bundle through the directory held since then. */
+        int mrc = -EBADF;
+        if (target->placed[0])
+            mrc = obf_write_map(obf, target->placed_fd, target->placed, where, map, sizeof map,
+                                err, n);
+        else
+            snprintf(err, n, "the bundle's directory is not held open");
+        if (mrc != 0)
             term_printf(stderr, "perfreport: the obfuscation map was NOT written (%s); the "
                         "bundle %s is complete, but its placeholders cannot be mapped back",
                         err, where);

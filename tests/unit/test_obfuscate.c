@@ -444,7 +444,10 @@ TEST(obfuscate_load_host_and_write_map)
 
     char bundle[700], path[800], err[256];
     snprintf(bundle, sizeof bundle, "%s/perfreport-host1-x/", root);
-    CHECK(obf_write_map(o, bundle, path, sizeof path, err, sizeof err) == 0);
+    int dfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    REQUIRE(dfd >= 0);
+    CHECK(obf_write_map(o, dfd, "perfreport-host1-x", bundle, path, sizeof path, err,
+                        sizeof err) == 0);
     CHECK(strstr(path, "/perfreport-host1-x.obfuscation-map") != NULL);
     struct stat st;
     CHECK(lstat(path, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0777) == 0600);
@@ -459,15 +462,35 @@ TEST(obfuscate_load_host_and_write_map)
     CHECK_CONTAINS(text, "\nhost2\tweb-7.prod.example\thost\n");
     CHECK_CONTAINS(text, "\nuser1\tcarol\tuser\n");
     /* Never overwritten, never through a symlink. */
-    CHECK(obf_write_map(o, bundle, path, sizeof path, err, sizeof err) == -EEXIST);
+    CHECK(obf_write_map(o, dfd, "perfreport-host1-x", bundle, path, sizeof path, err,
+                        sizeof err) == -EEXIST);
     CHECK_CONTAINS(err, "cannot create");
     char link[800], target[800];
     snprintf(target, sizeof target, "%s/elsewhere", root);
     snprintf(link, sizeof link, "%s/b2.obfuscation-map", root);
     CHECK(symlink(target, link) == 0);
     snprintf(bundle, sizeof bundle, "%s/b2", root);
-    CHECK(obf_write_map(o, bundle, path, sizeof path, err, sizeof err) < 0);
+    CHECK(obf_write_map(o, dfd, "b2", bundle, path, sizeof path, err, sizeof err) < 0);
     CHECK(access(target, F_OK) != 0);
+    /* The bundle's directory renamed and its name made a link to another
+     * one after the bundle was published: the map still goes beside the
+     * bundle, in the directory held, not where the path now leads. */
+    char held[600], moved[600], other[600], got[700];
+    snprintf(held, sizeof held, "%s/held", root);
+    snprintf(moved, sizeof moved, "%s/moved", root);
+    snprintf(other, sizeof other, "%s/other", root);
+    CHECK(mkdir(held, 0700) == 0 && mkdir(other, 0700) == 0);
+    int hfd = open(held, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    REQUIRE(hfd >= 0);
+    CHECK(rename(held, moved) == 0 && symlink(other, held) == 0);
+    snprintf(bundle, sizeof bundle, "%s/b3", held);
+    CHECK(obf_write_map(o, hfd, "b3", bundle, path, sizeof path, err, sizeof err) == 0);
+    snprintf(got, sizeof got, "%s/b3.obfuscation-map", moved);
+    CHECK(access(got, F_OK) == 0);
+    snprintf(got, sizeof got, "%s/b3.obfuscation-map", other);
+    CHECK(access(got, F_OK) != 0);
+    close(hfd);
+    close(dfd);
     obf_free(o);
     report_free(r);
     char cmd[700];
