@@ -1,9 +1,16 @@
 /* perfreport's entry: the commands table and the dispatch on argv[1].
  * Every subcommand is a file of this folder with an entry
- * `int NAME_main(int argc, char **argv)` (argv[0] is NAME) and a row of
- * COMMANDS below; the usage text lists the rows.  Anything else is the
+ * `int NAME_main(int argc, char **argv)` (argv[0] is NAME) declared in its
+ * NAME.h, included below, and a row of COMMANDS; the usage text lists the
+ * rows.  Anything else is the
  * default command, the capture run (run.c). */
 #include "cmd.h"
+#include "collapse.h"
+#include "diff.h"
+#include "flamegraph.h"
+#include "history.h"
+#include "render.h"
+#include "watch.h"
 #include "../run/command.h"
 #include "../util/caller.h"
 #include <errno.h>
@@ -24,10 +31,6 @@
     X(diff, "OLD NEW [-o DIR]", "compare two bundles", false)                          \
     X(history, "DIR... [-o DIR]", "one page over many bundles", false)                 \
     X(watch, "[-o DIR] [--when COND]...", "capture when a condition holds", true)
-
-#define DECLARE(name, operands, help, captures) int name##_main(int argc, char **argv);
-COMMANDS(DECLARE)
-#undef DECLARE
 
 struct subcommand {
     const char *name;

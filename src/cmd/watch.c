@@ -2,6 +2,7 @@
  * capture when one holds, into the bundles' directory -o.  The options are
  * read and checked here, every one before the watcher starts (a bad --when
  * stops it with exit 3); the waiting and the captures are src/watch/. */
+#include "watch.h"
 #include "cmd.h"
 #include "subcmd.h"
 #include "../render/escape.h"
