@@ -9,7 +9,6 @@
 #include "../util/xalloc.h"
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <limits.h>
 #include <math.h>
 #include <poll.h>
@@ -86,6 +85,21 @@ static void target_user_free(struct target_user *u)
     free(u->home);
 }
 
+/* The user who ran sudo, as caller_init resolved it (its SUDO_GID, the
+ * groups a login gives it); perfreport is root then, and it is not. */
+static int from_caller(const struct caller *sudo, struct target_user *u)
+{
+    u->change = true;
+    u->uid = sudo->uid;
+    u->gid = sudo->gid;
+    u->name = sudo->name ? xstrdup(sudo->name) : NULL;
+    u->home = sudo->home ? xstrdup(sudo->home) : NULL;
+    u->ngroups = sudo->ngroups;
+    u->groups = xcalloc((size_t)sudo->ngroups, sizeof *u->groups);
+    memcpy(u->groups, sudo->groups, (size_t)sudo->ngroups * sizeof *u->groups);
+    return 0;
+}
+
 /* Resolved in the parent (getpwnam and getgrouplist are not for a child
  * between fork and exec).  --user wins; else the user who ran sudo
  * (util/caller.h); else the command runs as perfreport does. */
@@ -122,11 +136,11 @@ static int resolve_user(const char *opt_user, struct target_user *u, char *err, 
                              "(uid %u), not as another", (unsigned)sudo->uid);
             return -1;
         }
+        if (sudo)
+            return from_caller(sudo, u);
         u->gid = pw ? pw->pw_gid : (gid_t)u->uid;
     } else if (sudo) {
-        u->uid = sudo->uid;
-        u->gid = sudo->gid;
-        pw = getpwuid(u->uid);
+        return from_caller(sudo, u);
     } else {
         pw = getpwuid(geteuid());
         u->name = pw ? xstrdup(pw->pw_name) : NULL;
@@ -216,14 +230,9 @@ static void drop_privileges(const struct target_user *u, int status_fd)
 {
     if (!u->change)
         return;
-    if (setgroups((size_t)u->ngroups, u->groups) != 0 || setgid(u->gid) != 0 ||
-        setuid(u->uid) != 0) {
-        child_say(status_fd, ST_USER, errno);
-        _exit(127);
-    }
-    /* Root must be gone for good, not just for now. */
-    if (u->uid != 0 && (setuid(0) == 0 || geteuid() != u->uid)) {
-        child_say(status_fd, ST_USER, EPERM);
+    int e = become_user(u->uid, u->gid, u->groups, u->ngroups);
+    if (e != 0) {
+        child_say(status_fd, ST_USER, -e);
         _exit(127);
     }
     if (u->home)

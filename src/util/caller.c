@@ -187,15 +187,19 @@ void caller_leave(void)
         restore();
 }
 
+int become_user(uid_t uid, gid_t gid, const gid_t *groups, int ngroups)
+{
+    if (setgroups((size_t)ngroups, groups) != 0 || setgid(gid) != 0 || setuid(uid) != 0)
+        return -errno;
+    /* root must be gone for good, not just for now */
+    if (uid != 0 && (setuid(0) == 0 || geteuid() != uid))
+        return -EPERM;
+    return 0;
+}
+
 int caller_become(void)
 {
     if (!g_have)
         return 0;
-    if (setgroups((size_t)g_caller.ngroups, g_caller.groups) != 0 || setgid(g_caller.gid) != 0 ||
-        setuid(g_caller.uid) != 0)
-        return -errno;
-    /* root must be gone for good, not just for now */
-    if (setuid(0) == 0 || geteuid() != g_caller.uid)
-        return -EPERM;
-    return 0;
+    return become_user(g_caller.uid, g_caller.gid, g_caller.groups, g_caller.ngroups);
 }

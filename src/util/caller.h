@@ -56,8 +56,12 @@ bool caller_enter_msg(char *err, size_t n);
 /* Undoes one caller_enter that returned 0. */
 void caller_leave(void);
 
-/* Drops root for good: the whole process becomes the caller (uid, gid,
- * groups).  For the subcommands, single-threaded.  0 or -errno. */
+/* Drops root for good: the whole process becomes uid with gid and the
+ * supplementary groups given, and root cannot be taken back (setuid(0)
+ * must fail) unless uid is 0.  Single-threaded callers only (a forked
+ * child, a subcommand); only system calls.  0 or -errno. */
+int become_user(uid_t uid, gid_t gid, const gid_t *groups, int ngroups);
+/* become_user for the caller: for the subcommands.  0 or -errno. */
 int caller_become(void);
 
 /* The uid the calling thread acts as on files (its fsuid): the owner of
