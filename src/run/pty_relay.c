@@ -8,10 +8,13 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <termios.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef TIOCGPTPEER
@@ -21,6 +24,7 @@
 #define BUF 4096
 #define PAUSED_POLL_MS 200 /* in the background: how often to look again */
 #define DRAIN_READS 256    /* at the end: at most 1 MiB of the pty's output */
+#define OUT_STALL_MS 1000  /* root's terminal taking no output this long: drop it */
 
 struct pty_relay {
     int master;        /* owned */
@@ -29,18 +33,23 @@ struct pty_relay {
     int src;           /* the first of them: modes and window size come from it */
     int in_fd;         /* root's terminal, read for the command: 0, or -1 */
     int out_fd;        /* where the pty's output goes */
-    int wake[2];       /* pipe: 'q' stop, 'w' window size, 'i' input off, 'c' continued */
-    int pidfd;         /* borrowed, -1: the command's end (input off) */
+    int out_nb;        /* owned, -1: out_fd's terminal opened again, non-blocking */
+    bool out_stalled;  /* it took nothing for OUT_STALL_MS: output is dropped */
+    atomic_bool dropped; /* some output was dropped (said once, at the end) */
+    int wake[2];       /* pipe: 'q' stop, 'w' window size, 'i' the command ended */
+    int pidfd;         /* borrowed, -1: the command's end */
     pthread_t thread;
     bool running;
-    atomic_bool input_off;
+    atomic_bool input_off; /* root's terminal is not read (ended, or it is gone) */
+    atomic_bool ended;     /* the command ended: no more output once the buffered is out */
+    int mode_fd;           /* root's terminal while it is in relay modes, or -1 */
+    struct termios saved;  /* its modes before */
+    struct sigaction old_winch;
+    bool winch_set;
 };
 
-/* One relay at a time (one command per run). */
-static int g_mode_fd = -1; /* root's terminal while it is in relay modes */
-static struct termios g_saved;
-static int g_wake_fd = -1; /* for SIGWINCH */
-static struct sigaction g_old_winch;
+/* One relay at a time (one command per run): the SIGWINCH handler's pipe. */
+static int g_wake_fd = -1;
 
 static void wake(int fd, char c)
 {
@@ -137,9 +146,13 @@ int pty_relay_open(struct pty_relay **out, uid_t uid)
     p->src = src;
     p->in_fd = is_tty[0] ? 0 : -1;
     p->out_fd = is_tty[1] ? 1 : is_tty[2] ? 2 : 0;
+    p->out_nb = -1;
     p->wake[0] = p->wake[1] = -1;
     p->pidfd = -1;
+    p->mode_fd = -1;
     atomic_init(&p->input_off, false);
+    atomic_init(&p->ended, false);
+    atomic_init(&p->dropped, false);
     *out = p;
     return 0;
 }
@@ -162,17 +175,42 @@ void pty_relay_forked(struct pty_relay *p)
     }
 }
 
-static void write_out(const struct pty_relay *p, const char *b, size_t n)
+static double now_ms(void)
 {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* To root's terminal, through a description of its own that never blocks
+ * (root's shell shares the other): a terminal with its output suspended
+ * (Ctrl-S) or a reader that stopped would otherwise hold perfreport for
+ * good.  What it does not take within OUT_STALL_MS is dropped, and while it
+ * takes nothing each later chunk gets one try, no wait. */
+static void write_out(struct pty_relay *p, const char *b, size_t n)
+{
+    double end = now_ms() + OUT_STALL_MS;
     while (n > 0) {
-        ssize_t w = write(p->out_fd, b, n);
+        ssize_t w = write(p->out_nb, b, n);
+        if (w > 0) {
+            b += w;
+            n -= (size_t)w;
+            continue;
+        }
         if (w < 0 && errno == EINTR)
             continue;
-        if (w <= 0)
-            return; /* root's terminal is gone: the output is dropped */
-        b += w;
-        n -= (size_t)w;
+        double left = end - now_ms();
+        if (w < 0 && errno == EAGAIN && !p->out_stalled && left > 0) {
+            struct pollfd f = {.fd = p->out_nb, .events = POLLOUT};
+            (void)poll(&f, 1, (int)left + 1);
+            continue;
+        }
+        /* stalled, or root's terminal is gone: the rest is dropped */
+        p->out_stalled = w < 0 && errno == EAGAIN;
+        atomic_store(&p->dropped, true);
+        return;
     }
+    p->out_stalled = false;
 }
 
 static void copy_winsize(const struct pty_relay *p)
@@ -188,7 +226,10 @@ static void *relay_main(void *arg)
     char in[BUF], buf[BUF];
     size_t in_len = 0, in_off = 0;
     bool out_open = true, quit = false, paused = false;
-    while (!quit) {
+    /* Once the command has ended, what it wrote is in the pty's buffer: only
+     * that is passed on (below, without waiting), and what a process it left
+     * behind writes later never reaches root's terminal. */
+    while (!quit && !atomic_load(&p->ended)) {
         bool off = atomic_load(&p->input_off) || !out_open;
         struct pollfd f[4];
         int nf = 0, i_in = -1, i_m = -1, i_pid = -1;
@@ -202,7 +243,7 @@ static void *relay_main(void *arg)
         }
         int i_w = nf;
         f[nf++] = (struct pollfd){.fd = p->wake[0], .events = POLLIN};
-        if (p->pidfd >= 0 && !off) {
+        if (p->pidfd >= 0) {
             i_pid = nf;
             f[nf++] = (struct pollfd){.fd = p->pidfd, .events = POLLIN};
         }
@@ -223,8 +264,10 @@ static void *relay_main(void *arg)
                     copy_winsize(p);
             }
         }
-        if (i_pid >= 0 && f[i_pid].revents)
+        if (i_pid >= 0 && f[i_pid].revents) {
             atomic_store(&p->input_off, true); /* it exited: root types for root again */
+            atomic_store(&p->ended, true);
+        }
         if (i_in >= 0 && f[i_in].revents) {
             ssize_t n = read(p->in_fd, in, sizeof in);
             if (n > 0) {
@@ -271,21 +314,36 @@ int pty_relay_start(struct pty_relay *p, int pidfd)
     if (fl < 0 || fcntl(p->master, F_SETFL, fl | O_NONBLOCK) != 0 ||
         pipe2(p->wake, O_CLOEXEC | O_NONBLOCK) != 0)
         return -errno;
+    /* A new open of the terminal itself (our own descriptor's, no name
+     * looked up): O_NONBLOCK on it does not reach root's shell.  It must be
+     * the same device: a pty master opened again would be a new pty. */
+    char self[64];
+    snprintf(self, sizeof self, "/proc/self/fd/%d", p->out_fd);
+    p->out_nb = open(self, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+    if (p->out_nb < 0)
+        return -errno;
+    struct stat was, now;
+    if (fstat(p->out_fd, &was) != 0 || fstat(p->out_nb, &now) != 0)
+        return -errno;
+    if (was.st_rdev != now.st_rdev)
+        return -ENXIO;
     g_wake_fd = p->wake[1];
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_winch;
     sa.sa_flags = SA_RESTART;
     sigemptyset(&sa.sa_mask);
-    sigaction(SIGWINCH, &sa, &g_old_winch);
+    p->winch_set = sigaction(SIGWINCH, &sa, &p->old_winch) == 0;
     copy_winsize(p); /* it may have changed since the pty was made */
     if (p->in_fd >= 0 && !atomic_load(&p->input_off) && foreground(p->in_fd) &&
-        tcgetattr(p->in_fd, &g_saved) == 0) {
-        struct termios relay = g_saved;
+        tcgetattr(p->in_fd, &p->saved) == 0) {
+        struct termios relay = p->saved;
         relay_modes(&relay);
-        /* TCSADRAIN, not TCSAFLUSH: what root typed ahead is the command's */
-        if (tcsetattr(p->in_fd, TCSADRAIN, &relay) == 0)
-            g_mode_fd = p->in_fd;
+        /* TCSANOW: not TCSAFLUSH, what root typed ahead is the command's;
+         * not TCSADRAIN, which waits for output a suspended terminal never
+         * sends (the output modes do not change) */
+        if (tcsetattr(p->in_fd, TCSANOW, &relay) == 0)
+            p->mode_fd = p->in_fd;
     }
     /* The relay thread takes no signal: they are perfreport's (the window's
      * end, passing them on), and a blocked SIGTTIN turns a read in the
@@ -303,8 +361,9 @@ int pty_relay_start(struct pty_relay *p, int pidfd)
 
 void pty_relay_input_off(struct pty_relay *p)
 {
-    if (!p || atomic_exchange(&p->input_off, true))
+    if (!p || atomic_exchange(&p->ended, true))
         return;
+    atomic_store(&p->input_off, true);
     wake(p->wake[1], 'i');
 }
 
@@ -317,21 +376,34 @@ void pty_relay_finish(struct pty_relay *p)
         wake(p->wake[1], 'q');
         pthread_join(p->thread, NULL);
     }
-    if (g_mode_fd >= 0) {
+    if (p->mode_fd >= 0) {
         /* also from the background (SIGTTOU blocked for the call): the
          * terminal must not stay without echo */
         sigset_t ttou, old;
         sigemptyset(&ttou);
         sigaddset(&ttou, SIGTTOU);
         pthread_sigmask(SIG_BLOCK, &ttou, &old);
-        (void)tcsetattr(g_mode_fd, TCSADRAIN, &g_saved);
+        (void)tcsetattr(p->mode_fd, TCSANOW, &p->saved);
         pthread_sigmask(SIG_SETMASK, &old, NULL);
-        g_mode_fd = -1;
+        p->mode_fd = -1;
     }
-    if (g_wake_fd >= 0) {
-        sigaction(SIGWINCH, &g_old_winch, NULL);
-        g_wake_fd = -1;
+    if (p->winch_set)
+        sigaction(SIGWINCH, &p->old_winch, NULL);
+    g_wake_fd = -1;
+    if (atomic_load(&p->dropped)) {
+        /* said where root looks, without waiting on a terminal that may
+         * still take nothing */
+        static const char msg[] = "perfreport: root's terminal took no output for a while: "
+                                  "some of the command's output was dropped\n";
+        if (p->is_tty[2]) {
+            ssize_t w = write(p->out_nb, msg, sizeof msg - 1);
+            (void)w;
+        } else {
+            fputs(msg, stderr);
+        }
     }
+    if (p->out_nb >= 0)
+        close(p->out_nb);
     for (int i = 0; i < 2; i++)
         if (p->wake[i] >= 0)
             close(p->wake[i]);

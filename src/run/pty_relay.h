@@ -9,11 +9,16 @@
  * slave of a new pty, which is also its controlling terminal (in a session
  * of its own).  While the command runs a thread copies root's keystrokes to
  * the pty and the pty's output to root's terminal; it stops reading root's
- * terminal the moment the command ends, and once the command is reaped it
- * passes on what is left, closes the pty and gives root's terminal its modes
- * back.  Anything still holding the pty then holds a hung-up terminal:
- * reads give EOF, writes and mode changes fail.  Descriptors that are not
- * terminals (a file, a pipe) stay as they are, byte for byte.
+ * terminal the moment the command ends and passes on what the command
+ * wrote, but nothing written after (by a process it left behind, while
+ * perfreport still works); once the command is reaped it closes the pty and
+ * gives root's terminal its modes back.  Output root's terminal does not
+ * take within a second (output suspended with Ctrl-S) is dropped rather
+ * than waited for, and perfreport says so at the end (if the terminal takes
+ * that line then: it is not waited for either).  Anything still holding the
+ * pty then holds a hung-up terminal: reads give EOF, writes and mode changes
+ * fail.  Descriptors that are not terminals (a file, a pipe) stay as they
+ * are, byte for byte.
  *
  * Root's terminal, while the relay reads it, takes the command's keystrokes
  * raw (no echo, no line editing: the pty does both, with the modes the
@@ -41,11 +46,11 @@ void pty_relay_forked(struct pty_relay *p);
 /* When the command may exec: starts the relay.  pidfd (or -1) ends the
  * reading of root's terminal when the command exits.  0 or -errno. */
 int pty_relay_start(struct pty_relay *p, int pidfd);
-/* The command has ended: root's terminal is no longer read.  Safe to call
- * more than once, and before pty_relay_start. */
+/* The command has ended: root's terminal is no longer read, and of the
+ * pty's output only what is buffered now is passed on.  Safe to call more
+ * than once, and before pty_relay_start. */
 void pty_relay_input_off(struct pty_relay *p);
-/* After the command is reaped: the pty's last output is passed on, the
- * relay stops, root's terminal gets its modes back and the pty is closed.
- * Frees p; NULL is fine. */
+/* After the command is reaped: the relay stops, root's terminal gets its
+ * modes back and the pty is closed.  Frees p; NULL is fine. */
 void pty_relay_finish(struct pty_relay *p);
 #endif
