@@ -30,18 +30,23 @@ typist() {
 # 1. The leftover waits for perfreport to be gone, then acts on the
 #    descriptors the command had (its stdin passed on by hand: sh gives a
 #    background job /dev/null).  Root's stand-in shell notes its terminal
-#    modes before and after, then reads the next line typed.
+#    modes before and after, then reads the next line typed.  The leftover
+#    ignores SIGHUP: the command's shell leads its session, and when it
+#    exits the kernel hangs up the terminal's foreground group, where the
+#    leftover is until setsid has run (it died there, and the case proved
+#    nothing); $W/acted says it got as far as the attack.
 cat >"$TMPD/leftover.sh" <<EOF
 i=0
 while [ ! -e "$W/gone" ] && [ \$i -lt 300 ]; do sleep 0.1; i=\$((i + 1)); done
 stty -echo 2>/dev/null
 printf 'FAKE-PROMPT: '
+touch "$W/acted"
 exec dd bs=1 count=40 of="$W/stolen" 2>/dev/null
 EOF
 cat >"$TMPD/session.sh" <<EOF
 stty -g >"$TMPD/modes.before"
 "$BIN" -q -d 30 -o "$TMPD/b1" --user nobody -- \
-    sh -c 'exec 3<&0; setsid sh "$TMPD/leftover.sh" 0<&3 & exit 0'
+    sh -c 'exec 3<&0; trap "" HUP; setsid sh "$TMPD/leftover.sh" 0<&3 & exit 0'
 echo \$? >"$TMPD/rc1"
 touch "$W/gone"
 sleep 1.5
@@ -58,7 +63,9 @@ case $rc in
     [012]) ok terminal_run_ok ;;
     *) not_ok terminal_run_ok "perfreport exit '$rc': $(head -c 300 "$TMPD/term1")" ;;
 esac
-if [ ! -s "$W/stolen" ] && [ "$(cat "$TMPD/got")" = root-next-line ]; then
+if [ ! -e "$W/acted" ]; then
+    not_ok terminal_leftover_reads_nothing "the leftover never acted (perfreport exit '$rc')"
+elif [ ! -s "$W/stolen" ] && [ "$(cat "$TMPD/got")" = root-next-line ]; then
     ok terminal_leftover_reads_nothing
 else
     not_ok terminal_leftover_reads_nothing "stolen '$(cat "$W/stolen" 2>/dev/null)', root's shell got '$(cat "$TMPD/got")'"
@@ -68,10 +75,47 @@ if [ -s "$TMPD/modes.before" ] && cmp -s "$TMPD/modes.before" "$TMPD/modes.after
 else
     not_ok terminal_modes_unchanged "before $(cat "$TMPD/modes.before"), after $(cat "$TMPD/modes.after")"
 fi
-if ! grep -q FAKE-PROMPT "$TMPD/term1"; then
+if [ -e "$W/acted" ] && ! grep -q FAKE-PROMPT "$TMPD/term1"; then
     ok terminal_leftover_writes_nothing
 else
     not_ok terminal_leftover_writes_nothing "$(tr -c '[:print:]\n' '.' <"$TMPD/term1" | head -c 300)"
+fi
+
+# 1b. The leftover writes right after the command exits, while perfreport
+#     is still at work (held after publishing, before it reaps the command,
+#     until the leftover has written): only the command's own output reaches
+#     root's terminal.  Nothing here may hang the suite (or the lock it runs
+#     under): every FIFO write has a timeout, perfreport is killed at last,
+#     and the pause is released from here if the leftover never writes.
+fifo=$TMPD/late.fifo && mkfifo -m 0666 "$fifo"
+cat >"$TMPD/late.sh" <<EOF
+echo \$\$ >"$W/late.pid"
+sleep 0.3
+printf 'LATE-WRITE\n' && touch "$W/late-written"
+timeout 60 sh -c 'echo go >"\$1"' _ "$fifo"
+EOF
+cat >"$TMPD/session3.sh" <<EOF
+PERFREPORT_TEST_PAUSE_AFTER_PUBLISH="$fifo" timeout --foreground -k 5 120 "$BIN" -q -d 30 \\
+    -o "$TMPD/b4" --user nobody -- \\
+    sh -c 'echo OWN-OUTPUT; trap "" HUP; setsid sh "$TMPD/late.sh" & exit 0'
+echo \$? >"$TMPD/rc4"
+EOF
+chmod 644 "$TMPD/late.sh"
+( i=0
+  while [ ! -e "$TMPD/rc4" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+  [ -e "$TMPD/rc4" ] || timeout 5 sh -c 'echo go >"$1"' _ "$fifo" ) &
+track $!
+on_cleanup 'kill "$(cat "$W/late.pid" 2>/dev/null)" 2>/dev/null'
+timeout -k 5 150 script -q -c "sh $TMPD/session3.sh" /dev/null </dev/null >"$TMPD/term4" 2>&1
+stop_tracked
+rc=$(cat "$TMPD/rc4" 2>/dev/null)
+if [ ! -e "$W/late-written" ]; then
+    not_ok terminal_late_write_not_relayed "the leftover did not write (perfreport exit '$rc'): $(tr -c '[:print:]\n' '.' <"$TMPD/term4" | head -c 300)"
+elif case $rc in [012]) true ;; *) false ;; esac &&
+    grep -q OWN-OUTPUT "$TMPD/term4" && ! grep -q LATE-WRITE "$TMPD/term4"; then
+    ok terminal_late_write_not_relayed
+else
+    not_ok terminal_late_write_not_relayed "exit '$rc': $(tr -c '[:print:]\n' '.' <"$TMPD/term4" | head -c 300)"
 fi
 
 # 2. While perfreport runs the command has a terminal: not root's, relayed
