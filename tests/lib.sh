@@ -45,15 +45,25 @@ wait_window() {
         sleep 0.1; _ww=$((_ww + 1))
     done
 }
-# wait_paused PID FIFO: waits (up to 90 s) until perfreport PID holds FIFO
-# open, paused at a PERFREPORT_TEST_PAUSE_* hook; returns 1 if it exited
-# or the time ran out.
+# wait_paused PID FIFO [SECONDS]: waits (up to SECONDS, default 90) until
+# perfreport PID holds FIFO open, paused at a PERFREPORT_TEST_PAUSE_* hook;
+# returns 1 if it exited or the time ran out.  A test that acts during the
+# pause checks it: an act that came before or after proves nothing.
 wait_paused() {
     _wp=0
-    until ls -l "/proc/$1/fd" 2>/dev/null | grep -qF "$2"; do
-        kill -0 "$1" 2>/dev/null && [ $_wp -lt 900 ] || return 1
-        sleep 0.1; _wp=$((_wp + 1))
+    until ls -l "/proc/$1/fd" 2>/dev/null | grep -qF -- "$2"; do
+        kill -0 "$1" 2>/dev/null && [ $_wp -lt $((${3:-90} * 20)) ] || return 1
+        sleep 0.05; _wp=$((_wp + 1))
     done
+}
+# release_paused PID FIFO: lets perfreport PID go on from its pause.  If
+# nothing opens FIFO to read within 30 s (it never got to the pause), PID is
+# killed and 1 returned: a run left waiting on its FIFO would hold the suite,
+# and the machine it measures on, for good (SIGTERM does not end the wait).
+release_paused() {
+    timeout 30 sh -c 'printf x >"$1"' _ "$2" && return 0
+    kill -KILL "$1" 2>/dev/null
+    return 1
 }
 _cleanup_hooks=""
 on_cleanup() { _cleanup_hooks="$_cleanup_hooks

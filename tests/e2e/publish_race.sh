@@ -28,17 +28,10 @@ start_paused() { # TAG ARGS...
     (cd "${RUN_IN:-.}" && PERFREPORT_TEST_PAUSE_BEFORE_PUBLISH=$fifo exec "$BIN" "$@") \
         >"$out" 2>"$err" &
     pid=$!
-    i=0
-    while [ $i -lt 900 ]; do
-        ls -l /proc/$pid/fd 2>/dev/null | grep -qF "$fifo" && return 0
-        kill -0 $pid 2>/dev/null || return 1
-        sleep 0.1; i=$((i + 1))
-    done
-    return 1
+    wait_paused $pid "$fifo"
 }
 # Lets it publish; sets $rc.
-# (bounded: a run that died in the pause would leave the FIFO without a reader)
-release() { timeout 10 sh -c 'echo go >"$1"' _ "$fifo"; wait $pid; rc=$?; }
+release() { release_paused $pid "$fifo"; wait $pid; rc=$?; }
 # The directory announced on stdout ("Bundle: DIR/index.html").
 announced() { sed -n 's|^Bundle: \(.*\)/index\.html$|\1|p' "$out"; }
 note_of() { json "$1/manifest.json" "d.get('publish_note')"; }

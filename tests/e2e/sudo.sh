@@ -141,11 +141,13 @@ fifo=$TMPD/e.fifo && mkfifo -m 0666 "$fifo" # opened as the caller
 as_sudo env PERFREPORT_TEST_PAUSE_BEFORE_PUBLISH="$fifo" "$BIN" -d 1 --obfuscate -o "$H/e/$U-e" \
     >"$TMPD/e.out" 2>"$TMPD/e.err" &
 pid=$!
-wait_paused $pid "$fifo"
-chmod 0500 "$H/e"
-timeout 10 sh -c 'echo go >"$1"' _ "$fifo"
+wait_paused $pid "$fifo"; paused=$?
+chmod 0500 "$H/e"; closed=$?
+release_paused $pid "$fifo"
 wait $pid; rc=$?
 b=$(sed -n 's|^Bundle: \(.*\)/index\.html$|\1|p' "$TMPD/e.out")
+# the directory must close while perfreport holds before publishing
+[ $paused = 0 ] && [ $closed = 0 ] || rc="not paused ($paused, chmod $closed), exit $rc"
 case "$rc:$b" in
     [456]:/var/tmp/$U-e*)
         if [ "$(stat -c %U "$b/manifest.json" "$b.obfuscation-map" | sort -u)" = "$U" ] &&

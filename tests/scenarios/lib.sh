@@ -30,13 +30,9 @@ scen_start_held() {
     _fifo=$1.hold
     rm -f "$_fifo"; mkfifo "$_fifo"
     PERFREPORT_TEST_PAUSE_BEFORE_WINDOW=$_fifo scen_start "$@"
-    _t=0
-    until ls -l /proc/$scen_pid/fd 2>/dev/null | grep -qF -- "$_fifo"; do
-        kill -0 "$scen_pid" 2>/dev/null && [ $_t -lt 1200 ] || return 1
-        sleep 0.05; _t=$((_t + 1))
-    done
+    wait_paused "$scen_pid" "$_fifo" 60
 }
-scen_release() { printf x > "$_fifo"; }
+scen_release() { release_paused "$scen_pid" "$_fifo"; }
 
 # scen_top BUNDLE N: "id:severity:score" of the first N findings.
 scen_top() {
