@@ -10,7 +10,7 @@
 # Needs no root and no build.
 KNOWN="model/profile model/profile_chart model/profile_sites"
 . tests/lib.sh
-python3 - src "$KNOWN" > "$TMPD/out" <<'PY'
+python3 - src "$KNOWN" > "$TMPD/out" 2> "$TMPD/err" <<'PY'
 import os, re, sys
 top = sys.argv[1]
 inc = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
@@ -96,6 +96,14 @@ for p in sorted(incs):
         if os.path.dirname(o) == os.path.join(top, 'run'):
             print('collector %s includes %s' % (rel(p), rel(o)))
 PY
+py=$?
+# a check that crashed checked nothing: both fail, with its error
+if [ $py != 0 ]; then
+    why="the check failed (exit $py): $(tail -3 "$TMPD/err")"
+    not_ok layout_no_include_circle "$why"
+    not_ok layout_collectors_no_run_header "$why"
+    exit 0
+fi
 if grep -q '^circle ' "$TMPD/out"; then
     not_ok layout_no_include_circle "$(grep -c '^circle ' "$TMPD/out") circle(s):
 $(grep '^circle ' "$TMPD/out" | sed 's/^/  /')"
