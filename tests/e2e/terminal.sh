@@ -118,6 +118,51 @@ else
     not_ok terminal_late_write_not_relayed "exit '$rc': $(tr -c '[:print:]\n' '.' <"$TMPD/term4" | head -c 300)"
 fi
 
+# 1c. Root's terminal takes no output (Ctrl-S, or a reader that stopped)
+#     while the command writes 300 kB: the relay drops what the terminal
+#     does not take within a second, so the command and perfreport end
+#     without anyone reading root's terminal (before they waited until it
+#     was read again).
+python3 - "$BIN" "$TMPD/b5" >"$TMPD/stall.log" 2>&1 <<'PY'
+import fcntl, os, select, sys, termios, time
+bin, out = sys.argv[1:3]
+m, s = os.openpty()
+pid = os.fork()
+if pid == 0:
+    os.setsid()
+    fcntl.ioctl(s, termios.TIOCSCTTY, 0)
+    for k in range(3):
+        os.dup2(s, k)
+    os.execvp(bin, [bin, "-q", "-d", "30", "-o", out, "--user", "nobody", "--", "sh", "-c",
+                    "head -c 300000 /dev/zero | tr '\\000' x; echo OUTPUT-END"])
+os.close(s)
+t0, st = time.monotonic(), None
+while st is None and time.monotonic() - t0 < 20:
+    done, st = os.waitpid(pid, os.WNOHANG)
+    st = st if done else None
+    time.sleep(0.1)
+print("ended unread", st is not None)
+end = time.monotonic() + 60
+while time.monotonic() < end:
+    r, _, _ = select.select([m], [], [], 0.2)
+    try:
+        if r and not os.read(m, 65536):
+            break
+    except OSError:
+        break
+    if not r and st is not None:
+        break
+if st is None:
+    _, st = os.waitpid(pid, 0)
+print("status", os.waitstatus_to_exitcode(st))
+PY
+if grep -q "^ended unread True$" "$TMPD/stall.log" && grep -q "^status [012]$" "$TMPD/stall.log" &&
+    [ "$(json "$TMPD/b5/report.json" "d['command']['exit_status']")" = 0 ]; then
+    ok terminal_stalled_output_dropped
+else
+    not_ok terminal_stalled_output_dropped "$(tail -3 "$TMPD/stall.log")"
+fi
+
 # 2. While perfreport runs the command has a terminal: not root's, relayed
 #    both ways, and its own modes hold (a password read with echo off is not
 #    echoed on root's terminal).
