@@ -138,8 +138,10 @@ fi
 #    the caller's rights cannot remove).
 mkdir "$H/e" && chown "$U" "$H/e"
 fifo=$TMPD/e.fifo && mkfifo -m 0666 "$fifo" # opened as the caller
-as_sudo env PERFREPORT_TEST_PAUSE_BEFORE_PUBLISH="$fifo" "$BIN" -d 1 --obfuscate -o "$H/e/$U-e" \
-    >"$TMPD/e.out" 2>"$TMPD/e.err" &
+# env, not as_sudo: $! must be perfreport (a function in the background is a
+# subshell, without the FIFO among its fds)
+env SUDO_UID=$uid SUDO_GID=$gid SUDO_USER=$U PERFREPORT_TEST_PAUSE_BEFORE_PUBLISH="$fifo" \
+    "$BIN" -d 1 --obfuscate -o "$H/e/$U-e" >"$TMPD/e.out" 2>"$TMPD/e.err" &
 pid=$!
 wait_paused $pid "$fifo"; paused=$?
 chmod 0500 "$H/e"; closed=$?
