@@ -2,9 +2,10 @@
  * library (malloc, calloc, realloc, free, mmap, munmap).  Only with a target
  * (-p): a uprobe costs microseconds per call, far too much for every process.
  *
- * The target's libc is found in /proc/PID/maps and opened through
- * /proc/PID/map_files by mapfile_open (the very file mapped, whatever its
- * path says or wherever its mount namespace is; a regular file only); the
+ * The target's libc (glibc or musl) is found in /proc/PID/maps and opened
+ * through /proc/PID/map_files by kbpf/libc_find.c (the very file mapped,
+ * whatever its path says or wherever its mount namespace is; a regular file
+ * with the mapped inode only); the
  * probes attach by that fd and by pid, so only the target's calls run them.
  * Every tick estimates the target's slowdown (calls/s x ALLOC_COST_NS / the
  * target's CPU time); past
@@ -16,14 +17,13 @@
 #include "../model/model.h"
 #include "../model/names.h"
 #include "../model/profile.h"
-#include "../symbolize/sym_guard.h"
 #include "../util/growth.h"
 #include "../util/hostfs.h"
-#include "../util/mapfile.h"
 #include "../util/strbuf.h"
 #include "../util/xalloc.h"
 #include "collector.h"
 #include "../kbpf/kbpf.h"
+#include "../kbpf/libc_find.h"
 #include "../stacks/stack_top.h"
 #include "../stacks/stacks.h"
 #include <bpf/bpf.h>
@@ -51,6 +51,7 @@
 #define ALLOC_TOP_ROWS 15
 #define ALLOC_MAX_TARGETS 64
 #define ALLOC_NPROBES 10
+#define ALLOC_MAPS_MAX (16u << 20) /* bytes of the target's /proc/PID/maps read */
 
 static const struct {
     const char *func;
@@ -107,72 +108,35 @@ static struct bpf_program *prog_at(struct alloc_bpf *s, size_t i)
     return i < sizeof p / sizeof p[0] ? p[i] : NULL;
 }
 
-/* Is the basename of path the C library ("libc.so.6", "libc-2.31.so")? */
-static bool is_libc(const char *path)
-{
-    const char *b = strrchr(path, '/');
-    b = b ? b + 1 : path;
-    if (strncmp(b, "libc.so", 7) == 0)
-        return true;
-    size_t n = strlen(b);
-    return strncmp(b, "libc-", 5) == 0 && n > 8 && strcmp(b + n - 3, ".so") == 0;
-}
-
-/* Finds the C library pid maps and opens it through /proc/PID/map_files
- * (*fd, its path as the maps show it in path).  0; -ENOENT when pid maps
- * none; else -errno with err set. */
+/* Finds the C library pid maps and opens it (kbpf/libc_find.h: *fd, its
+ * path as the maps show it in path).  0; -ENOENT when pid maps none;
+ * -EREMOTE when only one on FUSE or NFS; else -errno with err set. */
 static int find_libc(pid_t pid, int *fd_out, char *path, size_t path_len, char *err, size_t n)
 {
-    struct strbuf maps = STRBUF_INIT;
-    int rc = hostfs_readf(&maps, 16u << 20, "/proc/%d/maps", (int)pid);
+    struct libc_scan sc;
+    int rc = libc_scan_open(&sc, pid, ALLOC_MAPS_MAX);
     if (rc) {
         snprintf(err, n, "pid %d: /proc/%d/maps: %s", (int)pid, (int)pid, strerror(-rc));
-        sb_free(&maps);
         return rc;
     }
     rc = -ENOENT;
-    struct strbuf mountinfo = STRBUF_INIT;
-    bool mi_read = false;
-    const char *s = sb_str(&maps);
-    while (*s) {
-        const char *eol = strchr(s, '\n');
-        size_t len = eol ? (size_t)(eol - s) : strlen(s);
-        char line[PATH_MAX + 128];
-        snprintf(line, sizeof line, "%.*s", (int)(len < sizeof line ? len : sizeof line - 1), s);
-        s += len + (eol ? 1 : 0);
-        unsigned long lo, hi, off;
-        unsigned major, minor;
-        int path_at = -1;
-        char perms[8], fstype[64];
-        if (sscanf(line, "%lx-%lx %7s %lx %x:%x %*s %n", &lo, &hi, perms, &off, &major, &minor,
-                   &path_at) < 6 ||
-            path_at < 0 || line[path_at] != '/' || !is_libc(line + path_at))
-            continue;
-        if (!mi_read) {
-            mi_read = true;
-            if (hostfs_readf(&mountinfo, 0, "/proc/%d/mountinfo", (int)pid) != 0)
-                sb_reset(&mountinfo);
-        }
-        /* a libc on FUSE or NFS may never answer its open or stat */
-        if (sym_dev_is_remote(mountinfo.len ? sb_str(&mountinfo) : NULL, major, minor, fstype,
-                              sizeof fstype)) {
+    struct libc_map m;
+    while (libc_scan_next(&sc, &m)) {
+        if (libc_scan_remote(&sc, &m)) {
             rc = -EREMOTE;
             continue;
         }
-        /* the mapped file itself, opened only if it is a regular file */
-        errno = 0;
-        int fd = mapfile_open((int)pid, lo, hi, NULL);
+        int fd = libc_open_mapped(pid, &m);
         if (fd < 0) {
-            rc = -(errno ? errno : EINVAL);
+            rc = -errno;
             continue;
         }
         *fd_out = fd;
-        snprintf(path, path_len, "%s", line + path_at);
+        snprintf(path, path_len, "%s", m.path);
         rc = 0;
         break;
     }
-    sb_free(&mountinfo);
-    sb_free(&maps);
+    libc_scan_close(&sc);
     if (rc == -EREMOTE)
         snprintf(err, n, "pid %d maps its C library from a FUSE or network filesystem, which "
                  "may never answer: not opened", (int)pid);

@@ -7,12 +7,11 @@
 #include "dns.h"
 #include "collector.h"
 #include "../kbpf/kbpf.h"
+#include "../kbpf/libc_find.h"
 #include "../model/model.h"
 #include "../model/names.h"
-#include "../symbolize/sym_guard.h"
 #include "../util/clock.h"
 #include "../util/hostfs.h"
-#include "../util/mapfile.h"
 #include "../util/strbuf.h"
 #include "../util/xalloc.h"
 #include "dns.skel.h"
@@ -95,55 +94,6 @@ void dns_code_name(unsigned func, int32_t code, char *buf, size_t n, const char 
 
 /* ---- finding the C libraries ---------------------------------------------- */
 
-static bool is_libc_name(const char *base)
-{
-    size_t n = strlen(base);
-    if (strcmp(base, "libc.so.6") == 0)
-        return true;
-    if (n > 8 && strncmp(base, "libc-", 5) == 0 && strcmp(base + n - 3, ".so") == 0)
-        return true; /* glibc before 2.34: libc-2.31.so */
-    return (strncmp(base, "ld-musl-", 8) == 0 || strncmp(base, "libc.musl-", 10) == 0) &&
-           n > 5 && strcmp(base + n - 5, ".so.1") == 0;
-}
-
-bool dns_maps_libc(const char *line, size_t len, struct dns_libc_map *out)
-{
-    char buf[512];
-    if (len >= sizeof buf) /* a path this long is no libc we look for */
-        return false;
-    memcpy(buf, line, len);
-    buf[len] = '\0';
-    unsigned long long start, end, off, inode;
-    char perms[8], dev[16];
-    int pathpos = -1;
-    if (sscanf(buf, "%llx-%llx %7s %llx %15s %llu %n", &start, &end, perms, &off, dev, &inode,
-               &pathpos) != 6 || pathpos < 0 || inode == 0)
-        return false;
-    const char *path = buf + pathpos;
-    if (path[0] != '/')
-        return false;
-    /* " (deleted)": the file was replaced (an upgrade); map_files still
-     * opens the mapped one, and its name is still the libc's */
-    size_t pl = strlen(path);
-    static const char del[] = " (deleted)";
-    if (pl > sizeof del - 1 && strcmp(path + pl - (sizeof del - 1), del) == 0)
-        pl -= sizeof del - 1;
-    if (pl >= sizeof out->path)
-        return false;
-    char p[256];
-    memcpy(p, path, pl);
-    p[pl] = '\0';
-    const char *base = strrchr(p, '/') + 1;
-    if (!is_libc_name(base))
-        return false;
-    out->start = start;
-    out->end = end;
-    out->inode = inode;
-    snprintf(out->dev, sizeof out->dev, "%s", dev);
-    memcpy(out->path, p, pl + 1);
-    return true;
-}
-
 struct libc_file {
     int fd;
     dev_t dev;
@@ -216,21 +166,6 @@ static void libc_add(struct libc_set *s, int fd, const char *path, pid_t pid)
     snprintf(f->path, sizeof f->path, "%s", path);
 }
 
-/* The file behind a mapping, as the symbolizer opens one (util/mapfile.h);
- * the inode must be the mapped one. */
-static int open_mapped(pid_t pid, const struct dns_libc_map *m)
-{
-    int fd = mapfile_open((int)pid, m->start, m->end, m->path);
-    if (fd < 0)
-        return -1;
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_ino != m->inode) {
-        close(fd);
-        return -1;
-    }
-    return fd;
-}
-
 /* Seen (device, inode) pairs of the maps, so each file is opened once. */
 struct seen_maps {
     char dev[DNS_MAX_LIBCS * 16][16];
@@ -238,7 +173,7 @@ struct seen_maps {
     size_t n;
 };
 
-static bool seen_before(const struct seen_maps *s, const struct dns_libc_map *m)
+static bool seen_before(const struct seen_maps *s, const struct libc_map *m)
 {
     for (size_t i = 0; i < s->n; i++)
         if (s->ino[i] == m->inode && strcmp(s->dev[i], m->dev) == 0)
@@ -248,7 +183,7 @@ static bool seen_before(const struct seen_maps *s, const struct dns_libc_map *m)
 
 /* Only files opened are marked: one a process could not give us (it
  * exited) is tried again through the next process that maps it. */
-static void mark_seen(struct seen_maps *s, const struct dns_libc_map *m)
+static void mark_seen(struct seen_maps *s, const struct libc_map *m)
 {
     if (s->n < ARRAY_LEN(s->ino)) {
         s->ino[s->n] = m->inode;
@@ -261,47 +196,26 @@ static void mark_seen(struct seen_maps *s, const struct dns_libc_map *m)
  * first one found, the plan's question).  Returns how many it found. */
 static size_t scan_pid(pid_t pid, struct libc_set *set, struct seen_maps *seen, bool first)
 {
-    struct strbuf sb = STRBUF_INIT;
+    struct libc_scan sc;
     size_t found = 0;
-    if (hostfs_readf(&sb, DNS_MAPS_MAX, "/proc/%d/maps", (int)pid) != 0) {
-        sb_free(&sb);
+    if (libc_scan_open(&sc, pid, DNS_MAPS_MAX) != 0)
         return 0;
-    }
-    const char *p = sb_str(&sb), *end = p + sb.len;
-    struct strbuf mountinfo = STRBUF_INIT;
-    bool mi_read = false;
-    while (p < end) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
-        struct dns_libc_map m;
-        if (dns_maps_libc(p, len, &m)) {
-            found++;
-            if (first)
-                break;
-            /* a libc on FUSE or NFS may never answer its open or stat */
-            unsigned major, minor;
-            char fstype[64];
-            if (!mi_read) {
-                mi_read = true;
-                if (hostfs_readf(&mountinfo, 0, "/proc/%d/mountinfo", (int)pid) != 0)
-                    sb_reset(&mountinfo);
-            }
-            if (sscanf(m.dev, "%x:%x", &major, &minor) == 2 &&
-                sym_dev_is_remote(mountinfo.len ? sb_str(&mountinfo) : NULL, major, minor, fstype,
-                                  sizeof fstype)) {
-                set->remote++;
-            } else if (!seen_before(seen, &m)) {
-                int fd = open_mapped(pid, &m);
-                if (fd >= 0) {
-                    mark_seen(seen, &m);
-                    libc_add(set, fd, m.path, pid);
-                }
+    struct libc_map m;
+    while (libc_scan_next(&sc, &m)) {
+        found++;
+        if (first)
+            break;
+        if (libc_scan_remote(&sc, &m)) {
+            set->remote++;
+        } else if (!seen_before(seen, &m)) {
+            int fd = libc_open_mapped(pid, &m);
+            if (fd >= 0) {
+                mark_seen(seen, &m);
+                libc_add(set, fd, m.path, pid);
             }
         }
-        p = nl ? nl + 1 : end;
     }
-    sb_free(&mountinfo);
-    sb_free(&sb);
+    libc_scan_close(&sc);
     return found;
 }
 

@@ -20,16 +20,6 @@ const char *dns_func_name(unsigned f);
  * _r form); meaning (may be NULL) gets a few words on what it says. */
 void dns_code_name(unsigned func, int32_t code, char *buf, size_t n, const char **meaning);
 
-/* One line of /proc/PID/maps that maps a C library (glibc's libc.so.6 or
- * libc-X.Y.so, musl's ld-musl-*.so.1 or libc.musl-*.so.1): its address
- * range, inode, device ("fd:01") and path.  True when it is one. */
-struct dns_libc_map {
-    uint64_t start, end, inode;
-    char dev[16];
-    char path[256];
-};
-bool dns_maps_libc(const char *line, size_t len, struct dns_libc_map *out);
-
 /* File offsets of the enum dns_func functions in the ELF file fd (the
  * symbol tables .dynsym, else .symtab; "name@VERSION" too), where a
  * uprobe goes; 0 where absent.  How many were found. */

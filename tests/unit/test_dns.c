@@ -1,5 +1,5 @@
-/* The DNS collector's pure parts (src/collect/dns.c): which mappings are a
- * C library, names and codes as text, the model fill, the dns.latency rule
+/* The DNS collector's pure parts (src/collect/dns.c): names and codes as
+ * text, the model fill, the dns.latency rule
  * built on it, and --obfuscate hiding the looked-up names. */
 #include "harness.h"
 #include "rule_util.h"
@@ -17,47 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-
-static bool libc_line(const char *line, struct dns_libc_map *m)
-{
-    return dns_maps_libc(line, strlen(line), m);
-}
-
-TEST(dns_maps_finds_c_libraries)
-{
-    struct dns_libc_map m;
-    CHECK(libc_line("7f1c2a400000-7f1c2a426000 r--p 00000000 fd:01 1310822    "
-                    "/usr/lib/x86_64-linux-gnu/libc.so.6", &m));
-    CHECK(m.start == 0x7f1c2a400000ull && m.end == 0x7f1c2a426000ull);
-    CHECK(m.inode == 1310822);
-    CHECK_STR(m.dev, "fd:01");
-    CHECK_STR(m.path, "/usr/lib/x86_64-linux-gnu/libc.so.6");
-    /* replaced by an upgrade: still the mapped libc, without the suffix */
-    CHECK(libc_line("7f00-7f10 r-xp 00001000 08:02 77 /lib/x86_64-linux-gnu/libc.so.6 (deleted)",
-                    &m));
-    CHECK_STR(m.path, "/lib/x86_64-linux-gnu/libc.so.6");
-    CHECK(libc_line("1000-2000 r-xp 00000000 00:2a 5 /lib/x86_64-linux-gnu/libc-2.31.so", &m));
-    CHECK(libc_line("1000-2000 r-xp 00000000 00:2a 5 /lib/ld-musl-x86_64.so.1", &m));
-    /* not the C library */
-    CHECK(!libc_line("1000-2000 r-xp 00000000 fd:01 9 /usr/lib/x86_64-linux-gnu/libcap.so.2", &m));
-    CHECK(!libc_line("1000-2000 r-xp 00000000 fd:01 9 /usr/lib/libc.so.6.bak", &m));
-    CHECK(!libc_line("1000-2000 r-xp 00000000 fd:01 9 /opt/x/libc-tools.so.1", &m));
-    CHECK(!libc_line("1000-2000 rw-p 00000000 00:00 0 [heap]", &m));
-    CHECK(!libc_line("1000-2000 rw-p 00000000 00:00 0 ", &m));
-    CHECK(!libc_line("1000-2000 r-xp 00000000 fd:01 0 /lib/libc.so.6", &m)); /* no inode */
-    CHECK(!libc_line("garbage", &m));
-    CHECK(!libc_line("", &m));
-    /* a path longer than we keep is refused, not cut */
-    char longl[700];
-    int k = snprintf(longl, sizeof longl, "1000-2000 r-xp 00000000 fd:01 9 /");
-    memset(longl + k, 'a', 400);
-    snprintf(longl + k + 400, sizeof longl - (size_t)k - 400, "/libc.so.6");
-    CHECK(!libc_line(longl, &m));
-    /* only the given length counts, not what follows */
-    const char *two = "1000-2000 r-xp 00000000 fd:01 9 /lib/libc.so.6X\n";
-    CHECK(!dns_maps_libc(two, strlen(two) - 1, &m));
-    CHECK(dns_maps_libc(two, strlen(two) - 2, &m));
-}
 
 TEST(dns_codes_and_names_as_text)
 {
