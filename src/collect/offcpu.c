@@ -515,11 +515,45 @@ static int cls_ix_cmp(const void *a, const void *b)
     return x->ns < y->ns ? 1 : x->ns > y->ns ? -1 : 0; /* the biggest first */
 }
 
-/* -p: the target's blocked time per thread (the tid_off map, plus threads
- * still blocked at the end) -> threads.offcpu.  A thread's wait takes the
- * class of the process row with the same kernel stack and syscall (the
+/* Wait classes of the process rows, sorted for thread_class's search. */
+struct cls_index {
+    const struct cls_ix *ix;
+    size_t n;
+};
+
+/* One thread's wait (its key, ns blocked) as a threads.offcpu row: it takes
+ * the class of the process row with the same kernel stack and syscall (the
  * biggest, when user stacks made several); a thread blocked since before
  * the window, the class of its own row. */
+static struct thread_off thread_class(const struct cls_index *ci, const struct thread_off_key *k,
+                                      uint64_t ns)
+{
+    struct cls_ix probe = {k->seeded ? k->tid : 0, k->kstack, k->syscall, WC_OTHER, UINT64_MAX};
+    size_t lo = 0, hi = ci->n; /* first entry >= probe: the biggest of its key */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (cls_ix_cmp(&ci->ix[mid], &probe) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    const struct cls_ix *e = lo < ci->n ? &ci->ix[lo] : NULL;
+    enum wait_class c = e && e->seed_tid == probe.seed_tid && e->kstack == k->kstack &&
+                                e->syscall == k->syscall
+                            ? e->cls
+                            : WC_OTHER;
+    return (struct thread_off){k->tid, c, is_futex_nr(k->syscall), ns};
+}
+
+static bool offcpu_row(const void *key, const void *val, void *elem, void *ctx)
+{
+    *(struct thread_off *)elem =
+        thread_class(ctx, key, ((const struct thread_off_val *)val)->total_ns);
+    return true;
+}
+
+/* -p: the target's blocked time per thread (threads still blocked at the
+ * end, then the tid_off map) -> threads.offcpu. */
 static void drain_threads(struct collect_ctx *ctx, struct offcpu_state *st, const struct row *rows,
                           size_t nrows, const struct thread_off_key *pend, const uint64_t *pend_ns,
                           size_t npend)
@@ -530,43 +564,16 @@ static void drain_threads(struct collect_ctx *ctx, struct offcpu_state *st, cons
                                 rows[i].cls, rows[i].v.total_ns};
     if (nrows)
         qsort(ix, nrows, sizeof *ix, cls_ix_cmp);
+    struct cls_index ci = {ix, nrows};
     struct thread_off *v = NULL;
     size_t nv = 0, cap = 0;
-    int fd = bpf_map__fd(st->skel->maps.tid_off);
-    struct thread_off_key key, next;
-    struct thread_off_val val;
-    void *prev = NULL;
-    for (size_t p = 0;; p++) {
-        uint64_t ns;
-        if (p < npend) {
-            next = pend[p];
-            ns = pend_ns[p];
-        } else {
-            if (bpf_map_get_next_key(fd, prev, &next) != 0)
-                break;
-            key = next;
-            prev = &key;
-            if (bpf_map_lookup_elem(fd, &key, &val) != 0)
-                continue;
-            ns = val.total_ns;
-        }
-        struct cls_ix probe = {next.seeded ? next.tid : 0, next.kstack, next.syscall, WC_OTHER,
-                               UINT64_MAX};
-        size_t lo = 0, hi = nrows; /* first entry >= probe: the biggest of its key */
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (cls_ix_cmp(&ix[mid], &probe) < 0)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        enum wait_class c = lo < nrows && ix[lo].seed_tid == probe.seed_tid &&
-                                    ix[lo].kstack == next.kstack && ix[lo].syscall == next.syscall
-                                ? ix[lo].cls
-                                : WC_OTHER;
+    for (size_t p = 0; p < npend; p++) {
         xgrow(&v, &cap, nv + 1, sizeof *v);
-        v[nv++] = (struct thread_off){next.tid, c, is_futex_nr(next.syscall), ns};
+        v[nv++] = thread_class(&ci, &pend[p], pend_ns[p]);
     }
+    struct kbpf_drain d = {bpf_map__fd(st->skel->maps.tid_off), sizeof(struct thread_off_key),
+                           sizeof(struct thread_off_val), sizeof *v, offcpu_row, &ci};
+    kbpf_drain(&d, &v, &nv, &cap);
     threads_fill_offcpu(ctx->r, v, nv, (double)st->observed_ns / 1e9,
                         kbpf_percpu_sum(bpf_map__fd(st->skel->maps.stats), OFFCPU_ST_TID_FULL));
     free(v);

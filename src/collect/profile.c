@@ -318,22 +318,15 @@ static int prof_end(struct collect_ctx *ctx, void *state)
     return 0;
 }
 
-/* -p: the target's samples per thread (bpf/threads.h) -> threads.oncpu */
-static void drain_threads(struct report *r, int fd, uint64_t dropped)
+/* -p: one thread's samples (bpf/threads.h) as a threads.oncpu row */
+static bool oncpu_row(const void *key, const void *val, void *elem, void *ctx)
 {
-    struct thread_val *v = NULL;
-    size_t nv = 0, cap = 0;
-    uint32_t key;
-    struct thread_samples val;
-    struct kbpf_walk w = KBPF_WALK_INIT(fd);
-    while (kbpf_walk_next(&w, &key, sizeof key, &val)) {
-        xgrow(&v, &cap, nv + 1, sizeof *v);
-        v[nv] = (struct thread_val){.tid = key, .count = val.count};
-        memcpy(v[nv].comm, val.comm, sizeof v[nv].comm);
-        nv++;
-    }
-    threads_fill_oncpu(r, v, nv, dropped);
-    free(v);
+    (void)ctx;
+    const struct thread_samples *s = val;
+    struct thread_val *t = elem;
+    *t = (struct thread_val){.tid = *(const uint32_t *)key, .count = s->count};
+    memcpy(t->comm, s->comm, sizeof t->comm);
+    return true;
 }
 
 /* One drained key: (process, thread, stacks) and its samples. */
@@ -540,9 +533,15 @@ static int prof_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
         sb_free(&sb);
     }
     report_add_profile(r, p);
-    if (ctx->cfg->pid > 0)
-        drain_threads(r, bpf_map__fd(st->skel->maps.tid_samples), stats[PROF_ST_TID_DROPPED]);
-
+    if (ctx->cfg->pid > 0) {
+        struct thread_val *tv = NULL;
+        size_t ntv = 0, tcap = 0;
+        struct kbpf_drain td = {bpf_map__fd(st->skel->maps.tid_samples), sizeof(uint32_t),
+                                sizeof(struct thread_samples), sizeof *tv, oncpu_row, NULL};
+        kbpf_drain(&td, &tv, &ntv, &tcap);
+        threads_fill_oncpu(r, tv, ntv, stats[PROF_ST_TID_DROPPED]);
+        free(tv);
+    }
     if (st->scope_note)
         ledger_note(led, "%s", st->scope_note);
     if (stats[PROF_ST_DROPPED])

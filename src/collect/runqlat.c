@@ -218,23 +218,16 @@ static int rq_end(struct collect_ctx *ctx, void *state)
     return 0;
 }
 
-/* -p: the target's waits per thread (bpf/threads.h) -> threads.runq */
-static void drain_threads(struct report *r, int fd, uint64_t dropped)
+/* -p: one thread's waits (bpf/threads.h) as a threads.runq row */
+static bool runq_row(const void *key, const void *val, void *elem, void *ctx)
 {
-    struct thread_val *v = NULL;
-    size_t nv = 0, cap = 0;
-    uint32_t key;
-    struct runq_proc_val val;
-    struct kbpf_walk w = KBPF_WALK_INIT(fd);
-    while (kbpf_walk_next(&w, &key, sizeof key, &val)) {
-        xgrow(&v, &cap, nv + 1, sizeof *v);
-        v[nv] = (struct thread_val){.tid = key, .count = val.count, .total_ns = val.total_ns,
-                                    .max_ns = val.max_ns};
-        memcpy(v[nv].comm, val.comm, sizeof v[nv].comm);
-        nv++;
-    }
-    threads_fill_runq(r, v, nv, dropped);
-    free(v);
+    (void)ctx;
+    const struct runq_proc_val *w = val;
+    struct thread_val *t = elem;
+    *t = (struct thread_val){.tid = *(const uint32_t *)key, .count = w->count,
+                             .total_ns = w->total_ns, .max_ns = w->max_ns};
+    memcpy(t->comm, w->comm, sizeof t->comm);
+    return true;
 }
 
 static int rq_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
@@ -284,9 +277,15 @@ static int rq_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     }
     runqlat_fill_table(ctx->r, procs, np, nt);
     free(procs);
-    if (ctx->cfg->pid > 0 && !st->classic)
-        drain_threads(ctx->r, bpf_map__fd(s->maps.tids),
-                      kbpf_percpu_sum(bpf_map__fd(s->maps.drops), 2));
+    if (ctx->cfg->pid > 0 && !st->classic) {
+        struct thread_val *tv = NULL;
+        size_t ntv = 0, tcap = 0;
+        struct kbpf_drain td = {bpf_map__fd(s->maps.tids), sizeof(uint32_t),
+                                sizeof(struct runq_proc_val), sizeof *tv, runq_row, NULL};
+        kbpf_drain(&td, &tv, &ntv, &tcap);
+        threads_fill_runq(ctx->r, tv, ntv, kbpf_percpu_sum(bpf_map__fd(s->maps.drops), 2));
+        free(tv);
+    }
 
     struct ledger_entry *e = report_ledger(ctx->r, "runqlat", NULL);
     uint64_t d0 = kbpf_percpu_sum(bpf_map__fd(s->maps.drops), 0);

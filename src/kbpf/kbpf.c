@@ -15,6 +15,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -303,6 +304,24 @@ bool kbpf_walk_next(struct kbpf_walk *w, void *key, size_t ksz, void *val)
         if (bpf_map_lookup_elem(w->fd, key, val) == 0)
             return true;
     }
+}
+
+size_t kbpf_drain(const struct kbpf_drain *d, void *arrp, size_t *n, size_t *cap)
+{
+    void **arr = arrp;
+    _Alignas(max_align_t) unsigned char key[KBPF_WALK_MAX_KEY];
+    void *val = xmalloc(d->vsz ? d->vsz : 1);
+    size_t added = 0;
+    struct kbpf_walk w = KBPF_WALK_INIT(d->fd);
+    while (kbpf_walk_next(&w, key, d->ksz, val)) {
+        xgrow(arr, cap, *n + 1, d->esz);
+        if (d->row(key, val, (char *)*arr + *n * d->esz, d->ctx)) {
+            (*n)++;
+            added++;
+        }
+    }
+    free(val);
+    return added;
 }
 
 uint64_t kbpf_percpu_sum(int map_fd, uint32_t key)

@@ -89,6 +89,18 @@ struct kbpf_walk {
 /* Fills key (ksz bytes, at most KBPF_WALK_MAX_KEY) and val (the map's value
  * size) with the next entry; false at the end or on a read error. */
 bool kbpf_walk_next(struct kbpf_walk *w, void *key, size_t ksz, void *val);
+/* Every entry of a BPF map appended to a growing array (*arrp holding *n
+ * of *cap elements of esz bytes, as xgrow keeps it): row() fills the new
+ * element from the entry's key (ksz bytes, at most KBPF_WALK_MAX_KEY) and
+ * value (vsz bytes, the map's value size) and returns false to leave it
+ * out.  Entries deleted meanwhile are skipped.  How many were appended. */
+struct kbpf_drain {
+    int fd;
+    size_t ksz, vsz, esz;
+    bool (*row)(const void *key, const void *val, void *elem, void *ctx);
+    void *ctx; /* row()'s */
+};
+size_t kbpf_drain(const struct kbpf_drain *d, void *arrp, size_t *n, size_t *cap);
 /* Sum of one per-CPU counter slot; 0 on a read error. */
 uint64_t kbpf_percpu_sum(int map_fd, uint32_t key);
 

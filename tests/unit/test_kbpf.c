@@ -3,10 +3,12 @@
  * for every hook of the running kernel. */
 #include "harness.h"
 #include "../../src/kbpf/kbpf.h"
+#include "../../src/util/xalloc.h"
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -49,26 +51,32 @@ TEST(kbpf_tp_btf_hooks_match_libbpf)
     btf__free(btf);
 }
 
+/* A hash map of 64 u32 -> u64 entries, or -1 with the test skipped. */
+static int u32_u64_map(const char *name)
+{
+    if (running_on_valgrind()) { /* bpf() attributes: see test_stacks.c */
+        test_skip("bpf() maps under valgrind");
+        return -1;
+    }
+    if (geteuid() != 0) {
+        test_skip("needs root to create a BPF map");
+        return -1;
+    }
+    LIBBPF_OPTS(bpf_map_create_opts, o);
+    int fd = bpf_map_create(BPF_MAP_TYPE_HASH, name, sizeof(uint32_t), sizeof(uint64_t), 64, &o);
+    if (fd < 0)
+        test_skip("bpf_map_create failed");
+    return fd;
+}
+
 /* kbpf_walk_next visits every entry of a map once with its value, whatever
  * the body does to its key; an empty map and a key larger than a walk holds
  * give nothing. */
 TEST(kbpf_walk_visits_every_entry_once)
 {
-    if (running_on_valgrind()) { /* bpf() attributes: see test_stacks.c */
-        test_skip("bpf() maps under valgrind");
+    int fd = u32_u64_map("walk_test");
+    if (fd < 0)
         return;
-    }
-    if (geteuid() != 0) {
-        test_skip("needs root to create a BPF map");
-        return;
-    }
-    LIBBPF_OPTS(bpf_map_create_opts, o);
-    int fd = bpf_map_create(BPF_MAP_TYPE_HASH, "walk_test", sizeof(uint32_t), sizeof(uint64_t),
-                            64, &o);
-    if (fd < 0) {
-        test_skip("bpf_map_create failed");
-        return;
-    }
     uint32_t key;
     uint64_t val;
     struct kbpf_walk w = KBPF_WALK_INIT(fd);
@@ -94,6 +102,60 @@ TEST(kbpf_walk_visits_every_entry_once)
     unsigned char big[KBPF_WALK_MAX_KEY + 1];
     w = KBPF_WALK_INIT(fd);
     CHECK(!kbpf_walk_next(&w, big, sizeof big, &val));
+    close(fd);
+}
+
+struct drain_elem {
+    uint32_t key;
+    uint64_t val;
+};
+
+static bool even_row(const void *key, const void *val, void *elem, void *ctx)
+{
+    unsigned *calls = ctx;
+    (*calls)++;
+    uint32_t k = *(const uint32_t *)key;
+    if (k % 2)
+        return false;
+    *(struct drain_elem *)elem = (struct drain_elem){k, *(const uint64_t *)val};
+    return true;
+}
+
+/* kbpf_drain appends every entry row() keeps after what the array holds,
+ * each once, with its value; an empty map appends nothing. */
+TEST(kbpf_drain_appends_kept_entries)
+{
+    int fd = u32_u64_map("drain_test");
+    if (fd < 0)
+        return;
+    struct drain_elem *v = NULL;
+    size_t n = 0, cap = 0;
+    unsigned calls = 0;
+    struct kbpf_drain d = {fd, sizeof(uint32_t), sizeof(uint64_t), sizeof *v, even_row, &calls};
+    CHECK(kbpf_drain(&d, &v, &n, &cap) == 0 && n == 0 && calls == 0);
+    enum { N = 40, PRE = 3 };
+    for (uint32_t k = 1; k <= N; k++) {
+        uint64_t x = (uint64_t)k * 1000;
+        REQUIRE(bpf_map_update_elem(fd, &k, &x, BPF_ANY) == 0);
+    }
+    for (uint32_t i = 0; i < PRE; i++) {
+        xgrow(&v, &cap, n + 1, sizeof *v);
+        v[n++] = (struct drain_elem){1000 + i, i};
+    }
+    CHECK(kbpf_drain(&d, &v, &n, &cap) == N / 2);
+    CHECK(calls == N);
+    REQUIRE(n == PRE + N / 2);
+    for (uint32_t i = 0; i < PRE; i++)
+        CHECK(v[i].key == 1000 + i && v[i].val == i);
+    unsigned seen[N + 1] = {0};
+    for (size_t i = PRE; i < n; i++) {
+        REQUIRE(v[i].key >= 1 && v[i].key <= N);
+        CHECK(v[i].key % 2 == 0 && v[i].val == (uint64_t)v[i].key * 1000);
+        seen[v[i].key]++;
+    }
+    for (unsigned k = 2; k <= N; k += 2)
+        CHECK(seen[k] == 1);
+    free(v);
     close(fd);
 }
 
