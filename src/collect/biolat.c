@@ -267,13 +267,11 @@ static int bio_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     struct bio_dev *devs = NULL;
     size_t nd = 0, cap = 0;
     int fd = bpf_map__fd(s->maps.hists);
-    struct bio_hist_key key, next;
+    struct bio_hist_key key;
     struct khist val;
-    void *prev = NULL;
-    while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-        key = next;
-        prev = &key;
-        if (key.kind >= BIO_NKINDS || bpf_map_lookup_elem(fd, &key, &val) != 0)
+    struct kbpf_walk w = KBPF_WALK_INIT(fd);
+    while (kbpf_walk_next(&w, &key, sizeof key, &val)) {
+        if (key.kind >= BIO_NKINDS)
             continue;
         unsigned major = key.dev >> 20, minor = key.dev & ((1u << 20) - 1);
         struct bio_dev *d = NULL;

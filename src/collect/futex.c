@@ -76,13 +76,10 @@ static int futex_tick(struct collect_ctx *ctx, void *state)
     if (!st->tap || !stack_prefetch_ready(st->pf))
         return 0; /* still on the last batch: this tick's keys wait */
     int fd = bpf_map__fd(st->tap->maps.fwaits);
-    struct fwait_key k, next;
-    void *prev = NULL;
-    while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-        stack_prefetch_add(st->pf, next.tgid, STACK_ID_NONE, next.ustack);
-        k = next;
-        prev = &k;
-    }
+    struct fwait_key k;
+    struct kbpf_walk w = KBPF_WALK_INIT(fd);
+    while (kbpf_walk_next(&w, &k, sizeof k, NULL))
+        stack_prefetch_add(st->pf, k.tgid, STACK_ID_NONE, k.ustack);
     stack_prefetch_run(st->pf);
     return 0;
 }
@@ -142,20 +139,12 @@ static int futex_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     struct frow *rows = NULL;
     size_t nrows = 0, cap = 0;
     int fd = bpf_map__fd(st->tap->maps.fwaits);
-    struct fwait_key k, next;
-    void *prev = NULL;
-    while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-        struct fwait_val v;
-        if (bpf_map_lookup_elem(fd, &next, &v) == 0) {
-            if (nrows == cap) {
-                cap = cap ? cap * 2 : 128;
-                rows = xrealloc(rows, cap * sizeof *rows);
-            }
-            rows[nrows] = (struct frow){.k = next, .v = v, .kind = FK_UNKNOWN};
-            nrows++;
-        }
-        k = next;
-        prev = &k;
+    struct fwait_key k;
+    struct fwait_val v;
+    struct kbpf_walk w = KBPF_WALK_INIT(fd);
+    while (kbpf_walk_next(&w, &k, sizeof k, &v)) {
+        xgrow(&rows, &cap, nrows + 1, sizeof *rows);
+        rows[nrows++] = (struct frow){.k = k, .v = v, .kind = FK_UNKNOWN};
     }
     /* Sliced (see systap.c), the waits recorded stand for those of the
      * window: scaled like the syscall counts (the longest stays as seen). */

@@ -454,14 +454,11 @@ static int offcpu_tick(struct collect_ctx *ctx, void *state)
     if (!stack_prefetch_ready(st->pf))
         return 0; /* still on the last batch: this tick's keys wait */
     int afd = bpf_map__fd(st->skel->maps.agg);
-    struct offcpu_key k, next;
-    void *prev = NULL;
-    while (bpf_map_get_next_key(afd, prev, &next) == 0) {
-        if (!next.seed_tid)
-            stack_prefetch_add(st->pf, next.tgid, next.kstack, next.ustack);
-        k = next;
-        prev = &k;
-    }
+    struct offcpu_key k;
+    struct kbpf_walk w = KBPF_WALK_INIT(afd);
+    while (kbpf_walk_next(&w, &k, sizeof k, NULL))
+        if (!k.seed_tid)
+            stack_prefetch_add(st->pf, k.tgid, k.kstack, k.ustack);
     stack_prefetch_run(st->pf);
     return 0;
 }
@@ -600,18 +597,16 @@ static int offcpu_stop(struct collect_ctx *ctx, void *state, char *err, size_t n
         rows_push(&rows, &nrows, &cap, &k, v.total_ns, v.count);
     /* threads still blocked at the window end */
     int sfd = bpf_map__fd(st->skel->maps.starts);
-    __u32 tid, ntid;
+    __u32 ntid;
     struct start_rec sr;
     size_t pending = 0;
     /* the target's pending waits, per thread (-p) */
     struct thread_off_key *pend = NULL;
     uint64_t *pend_ns = NULL;
     size_t npend = 0, cap_pk = 0, cap_pn = 0;
-    void *ptid = NULL;
-    while (bpf_map_get_next_key(sfd, ptid, &ntid) == 0) {
-        uint64_t from = 0;
-        if (bpf_map_lookup_elem(sfd, &ntid, &sr) == 0)
-            from = sr.s.ts_ns > st->begin_ns ? sr.s.ts_ns : st->begin_ns;
+    struct kbpf_walk sw = KBPF_WALK_INIT(sfd);
+    while (kbpf_walk_next(&sw, &ntid, sizeof ntid, &sr)) {
+        uint64_t from = sr.s.ts_ns > st->begin_ns ? sr.s.ts_ns : st->begin_ns;
         if (from && end > from && end - from >= min_ns) {
             struct offcpu_key pk;
             memset(&pk, 0, sizeof pk);
@@ -632,8 +627,6 @@ static int offcpu_stop(struct collect_ctx *ctx, void *state, char *err, size_t n
                 pend_ns[npend++] = end - from;
             }
         }
-        tid = ntid;
-        ptid = &tid;
     }
     /* merge equal keys (a pending wait on a stack also seen completed) */
     if (nrows)

@@ -186,13 +186,10 @@ static int pf_tick(struct collect_ctx *ctx, void *state)
     if (!stack_prefetch_ready(st->pf))
         return 0;
     int cfd = bpf_map__fd(st->skel->maps.counts);
-    struct pf_key key, next;
-    void *prev = NULL;
-    while (bpf_map_get_next_key(cfd, prev, &next) == 0) {
-        stack_prefetch_add(st->pf, next.tgid, next.kstack, next.ustack);
-        key = next;
-        prev = &key;
-    }
+    struct pf_key key;
+    struct kbpf_walk w = KBPF_WALK_INIT(cfd);
+    while (kbpf_walk_next(&w, &key, sizeof key, NULL))
+        stack_prefetch_add(st->pf, key.tgid, key.kstack, key.ustack);
     stack_prefetch_run(st->pf);
     return 0;
 }
@@ -224,17 +221,14 @@ static int pf_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     struct kv_row *rows = NULL;
     size_t nrows = 0, cap = 0;
     int cfd = bpf_map__fd(st->skel->maps.counts);
-    struct pf_key key, next;
-    void *prev = NULL;
-    while (bpf_map_get_next_key(cfd, prev, &next) == 0) {
-        struct pf_val v;
-        if (bpf_map_lookup_elem(cfd, &next, &v) == 0 && v.faults) {
+    struct pf_key key;
+    struct pf_val v;
+    struct kbpf_walk w = KBPF_WALK_INIT(cfd);
+    while (kbpf_walk_next(&w, &key, sizeof key, &v))
+        if (v.faults) {
             xgrow(&rows, &cap, nrows + 1, sizeof *rows);
-            rows[nrows++] = (struct kv_row){next, v};
+            rows[nrows++] = (struct kv_row){key, v};
         }
-        key = next;
-        prev = &key;
-    }
     struct profile *p = profile_new("pagefault", "Page faults", "faults");
     struct stack_top *top = stack_top_new(nrows);
     for (size_t i = 0; i < nrows; i++) {

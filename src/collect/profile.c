@@ -275,13 +275,10 @@ static int prof_tick(struct collect_ctx *ctx, void *state)
     if (!stack_prefetch_ready(st->pf))
         return 0; /* still on the last batch: this tick's keys wait */
     int cfd = bpf_map__fd(st->skel->maps.counts);
-    struct prof_key key, next;
-    void *prev = NULL;
-    while (bpf_map_get_next_key(cfd, prev, &next) == 0) {
-        stack_prefetch_add(st->pf, next.tgid, next.kstack, next.ustack);
-        key = next;
-        prev = &key;
-    }
+    struct prof_key key;
+    struct kbpf_walk w = KBPF_WALK_INIT(cfd);
+    while (kbpf_walk_next(&w, &key, sizeof key, NULL))
+        stack_prefetch_add(st->pf, key.tgid, key.kstack, key.ustack);
     stack_prefetch_run(st->pf);
     return 0;
 }
@@ -473,24 +470,18 @@ static int prof_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
         sr = stack_resolver_new(sym, bpf_map__fd(st->skel->maps.stackmap), STACKS_USER_PER_PID);
     struct profile *p = profile_new("cpu", "On-CPU profile", "samples");
     int cfd = bpf_map__fd(st->skel->maps.counts);
-    struct prof_key key, next;
-    void *prev = NULL;
+    struct prof_key key;
+    uint64_t c;
     size_t nkeys = 0;
     /* All keys are read first, then resolved in the map's order. */
     struct kc *keys = NULL;
     size_t cap = 0;
-    while (bpf_map_get_next_key(cfd, prev, &next) == 0) {
-        uint64_t c;
-        if (bpf_map_lookup_elem(cfd, &next, &c) == 0 && c) {
-            if (nkeys == cap) {
-                cap = cap ? cap * 2 : 1024;
-                keys = xrealloc(keys, cap * sizeof *keys);
-            }
-            keys[nkeys++] = (struct kc){next, c};
+    struct kbpf_walk w = KBPF_WALK_INIT(cfd);
+    while (kbpf_walk_next(&w, &key, sizeof key, &c))
+        if (c) {
+            xgrow(&keys, &cap, nkeys + 1, sizeof *keys);
+            keys[nkeys++] = (struct kc){key, c};
         }
-        key = next;
-        prev = &key;
-    }
     for (size_t i = 0; i < nkeys; i++) {
         char comm[PROF_COMM_LEN + 1];
         memcpy(comm, keys[i].k.comm, PROF_COMM_LEN);

@@ -301,7 +301,7 @@ bool kbpf_walk_next(struct kbpf_walk *w, void *key, size_t ksz, void *val)
             return false;
         memcpy(w->prev, key, ksz);
         w->started = true;
-        if (bpf_map_lookup_elem(w->fd, key, val) == 0)
+        if (!val || bpf_map_lookup_elem(w->fd, key, val) == 0)
             return true;
     }
 }

@@ -87,7 +87,8 @@ struct kbpf_walk {
 };
 #define KBPF_WALK_INIT(map_fd) ((struct kbpf_walk){.fd = (map_fd)})
 /* Fills key (ksz bytes, at most KBPF_WALK_MAX_KEY) and val (the map's value
- * size) with the next entry; false at the end or on a read error. */
+ * size) with the next entry; false at the end or on a read error.  val NULL:
+ * the keys alone, no entry looked up. */
 bool kbpf_walk_next(struct kbpf_walk *w, void *key, size_t ksz, void *val);
 /* Every entry of a BPF map appended to a growing array (*arrp holding *n
  * of *cap elements of esz bytes, as xgrow keeps it): row() fills the new

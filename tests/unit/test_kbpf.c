@@ -70,8 +70,8 @@ static int u32_u64_map(const char *name)
 }
 
 /* kbpf_walk_next visits every entry of a map once with its value, whatever
- * the body does to its key; an empty map and a key larger than a walk holds
- * give nothing. */
+ * the body does to its key, or every key once without a value buffer; an
+ * empty map and a key larger than a walk holds give nothing. */
 TEST(kbpf_walk_visits_every_entry_once)
 {
     int fd = u32_u64_map("walk_test");
@@ -95,6 +95,18 @@ TEST(kbpf_walk_visits_every_entry_once)
         seen[key]++;
         n++;
         key = 0; /* the walk goes on from its own copy */
+    }
+    CHECK(n == N);
+    for (unsigned k = 1; k <= N; k++)
+        CHECK(seen[k] == 1);
+    /* the keys alone (no value buffer): each once */
+    memset(seen, 0, sizeof seen);
+    n = 0;
+    w = KBPF_WALK_INIT(fd);
+    while (kbpf_walk_next(&w, &key, sizeof key, NULL)) {
+        REQUIRE(n < N && key >= 1 && key <= N);
+        seen[key]++;
+        n++;
     }
     CHECK(n == N);
     for (unsigned k = 1; k <= N; k++)
