@@ -14,6 +14,7 @@
 #include "../util/xalloc.h"
 #include "collector.h"
 #include "../kbpf/kbpf.h"
+#include "../kbpf/sampled.h"
 #include "../stacks/stack_prefetch.h"
 #include "../stacks/stack_top.h"
 #include "../stacks/stacks.h"
@@ -25,7 +26,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "../../bpf/pagefault.h"
@@ -33,7 +33,6 @@
 
 _Static_assert(PF_STACK_NONE == STACK_ID_NONE, "BPF and resolver disagree on 'no stack'");
 
-#define MAX_CPUS 4096
 /* Samples per second per CPU: at ~2 us per sample (a user stack walk and a
  * hash update) 200 Hz costs at most 0.04 % of a CPU that faults without
  * pause; bench/pagefault_bench.sh measures the whole cost. */
@@ -42,9 +41,7 @@ _Static_assert(PF_STACK_NONE == STACK_ID_NONE, "BPF and resolver disagree on 'no
 
 struct pf_state {
     struct pagefault_bpf *skel; /* owned */
-    struct bpf_link **links;    /* owned, ncpu entries (NULL where none) */
-    int *fds;                   /* perf event fds, -1 where none */
-    int ncpu, attached;
+    struct kbpf_sampled ev;     /* the page-faults events and their links */
     bool sym_ref;               /* holds a stacks_sym_acquire() reference */
     struct stack_prefetch *pf;  /* owned */
     char *scope;                /* "pid 12", "cgroup /x", "system-wide" */
@@ -54,42 +51,15 @@ struct pf_state {
     bool ended;
 };
 
-static int open_events(struct pf_state *st, char *err, size_t n)
-{
-    struct perf_event_attr a;
-    memset(&a, 0, sizeof a);
-    a.size = sizeof a;
-    a.type = PERF_TYPE_SOFTWARE;
-    a.config = PERF_COUNT_SW_PAGE_FAULTS;
-    a.freq = 1;
-    a.sample_freq = PF_SAMPLE_HZ;
-    a.exclude_kernel = 0; /* faults taken in kernel mode (copy_to_user) count too */
-    int last_err;
-    st->attached =
-        kbpf_attach_per_cpu(st->skel->progs.on_fault, &a, st->ncpu, st->fds, st->links, &last_err);
-    if (!st->attached) {
-        snprintf(err, n, "no CPU's page faults could be sampled: perf_event_open/attach: %s",
-                 strerror(last_err ? last_err : ENODEV));
-        return -(last_err ? last_err : ENODEV);
-    }
-    return 0;
-}
-
 static int pf_start(struct collect_ctx *ctx, void **state, char *err, size_t n)
 {
     struct pf_state *st = xcalloc(1, sizeof *st);
     *state = st;
-    st->ncpu = libbpf_num_possible_cpus();
-    if (st->ncpu <= 0 || st->ncpu > MAX_CPUS) {
-        snprintf(err, n, "cannot count possible CPUs");
-        return -EINVAL;
-    }
+    int rc = kbpf_sampled_init(&st->ev, err, n);
+    if (rc)
+        return rc;
     stacks_sym_acquire(ctx->cfg);
     st->sym_ref = true;
-    st->links = xcalloc((size_t)st->ncpu, sizeof *st->links);
-    st->fds = xcalloc((size_t)st->ncpu, sizeof *st->fds);
-    for (int i = 0; i < st->ncpu; i++)
-        st->fds[i] = -1;
     st->skel = pagefault_bpf__open();
     if (!st->skel) {
         int e = errno ? errno : EINVAL;
@@ -111,38 +81,23 @@ static int pf_start(struct collect_ctx *ctx, void **state, char *err, size_t n)
     }
     if (!st->scope)
         st->scope = xstrdup("system-wide");
-    int rc = pagefault_bpf__load(st->skel);
+    rc = pagefault_bpf__load(st->skel);
     if (rc) {
         snprintf(err, n, "loading the page-fault BPF program failed: %s", strerror(-rc));
         return rc;
     }
     kbpf_warm_alloc(st->skel->maps.stackmap);
     st->pf = stack_prefetch_new(bpf_map__fd(st->skel->maps.stackmap), STACKS_USER_PER_PID);
-    return open_events(st, err, n);
+    /* faults taken in kernel mode (copy_to_user) count too */
+    return kbpf_sampled_attach(&st->ev, st->skel->progs.on_fault, PERF_COUNT_SW_PAGE_FAULTS,
+                               PF_SAMPLE_HZ, "CPU's page faults", err, n);
 }
 
 static int pf_begin(struct collect_ctx *ctx, void *state)
 {
     struct pf_state *st = state;
-    int rc = 0;
     st->t_begin = collect_clock_s(ctx);
-    for (int i = 0; i < st->ncpu; i++)
-        if (st->links[i] && (ioctl(st->fds[i], PERF_EVENT_IOC_RESET, 0) != 0 ||
-                             ioctl(st->fds[i], PERF_EVENT_IOC_ENABLE, 0) != 0))
-            rc = -errno;
-    return rc;
-}
-
-static void detach(struct pf_state *st)
-{
-    for (int i = 0; st->links && i < st->ncpu; i++) {
-        if (st->links[i])
-            bpf_link__destroy(st->links[i]); /* closes its event fd */
-        else if (st->fds[i] >= 0)
-            close(st->fds[i]);
-        st->links[i] = NULL;
-        st->fds[i] = -1;
-    }
+    return kbpf_sampled_enable(&st->ev, true);
 }
 
 /* Stops sampling and reads the exact counts once. */
@@ -153,30 +108,9 @@ static int pf_end(struct collect_ctx *ctx, void *state)
         return 0;
     st->ended = true;
     st->t_end = collect_clock_s(ctx);
-    for (int i = 0; i < st->ncpu; i++) {
-        if (!st->links[i])
-            continue;
-        (void)ioctl(st->fds[i], PERF_EVENT_IOC_DISABLE, 0);
-        uint64_t v;
-        if (read(st->fds[i], &v, sizeof v) == (ssize_t)sizeof v)
-            st->counted += v;
-    }
-    detach(st);
+    st->counted += kbpf_sampled_disable(&st->ev);
+    kbpf_sampled_detach(&st->ev);
     return 0;
-}
-
-static int read_stats(struct pf_state *st, uint64_t out[PF_NSTATS])
-{
-    uint64_t *v = xcalloc((size_t)st->ncpu, sizeof *v);
-    int rc = 0;
-    for (__u32 k = 0; k < PF_NSTATS && rc == 0; k++) {
-        out[k] = 0;
-        rc = bpf_map_lookup_elem(bpf_map__fd(st->skel->maps.stats), &k, v) ? -errno : 0;
-        for (int i = 0; rc == 0 && i < st->ncpu; i++)
-            out[k] += v[i];
-    }
-    free(v);
-    return rc;
 }
 
 static int pf_tick(struct collect_ctx *ctx, void *state)
@@ -208,7 +142,8 @@ static int pf_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     uint64_t prefetched;
     struct stack_resolver *sr = stack_prefetch_take(st->pf, &prefetch_ms, &prefetched);
     uint64_t stats[PF_NSTATS];
-    int rc = read_stats(st, stats);
+    int rc =
+        kbpf_sampled_stats(&st->ev, bpf_map__fd(st->skel->maps.stats), PF_NSTATS, stats);
     if (rc) {
         stack_resolver_free(sr);
         snprintf(err, n, "reading the page-fault counters failed: %s", strerror(-rc));
@@ -275,7 +210,7 @@ static int pf_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
                 "CPU on %d CPU%s, %s; each sample counts the faults of its period, so the "
                 "faults are estimates (%llu samples stand for %llu faults; the events counted "
                 "%llu faults on the whole host).",
-                PF_SAMPLE_HZ, st->attached, st->attached == 1 ? "" : "s", st->scope,
+                PF_SAMPLE_HZ, st->ev.attached, st->ev.attached == 1 ? "" : "s", st->scope,
                 (unsigned long long)stats[PF_ST_SAMPLES],
                 (unsigned long long)stats[PF_ST_WEIGHT], (unsigned long long)st->counted);
         if (st->scope_note)
@@ -311,13 +246,12 @@ static void pf_destroy(void *state)
     struct pf_state *st = state;
     if (!st)
         return;
-    detach(st);
+    kbpf_sampled_detach(&st->ev);
     stack_prefetch_free(st->pf);
     if (st->sym_ref)
         stacks_sym_release();
     pagefault_bpf__destroy(st->skel);
-    free(st->links);
-    free(st->fds);
+    kbpf_sampled_free(&st->ev);
     free(st->scope);
     free(st->scope_note);
     free(st);

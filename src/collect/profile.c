@@ -14,6 +14,7 @@
 #include "collector.h"
 #include "profile_summary.h"
 #include "../kbpf/kbpf.h"
+#include "../kbpf/sampled.h"
 #include "../stacks/stack_prefetch.h"
 #include "../stacks/stacks.h"
 #include <bpf/bpf.h>
@@ -27,7 +28,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -38,14 +38,9 @@
 
 _Static_assert(PROF_STACK_NONE == STACK_ID_NONE, "BPF and resolver disagree on 'no stack'");
 
-#define MAX_CPUS 4096
-
 struct prof_state {
     struct profile_bpf *skel; /* owned */
-    struct bpf_link **links;  /* owned, ncpu entries (NULL where none) */
-    int *fds;                 /* perf event fds, -1 where none */
-    int ncpu;                 /* possible CPUs */
-    int attached;             /* CPUs sampled */
+    struct kbpf_sampled ev;   /* the cpu-clock events and their links */
     int hz;
     bool sym_ref;             /* holds a stacks_sym_acquire() reference */
     struct stack_prefetch *pf; /* owned: stacks resolved during the window */
@@ -150,42 +145,16 @@ static void setup_cgroup(struct prof_state *st, const struct collect_ctx *ctx)
     }
 }
 
-static int open_events(struct prof_state *st, char *err, size_t n)
-{
-    struct perf_event_attr a;
-    memset(&a, 0, sizeof a);
-    a.size = sizeof a;
-    a.type = PERF_TYPE_SOFTWARE;
-    a.config = PERF_COUNT_SW_CPU_CLOCK;
-    a.freq = 1;
-    a.sample_freq = (__u64)st->hz;
-    int last_err;
-    st->attached =
-        kbpf_attach_per_cpu(st->skel->progs.on_sample, &a, st->ncpu, st->fds, st->links, &last_err);
-    if (!st->attached) {
-        snprintf(err, n, "no CPU could be sampled: perf_event_open/attach: %s",
-                 strerror(last_err ? last_err : ENODEV));
-        return -(last_err ? last_err : ENODEV);
-    }
-    return 0;
-}
-
 static int prof_start(struct collect_ctx *ctx, void **state, char *err, size_t n)
 {
     struct prof_state *st = xcalloc(1, sizeof *st);
     *state = st;
     st->hz = ctx->cfg && ctx->cfg->hz > 0 ? ctx->cfg->hz : 49;
-    st->ncpu = libbpf_num_possible_cpus();
-    if (st->ncpu <= 0 || st->ncpu > MAX_CPUS) {
-        snprintf(err, n, "cannot count possible CPUs");
-        return -EINVAL;
-    }
+    int rc = kbpf_sampled_init(&st->ev, err, n);
+    if (rc)
+        return rc;
     stacks_sym_acquire(ctx->cfg); /* kallsyms loads during the window */
     st->sym_ref = true;
-    st->links = xcalloc((size_t)st->ncpu, sizeof *st->links);
-    st->fds = xcalloc((size_t)st->ncpu, sizeof *st->fds);
-    for (int i = 0; i < st->ncpu; i++)
-        st->fds[i] = -1;
     st->skel = profile_bpf__open();
     if (!st->skel) {
         int e = errno ? errno : EINVAL;
@@ -195,7 +164,7 @@ static int prof_start(struct collect_ctx *ctx, void **state, char *err, size_t n
     kbpf_alloc_on_insert(st->skel->maps.counts); /* a key per new (process, stacks) */
     kbpf_alloc_on_insert(st->skel->maps.stackmap);
     bpf_map__set_max_entries(st->skel->maps.stackmap,
-                             profile_stack_entries(st->hz, st->ncpu, ctx->cfg->window_s));
+                             profile_stack_entries(st->hz, st->ev.ncpu, ctx->cfg->window_s));
     bool follow = ctx->cfg && ctx->cfg->pid > 0 && ctx->cfg->follow_children;
     bpf_program__set_autoload(st->skel->progs.on_fork, follow);
     if (!follow)
@@ -212,7 +181,7 @@ static int prof_start(struct collect_ctx *ctx, void **state, char *err, size_t n
     }
     if (!st->scope)
         st->scope = xstrdup("system-wide");
-    int rc = profile_bpf__load(st->skel);
+    rc = profile_bpf__load(st->skel);
     if (rc) {
         snprintf(err, n, "loading the profile BPF program failed: %s", strerror(-rc));
         return rc;
@@ -229,7 +198,8 @@ static int prof_start(struct collect_ctx *ctx, void **state, char *err, size_t n
         }
     }
     st->pf = stack_prefetch_new(bpf_map__fd(st->skel->maps.stackmap), STACKS_USER_PER_PID);
-    return open_events(st, err, n);
+    return kbpf_sampled_attach(&st->ev, st->skel->progs.on_sample, PERF_COUNT_SW_CPU_CLOCK,
+                               (uint64_t)st->hz, "CPU", err, n);
 }
 
 static void detach(struct prof_state *st)
@@ -240,30 +210,7 @@ static void detach(struct prof_state *st)
         bpf_link__destroy(st->fork_link);
         st->fork_link = NULL;
     }
-    for (int i = 0; st->links && i < st->ncpu; i++) {
-        /* a perf_event link owns its event fd and closes it: closing it
-         * again could close another thread's newly opened file */
-        if (st->links[i])
-            bpf_link__destroy(st->links[i]);
-        else if (st->fds[i] >= 0)
-            close(st->fds[i]);
-        st->links[i] = NULL;
-        st->fds[i] = -1;
-    }
-}
-
-static int read_stats(struct prof_state *st, uint64_t out[PROF_NSTATS])
-{
-    uint64_t *v = xcalloc((size_t)st->ncpu, sizeof *v);
-    int rc = 0;
-    for (__u32 k = 0; k < PROF_NSTATS && rc == 0; k++) {
-        out[k] = 0;
-        rc = bpf_map_lookup_elem(bpf_map__fd(st->skel->maps.stats), &k, v) ? -errno : 0;
-        for (int i = 0; rc == 0 && i < st->ncpu; i++)
-            out[k] += v[i];
-    }
-    free(v);
-    return rc;
+    kbpf_sampled_detach(&st->ev);
 }
 
 /* Hands the stacks seen so far to the prefetcher, so that they are
@@ -300,10 +247,7 @@ static int prof_begin(struct collect_ctx *ctx, void *state)
 {
     (void)ctx;
     struct prof_state *st = state;
-    int rc = 0;
-    for (int i = 0; i < st->ncpu; i++)
-        if (st->links[i] && ioctl(st->fds[i], PERF_EVENT_IOC_ENABLE, 0) != 0)
-            rc = -errno;
+    int rc = kbpf_sampled_enable(&st->ev, false);
     st->begin_ms = mono_ms();
     return rc;
 }
@@ -458,7 +402,8 @@ static int prof_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     uint64_t prefetched;
     struct stack_resolver *sr = stack_prefetch_take(st->pf, &prefetch_ms, &prefetched);
     uint64_t stats[PROF_NSTATS];
-    int rc = read_stats(st, stats);
+    int rc =
+        kbpf_sampled_stats(&st->ev, bpf_map__fd(st->skel->maps.stats), PROF_NSTATS, stats);
     if (rc) {
         stack_resolver_free(sr);
         snprintf(err, n, "reading the profile counters failed: %s", strerror(-rc));
@@ -497,7 +442,7 @@ static int prof_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     double t_resolved = mono_ms();
 
     report_metric(r, NM_PROFILE_HZ, "Profile sampling rate", "Hz", "profile", st->hz);
-    report_metric(r, NM_PROFILE_CPUS, "CPUs sampled", "", "profile", st->attached);
+    report_metric(r, NM_PROFILE_CPUS, "CPUs sampled", "", "profile", st->ev.attached);
     report_metric(r, NM_PROFILE_IDLE_SAMPLES, "Idle samples", "", "profile", (double)stats[PROF_ST_IDLE]);
     report_metric(r, NM_PROFILE_DROPPED, "Samples lost (key map full)", "", "profile",
                   (double)stats[PROF_ST_DROPPED]);
@@ -516,7 +461,7 @@ static int prof_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     if (t) {
         struct strbuf sb = STRBUF_INIT;
         sb_addf(&sb, "cpu-clock (software) sampling at %d Hz on %d CPU%s, %s", st->hz,
-                st->attached, st->attached == 1 ? "" : "s", st->scope);
+                st->ev.attached, st->ev.attached == 1 ? "" : "s", st->scope);
         if (st->scope_note)
             sb_addf(&sb, " (%s)", st->scope_note);
         sb_add(&sb, ctx->caps && ctx->caps->pmu ? "." : "; this host has no hardware PMU.");
@@ -581,8 +526,7 @@ static void prof_destroy(void *state)
     if (st->sym_ref)
         stacks_sym_release();
     profile_bpf__destroy(st->skel);
-    free(st->links);
-    free(st->fds);
+    kbpf_sampled_free(&st->ev);
     free(st->scope_note);
     free(st->scope);
     free(st);

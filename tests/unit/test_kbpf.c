@@ -3,9 +3,11 @@
  * for every hook of the running kernel. */
 #include "harness.h"
 #include "../../src/kbpf/kbpf.h"
+#include "../../src/kbpf/sampled.h"
 #include "../../src/util/xalloc.h"
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
+#include <bpf/libbpf.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -185,4 +187,49 @@ TEST(kbpf_per_thread_entries_follow_the_host)
     CHECK(t > 0);
     if (t > 0)
         CHECK(kbpf_per_thread_entries(t, 2048, 1u << 20) >= 2 * (uint64_t)t);
+}
+
+/* The per-CPU sampling skeleton without a program: its tables sized to the
+ * possible CPUs with no event open; enabling and disabling nothing are no
+ * errors and count nothing; the per-CPU counters of a real map are summed
+ * slot by slot, and a slot past the map's end is an error. */
+TEST(kbpf_sampled_tables_and_stats)
+{
+    struct kbpf_sampled s;
+    char err[128] = "";
+    REQUIRE(kbpf_sampled_init(&s, err, sizeof err) == 0);
+    CHECK(s.ncpu == libbpf_num_possible_cpus() && s.attached == 0);
+    for (int i = 0; i < s.ncpu; i++)
+        CHECK(s.links[i] == NULL && s.fds[i] == -1);
+    CHECK(kbpf_sampled_enable(&s, true) == 0);
+    CHECK(kbpf_sampled_disable(&s) == 0);
+    if (running_on_valgrind() || geteuid() != 0) {
+        kbpf_sampled_free(&s);
+        test_skip("needs root to create a BPF map (and no valgrind)");
+        return;
+    }
+    LIBBPF_OPTS(bpf_map_create_opts, o);
+    int fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "sampled_test", sizeof(uint32_t),
+                            sizeof(uint64_t), 3, &o);
+    if (fd < 0) {
+        kbpf_sampled_free(&s);
+        test_skip("bpf_map_create failed");
+        return;
+    }
+    uint64_t *v = xcalloc((size_t)s.ncpu, sizeof *v);
+    for (uint32_t k = 0; k < 3; k++) {
+        for (int i = 0; i < s.ncpu; i++)
+            v[i] = (uint64_t)(k + 1) * 100 + (uint64_t)i;
+        REQUIRE(bpf_map_update_elem(fd, &k, v, BPF_ANY) == 0);
+    }
+    uint64_t out[4] = {0};
+    REQUIRE(kbpf_sampled_stats(&s, fd, 3, out) == 0);
+    uint64_t idx = (uint64_t)s.ncpu * (uint64_t)(s.ncpu - 1) / 2;
+    for (uint32_t k = 0; k < 3; k++)
+        CHECK(out[k] == (uint64_t)(k + 1) * 100 * (uint64_t)s.ncpu + idx);
+    CHECK(kbpf_sampled_stats(&s, fd, 4, out) < 0);
+    free(v);
+    close(fd);
+    kbpf_sampled_free(&s);
+    CHECK(s.links == NULL && s.fds == NULL);
 }
