@@ -1,5 +1,5 @@
 #include "retain.h"
-#include "load.h"
+#include "../replay/load.h"
 #include "../render/escape.h"
 #include "../util/caller.h"
 #include "../util/json_read.h"

@@ -1,6 +1,6 @@
 #include "render.h"
 #include "../bundle/bundle.h"
-#include "../bundle/judge.h"
+#include "../replay/judge.h"
 #include "../model/model.h"
 #include "../render/escape.h"
 #include "subcmd.h"

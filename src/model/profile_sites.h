@@ -63,7 +63,7 @@ struct profile_sites {
     struct profile_labelled *stacks;
     size_t nstacks, cap_stacks;
     /* The run's own pprof file (gzip'd, as its bundle holds it), kept by
-     * perfreport render (bundle/load.c): a profile read back from its
+     * perfreport render (replay/load.c): a profile read back from its
      * folded file has no sites, so the renderer writes this instead of
      * encoding again.  NULL when none; profile_map_strings() drops it. */
     char *kept_pprof;

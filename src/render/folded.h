@@ -49,7 +49,7 @@ struct folded_parser {
                           * 1, or 2 for difffolded.pl's "stack BEFORE AFTER" lines
                           * (the profile is then differential, profile_diff.h) */
     size_t form_line;    /* that line */
-    /* A bundle's own folded file (bundle/load.c): the kinds its text cannot
+    /* A bundle's own folded file (replay/load.c): the kinds its text cannot
      * spell are restored by perfreport's conventions -- the first frame of
      * a stack is the process, and an unnamed frame is a bracketed label
      * ("[bash exited]", "[truncated]"), the symbolizer's only names that

@@ -1,6 +1,6 @@
 /* report.json: the whole model, versioned ("schema": 1).  Key order follows
  * the model so the file diffs well between runs.  It is the data a bundle is
- * re-rendered from (`perfreport render`, src/bundle/load.c): everything the
+ * re-rendered from (`perfreport render`, src/replay/load.c): everything the
  * rules and renderers read is here, numbers exactly; the stacks are in the
  * .folded files it names.  Keys added since schema 1 began (window.start_ns,
  * facts, profiles) are optional for a reader. */

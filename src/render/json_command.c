@@ -1,5 +1,5 @@
 /* report.json's "command": the command a run profiled (`perfreport --
- * CMD`), as src/bundle/load.c reads it back:
+ * CMD`), as src/replay/load.c reads it back:
  *   {"line": "burner 2", "pid": 123, "user": "bob", "end": "exited",
  *    "exit_status": 3, "signal": null, "core_dumped": false,
  *    "wall_s": 2.01, "ended_window": true, "error": null}

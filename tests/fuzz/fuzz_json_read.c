@@ -5,7 +5,7 @@
  * back as the same tree; a report.json the loader accepts, written again,
  * loads again and writes the same text. */
 #include "fuzz.h"
-#include "bundle/load.h"
+#include "replay/load.h"
 #include "model/model.h"
 #include "render/json_common.h"
 #include "render/json_writer.h"

@@ -1,6 +1,6 @@
 /* --baseline: the comparison with an earlier run goes into the model. */
 #include "harness.h"
-#include "../../src/diff/baseline.h"
+#include "../../src/replay/diff_baseline.h"
 #include "../../src/model/model.h"
 #include "../../src/util/xalloc.h"
 #include "test_util.h"

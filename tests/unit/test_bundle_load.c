@@ -1,10 +1,10 @@
-/* Loading a bundle back (src/bundle/load.c): report.json round trips to
+/* Loading a bundle back (src/replay/load.c): report.json round trips to
  * the same text, the profiles come back with their frame kinds, and every
  * kind of bad bundle is refused with a message naming the file. */
 #include "harness.h"
 #include "test_util.h"
 #include "../../src/bundle/bundle.h"
-#include "../../src/bundle/load.h"
+#include "../../src/replay/load.h"
 #include "../../src/model/model.h"
 #include "../../src/model/profile.h"
 #include "../../src/render/folded.h"

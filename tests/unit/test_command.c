@@ -4,7 +4,7 @@
  * redacts its command line, and tells exit from signal. */
 #include "harness.h"
 #include "test_util.h"
-#include "../../src/bundle/load.h"
+#include "../../src/replay/load.h"
 #include "../../src/run/command.h"
 #include "../../src/model/model.h"
 #include "../../src/model/run_command.h"

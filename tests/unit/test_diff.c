@@ -1,9 +1,9 @@
-/* perfreport diff's comparison model (src/diff/compare.c) on synthetic
+/* perfreport diff's comparison model (src/replay/diff_compare.c) on synthetic
  * reports: findings matched by id, the spread rule at its boundaries, the
  * normalisation of the differential profiles, and the views' key words. */
 #include "harness.h"
-#include "../../src/diff/compare.h"
-#include "../../src/diff/diff_render.h"
+#include "../../src/replay/diff_compare.h"
+#include "../../src/replay/diff_render.h"
 #include "../../src/model/model.h"
 #include "../../src/model/profile.h"
 #include "../../src/model/profile_diff.h"

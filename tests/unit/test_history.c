@@ -1,10 +1,10 @@
-/* perfreport history's pure parts (src/history/history.c, history_render.c)
+/* perfreport history's pure parts (src/replay/history.c, history_render.c)
  * on synthetic analysed reports: relative links, worst-first order, the
  * grouping by host, recurring findings, the key metrics, and escaping of
  * host-controlled text in every view. */
 #include "harness.h"
-#include "../../src/history/history.h"
-#include "../../src/history/history_render.h"
+#include "../../src/replay/history.h"
+#include "../../src/replay/history_render.h"
 #include "../../src/model/model.h"
 #include "../../src/render/doc.h"
 #include "../../src/util/json_read.h"

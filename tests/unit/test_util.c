@@ -1,6 +1,6 @@
 #include "test_util.h"
 #include "harness.h"
-#include "../../src/bundle/load.h"
+#include "../../src/replay/load.h"
 #include "../../src/render/json_common.h"
 #include "../../src/util/strbuf.h"
 #include "../../src/util/xalloc.h"

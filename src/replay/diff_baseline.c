@@ -1,6 +1,6 @@
 /* --baseline: see baseline.h. */
-#include "baseline.h"
-#include "compare.h"
+#include "diff_baseline.h"
+#include "diff_compare.h"
 #include "../analyze/analyze.h"
 #include "../model/names.h"
 #include "../render/json_common.h"

@@ -1,7 +1,7 @@
 /* A bundle loaded and judged again: what `perfreport render`, `perfreport
  * diff` and `--baseline` start from. */
-#ifndef PERFREPORT_BUNDLE_JUDGE_H
-#define PERFREPORT_BUNDLE_JUDGE_H
+#ifndef PERFREPORT_REPLAY_JUDGE_H
+#define PERFREPORT_REPLAY_JUDGE_H
 #include <stddef.h>
 
 struct report;

@@ -1,5 +1,5 @@
 /* The comparison model of perfreport diff (see compare.h). */
-#include "compare.h"
+#include "diff_compare.h"
 #include "../model/profile.h"
 #include "../model/profile_diff.h"
 #include "../util/fmtnum.h"

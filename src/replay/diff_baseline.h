@@ -8,7 +8,7 @@
 #define PERFREPORT_DIFF_BASELINE_H
 #include "../model/model.h"
 
-/* The baseline itself is loaded with bundle_load_judged (bundle/judge.h),
+/* The baseline itself is loaded with bundle_load_judged (replay/judge.h),
  * with the run's thresholds file. */
 /* Adds the comparison of r (analysed) with base to r. */
 void baseline_apply(struct report *r, const struct report *base);

@@ -1,7 +1,7 @@
 /* Finding and loading bundles for perfreport history (see history_scan.h). */
 #include "history_scan.h"
 #include "../analyze/analyze.h"
-#include "../bundle/load.h"
+#include "load.h"
 #include "../util/xalloc.h"
 #include <dirent.h>
 #include <errno.h>

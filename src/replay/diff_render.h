@@ -3,7 +3,7 @@
  * cpu-diff.svg / offcpu-diff.svg. */
 #ifndef PERFREPORT_DIFF_RENDER_H
 #define PERFREPORT_DIFF_RENDER_H
-#include "compare.h"
+#include "diff_compare.h"
 #include "../util/strbuf.h"
 
 #define DIFF_MAX_FILES 5

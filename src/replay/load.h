@@ -1,4 +1,9 @@
-/* Reading a bundle back into the model: report.json (the data of record)
+/* src/replay/: bundles read back.  This file loads one into the model;
+ * judge.c analyses it again (render, diff, --baseline), diff_*.c compare two
+ * reports (perfreport diff, --baseline), history*.c list and chart many
+ * (perfreport history).  Writing and publishing a bundle is src/bundle/'s.
+ *
+Reading a bundle back into the model: report.json (the data of record)
  * plus the stack profiles in its .folded files, checked against the
  * manifest's sizes and SHA-256 first.  `perfreport render` re-analyses and
  * re-renders what this loads; comparing bundles builds on it too.
@@ -14,8 +19,8 @@
  * whether the run failed.  What is not: findings, USE rows, thresholds,
  * chart threshold lines and the headline, which are analysis: the caller
  * runs analyze_run() again (with the thresholds it wants). */
-#ifndef PERFREPORT_BUNDLE_LOAD_H
-#define PERFREPORT_BUNDLE_LOAD_H
+#ifndef PERFREPORT_REPLAY_LOAD_H
+#define PERFREPORT_REPLAY_LOAD_H
 #include <stdbool.h>
 #include <stddef.h>
 
