@@ -10,7 +10,7 @@
 #include "../render/flame_colors.h"
 #include "../render/flame_nameattr.h"
 #include "../render/flame_palette_map.h"
-#include "../render/folded.h"
+#include "../flame/folded.h"
 #include "../render/svg_flame.h"
 #include "../util/strbuf.h"
 #include "../util/xalloc.h"

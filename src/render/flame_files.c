@@ -1,7 +1,7 @@
 /* Renderer "flames": for every stack profile in the model, <name>.folded
  * (folded_write) and a standalone interactive <name>.svg. */
 #include "charts.h"
-#include "folded.h"
+#include "../flame/folded.h"
 #include "renderer.h"
 #include "svg_flame.h"
 #include "../model/model.h"

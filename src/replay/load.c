@@ -4,7 +4,7 @@
 #include "../model/profile_sites.h"
 #include "../model/run_command.h"
 #include "../render/charts.h"
-#include "../render/folded.h"
+#include "../flame/folded.h"
 #include "../util/json_read.h"
 #include "../util/sha256.h"
 #include "../util/strbuf.h"

@@ -4,7 +4,7 @@
 #include "fuzz.h"
 #include "flame/perf_collapse.h"
 #include "model/profile.h"
-#include "render/folded.h"
+#include "flame/folded.h"
 #include "render/svg_flame.h"
 #include "util/strbuf.h"
 #include <ctype.h>

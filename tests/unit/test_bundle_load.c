@@ -7,7 +7,7 @@
 #include "../../src/replay/load.h"
 #include "../../src/model/model.h"
 #include "../../src/model/profile.h"
-#include "../../src/render/folded.h"
+#include "../../src/flame/folded.h"
 #include "../../src/render/json_common.h"
 #include "../../src/render/svg_flame.h"
 #include "../../src/util/sha256.h"

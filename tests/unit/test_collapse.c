@@ -13,7 +13,7 @@
 #include "../../src/flame/perf_collapse.h"
 #include "../../src/flame/stack_counts.h"
 #include "../../src/model/profile.h"
-#include "../../src/render/folded.h"
+#include "../../src/flame/folded.h"
 #include "../../src/util/line_reader.h"
 #include "../../src/util/strbuf.h"
 #include "../../src/util/xalloc.h"

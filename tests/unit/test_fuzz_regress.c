@@ -5,7 +5,7 @@
 #include "../../src/collect/host.h"
 #include "../../src/model/profile.h"
 #include "../../src/render/escape.h"
-#include "../../src/render/folded.h"
+#include "../../src/flame/folded.h"
 #include "../../src/render/markdown.h"
 #include "../../src/model/model.h"
 #include "../../src/render/svg_flame.h"

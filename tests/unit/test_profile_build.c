@@ -4,7 +4,7 @@
  * the same trie, and that trie must hold what the input says. */
 #include "harness.h"
 #include "../../src/model/profile.h"
-#include "../../src/render/folded.h"
+#include "../../src/flame/folded.h"
 #include "../../src/render/svg_flame.h"
 #include "../../src/util/strbuf.h"
 #include "../../src/util/xalloc.h"

@@ -1,5 +1,10 @@
-/* Folded stacks ("a;b;c 12", flamegraph.pl's input) in and out (`perf
- * script` text is collapsed into them by flame/perf_collapse.h).  The parser
+/* src/flame/: the folded-stack format ("a;b;c 12", flamegraph.pl's input)
+ * and what makes it: this file reads and writes it, perf_collapse.h turns
+ * `perf script` text into it, stack_counts.h sums its stacks.  The flame
+ * graphs drawn from it are src/render/'s (svg_flame.c, flame_files.c).
+ *
+Folded stacks ("a;b;c 12", flamegraph.pl's input) in and out (`perf
+ * script` text is collapsed into them by perf_collapse.h).  The parser
  * is fed one line at a time so a large input never has to be held in
  * memory; folded_parse() is the whole-text convenience tests use.  Bad
  * lines are counted and the first few remembered with their line numbers;
