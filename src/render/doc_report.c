@@ -4,7 +4,7 @@
 #include "doc_report.h"
 #include "charts.h"
 #include "hists.h"
-#include "json_common.h"
+#include "../codec/report_json.h"
 #include "../model/model.h"
 #include "../model/names.h"
 #include "../model/profile.h"

@@ -3,7 +3,7 @@
  * "integrity" list can give the size and SHA-256 of every other file. */
 #include "charts.h"
 #include "hists.h"
-#include "json_common.h"
+#include "../codec/report_json.h"
 #include "renderer.h"
 #include "../model/model.h"
 #include "../model/names.h"

@@ -3,7 +3,7 @@
 #include "diff_compare.h"
 #include "../analyze/analyze.h"
 #include "../model/names.h"
-#include "../render/json_common.h"
+#include "../codec/report_json.h"
 #include "../util/fmtnum.h"
 #include "../util/strbuf.h"
 #include "../util/xalloc.h"

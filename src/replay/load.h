@@ -1,4 +1,5 @@
-/* src/replay/: bundles read back.  This file loads one into the model;
+/* src/replay/: bundles read back.  This file loads one into the model
+ * (report.json's text through codec/report_json_read.c);
  * judge.c analyses it again (render, diff, --baseline), diff_*.c compare two
  * reports (perfreport diff, --baseline), history*.c list and chart many
  * (perfreport history).  Writing and publishing a bundle is src/bundle/'s.
@@ -43,8 +44,8 @@ struct report;
  * spends tens of bytes on a frame, a forged one 2).  With the text, the
  * peak stays under 64 MiB + 2 n for any single file at its cap
  * (bench/bundle_bench.sh). */
-#define BUNDLE_TREE_MEM(n) (((size_t)8 << 20) + 3 * (size_t)(n))
-#define BUNDLE_MODEL_MEM(n) (((size_t)8 << 20) + 3 * (size_t)(n))
+/* BUNDLE_TREE_MEM(n) and BUNDLE_MODEL_MEM(n), the tree's and the model's,
+ * are in codec/report_json_read.h, with the reader of report.json. */
 #define BUNDLE_PROFILE_NODES(n) ((uint32_t)(65536 + (size_t)(n) / 32))
 #define BUNDLE_BULK_IDS (1u << 18) /* frames a profile's bulk merge holds (1 MiB) */
 
@@ -82,8 +83,5 @@ int bundle_manifest_read(int dfd, const char *shown, struct json **out, char *er
 struct timespec;
 bool bundle_manifest_start(const struct json *man, struct timespec *out);
 
-/* The report.json part alone: text[0..len) into a new report, without the
- * profiles (their stacks are in other files).  Same contract; messages name
- * "report.json". */
-int report_from_json(const char *text, size_t len, struct report **out, char *err, size_t errlen);
+/* report.json's text alone is read by report_from_json (codec/report_json.h). */
 #endif

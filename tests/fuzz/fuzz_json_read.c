@@ -7,7 +7,7 @@
 #include "fuzz.h"
 #include "replay/load.h"
 #include "model/model.h"
-#include "render/json_common.h"
+#include "codec/report_json.h"
 #include "render/json_writer.h"
 #include "util/json_read.h"
 #include "util/strbuf.h"

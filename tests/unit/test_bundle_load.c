@@ -8,7 +8,7 @@
 #include "../../src/model/model.h"
 #include "../../src/model/profile.h"
 #include "../../src/flame/folded.h"
-#include "../../src/render/json_common.h"
+#include "../../src/codec/report_json.h"
 #include "../../src/render/svg_flame.h"
 #include "../../src/util/sha256.h"
 #include "../../src/util/strbuf.h"

@@ -9,7 +9,7 @@
 #include "../../src/model/model.h"
 #include "../../src/model/run_command.h"
 #include "../../src/render/doc_report.h"
-#include "../../src/render/json_common.h"
+#include "../../src/codec/report_json.h"
 #include "../../src/util/strbuf.h"
 #include "../../src/util/xalloc.h"
 #include <signal.h>

@@ -4,7 +4,7 @@
 #include "test_util.h"
 #include "../../src/model/model.h"
 #include "../../src/render/hists.h"
-#include "../../src/render/json_common.h"
+#include "../../src/codec/report_json.h"
 #include "../../src/render/markdown.h"
 #include "../../src/util/strbuf.h"
 #include "../../src/util/xalloc.h"

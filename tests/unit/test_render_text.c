@@ -5,7 +5,7 @@
 #include "../../src/model/model.h"
 #include "../../src/render/charts.h"
 #include "../../src/render/doc_report.h"
-#include "../../src/render/json_common.h"
+#include "../../src/codec/report_json.h"
 #include "../../src/render/json_writer.h"
 #include "../../src/render/markdown.h"
 #include "../../src/render/md_common.h"

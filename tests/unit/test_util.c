@@ -1,7 +1,7 @@
 #include "test_util.h"
 #include "harness.h"
 #include "../../src/replay/load.h"
-#include "../../src/render/json_common.h"
+#include "../../src/codec/report_json.h"
 #include "../../src/util/strbuf.h"
 #include "../../src/util/xalloc.h"
 #include <errno.h>

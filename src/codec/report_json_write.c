@@ -1,12 +1,12 @@
 /* report.json: the whole model, versioned ("schema": 1).  Key order follows
  * the model so the file diffs well between runs.  It is the data a bundle is
- * re-rendered from (`perfreport render`, src/replay/load.c): everything the
+ * re-rendered from (`perfreport render`; read back by report_json_read.c): everything the
  * rules and renderers read is here, numbers exactly; the stacks are in the
  * .folded files it names.  Keys added since schema 1 began (window.start_ns,
  * facts, profiles) are optional for a reader. */
-#include "charts.h"
-#include "json_common.h"
-#include "renderer.h"
+#include "report_json.h"
+#include "../render/charts.h"
+#include "../render/renderer.h"
 #include "../model/profile.h"
 #include "../model/model.h"
 #include "../version.h"

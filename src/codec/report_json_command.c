@@ -1,11 +1,11 @@
 /* report.json's "command": the command a run profiled (`perfreport --
- * CMD`), as src/replay/load.c reads it back:
+ * CMD`), as report_json_read.c reads it back:
  *   {"line": "burner 2", "pid": 123, "user": "bob", "end": "exited",
  *    "exit_status": 3, "signal": null, "core_dumped": false,
  *    "wall_s": 2.01, "ended_window": true, "error": null}
  * "end" is exited|killed|running|not_started; exit_status is set for
  * exited, signal ("SIGINT") for killed, error for not_started. */
-#include "json_common.h"
+#include "report_json.h"
 #include "../model/model.h"
 #include "../model/run_command.h"
 
