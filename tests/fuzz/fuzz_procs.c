@@ -22,7 +22,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     proc_parse_statm(text, size, &a, &a);
     proc_parse_limits_nofile(text, size, &a);
     proc_parse_file_nr(text, size, &a, &b);
-    proc_parse_memtotal(text, size, &a);
+    proc_parse_kib_field(text, size, "MemTotal", &a);
+    proc_parse_kib_field(text, size, "RssAnon", &b);
 
     char out[PROC_CMDLINE_BYTES + 1];
     memset(out, 0x5a, sizeof out);
