@@ -119,9 +119,9 @@ void evidence_top_procs(struct finding *f, const struct table *t, const char *wh
  * "0.3 s after the window closed"; outside_window: before or after it. */
 void when_text(const struct report *r, double at_s, char *buf, size_t n);
 bool outside_window(const struct report *r, double at_s);
-/* Row of proc.dstate: a task a cgroup v1 freezer holds (docker pause,
- * freezer.state FROZEN), in the freezer's wait or frozen in the sleep it
- * was in.  State D, but stopped on purpose: neither hung nor doing I/O. */
+/* Row of proc.dstate: a task a cgroup v1 freezer holds (docker pause; the
+ * collector's column frozen).  State D, but stopped on purpose: neither
+ * hung nor doing I/O. */
 bool dstate_frozen(const struct table *t, size_t row);
 /* The host's memory available at the window's low point (KiB), else at
  * its end; NAN when unknown.  What a growth runs out of. */

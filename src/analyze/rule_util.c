@@ -157,6 +157,5 @@ double host_available_kib(const struct report *r)
 
 bool dstate_frozen(const struct table *t, size_t row)
 {
-    const char *w = table_str(t, row, "wchan");
-    return table_num(t, row, "frozen") > 0 || (w && strcmp(w, "__refrigerator") == 0);
+    return table_num(t, row, "frozen") > 0;
 }

@@ -791,8 +791,10 @@ static void observe(struct dstate *d, const struct pid_stat *ps, int tgid, const
         e->longest_is_current = false;
     }
     read_wchan(d, e);
+    /* in the freezer's own wait, or frozen in the sleep it was in */
     if (e->wait_ticks >= 2 && e->frozen < 0)
-        e->frozen = (signed char)in_frozen_cgroup(d, e->tgid);
+        e->frozen = (signed char)(strcmp(e->wchan, "__refrigerator") == 0 ||
+                                  in_frozen_cgroup(d, e->tgid));
     if (e->wait_ticks >= 2 && e->res < 0 && e->frozen == 0)
         resolve(d, e);
 }

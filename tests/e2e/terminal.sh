@@ -124,18 +124,12 @@ fi
 #     without anyone reading root's terminal (before they waited until it
 #     was read again).
 python3 - "$BIN" "$TMPD/b5" >"$TMPD/stall.log" 2>&1 <<'PY'
-import fcntl, os, select, sys, termios, time
+import os, pty, select, sys, time
 bin, out = sys.argv[1:3]
-m, s = os.openpty()
-pid = os.fork()
+pid, m = pty.fork()  # the child in a session of its own, the pty its terminal
 if pid == 0:
-    os.setsid()
-    fcntl.ioctl(s, termios.TIOCSCTTY, 0)
-    for k in range(3):
-        os.dup2(s, k)
     os.execvp(bin, [bin, "-q", "-d", "30", "-o", out, "--user", "nobody", "--", "sh", "-c",
                     "head -c 300000 /dev/zero | tr '\\000' x; echo OUTPUT-END"])
-os.close(s)
 t0, st = time.monotonic(), None
 while st is None and time.monotonic() - t0 < 20:
     done, st = os.waitpid(pid, os.WNOHANG)
@@ -212,15 +206,10 @@ fi
 #    terminal signals it), a resize of root's terminal reaches it; Ctrl-C
 #    goes to perfreport and is passed on (tests/scenarios/s11_command.sh).
 python3 - "$BIN" "$TMPD/b3" >"$TMPD/keys.log" 2>&1 <<'PY'
-import fcntl, os, select, struct, sys, termios, time
+import fcntl, os, pty, select, struct, sys, termios, time
 bin, out = sys.argv[1:3]
-m, s = os.openpty()
-pid = os.fork()
+pid, m = pty.fork()  # the child in a session of its own, the pty its terminal
 if pid == 0:
-    os.setsid()
-    fcntl.ioctl(s, termios.TIOCSCTTY, 0)
-    for k in range(3):
-        os.dup2(s, k)
     os.execvp(bin, [bin, "-q", "-d", "30", "-o", out, "--user", "nobody", "--", "sh", "-c",
                     "trap 'echo got-tstp' TSTP; trap 'echo got-winch; stty size' WINCH; "
                     "trap 'echo got-quit; exit 5' QUIT; echo ready; "

@@ -121,15 +121,21 @@ TEST(rules_dstate_hung_fuse_mount_is_critical_and_names_it)
     report_free(r);
 }
 
+/* Three nginx tasks a cgroup freezer holds, in D for 30 s. */
+static void frozen_tasks(struct report *r)
+{
+    for (int k = 0; k < 3; k++) {
+        task(r, 700 + k, 700 + k, "nginx", 30, 20, NULL, NULL, NULL, NULL, NULL, NULL);
+        table_set_num(dtable(r), dtable(r)->nrows - 1, "frozen", 1);
+    }
+}
+
 /* docker pause: every task of the container in D in the freezer for the
  * whole window, one thread stuck for real beside them. */
 TEST(rules_dstate_frozen_tasks_are_not_hung)
 {
     struct report *r = host();
-    for (int k = 0; k < 3; k++) {
-        task(r, 700 + k, 700 + k, "nginx", 30, 20, NULL, NULL, NULL, NULL, NULL, NULL);
-        table_set_str(dtable(r), dtable(r)->nrows - 1, "wchan", "__refrigerator");
-    }
+    frozen_tasks(r);
     analyze_run(r);
     const struct finding *f = report_find_finding(r, "proc.uninterruptible");
     REQUIRE(f);
@@ -139,10 +145,7 @@ TEST(rules_dstate_frozen_tasks_are_not_hung)
     report_free(r);
 
     r = host();
-    for (int k = 0; k < 3; k++) {
-        task(r, 700 + k, 700 + k, "nginx", 30, 20, NULL, NULL, NULL, NULL, NULL, NULL);
-        table_set_str(dtable(r), dtable(r)->nrows - 1, "wchan", "__refrigerator");
-    }
+    frozen_tasks(r);
     task(r, 600, 600, "app", 5, 11, NULL, NULL, NULL, NULL, NULL, NULL);
     analyze_run(r);
     f = report_find_finding(r, "proc.uninterruptible");
@@ -181,14 +184,22 @@ TEST(rules_dstate_short_waits_and_nothing_known)
     report_free(r);
 }
 
-/* A 2 s wait through a 2.5 s window is a warning, not "hung for the whole
- * window" (critical needs half the critical line, 5 s). */
-TEST(rules_dstate_whole_short_window_is_no_hang)
+/* A window of n ticks 0.5 s apart, n / 2 seconds long. */
+static struct report *window_of(int n)
 {
     struct report *r = report_new();
-    for (int i = 1; i <= 5; i++)
+    for (int i = 1; i <= n; i++)
         report_add_tick(r, 0.5 * i);
-    r->window.actual_s = r->window.planned_s = 2.5;
+    r->window.actual_s = r->window.planned_s = 0.5 * n;
+    return r;
+}
+
+/* A 2.2 s wait through a 2.5 s window is a warning, not "hung for the
+ * whole window" (critical needs a wait that began before the window, or
+ * half the critical line, 5 s). */
+TEST(rules_dstate_whole_short_window_is_no_hang)
+{
+    struct report *r = window_of(5);
     task(r, 800, 800, "sync", 2.2, 5, "ext4", "local", "/", "ext4", "253:1", NULL);
     analyze_run(r);
     CHECK(sev_of(r, "proc.uninterruptible") == SEV_WARNING);
@@ -199,10 +210,7 @@ TEST(rules_dstate_whole_short_window_is_no_hang)
  * before the first tick): hung for the whole window. */
 TEST(rules_dstate_whole_window_from_before_is_a_hang)
 {
-    struct report *r = report_new();
-    for (int i = 1; i <= 8; i++)
-        report_add_tick(r, 0.5 * i);
-    r->window.actual_s = r->window.planned_s = 4;
+    struct report *r = window_of(8);
     task(r, 801, 801, "hangwalk", 6.2, 8, "fuse", "remote", "/mnt/fz", "fuse", NULL, NULL);
     analyze_run(r);
     CHECK(sev_of(r, "proc.uninterruptible") == SEV_CRITICAL);
