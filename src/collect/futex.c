@@ -7,7 +7,6 @@
 #include "../model/model.h"
 #include "../model/names.h"
 #include "../model/profile.h"
-#include "../symbolize/symbolize.h"
 #include "../util/clock.h"
 #include "../util/strbuf.h"
 #include "../util/xalloc.h"

@@ -10,7 +10,6 @@
 #include "../model/model.h"
 #include "../model/names.h"
 #include "../model/profile.h"
-#include "../symbolize/symbolize.h"
 #include "../util/clock.h"
 #include "../util/strbuf.h"
 #include "../util/xalloc.h"
@@ -287,24 +286,18 @@ static void add_seeded(struct offcpu_state *st, struct symbolizer *sym,
     names[d] = ss.uip ? "[callers not captured: blocked since before the window]"
                       : "[user stack not captured: blocked since before the window]";
     kinds[d++] = FRAME_UNKNOWN;
+    /* the saved user ip follows the syscall instruction, each kernel return
+     * address its call: look up the instruction before (the leaf's is exact) */
+    uint64_t kaddr[OFFCPU_SEED_DEPTH];
+    for (size_t i = 0; i < nk; i++)
+        kaddr[i] = ss.ip[i] - (i ? 1 : 0);
     const char *uleaf = NULL;
-    stacks_sym_lock(); /* shared with the other collectors' threads */
-    if (ss.uip) {
-        struct sym_frame uf;
-        /* the saved ip follows the syscall instruction: look up the one before */
-        if (sym_user_name(sym, (int)r->k.tgid, ss.uip - 1, &uf) == 0) {
-            uleaf = uf.name;
-            names[d] = uleaf;
-            kinds[d++] = uf.kind;
-        }
+    uint8_t ukind = FRAME_UNKNOWN;
+    stacks_name_addrs(sym, r->k.tgid, ss.uip ? ss.uip - 1 : 0, &uleaf, &ukind, kaddr, nk, kleaf);
+    if (uleaf) {
+        names[d] = uleaf;
+        kinds[d++] = ukind;
     }
-    for (size_t i = 0; i < nk; i++) {
-        struct sym_frame f;
-        uint64_t a = ss.ip[i] - (i ? 1 : 0);
-        sym_kernel(sym, a, &f);
-        kleaf[i] = f.name;
-    }
-    stacks_sym_unlock();
     for (size_t i = nk; i-- > 0;) {
         names[d] = kleaf[i];
         kinds[d++] = FRAME_KERNEL;

@@ -6,7 +6,6 @@
 #include "../model/model.h"
 #include "../model/names.h"
 #include "../model/profile.h"
-#include "../symbolize/symbolize.h"
 #include "../util/clock.h"
 #include "../util/hostfs.h"
 #include "../util/strbuf.h"
@@ -492,20 +491,7 @@ static int prof_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     if (ss.truncated)
         ledger_note(led, "%llu stacks deeper than the stack map's depth were truncated",
                     (unsigned long long)ss.truncated);
-    struct sym_stats sy;
-    stacks_sym_lock(); /* other collectors may be resolving with it */
-    sym_stats(sym, &sy);
-    stacks_sym_unlock();
-    ledger_note(led,
-                "%zu keys, %llu stacks read; frames resolved %llu, unresolved %llu; %llu binaries "
-                "read (%llu failed), %llu processes' maps read (%llu gone)",
-                nkeys, (unsigned long long)ss.stacks_read,
-                (unsigned long long)ss.frames_resolved, (unsigned long long)ss.frames_unresolved,
-                (unsigned long long)sy.binaries_read, (unsigned long long)sy.binaries_failed,
-                (unsigned long long)sy.pids_read, (unsigned long long)sy.pids_gone);
-    if (sy.kernel_note)
-        ledger_note(led, "%s", sy.kernel_note);
-    stacks_note_symbolizer(led, sym);
+    stacks_note_resolution(led, sym, nkeys, &ss);
     ledger_note(led, "%llu stacks resolved during the window (%.0f ms); drain and symbolization "
                 "after it took %.0f ms (summary %.0f ms)",
                 (unsigned long long)prefetched, prefetch_ms, t_resolved - t0,

@@ -668,3 +668,39 @@ void stacks_note_symbolizer(struct ledger_entry *led, const struct symbolizer *s
                     (unsigned long long)st.notes_dropped);
     stacks_sym_unlock();
 }
+
+void stacks_note_resolution(struct ledger_entry *led, const struct symbolizer *sym, size_t nkeys,
+                            const struct stack_stats *ss)
+{
+    struct sym_stats sy;
+    stacks_sym_lock(); /* other collectors may be resolving with it */
+    sym_stats(sym, &sy);
+    stacks_sym_unlock();
+    ledger_note(led,
+                "%zu keys, %llu stacks read; frames resolved %llu, unresolved %llu; %llu binaries "
+                "read (%llu failed), %llu processes' maps read (%llu gone)",
+                nkeys, (unsigned long long)ss->stacks_read,
+                (unsigned long long)ss->frames_resolved, (unsigned long long)ss->frames_unresolved,
+                (unsigned long long)sy.binaries_read, (unsigned long long)sy.binaries_failed,
+                (unsigned long long)sy.pids_read, (unsigned long long)sy.pids_gone);
+    if (sy.kernel_note)
+        ledger_note(led, "%s", sy.kernel_note);
+    stacks_note_symbolizer(led, sym);
+}
+
+void stacks_name_addrs(struct symbolizer *sym, uint32_t tgid, uint64_t uaddr, const char **uname,
+                       uint8_t *ukind, const uint64_t *kaddr, size_t nk, const char **kname)
+{
+    *uname = NULL;
+    stacks_sym_lock(); /* shared with the other collectors' threads */
+    struct sym_frame f;
+    if (uaddr && sym_user_name(sym, (int)tgid, uaddr, &f) == 0) {
+        *uname = f.name;
+        *ukind = (uint8_t)f.kind;
+    }
+    for (size_t i = 0; i < nk; i++) {
+        sym_kernel(sym, kaddr[i], &f);
+        kname[i] = f.name;
+    }
+    stacks_sym_unlock();
+}

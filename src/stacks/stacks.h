@@ -160,4 +160,20 @@ void stacks_sym_unlock(void);
  * (takes stacks_sym_lock()). */
 struct ledger_entry;
 void stacks_note_symbolizer(struct ledger_entry *led, const struct symbolizer *sym);
+/* The ledger note of a collector that resolved nkeys aggregated keys with a
+ * resolver whose stats are ss: keys, stacks read, frames resolved and not,
+ * the symbolizer's binaries and processes' maps read (and failed), its note
+ * on kernel symbols, then stacks_note_symbolizer's refusals. */
+void stacks_note_resolution(struct ledger_entry *led, const struct symbolizer *sym, size_t nkeys,
+                            const struct stack_stats *ss);
+
+/* Names addresses a collector read itself, not through a stack map (the
+ * stacks of tasks blocked since before the window): uaddr in process tgid
+ * (0: none) and kaddr[0..nk-1] in the kernel, each the address to look up
+ * (a return address less one).  *uname receives the user frame's name when
+ * a symbol names it (NULL otherwise) and *ukind its kind; kname[i] the
+ * kernel frames' names.  Names stay valid while the caller holds its
+ * stacks_sym_acquire() reference.  Takes stacks_sym_lock(). */
+void stacks_name_addrs(struct symbolizer *sym, uint32_t tgid, uint64_t uaddr, const char **uname,
+                       uint8_t *ukind, const uint64_t *kaddr, size_t nk, const char **kname);
 #endif
