@@ -12,7 +12,7 @@
 #define OFFCPU_MAX_JOIN_WORDS 8192 /* threads of a target whose exit word is known */
 /* offcpu_key.syscall of a futex wait on a sibling thread's exit word
  * (clear_child_tid): pthread_join.  Never a syscall number; the same value
- * as WAIT_SYSCALL_JOIN in src/collect/waitclass.h. */
+ * as WAIT_SYSCALL_JOIN in src/stacks/waitclass.h. */
 #define OFFCPU_SYSCALL_JOIN (-2)
 
 /* A thread's exit word: the kernel clears it and wakes its futex when the

@@ -3,7 +3,7 @@
  * (run/pipeline.c). */
 #include "cmd.h"
 #include "subcmd.h"
-#include "../collect/cgroup_name.h"
+#include "../procfs/cgroup_name.h"
 #include "../bundle/archive.h"
 #include "../bundle/bundle.h"
 #include "../bundle/retain.h"

@@ -3,7 +3,7 @@
  * (bpf/biolat.bpf.c) and drained once at the end of the window. */
 #include "biolat.h"
 #include "collector.h"
-#include "disk.h"
+#include "../procfs/blockdev.h"
 #include "../kbpf/kbpf.h"
 #include "../model/model.h"
 #include "../model/names.h"
@@ -26,54 +26,6 @@ static const char *const kind_names[BIO_NKINDS] = {"read",  "write", "flush", "d
 const char *bio_kind_name(enum bio_kind k)
 {
     return (unsigned)k < BIO_NKINDS ? kind_names[k] : "other";
-}
-
-static void copy_field(const char *s, size_t len, char *out, size_t n)
-{
-    if (len >= n)
-        len = n - 1;
-    memcpy(out, s, len);
-    out[len] = '\0';
-}
-
-int bio_uevent_devname(const char *text, char *out, size_t n)
-{
-    if (!text || n == 0)
-        return -1;
-    for (const char *p = text; *p;) {
-        size_t len = strcspn(p, "\n");
-        if (len > 8 && strncmp(p, "DEVNAME=", 8) == 0) {
-            copy_field(p + 8, len - 8, out, n);
-            return 0;
-        }
-        p += len;
-        if (*p)
-            p++;
-    }
-    return -1;
-}
-
-int bio_partitions_name(const char *text, unsigned major, unsigned minor, char *out, size_t n)
-{
-    if (!text || n == 0)
-        return -1;
-    for (const char *p = text; *p;) {
-        size_t len = strcspn(p, "\n");
-        char line[512];
-        copy_field(p, len, line, sizeof line);
-        unsigned ma, mi;
-        unsigned long long blocks;
-        char name[256];
-        if (sscanf(line, " %u %u %llu %255s", &ma, &mi, &blocks, name) == 4 && ma == major &&
-            mi == minor) {
-            copy_field(name, strlen(name), out, n);
-            return 0;
-        }
-        p += len;
-        if (*p)
-            p++;
-    }
-    return -1;
 }
 
 static double ms(double us) { return isfinite(us) ? us / 1000.0 : NAN; }
@@ -215,24 +167,6 @@ static int bio_start(struct collect_ctx *ctx, void **state, char *err, size_t n)
         return rc < 0 ? rc : -rc;
     }
     return 0;
-}
-
-void bio_dev_name(unsigned major, unsigned minor, char *out, size_t n)
-{
-    struct strbuf sb = STRBUF_INIT;
-    if (hostfs_readf(&sb, 4096, "/sys/dev/block/%u:%u/uevent", major, minor) == 0 &&
-        bio_uevent_devname(sb_str(&sb), out, n) == 0 && out[0]) {
-        sb_free(&sb);
-        return;
-    }
-    sb_reset(&sb);
-    if (hostfs_read("/proc/partitions", &sb, 1u << 20) == 0 &&
-        bio_partitions_name(sb_str(&sb), major, minor, out, n) == 0 && out[0]) {
-        sb_free(&sb);
-        return;
-    }
-    sb_free(&sb);
-    snprintf(out, n, "%u:%u", major, minor);
 }
 
 static int bio_begin(struct collect_ctx *ctx, void *state)

@@ -22,13 +22,6 @@ struct bio_dev {
     unsigned seen;        /* bit k set when h[k] has data */
 };
 
-/* DEVNAME= of a /sys/dev/block/M:m/uevent text.  0 or -1 when absent. */
-int bio_uevent_devname(const char *text, char *out, size_t n);
-/* Name of major:minor in a /proc/partitions text.  0 or -1 when absent. */
-int bio_partitions_name(const char *text, unsigned major, unsigned minor, char *out, size_t n);
-/* The name of block device major:minor ("vda"): sysfs uevent first, then
- * /proc/partitions, else "major:minor".  Host text. */
-void bio_dev_name(unsigned major, unsigned minor, char *out, size_t n);
 /* Histograms "biolat.<dev>.<kind>" (latency us, "queue" us) and
  * "biosize.<dev>" (KiB), table "disk.latency" and metric
  * "disk.p99_ms_max". */

@@ -7,6 +7,7 @@
  * and a device that vanishes and comes back simply starts a fresh baseline. */
 #include "disk.h"
 #include "collector.h"
+#include "procfs/blockdev.h"
 #include "model/model.h"
 #include "model/names.h"
 #include "util/hostfs.h"
@@ -152,56 +153,6 @@ void diskstats_free(struct diskstats *d)
     d->n = d->cap = 0;
 }
 
-static bool prefix_digit(const char *name, const char *prefix)
-{
-    size_t l = strlen(prefix);
-    return strncmp(name, prefix, l) == 0 && isdigit((unsigned char)name[l]);
-}
-
-bool disk_is_virtual_name(const char *name)
-{
-    static const char *const prefixes[] = {"loop", "ram", "zram", "dm-", "md", "sr"};
-    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
-        if (prefix_digit(name, prefixes[i]))
-            return true;
-    return false;
-}
-
-static bool prefix_letter(const char *name, const char *prefix)
-{
-    size_t l = strlen(prefix);
-    return strncmp(name, prefix, l) == 0 && islower((unsigned char)name[l]);
-}
-
-const char *disk_class(const char *name, int rotational, bool has_device)
-{
-    if (prefix_digit(name, "nvme"))
-        return "nvme";
-    /* Xen's xvd is a paravirtual disk like virtio's vd: latency is the host's. */
-    if (prefix_letter(name, "vd") || prefix_letter(name, "xvd"))
-        return "virtio";
-    if (prefix_digit(name, "nbd") || prefix_digit(name, "rbd"))
-        return "network";
-    /* Stacked devices (dm, md, loop) report a meaningless rotational flag. */
-    if (!has_device)
-        return "unknown";
-    if (rotational == 1)
-        return "hdd";
-    if (rotational == 0)
-        return "ssd";
-    return "unknown";
-}
-
-bool disk_sysfs_name(const char *name, char *out, size_t n)
-{
-    size_t l = strlen(name);
-    if (l == 0 || l >= n || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
-        return false;
-    for (size_t i = 0; i <= l; i++)
-        out[i] = name[i] == '/' ? '!' : name[i];
-    return true;
-}
-
 static uint64_t dlt(uint64_t cur, uint64_t prev) { return cur >= prev ? cur - prev : 0; }
 
 void diskstat_delta(const struct diskstat *cur, const struct diskstat *prev, struct diskstat *d)
@@ -306,28 +257,6 @@ static void disk_destroy(void *p)
     free(st->v);
     sb_free(&st->buf);
     free(st);
-}
-
-static int read_rotational(const char *sysname)
-{
-    char path[512];
-    uint64_t v;
-    snprintf(path, sizeof path, "/sys/block/%s/queue/rotational", sysname);
-    if (hostfs_read_u64(path, &v) != 0 || v > 1)
-        return -1;
-    return (int)v;
-}
-
-const char *disk_class_of(const char *name)
-{
-    char sys[256], path[512];
-    if (!disk_sysfs_name(name, sys, sizeof sys))
-        return "unknown";
-    snprintf(path, sizeof path, "/sys/block/%s", sys);
-    if (!hostfs_is_dir(path))
-        return "unknown";
-    snprintf(path, sizeof path, "/sys/block/%s/device", sys);
-    return disk_class(name, read_rotational(sys), hostfs_exists(path));
 }
 
 static struct disk_dev *dev_get(struct disk_state *st, const char *name)

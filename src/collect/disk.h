@@ -32,25 +32,6 @@ size_t diskstats_parse(const char *text, struct diskstats *out);
 void diskstats_free(struct diskstats *d);
 const struct diskstat *diskstats_find(const struct diskstats *d, const char *name);
 
-/* Device-mapper, loop, ram, zram, md and optical devices: shown only when
- * they did I/O.  Matches "<prefix><digit>" so "mdfoo" or "srv" are not caught. */
-bool disk_is_virtual_name(const char *name);
-
-/* "nvme" "ssd" "hdd" "virtio" "network" "unknown".  rotational is the
- * content of queue/rotational (-1 when unreadable); has_device says whether
- * /sys/block/<dev>/device exists (a real backing device, not a stacked one). */
-const char *disk_class(const char *name, int rotational, bool has_device);
-
-/* disk_class() for a whole disk named `name`, reading its
- * /sys/block/<dev>/queue/rotational and device through hostfs; "unknown"
- * when it is not a /sys/block entry.  Shared with the BPF biolat collector. */
-const char *disk_class_of(const char *name);
-
-/* The /sys/block entry name for a diskstats name: the kernel prints "cciss/c0d0"
- * but names the sysfs directory "cciss!c0d0".  Returns false for names that
- * cannot be a sysfs entry ("", ".", ".."), so they are never looked up. */
-bool disk_sysfs_name(const char *name, char *out, size_t n);
-
 /* iostat-style figures for one device over an interval. */
 struct disk_rates {
     double r_per_s, w_per_s, rkb_per_s, wkb_per_s;

@@ -14,7 +14,7 @@
 #include "collector.h"
 #include "../stacks/stack_prefetch.h"
 #include "../stacks/stacks.h"
-#include "waitclass.h"
+#include "../stacks/waitclass.h"
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>

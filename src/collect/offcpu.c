@@ -17,7 +17,7 @@
 #include "collector.h"
 #include "../stacks/stack_prefetch.h"
 #include "../stacks/stacks.h"
-#include "waitclass.h"
+#include "../stacks/waitclass.h"
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
@@ -31,7 +31,7 @@
 #include "../../bpf/offcpu.h"
 #include "offcpu.skel.h"
 #include "../../bpf/threads.h"
-#include "threads_tables.h"
+#include "../kbpf/threads_tables.h"
 
 #define TOP_STACKS 25
 #define SUMMARY_FRAMES 5

@@ -7,7 +7,7 @@
 #include "../util/clock.h"
 #include "../util/hostfs.h"
 #include "../util/xalloc.h"
-#include "cgroup.h"
+#include "../procfs/cgroup_parse.h"
 #include "collector.h"
 #include "../kbpf/kbpf.h"
 #include <bpf/bpf.h>

@@ -6,7 +6,6 @@
  * estimate every fault.  The events also count every fault exactly, which
  * the report gives beside the estimate.  stop() drains once into profile
  * "pagefault" and table pagefault.top. */
-#include "profile.h"
 #include "../model/model.h"
 #include "../model/names.h"
 #include "../model/profile.h"
@@ -73,8 +72,8 @@ static int pf_start(struct collect_ctx *ctx, void **state, char *err, size_t n)
         st->scope = xasprintf("pid %d", (int)ctx->cfg->pid);
     } else if (ctx->cfg && ctx->cfg->cgroup) {
         uint64_t cgid;
-        if (profile_cgroup_filter(ctx, "the page-fault profile", &cgid, &st->scope,
-                                  &st->scope_note)) {
+        if (kbpf_sampled_cgroup_filter(ctx, "the page-fault profile", &cgid, &st->scope,
+                                       &st->scope_note)) {
             st->skel->rodata->filter_cg = true;
             st->skel->rodata->targ_cgid = cgid;
         }

@@ -14,11 +14,4 @@
  * (the STACK_TRACE map it replaced allocated and touched all of it at
  * creation: 8 MiB cost ~4 % of an idle run's own CPU on the test VM). */
 uint32_t profile_stack_entries(int hz, int ncpu, double window_s);
-
-struct collect_ctx;
-/* The v2 cgroup id of -c (ctx->cfg->cgroup) for a BPF filter: true with
- * *cgid and *scope ("cgroup /x", malloc'd) set; false with *note (malloc'd)
- * saying why `what` ("the CPU profile") is system-wide instead. */
-bool profile_cgroup_filter(const struct collect_ctx *ctx, const char *what, uint64_t *cgid,
-                           char **scope, char **note);
 #endif

@@ -1,7 +1,7 @@
 /* Collector "runqlat": run-queue latency from sched_wakeup/_new/switch,
  * aggregated in the kernel for the whole window (bpf/runqlat.bpf.c). */
 #include "runqlat.h"
-#include "threads_tables.h"
+#include "../kbpf/threads_tables.h"
 #include "collector.h"
 #include "../kbpf/kbpf.h"
 #include "../model/model.h"

@@ -1,7 +1,7 @@
 /* Collector "threads": see threads.h. */
 #include "threads.h"
 #include "collector.h"
-#include "procs.h"
+#include "../procfs/procs_parse.h"
 #include "../model/model.h"
 #include "../model/names.h"
 #include "../util/hostfs.h"

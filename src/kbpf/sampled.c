@@ -1,15 +1,21 @@
 /* A sampled perf event on every CPU with a BPF program (sampled.h). */
 #include "sampled.h"
 #include "kbpf.h"
+#include "../collect/collector.h"
+#include "../util/hostfs.h"
+#include "../util/strbuf.h"
 #include "../util/xalloc.h"
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define SAMPLED_MAX_CPUS 4096
@@ -104,4 +110,78 @@ int kbpf_sampled_stats(const struct kbpf_sampled *s, int fd, uint32_t nkeys, uin
     }
     free(v);
     return rc;
+}
+
+/* Path of -c relative to the cgroup root: an absolute path under the v2
+ * mount loses that prefix; "//x/" becomes "/x". */
+static char *cgroup_rel(const char *arg, const char *v2root)
+{
+    size_t ml = strlen(v2root);
+    if (ml && strncmp(arg, v2root, ml) == 0 && (arg[ml] == '/' || !arg[ml]))
+        arg += ml;
+    struct strbuf sb = STRBUF_INIT;
+    sb_addc(&sb, '/');
+    for (const char *p = arg; *p; p++)
+        if (*p != '/' || sb.buf[sb.len - 1] != '/')
+            sb_addc(&sb, *p);
+    if (sb.len > 1 && sb.buf[sb.len - 1] == '/')
+        sb.buf[--sb.len] = '\0';
+    return sb_detach(&sb);
+}
+
+/* Is rel a directory in some v1 hierarchy under /sys/fs/cgroup? */
+static bool in_v1(const char *rel, const char *v2root)
+{
+    DIR *d = hostfs_opendir("/sys/fs/cgroup");
+    if (!d)
+        return false;
+    bool found = false;
+    struct dirent *e;
+    while (!found && (e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char p[PATH_MAX];
+        if (snprintf(p, sizeof p, "/sys/fs/cgroup/%s", e->d_name) >= (int)sizeof p ||
+            strcmp(p, v2root) == 0)
+            continue;
+        char q[PATH_MAX];
+        if (snprintf(q, sizeof q, "%s%s", p, rel) < (int)sizeof q && hostfs_is_dir(q))
+            found = true;
+    }
+    closedir(d);
+    return found;
+}
+
+bool kbpf_sampled_cgroup_filter(const struct collect_ctx *ctx, const char *what, uint64_t *cgid,
+                                char **scope, char **note)
+{
+    const char *v2 = ctx->caps ? ctx->caps->cgroup_v2_root : "";
+    char *rel = cgroup_rel(ctx->cfg->cgroup, v2);
+    bool found = false;
+    if (strstr(rel, "/..")) {
+        *note = xasprintf("cgroup %s: \"..\" is not allowed; %s is system-wide", rel, what);
+        free(rel);
+        return false;
+    }
+    struct stat sbuf;
+    char path[PATH_MAX], real[PATH_MAX];
+    bool ok = v2[0] && snprintf(path, sizeof path, "%s%s", v2, strcmp(rel, "/") ? rel : "") <
+                           (int)sizeof path &&
+              hostfs_path(real, sizeof real, path) == 0 && stat(real, &sbuf) == 0 &&
+              S_ISDIR(sbuf.st_mode);
+    if (ok) {
+        *cgid = (uint64_t)sbuf.st_ino;
+        *scope = xasprintf("cgroup %s", rel);
+        found = true;
+    } else if (in_v1(rel, v2)) {
+        *note = xasprintf(
+            "cgroup %s exists only in the v1 hierarchies; BPF can filter only by v2 cgroup id "
+            "(bpf_get_current_cgroup_id), so %s is system-wide",
+            rel, what);
+    } else {
+        *note = xasprintf("cgroup %s not found under the v2 hierarchy%s; %s is system-wide", rel,
+                          v2[0] ? "" : " (none mounted)", what);
+    }
+    free(rel);
+    return found;
 }

@@ -39,4 +39,11 @@ void kbpf_sampled_free(struct kbpf_sampled *s);
 /* out[k] = the sum over the CPUs of per-CPU array map fd's slot k, for k <
  * nkeys: 0, or -errno of the first failed lookup. */
 int kbpf_sampled_stats(const struct kbpf_sampled *s, int fd, uint32_t nkeys, uint64_t *out);
+
+struct collect_ctx;
+/* The v2 cgroup id of -c (ctx->cfg->cgroup) for a BPF filter: true with
+ * *cgid and *scope ("cgroup /x", malloc'd) set; false with *note (malloc'd)
+ * saying why `what` ("the CPU profile") is system-wide instead. */
+bool kbpf_sampled_cgroup_filter(const struct collect_ctx *ctx, const char *what,
+                                uint64_t *cgid, char **scope, char **note);
 #endif

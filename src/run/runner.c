@@ -3,7 +3,7 @@
 #include "../collect/collector.h"
 #include "../kbpf/kbpf.h"
 #include "../kbpf/kbtf.h"
-#include "../collect/procs.h"
+#include "../collect/procs/procs.h"
 #include "../kbpf/selfcost.h"
 #include "../stacks/stacks.h"
 #include "../model/model.h"

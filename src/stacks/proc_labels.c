@@ -1,6 +1,6 @@
 /* Per-pid cgroup labels (see proc_labels.h). */
 #include "proc_labels.h"
-#include "../collect/cgroup_name.h"
+#include "../procfs/cgroup_name.h"
 #include "../util/proc_parse.h"
 #include "../util/xalloc.h"
 #include <limits.h>

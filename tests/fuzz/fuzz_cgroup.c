@@ -2,7 +2,7 @@
  * key/value files, mountinfo unescaping, I/O limits and counters,
  * memory.stat. */
 #include "fuzz.h"
-#include "collect/cgroup.h"
+#include "collect/cgroup/cgroup.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,6 +1,7 @@
 /* /proc/diskstats parser and the name helpers fed from it. */
 #include "fuzz.h"
 #include "collect/disk.h"
+#include "procfs/blockdev.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

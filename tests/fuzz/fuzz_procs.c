@@ -1,7 +1,7 @@
 /* /proc/PID/{stat,statm,limits,cmdline} and file-nr parsers.  They take
  * (text, len), so the copy has no terminator: a read past len is caught. */
 #include "fuzz.h"
-#include "collect/procs.h"
+#include "collect/procs/procs.h"
 
 static size_t utf8_chars(const char *s)
 {

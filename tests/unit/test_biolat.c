@@ -5,6 +5,7 @@
 #include "../../src/analyze/analyze.h"
 #include "../../src/model/model.h"
 #include "../../src/collect/biolat.h"
+#include "../../src/procfs/blockdev.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 #include "harness.h"
 #include "collect_life.h"
-#include "../../src/collect/cgroup.h"
+#include "../../src/collect/cgroup/cgroup.h"
 #include "../../src/model/model.h"
 #include "../../src/run/options.h"
 #include "../../src/util/hostfs.h"

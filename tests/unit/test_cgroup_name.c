@@ -1,7 +1,7 @@
 /* Workload names from cgroup paths, for each runtime's documented layout,
  * and -c by container id or pod UID. */
 #include "harness.h"
-#include "../../src/collect/cgroup_name.h"
+#include "../../src/procfs/cgroup_name.h"
 #include "../../src/util/hostfs.h"
 #include "../../src/util/xalloc.h"
 #include <stdio.h>

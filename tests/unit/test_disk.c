@@ -2,6 +2,7 @@
 #include "collect_life.h"
 #include "../../src/collect/collector.h"
 #include "../../src/collect/disk.h"
+#include "../../src/procfs/blockdev.h"
 #include "../../src/model/model.h"
 #include "../../src/run/probe.h"
 #include "../../src/util/hostfs.h"

@@ -1,10 +1,10 @@
-/* Tasks in D state (src/collect/dstate.c): the parsers on real and hostile
+/* Tasks in D state (src/collect/procs/dstate.c): the parsers on real and hostile
  * text, the mount a stuck task waits on, and four ticks of the procs
  * collector over tests/fixtures/dstate (described in its make-fixtures.py). */
 #include "harness.h"
 #include "collect_life.h"
-#include "../../src/collect/dstate.h"
-#include "../../src/collect/procs.h"
+#include "../../src/collect/procs/dstate.h"
+#include "../../src/collect/procs/procs.h"
 #include "../../src/model/model.h"
 #include "../../src/util/hostfs.h"
 #include <errno.h>

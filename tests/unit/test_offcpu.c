@@ -3,7 +3,7 @@
 #include "harness.h"
 #include "rule_util.h"
 #include "../../src/analyze/analyze.h"
-#include "../../src/collect/waitclass.h"
+#include "../../src/stacks/waitclass.h"
 #include "../../src/model/model.h"
 #include "../../src/model/run_command.h"
 #include "../../src/run/options.h"

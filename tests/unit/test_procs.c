@@ -3,7 +3,7 @@
  * Fixture processes and their expected values are described in
  * tests/fixtures/procs/make-hostile.py; 2, 32, 10415 and 10416 are real. */
 #include "harness.h"
-#include "../../src/collect/procs.h"
+#include "../../src/collect/procs/procs.h"
 #include "../../src/model/model.h"
 #include "../../src/run/options.h"
 #include "../../src/util/clock.h"

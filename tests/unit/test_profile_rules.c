@@ -3,7 +3,7 @@
 #include "harness.h"
 #include "../../src/analyze/analyze.h"
 #include "../../src/collect/profile.h"
-#include "../../src/collect/profile_summary.h"
+#include "../../src/model/profile_summary.h"
 #include "../../src/model/model.h"
 #include "../../src/model/profile.h"
 #include <stdbool.h>

@@ -6,7 +6,7 @@
 #include "harness.h"
 #include "collect_life.h"
 #include "test_util.h"
-#include "../../src/collect/cgroup.h"
+#include "../../src/collect/cgroup/cgroup.h"
 #include "../../src/collect/psi.h"
 #include "../../src/render/charts.h"
 #include "../../src/render/renderer.h"

@@ -199,7 +199,7 @@ TEST(redact_hostile_bytes)
 }
 
 /* ---- the procs collector redacts before the model ---- */
-#include "collect/procs.h"
+#include "collect/procs/procs.h"
 #include "collect/collector.h"
 #include "model/model.h"
 #include "run/options.h"

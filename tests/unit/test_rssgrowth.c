@@ -1,7 +1,7 @@
-/* Per-process RSS growth (src/collect/rssgrowth.c) on synthetic ticks: the
+/* Per-process RSS growth (src/collect/procs/rssgrowth.c) on synthetic ticks: the
  * shapes a leak, a warm-up, one allocation and alloc/free cycles make. */
 #include "harness.h"
-#include "../../src/collect/rssgrowth.h"
+#include "../../src/collect/procs/rssgrowth.h"
 #include <math.h>
 #include <stdint.h>
 

@@ -7,7 +7,7 @@
 #include "../../src/analyze/analyze.h"
 #include "../../src/model/model.h"
 #include "../../src/collect/threads.h"
-#include "../../src/collect/threads_tables.h"
+#include "../../src/kbpf/threads_tables.h"
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>

@@ -2,8 +2,8 @@
  * are procs_parse.h's. */
 #ifndef PERFREPORT_COLLECT_PROCS_H
 #define PERFREPORT_COLLECT_PROCS_H
-#include "collector.h"
-#include "procs_parse.h"
+#include "../collector.h"
+#include "../../procfs/procs_parse.h"
 #include <stddef.h>
 #include <stdint.h>
 

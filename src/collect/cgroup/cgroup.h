@@ -2,8 +2,8 @@
  * cgroup_parse.h's. */
 #ifndef PERFREPORT_CGROUP_H
 #define PERFREPORT_CGROUP_H
-#include "cgroup_parse.h"
-#include "collector.h"
+#include "../../procfs/cgroup_parse.h"
+#include "../collector.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -1,8 +1,8 @@
 /* Per-tick readings of a few cgroups: I/O against each limit, and memory
  * (anonymous vs page cache).  See cgroup_watch.h. */
 #include "cgroup_watch.h"
-#include "biolat.h"
-#include "cgroup_name.h"
+#include "../../procfs/blockdev.h"
+#include "../../procfs/cgroup_name.h"
 #include "model/model.h"
 #include "model/names.h"
 #include "util/growth.h"

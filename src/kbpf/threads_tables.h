@@ -6,7 +6,7 @@
  * more there were; src/analyze/threads.c joins them with threads.cpu. */
 #ifndef PERFREPORT_THREADS_TABLES_H
 #define PERFREPORT_THREADS_TABLES_H
-#include "waitclass.h"
+#include "../stacks/waitclass.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

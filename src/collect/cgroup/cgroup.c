@@ -9,9 +9,9 @@
  * first walk also finds the I/O limits and the cgroups whose memory is worth
  * following; those few are read at every tick (cgroup_watch.c). */
 #include "cgroup.h"
-#include "cgroup_name.h"
+#include "../../procfs/cgroup_name.h"
 #include "cgroup_watch.h"
-#include "procs_parse.h"
+#include "../../procfs/procs_parse.h"
 #include "model/model.h"
 #include "model/names.h"
 #include "util/hostfs.h"

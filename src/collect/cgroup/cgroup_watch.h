@@ -6,8 +6,8 @@
  * and writes the tables "cgroup.io" and "cgroup.memory_growth". */
 #ifndef PERFREPORT_CGROUP_WATCH_H
 #define PERFREPORT_CGROUP_WATCH_H
-#include "cgroup_parse.h"
-#include "collector.h"
+#include "../../procfs/cgroup_parse.h"
+#include "../collector.h"
 #include "util/strbuf.h"
 #include <stdbool.h>
 #include <stddef.h>

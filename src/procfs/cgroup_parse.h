@@ -1,5 +1,5 @@
 /* The cgroup collector's pure parsers, also read by the per-tick watches
- * (cgroup_watch.c).  Every parser takes file text and fills a struct; none
+ * (src/collect/cgroup/cgroup_watch.c).  Every parser takes file text and fills a struct; none
  * touches the host. */
 #ifndef PERFREPORT_CGROUP_PARSE_H
 #define PERFREPORT_CGROUP_PARSE_H

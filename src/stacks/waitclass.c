@@ -1,7 +1,7 @@
 /* Wait-class tables.  Kept as data: a new kernel renaming a function (6.15
  * renamed pipe_read to anon_pipe_read) is a one-line change here. */
 #include "waitclass.h"
-#include "../stacks/stacks.h"
+#include "stacks.h"
 #include <stdbool.h>
 #include <string.h>
 

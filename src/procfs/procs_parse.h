@@ -1,5 +1,5 @@
 /* The procs collector's pure parsers over /proc/PID text, also read by
- * the D-state tracker (dstate.c).  Every input here is host-controlled:
+ * the D-state tracker (src/collect/procs/dstate.c).  Every input here is host-controlled:
  * parsers take (text, len), never rely on NUL termination inside the data,
  * and never trust a field to be well formed. */
 #ifndef PERFREPORT_COLLECT_PROCS_PARSE_H

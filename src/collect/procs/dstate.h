@@ -26,7 +26,7 @@
  * is ever opened or stat'ed. */
 #ifndef PERFREPORT_COLLECT_DSTATE_H
 #define PERFREPORT_COLLECT_DSTATE_H
-#include "procs_parse.h"
+#include "../../procfs/procs_parse.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -1,9 +1,9 @@
 /* Top functions by self and total samples, top processes with their hottest
  * stack, kernel/user split. */
 #include "profile_summary.h"
-#include "../model/model.h"
-#include "../model/names.h"
-#include "../model/profile.h"
+#include "model.h"
+#include "names.h"
+#include "profile.h"
 #include "../util/strbuf.h"
 #include "../util/xalloc.h"
 #include <stdint.h>
