@@ -5,8 +5,16 @@
 #   split in two, or two concerns that lean on each other; the circle is
 #   printed.  The circles older than this check are listed in KNOWN: one
 #   that is gone must leave the list, none may join it;
-# - a collector (src/collect/*.c) learns about the run through collector.h
-#   (struct host_caps, collect_config), never from a src/run/ header.
+# - a collector (a file of src/collect/, or of its folder src/collect/X/)
+#   learns about the run through collector.h (struct host_caps,
+#   collect_config), never from a src/run/ header;
+# - a collector never calls the symbolizer: it hands stack ids and addresses
+#   to src/stacks/, which owns the run's one symbolizer, so no file of
+#   src/collect/ includes a src/symbolize/ header;
+# - no collector includes another collector's header: what two collectors
+#   share lives outside src/collect/ (kbpf/, stacks/, procfs/, util/...),
+#   and src/collect/ holds the collectors (X.c with X.h, or the folder X/)
+#   and their contract (collector.h) and registry only.
 # Needs no root and no build.
 KNOWN="model/profile model/profile_chart model/profile_sites"
 . tests/lib.sh
@@ -89,12 +97,26 @@ for key in sorted(known - seen):
     print('gone ' + key)
 
 coll = os.path.join(top, 'collect')
+contract = {os.path.join(coll, 'collector.h')}
+def collector_of(p):
+    """collect/X.c, collect/X.h and collect/X/... are collector X; None outside."""
+    r = os.path.relpath(p, coll)
+    if r.startswith('..'):
+        return None
+    parts = r.split(os.sep)
+    return parts[0] if len(parts) > 1 else parts[0].rsplit('.', 1)[0]
 for p in sorted(incs):
-    if os.path.dirname(p) != coll or not p.endswith('.c'):
+    me = collector_of(p)
+    if me is None or p in contract:
         continue
     for o in incs[p]:
-        if os.path.dirname(o) == os.path.join(top, 'run'):
+        first = os.path.relpath(o, top).split(os.sep)[0]
+        if first == 'run':
             print('collector %s includes %s' % (rel(p), rel(o)))
+        elif first == 'symbolize':
+            print('symbolizer %s includes %s' % (rel(p), rel(o)))
+        elif o not in contract and collector_of(o) not in (None, me):
+            print('cross %s includes %s' % (rel(p), rel(o)))
 PY
 py=$?
 # a check that crashed checked nothing: both fail, with its error
@@ -102,6 +124,8 @@ if [ $py != 0 ]; then
     why="the check failed (exit $py): $(tail -3 "$TMPD/err")"
     not_ok layout_no_include_circle "$why"
     not_ok layout_collectors_no_run_header "$why"
+    not_ok layout_collectors_no_symbolizer "$why"
+    not_ok layout_collectors_no_other_collector "$why"
     exit 0
 fi
 if grep -q '^circle ' "$TMPD/out"; then
@@ -119,4 +143,14 @@ if grep -q '^collector ' "$TMPD/out"; then
     not_ok layout_collectors_no_run_header "$(grep '^collector ' "$TMPD/out" | sed 's/^/  /')"
 else
     ok layout_collectors_no_run_header
+fi
+if grep -q '^symbolizer ' "$TMPD/out"; then
+    not_ok layout_collectors_no_symbolizer "$(sed -n 's/^symbolizer /  /p' "$TMPD/out")"
+else
+    ok layout_collectors_no_symbolizer
+fi
+if grep -q '^cross ' "$TMPD/out"; then
+    not_ok layout_collectors_no_other_collector "$(sed -n 's/^cross /  /p' "$TMPD/out")"
+else
+    ok layout_collectors_no_other_collector
 fi
