@@ -333,6 +333,137 @@ static int publish_all(struct report *r, const struct options *opt, bool tty, st
     return 0;
 }
 
+/* Before the window, with the caller's rights under sudo: the thresholds
+ * file and the baseline's manifest read, the instance lock taken
+ * (*lock_fd), the bundle's place and d's files opened.  0, or -1 with err
+ * set and printed: the run stops there, nothing written. */
+static int before_window(const struct options *opt, const struct delivery *d, struct report *r,
+                         int *lock_fd, struct bundle_target *target, char *err, size_t n)
+{
+    /* The files the caller names are read, and the output's place checked,
+     * with the caller's rights under sudo (caller_enter_msg). */
+    int lrc = -1;
+    if (caller_enter_msg(err, n)) {
+        lrc = thresholds_load(r, opt->thresholds_file, err, n);
+        caller_leave();
+    }
+    if (lrc != 0) {
+        term_printf(stderr, "perfreport: %s", err);
+        return -1;
+    }
+
+    /* A baseline that is no bundle is known now, before the window, from its
+     * manifest alone; the rest of it (report.json, up to the loader's caps)
+     * is read after the window, at the stages' priority, so a large or
+     * forged one costs the window nothing. */
+    if (opt->baseline) {
+        lrc = -1;
+        if (caller_enter_msg(err, n)) {
+            lrc = bundle_probe(opt->baseline, err, n);
+            caller_leave();
+        }
+        if (lrc != 0) {
+            term_printf(stderr, "perfreport: --baseline: %s", err);
+            return -1;
+        }
+    }
+
+    *lock_fd = take_lock(err, n);
+    if (*lock_fd == INSTANCE_LOCK_NONE)
+        term_printf(stderr, "perfreport: %s", err);
+    else if (*lock_fd < 0) {
+        term_printf(stderr, "perfreport: %s", err);
+        return -1;
+    }
+
+    /* The target is checked and its directory opened now, before the window,
+     * so a bad -o loses nothing and a later swap of the path changes nothing.
+     * The default name needs the host name, known only after the window. */
+    if (!caller_enter_msg(err, n)) {
+        term_printf(stderr, "perfreport: %s", err);
+        return -1;
+    }
+    lrc = bundle_target_open(target, opt->outdir, err, n);
+    if (lrc == 0 && d && d->open)
+        lrc = d->open(d->ctx, opt, err, n);
+    caller_leave();
+    if (lrc != 0) {
+        term_printf(stderr, "perfreport: %s", err);
+        return -1;
+    }
+    return 0;
+}
+
+/* Starts the command under --; *opt becomes cmd_opt, the options with
+ * its pid as the focus, and r's target names it.  0, or -1 with err set
+ * and printed. */
+static int spawn_command(const struct options **opt, struct command **cmd,
+                         struct options *cmd_opt, struct report *r, char *err, size_t n)
+{
+    if (command_spawn(cmd, (*opt)->command, (*opt)->user, err, n) != 0) {
+        term_printf(stderr, "perfreport: %s", err);
+        return -1;
+    }
+    *cmd_opt = **opt;
+    cmd_opt->pid = command_pid(*cmd);
+    *opt = cmd_opt;
+    free(r->window.target);
+    describe_target(r, cmd_opt);
+    if (cmd_opt->verbose)
+        fprintf(stderr, "perfreport: command pid %d waits for the window\n", (int)cmd_opt->pid);
+    return 0;
+}
+
+/* The whole --baseline, read after the window at the stages' priority, or
+ * NULL; owned by the caller. */
+static struct report *load_baseline(const struct options *opt, struct report *r, char *err,
+                                    size_t n)
+{
+    /* A baseline that cannot be read now (changed since the check, past
+     * a cap) costs the comparison, never the capture: the bundle is
+     * written without it, and says why.  Its large blocks (the text,
+     * the tree's arrays) go in mappings of their own, given back when
+     * freed, not kept in the heap as the run's own are
+     * (keep_freed_memory): the run's peak grows by what reading it takes
+     * at most, not by fragments of it. */
+    struct report *base = NULL;
+    mallopt(M_MMAP_THRESHOLD, 1 << 20);
+    if (caller_enter_msg(err, n)) { /* the caller's file, read with its rights */
+        base = bundle_load_judged(opt->baseline, opt->thresholds_file, err, n);
+        caller_leave();
+    }
+    mallopt(M_MMAP_THRESHOLD, RUN_MMAP_THRESHOLD);
+    if (base)
+        baseline_note(r, base); /* what the rules compare with */
+    else {
+        term_printf(stderr, "perfreport: --baseline: not compared: %s", err);
+        kv_addf(&r->host, "baseline", "Compared with", "nothing: the baseline could not "
+                "be read (%s)", err);
+    }
+    return base;
+}
+
+/* publish_all with the caller's rights: everything from here to retention
+ * writes in the caller's directory.  Should that identity not be taken,
+ * root's rights are not used there either: the capture goes to /var/tmp,
+ * and the note says so. */
+static int publish_as_caller(struct report *r, const struct options *opt, bool tty,
+                             struct obf *obf, double t_window_end, struct bundle_target *target,
+                             char *where, size_t wn, const struct delivery *d, char *err,
+                             size_t n)
+{
+    bool as_caller = caller_enter_msg(err, n);
+    if (!as_caller) {
+        term_printf(stderr, "perfreport: %s; the bundle is not written in %s", err,
+                    target->parent_shown);
+        bundle_target_close(target);
+    }
+    int rc = publish_all(r, opt, tty, obf, t_window_end, target, where, wn, d, err, n);
+    if (as_caller)
+        caller_leave();
+    return rc;
+}
+
 /* One way out: everything the run holds is released at `out`, whatever
  * step failed (status 3 until the bundle is published). */
 int pipeline_run(const struct options *opt, const struct delivery *d)
@@ -363,74 +494,15 @@ int pipeline_run(const struct options *opt, const struct delivery *d)
      * image does (a failure only moves the fork to the first job). */
     (void)sym_bounded_start();
 
-    /* The files the caller names are read, and the output's place checked,
-     * with the caller's rights under sudo (caller_enter_msg). */
-    int lrc = -1;
-    if (caller_enter_msg(err, sizeof err)) {
-        lrc = thresholds_load(r, opt->thresholds_file, err, sizeof err);
-        caller_leave();
-    }
-    if (lrc != 0) {
-        term_printf(stderr, "perfreport: %s", err);
+    if (before_window(opt, d, r, &lock_fd, &target, err, sizeof err) != 0)
         goto out;
-    }
-
-    /* A baseline that is no bundle is known now, before the window, from its
-     * manifest alone; the rest of it (report.json, up to the loader's caps)
-     * is read after the window, at the stages' priority, so a large or
-     * forged one costs the window nothing. */
-    if (opt->baseline) {
-        lrc = -1;
-        if (caller_enter_msg(err, sizeof err)) {
-            lrc = bundle_probe(opt->baseline, err, sizeof err);
-            caller_leave();
-        }
-        if (lrc != 0) {
-            term_printf(stderr, "perfreport: --baseline: %s", err);
-            goto out;
-        }
-    }
-
-    lock_fd = take_lock(err, sizeof err);
-    if (lock_fd == INSTANCE_LOCK_NONE)
-        term_printf(stderr, "perfreport: %s", err);
-    else if (lock_fd < 0) {
-        term_printf(stderr, "perfreport: %s", err);
-        goto out;
-    }
-
-    /* The target is checked and its directory opened now, before the window,
-     * so a bad -o loses nothing and a later swap of the path changes nothing.
-     * The default name needs the host name, known only after the window. */
-    if (!caller_enter_msg(err, sizeof err)) {
-        term_printf(stderr, "perfreport: %s", err);
-        goto out;
-    }
-    lrc = bundle_target_open(&target, opt->outdir, err, sizeof err);
-    if (lrc == 0 && d && d->open)
-        lrc = d->open(d->ctx, opt, err, sizeof err);
-    caller_leave();
-    if (lrc != 0) {
-        term_printf(stderr, "perfreport: %s", err);
-        goto out;
-    }
 
     /* The command now, before the probe raises our priority and before any
      * collector thread exists: a command that cannot start stops the run
      * here, before the window, with nothing written. */
     if (opt->command) {
-        if (command_spawn(&cmd, opt->command, opt->user, err, sizeof err) != 0) {
-            term_printf(stderr, "perfreport: %s", err);
+        if (spawn_command(&opt, &cmd, &cmd_opt, r, err, sizeof err) != 0)
             goto out;
-        }
-        cmd_opt = *opt;
-        cmd_opt.pid = command_pid(cmd);
-        opt = &cmd_opt;
-        free(r->window.target);
-        describe_target(r, opt);
-        if (opt->verbose)
-            fprintf(stderr, "perfreport: command pid %d waits for the window\n",
-                    (int)cmd_opt.pid);
     }
 
     struct host_caps caps;
@@ -450,28 +522,8 @@ int pipeline_run(const struct options *opt, const struct delivery *d)
     }
 
     progress(opt, tty, "analysing", 0, 0);
-    if (opt->baseline) {
-        /* A baseline that cannot be read now (changed since the check, past
-         * a cap) costs the comparison, never the capture: the bundle is
-         * written without it, and says why.  Its large blocks (the text,
-         * the tree's arrays) go in mappings of their own, given back when
-         * freed, not kept in the heap as the run's own are
-         * (keep_freed_memory): the run's peak grows by what reading it takes
-         * at most, not by fragments of it. */
-        mallopt(M_MMAP_THRESHOLD, 1 << 20);
-        if (caller_enter_msg(err, sizeof err)) { /* the caller's file, read with its rights */
-            base = bundle_load_judged(opt->baseline, opt->thresholds_file, err, sizeof err);
-            caller_leave();
-        }
-        mallopt(M_MMAP_THRESHOLD, RUN_MMAP_THRESHOLD);
-        if (base)
-            baseline_note(r, base); /* what the rules compare with */
-        else {
-            term_printf(stderr, "perfreport: --baseline: not compared: %s", err);
-            kv_addf(&r->host, "baseline", "Compared with", "nothing: the baseline could not "
-                    "be read (%s)", err);
-        }
-    }
+    if (opt->baseline)
+        base = load_baseline(opt, r, err, sizeof err);
     analyze_run(r);
     if (base)
         baseline_apply(r, base);
@@ -483,20 +535,8 @@ int pipeline_run(const struct options *opt, const struct delivery *d)
         obfuscate_report(obf, r);
     }
 
-    /* Everything from here to retention writes in the caller's directory:
-     * under sudo, with the caller's rights.  Should that identity not be
-     * taken, root's rights are not used there either: the capture goes to
-     * /var/tmp, and the note says so. */
-    bool as_caller = caller_enter_msg(err, sizeof err);
-    if (!as_caller) {
-        term_printf(stderr, "perfreport: %s; the bundle is not written in %s",
-                    err, target.parent_shown);
-        bundle_target_close(&target);
-    }
-    int rc = publish_all(r, opt, tty, obf, t_window_end, &target, where, sizeof where, d, err,
-                         sizeof err);
-    if (as_caller)
-        caller_leave();
+    int rc = publish_as_caller(r, opt, tty, obf, t_window_end, &target, where, sizeof where, d,
+                               err, sizeof err);
     if (rc != 0) {
         term_printf(stderr, "perfreport: %s", err);
         goto out;
