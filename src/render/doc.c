@@ -9,7 +9,7 @@
 #include <string.h>
 
 /* Addresses only: what a TEXT or PARAGRAPH node's user data points at. */
-static const char host_mark, verdict_mark;
+static const char host_mark, verdict_mark, context_mark;
 
 static _Noreturn void tree_failed(void)
 {
@@ -200,6 +200,10 @@ void doc_mark_verdict(cmark_node *para) { cmark_node_set_user_data(para, (void *
 
 bool doc_is_verdict(cmark_node *para) { return cmark_node_get_user_data(para) == &verdict_mark; }
 
+void doc_mark_context(cmark_node *para) { cmark_node_set_user_data(para, (void *)&context_mark); }
+
+bool doc_is_context(cmark_node *para) { return cmark_node_get_user_data(para) == &context_mark; }
+
 static struct doc_block *new_block(struct doc *d, cmark_node *parent, enum doc_block_kind kind)
 {
     struct doc_block *b = xcalloc(1, sizeof *b);
@@ -325,6 +329,11 @@ void doc_flame(struct doc *d, cmark_node *parent, const struct profile *p, size_
     struct doc_block *b = new_block(d, parent, DOC_FLAME);
     b->profile = p;
     b->flame_index = index;
+    /* "On-CPU flame graph: where ..." -> "on-cpu-flame-graph" */
+    struct strbuf name = STRBUF_INIT;
+    sb_addn(&name, label, strcspn(label, ":"));
+    b->anchor = md_slugs_add(&d->slugs, sb_str(&name));
+    sb_free(&name);
     b->label = xstrdup(label);
     b->file = xstrdup(file);
 }

@@ -59,6 +59,8 @@ struct doc_block {
     const struct hist *hist;         /* DOC_HIST: its bucket text and graph */
     const struct profile *profile;   /* DOC_FLAME */
     size_t flame_index;              /* DOC_FLAME: id prefix "fgN-" */
+    const char *anchor;              /* DOC_FLAME: the figure's id (the doc's
+                                      * slugs), the target of its skip link */
     char *label;                     /* owned: image text; NULL for tables */
     char *file;                      /* owned: the bundle file this pictures */
     char *text;                      /* owned: DOC_HIST's bucket table (ours) */
@@ -69,6 +71,13 @@ struct doc {
     struct md_slugs slugs;     /* every heading's anchor, in document order */
     struct doc_block **blocks; /* owned payloads of the custom nodes */
     size_t nblocks, cap_blocks;
+    /* The level-2 heading from which the sections are details behind the
+     * findings: HTML folds them on screen and prints them after a page
+     * break; NULL: none.  Markdown ignores it. */
+    cmark_node *appendix;
+    /* The contents line (a paragraph of links), where HTML adds a skip link
+     * to each flame graph; NULL: none. */
+    cmark_node *contents;
 };
 
 struct doc *doc_new(void);
@@ -106,6 +115,10 @@ const char *doc_item_anchor_of(cmark_node *item);
 /* Marks a paragraph as the verdict, which the HTML banner already shows. */
 void doc_mark_verdict(cmark_node *para);
 bool doc_is_verdict(cmark_node *para);
+/* Marks the paragraph that names host, kernel, window and start: the HTML
+ * banner shows it in place of its own line, so they are said once. */
+void doc_mark_context(cmark_node *para);
+bool doc_is_context(cmark_node *para);
 
 /* Custom blocks.  doc_table_block returns the table to fill with
  * doc_table_row/doc_cell_*. */

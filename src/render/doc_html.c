@@ -13,6 +13,7 @@
 #include "hists.h"
 #include "svg_flame.h"
 #include "../util/xalloc.h"
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,8 +98,22 @@ static void cell(struct strbuf *out, const char *tag, const struct doc_cell *c, 
     sb_addf(out, "</%s>", tag);
 }
 
-static void table(const struct doc_table *t, struct strbuf *out)
+/* A table in the folded sections longer than ROWS_FOLD shows its first
+ * ROWS_SHOWN rows on screen; a <details> before it (shown under it) shows
+ * the rest, through CSS alone, so it works without script; print shows
+ * every row. */
+#define ROWS_FOLD 8
+#define ROWS_SHOWN 5
+
+static void table(const struct doc_table *t, bool folded, struct strbuf *out)
 {
+    bool fold = folded && t->nrows > ROWS_FOLD;
+    if (fold)
+        sb_addf(out,
+                "<div class=\"rows\"><details class=\"rows\"><summary><span class=\"rows-closed\">"
+                "Show all %zu rows</span><span class=\"rows-open\">Show the first %d rows only"
+                "</span></summary></details>\n",
+                t->nrows, ROWS_SHOWN);
     sb_add(out, "<div class=\"table-wrap\"><table");
     if (t->cls)
         sb_addf(out, " class=\"%s\"", t->cls);
@@ -109,7 +124,7 @@ static void table(const struct doc_table *t, struct strbuf *out)
     if (t->nrows) {
         sb_add(out, "<tbody>\n");
         for (size_t row = 0; row < t->nrows; row++) {
-            sb_add(out, "<tr>");
+            sb_add(out, fold && row >= ROWS_SHOWN ? "<tr class=\"more\">" : "<tr>");
             for (size_t c = 0; c < t->ncols; c++)
                 cell(out, "td", &t->cells[row * t->ncols + c], t->num[c]);
             sb_add(out, "</tr>\n");
@@ -117,28 +132,37 @@ static void table(const struct doc_table *t, struct strbuf *out)
         sb_add(out, "</tbody>\n");
     }
     sb_add(out, "</table></div>\n");
+    if (fold)
+        sb_add(out, "</div>\n");
 }
 
-static void figure(struct strbuf *svg, const char *cls, struct strbuf *out)
+static void figure(struct strbuf *svg, const char *cls, const char *id, struct strbuf *out)
 {
     drop_text(svg, " xmlns=\"http://www.w3.org/2000/svg\"");
-    sb_addf(out, "<figure class=\"%s\">\n", cls);
+    sb_addf(out, "<figure class=\"%s\"", cls);
+    if (id) {
+        sb_add(out, " id=\"");
+        esc_xml(out, id);
+        sb_addc(out, '"');
+    }
+    sb_add(out, ">\n");
     sb_add(out, sb_str(svg));
     sb_add(out, "</figure>\n");
 }
 
-static void custom(const struct report *r, const struct doc_block *b, struct strbuf *out)
+static void custom(const struct report *r, const struct doc_block *b, bool folded,
+                   struct strbuf *out)
 {
     struct strbuf svg = STRBUF_INIT;
     switch (b->kind) {
-    case DOC_TABLE: table(&b->table, out); break;
+    case DOC_TABLE: table(&b->table, folded, out); break;
     case DOC_CHART:
         svg_series_render(b->chart_report ? b->chart_report : r, b->series, &svg);
-        figure(&svg, "chart", out);
+        figure(&svg, "chart", NULL, out);
         break;
     case DOC_HIST:
         svg_hist_render(b->hist, &svg);
-        figure(&svg, "chart", out);
+        figure(&svg, "chart", NULL, out);
         break;
     case DOC_FLAME: {
         /* The interactive graph; every graph gets its own id prefix and the
@@ -151,7 +175,7 @@ static void custom(const struct report *r, const struct doc_block *b, struct str
         /* The search box's XHTML namespace: the HTML parser puts elements
          * inside foreignObject in the HTML namespace anyway. */
         drop_text(&svg, " xmlns=\"http://www.w3.org/1999/xhtml\"");
-        figure(&svg, "flame", out);
+        figure(&svg, "flame", b->anchor, out);
         break;
     }
     }
@@ -174,11 +198,45 @@ static void replace(cmark_node *old, cmark_node *new_node)
     cmark_node_free(old);
 }
 
+/* The contents line opens with a link to each flame graph, so the keyboard
+ * reaches a graph in two tab stops instead of past every link above it. */
+static void skip_links(const struct doc *d, cmark_node *para)
+{
+    cmark_node *after = cmark_node_first_child(para); /* "Contents:" */
+    if (after && cmark_node_next(after))
+        after = cmark_node_next(after); /* the space after it */
+    struct strbuf html = STRBUF_INIT;
+    /* in the profiles' order (the CPU profile first), not the page's */
+    size_t next = 0;
+    for (size_t i = 0; i < d->nblocks; i++)
+        if (d->blocks[i]->kind == DOC_FLAME && d->blocks[i]->flame_index >= next)
+            next = d->blocks[i]->flame_index + 1;
+    for (size_t idx = 0; idx < next; idx++)
+        for (size_t i = 0; i < d->nblocks && after; i++) {
+            const struct doc_block *b = d->blocks[i];
+            if (b->kind != DOC_FLAME || !b->anchor || b->flame_index != idx)
+                continue;
+            sb_reset(&html);
+            sb_add(&html, "<a class=\"skip\" href=\"#");
+            esc_xml(&html, b->anchor);
+            sb_add(&html, "\">");
+            char *name = xstrndup(b->label, strcspn(b->label, ":"));
+            esc_xml(&html, name);
+            free(name);
+            sb_add(&html, "</a> \xC2\xB7 ");
+            cmark_node *a = cmark_node_new(CMARK_NODE_HTML_INLINE);
+            if (!a || !cmark_node_set_literal(a, sb_str(&html)) || !cmark_node_insert_after(after, a))
+                tree_failed();
+            after = a;
+        }
+    sb_free(&html);
+}
+
 void doc_render_html(const struct report *r, struct doc *d, struct strbuf *out)
 {
     /* Collect first: the walk must not see nodes it has replaced. */
     cmark_node **nodes = NULL;
-    size_t n = 0, cap = 0;
+    size_t n = 0, cap = 0, fold_from = SIZE_MAX;
     cmark_iter *it = cmark_iter_new(d->root);
     cmark_event_type ev;
     while ((ev = cmark_iter_next(it)) != CMARK_EVENT_DONE) {
@@ -187,7 +245,10 @@ void doc_render_html(const struct report *r, struct doc *d, struct strbuf *out)
         if (ev == CMARK_EVENT_ENTER &&
             (t == CMARK_NODE_HEADING || t == CMARK_NODE_CUSTOM_BLOCK ||
              (t == CMARK_NODE_ITEM && doc_item_anchor_of(node)) ||
-             (t == CMARK_NODE_PARAGRAPH && doc_is_verdict(node)))) {
+             (t == CMARK_NODE_PARAGRAPH &&
+              (doc_is_verdict(node) || doc_is_context(node) || node == d->contents)))) {
+            if (node == d->appendix)
+                fold_from = n;
             xgrow(&nodes, &cap, n + 1, sizeof *nodes);
             nodes[n++] = node;
         }
@@ -195,12 +256,17 @@ void doc_render_html(const struct report *r, struct doc *d, struct strbuf *out)
     cmark_iter_free(it);
 
     struct strbuf html = STRBUF_INIT;
+    bool folding = false;
     for (size_t i = 0; i < n; i++) {
         cmark_node *node = nodes[i];
         sb_reset(&html);
         switch (cmark_node_get_type(node)) {
         case CMARK_NODE_PARAGRAPH:
-            /* the verdict: the banner above shows it */
+            if (node == d->contents) {
+                skip_links(d, node);
+                continue;
+            }
+            /* the verdict and the context: the banner above shows them */
             cmark_node_free(node);
             continue;
         case CMARK_NODE_ITEM: {
@@ -228,8 +294,25 @@ void doc_render_html(const struct report *r, struct doc *d, struct strbuf *out)
             int level = cmark_node_get_heading_level(node);
             char *inner = cmark_render_html(node, CMARK_OPT_DEFAULT);
             const char *body = inner + 4, *end = strstr(body, "</h");
+            const char *anchor = doc_anchor(node) ? doc_anchor(node) : "";
+            if (level == 2 && i >= fold_from) {
+                /* A folded section: the heading is its summary, the anchor
+                 * is on its body, so following a link to it opens it. */
+                sb_add(&html, folding ? "</div></details>\n"
+                                      : "<div class=\"appendix\">\n<p class=\"appendix-lead\">"
+                                        "Appendix: the measurements behind the findings, one "
+                                        "section per area.</p>\n");
+                folding = true;
+                sb_add(&html, "<details class=\"section\"><summary><h2>");
+                sb_addn(&html, body, end ? (size_t)(end - body) : 0);
+                sb_add(&html, "</h2></summary>\n<div class=\"section-body\" id=\"");
+                esc_xml(&html, anchor);
+                sb_add(&html, "\">\n");
+                free(inner);
+                break;
+            }
             sb_addf(&html, "<h%d id=\"", level);
-            esc_xml(&html, doc_anchor(node) ? doc_anchor(node) : "");
+            esc_xml(&html, anchor);
             sb_add(&html, "\">");
             sb_addn(&html, body, end ? (size_t)(end - body) : 0);
             sb_addf(&html, "</h%d>\n", level);
@@ -237,7 +320,7 @@ void doc_render_html(const struct report *r, struct doc *d, struct strbuf *out)
             break;
         }
         default:
-            custom(r, doc_block_of(node), &html);
+            custom(r, doc_block_of(node), folding, &html);
             break;
         }
         replace(node, html_block(sb_str(&html)));
@@ -248,4 +331,6 @@ void doc_render_html(const struct report *r, struct doc *d, struct strbuf *out)
     char *body = cmark_render_html(d->root, CMARK_OPT_UNSAFE);
     sb_add(out, body);
     free(body);
+    if (folding)
+        sb_add(out, "</div></details>\n</div>\n");
 }

@@ -143,6 +143,7 @@ void doc_not_root(const struct report *r, cmark_node *parent)
 void doc_context(const struct report *r, cmark_node *parent)
 {
     cmark_node *p = doc_para(parent);
+    doc_mark_context(p);
     const char *kernel = kv_get(&r->host, "kernel");
     double cpus = kv_num(&r->host, "cpus");
     doc_text(p, "Host ");
@@ -302,6 +303,7 @@ static void use_table(struct doc *d, const struct report *r)
     }
     static const char *const head[] = {"Resource", "Utilisation", "Saturation", "Errors"};
     struct doc_table *t = doc_table_block(d, d->root, 4);
+    t->cls = "use";
     for (size_t c = 0; c < 4; c++)
         doc_table_head(t, c, head[c], false);
     for (size_t i = 0; i < r->nuse; i++) {
@@ -895,6 +897,8 @@ static void contents(struct doc *d, cmark_node *para)
     sb_free(&text);
     if (n < 2)
         cmark_node_free(para);
+    else
+        d->contents = para;
 }
 
 /* "**Evidence:** [CPU](#cpu) · [CPU profile](#cpu-profile)": the sections
@@ -1055,21 +1059,30 @@ struct doc *doc_report(const struct report *r)
 {
     struct doc *d = doc_new();
     title_and_verdict(d, r);
-    /* filled once every section exists */
+    /* filled once every section exists; the contents line first, so the
+     * keyboard reaches it (and the page's skip links) before the overview's
+     * links */
+    cmark_node *toc = doc_para(d->root);
+    doc_strong(toc, "Contents:");
+    doc_text(toc, " ");
     doc_heading(d, d->root, 2, "Overview", false);
     struct doc_table *over = doc_table_block(d, d->root, 3);
     over->cls = "overview";
     doc_table_head(over, 0, "Area", false);
     doc_table_head(over, 1, "Status", false);
     doc_table_head(over, 2, "Key figures", false);
-    cmark_node *toc = doc_para(d->root);
-    doc_strong(toc, "Contents:");
-    doc_text(toc, " ");
     cmark_node **items = xcalloc(r->nfindings + 1, sizeof *items);
     findings(d, r, items);
     use_table(d, r);
+    /* What a stakeholder reads ends here; the sections after are the
+     * details behind it (folded on screen, printed after a page break). */
+    cmark_node *use_end = cmark_node_last_child(d->root);
     struct sections ss = {0};
     resource_sections(d, r, &ss);
+    cmark_node *next = cmark_node_next(use_end);
+    if (next && cmark_node_get_type(next) == CMARK_NODE_HEADING &&
+        cmark_node_get_heading_level(next) == 2)
+        d->appendix = next;
     system_section(d, r);
     collectors(d, r);
     thresholds(d, r);

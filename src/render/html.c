@@ -73,14 +73,22 @@ static void fill_template(const char *tpl, const struct slot *slots, size_t n, s
     }
 }
 
-static void banner(const struct report *r, const char *host, const char *headline,
-                   struct strbuf *out)
+/* The plain text of the document's context paragraph (host, kernel,
+ * window, start), which the banner shows in place of the body; "" when the
+ * document has none. */
+static void context_text(const struct doc *doc, struct strbuf *out)
 {
-    sb_addf(out, "<header class=\"banner banner-%s\">\n", sev_class(r));
-    sb_addf(out, "<div class=\"banner-sev\">%s</div>\n<p class=\"banner-headline\">",
-            sev_label(r));
-    esc_xml(out, headline);
-    sb_add(out, "</p>\n<p class=\"banner-meta\">");
+    for (cmark_node *n = cmark_node_first_child(doc->root); n; n = cmark_node_next(n))
+        if (cmark_node_get_type(n) == CMARK_NODE_PARAGRAPH && doc_is_context(n)) {
+            doc_plain(n, out);
+            return;
+        }
+}
+
+/* host · start · window · target: for pages whose document has no context
+ * paragraph of its own (diff, history). */
+static void banner_meta(const struct report *r, const char *host, struct strbuf *out)
+{
     if (host) {
         esc_xml(out, host);
         sb_add(out, " \xC2\xB7 ");
@@ -98,7 +106,10 @@ static void banner(const struct report *r, const char *host, const char *headlin
         sb_add(out, " \xC2\xB7 ");
         esc_xml(out, r->window.target);
     }
-    sb_add(out, "</p>\n");
+}
+
+static void banner_notes(const struct report *r, struct strbuf *out)
+{
     if (r->window.interrupted)
         sb_addf(out,
                 "<p class=\"banner-note\">Incomplete: the window was interrupted after "
@@ -115,6 +126,23 @@ static void banner(const struct report *r, const char *host, const char *headlin
     sb_add(out, "</header>\n");
 }
 
+static void banner(const struct report *r, const char *host, const char *headline,
+                   const char *context, struct strbuf *out)
+{
+    sb_addf(out, "<header class=\"banner banner-%s\">\n", sev_class(r));
+    sb_addf(out, "<div class=\"banner-sev\">%s</div>\n<p class=\"banner-headline\">",
+            sev_label(r));
+    esc_xml(out, headline);
+    sb_add(out, "</p>\n<p class=\"banner-meta\">");
+    if (*context) {
+        esc_xml(out, context);
+    } else {
+        banner_meta(r, host, out);
+    }
+    sb_add(out, "</p>\n");
+    banner_notes(r, out);
+}
+
 void html_document(const struct report *r, struct strbuf *out)
 {
     struct doc *doc = doc_report(r);
@@ -127,6 +155,8 @@ void html_page(const struct report *r, struct doc *doc, const char *headline, st
     const char *host = kv_get(&r->host, "hostname");
     /* Whether the tree holds a flame graph decides the script. */
     bool flames = doc_has_flame(doc);
+    struct strbuf context = STRBUF_INIT;
+    context_text(doc, &context);
     struct strbuf body = STRBUF_INIT;
     doc_render_html(r, doc, &body);
 
@@ -159,7 +189,7 @@ void html_page(const struct report *r, struct doc *doc, const char *headline, st
     }
     esc_xml(&title, headline);
     sb_add(&title, " \xE2\x80\x94 perfreport");
-    banner(r, host, headline, &ban);
+    banner(r, host, headline, sb_str(&context), &ban);
     const struct slot slots[] = {
         {"SCRIPT_SRC", sb_str(&script_src)}, {"VERSION", sb_str(&version)},
         {"TITLE", sb_str(&title)},           {"CSS", asset_report_css},
@@ -172,6 +202,7 @@ void html_page(const struct report *r, struct doc *doc, const char *headline, st
     sb_free(&version);
     sb_free(&title);
     sb_free(&ban);
+    sb_free(&context);
     sb_free(&body);
 }
 

@@ -16,6 +16,7 @@ let failed = 0;
 const ok = (name) => console.log(`ok ${name}`);
 const notOk = (name, why) => { failed++; console.log(`not ok ${name}: ${String(why).replace(/\s+/g, ' ').slice(0, 400)}`); };
 const check = (name, cond, why) => (cond ? ok(name) : notOk(name, why));
+const skip = (name, why) => console.log(`skip ${name}: ${why}`);
 
 (async () => {
   let ctx;
@@ -46,6 +47,17 @@ const check = (name, cond, why) => (cond ? ok(name) : notOk(name, why));
     await page.waitForTimeout(300); // late console messages (CSP reports are async)
 
     check('browser_html_no_console_errors', errors.length === 0, errors.join(' | '));
+    // ---- the first screen for a stakeholder; the details folded ----
+    // Everything after the USE check is a closed <details>; the overview,
+    // findings and USE check are not inside one.
+    const fold = await page.evaluate(() => {
+      const secs = Array.from(document.querySelectorAll('details.section'));
+      const front = ['overview', 'findings', 'use-check'].map((id) => document.getElementById(id));
+      return { n: secs.length, open: secs.filter((d) => d.open).length,
+               frontFolded: front.filter((h) => !h || h.closest('details')).length,
+               afterUse: secs.every((d) => front[2] && (front[2].compareDocumentPosition(d) & Node.DOCUMENT_POSITION_FOLLOWING)),
+               height: document.documentElement.scrollHeight };
+    });
     const others = requests.filter((u) => u !== url);
     check('browser_html_no_network', others.length === 0, others.join(' '));
 
@@ -69,10 +81,16 @@ const check = (name, cond, why) => (cond ? ok(name) : notOk(name, why));
     // row to its first finding), and following one scrolls it into view.
     const links = await page.evaluate(() => Array.from(document.querySelectorAll('a[href^="#"]'))
       .map((a) => a.getAttribute('href').slice(1)));
+    // A folded section's anchor is its body (so a link opens it), under a
+    // summary that holds its heading; a skip link lands on its flame graph.
     const dangling = await page.evaluate((ids) => ids.filter((id) => {
       const t = document.getElementById(id);
       return !t || !(/^H[1-6]$/.test(t.tagName) ||
-                     (id.startsWith('finding-') && t.closest('li') !== null));
+                     (id.startsWith('finding-') && t.closest('li') !== null) ||
+                     (t.classList.contains('section-body') &&
+                      t.parentElement.matches('details.section') &&
+                      t.parentElement.querySelector(':scope > summary > h2') !== null) ||
+                     (t.matches('figure.flame') && t.querySelector('svg.flamegraph') !== null));
     }), links);
     check('browser_html_toc_links_resolve', links.length >= 5 && dangling.length === 0,
           `${links.length} links, not landing on a heading or a finding: ${dangling.join(' ')}`);
@@ -83,6 +101,125 @@ const check = (name, cond, why) => (cond ? ok(name) : notOk(name, why));
       const top = await page.evaluate((id) => document.getElementById(id).getBoundingClientRect().top, last);
       check('browser_html_toc_link_scrolls', top >= -1 && top < 200, `#${last} is at ${top}px after its link`);
       await page.evaluate(() => window.scrollTo(0, 0));
+    }
+
+    check('browser_html_sections_folded', fold.n >= 3 && fold.open === 0 && fold.frontFolded === 0 && fold.afterUse,
+          JSON.stringify(fold));
+    // A link into a folded section (the overview's first area) opens it and
+    // shows its body under its summary.
+    const opened = await page.evaluate(() => {
+      const a = document.querySelector('table.overview a[href^="#"]');
+      if (!a) return { err: 'no overview link' };
+      const t = document.getElementById(a.getAttribute('href').slice(1));
+      const d = t && t.closest('details.section');
+      const was = d ? d.open : null;
+      a.click();
+      return { id: t && t.id, was, now: d ? d.open : null };
+    });
+    await page.waitForTimeout(200);
+    const openedTop = opened.id ? await page.evaluate((id) => document.getElementById(id).getBoundingClientRect().top, opened.id) : null;
+    check('browser_html_link_opens_section', opened.was === false && opened.now === true && openedTop !== null && openedTop >= 0 && openedTop < 200,
+          `${JSON.stringify(opened)} top ${openedTop}`);
+    // Long tables there show their first rows; the summary under them shows
+    // all, and again only the first (CSS: the same without script, below).
+    const rowsToggle = async (pg) => {
+      const st = () => pg.evaluate(() => {
+        const d = document.querySelector('details.rows');
+        if (!d) return null;
+        const wrap = d.parentElement;
+        const rows = Array.from(wrap.querySelectorAll('tbody tr'));
+        return { rows: rows.length, shown: rows.filter((r) => r.getClientRects().length > 0).length,
+                 label: d.querySelector('summary').innerText.trim() };
+      });
+      await pg.evaluate(() => { const d = document.querySelector('details.rows'); if (d) d.closest('details.section').open = true; });
+      const a = await st();
+      if (!a) return 'no collapsed table';
+      await pg.locator('details.rows > summary').first().click();
+      const b = await st();
+      await pg.locator('details.rows > summary').first().click();
+      const c = await st();
+      const good = a.shown === 5 && a.rows > 8 && /^Show all [0-9]+ rows$/.test(a.label) &&
+                   b.shown === b.rows && /^Show the first 5 rows only$/.test(b.label) && c.shown === 5;
+      return good ? null : JSON.stringify([a, b, c]);
+    };
+    const rt = await rowsToggle(page);
+    if (rt === 'no collapsed table') skip('browser_html_rows_show_all', 'no table longer than 8 rows');
+    else check('browser_html_rows_show_all', rt === null, rt);
+    {
+      const nojs = await ctx.newPage();
+      const cdp = await ctx.newCDPSession(nojs);
+      await cdp.send('Emulation.setScriptExecutionDisabled', { value: true });
+      await nojs.goto(url, { waitUntil: 'load', timeout: 30000 });
+      const ran = await nojs.evaluate(() => document.querySelector('svg.flamegraph[data-fg-ready]') !== null);
+      const r2 = await rowsToggle(nojs);
+      if (r2 !== 'no collapsed table')
+        check('browser_html_rows_show_all_without_script', !ran && r2 === null, `script ran: ${ran}; ${r2}`);
+      await nojs.close();
+    }
+
+    // Skip links: from the top of the page, Tab reaches the first graph's
+    // link at once, Enter follows it (opening its section), and the next Tab
+    // is in the graph's frames.
+    if (await page.locator('svg.flamegraph').count() > 0) {
+      await page.goto(url, { waitUntil: 'load', timeout: 30000 }); // from the top, as a reader starts
+      let tabs = 0, onSkip = null;
+      for (; tabs < 10 && !onSkip; tabs++) {
+        await page.keyboard.press('Tab');
+        onSkip = await page.evaluate(() => { const a = document.activeElement; return a && a.matches('a.skip') ? a.getAttribute('href') : null; });
+      }
+      let landed = null;
+      if (onSkip) {
+        await page.keyboard.press('Enter');
+        await page.waitForTimeout(150);
+        await page.keyboard.press('Tab');
+        landed = await page.evaluate((href) => {
+          const a = document.activeElement;
+          const fig = document.getElementById(href.slice(1));
+          return { inGraph: !!(a && fig && fig.contains(a)), what: a ? a.tagName + "." + (a.getAttribute("class") || "") : null,
+                   top: fig ? fig.getBoundingClientRect().top : null, open: !!(fig && fig.closest('details').open) };
+        }, onSkip);
+      }
+      const nskip = await page.evaluate(() => [document.querySelectorAll('a.skip').length, document.querySelectorAll('svg.flamegraph').length]);
+      check('browser_html_skip_links', onSkip && tabs <= 2 && landed && landed.inGraph && landed.open && nskip[0] === nskip[1],
+            `first skip link after ${tabs} tabs (${onSkip}), then ${JSON.stringify(landed)}; ${nskip[0]} links for ${nskip[1]} graphs`);
+    }
+
+    // Printed: the overview, findings and USE check first, then a page break
+    // and every section, open, with all of its rows.
+    await page.emulateMedia({ media: 'print' });
+    const pr = await page.evaluate(() => {
+      const app = document.querySelector('.appendix');
+      const hidden = Array.from(document.querySelectorAll('details.section > .section-body, tr.more'))
+        .filter((e) => e.getClientRects().length === 0).length;
+      return { brk: app ? getComputedStyle(app).breakBefore : null, hidden,
+               toggles: Array.from(document.querySelectorAll('details.rows')).filter((d) => d.getClientRects().length > 0).length };
+    });
+    await page.emulateMedia({ media: null });
+    check('browser_html_print_expanded', pr.brk === 'page' && pr.hidden === 0 && pr.toggles === 0, JSON.stringify(pr));
+    {
+      const pdf = path.join(shotDir, 'index.pdf');
+      const printing = await ctx.newPage(); // as loaded: nothing opened by hand
+      await printing.goto(url, { waitUntil: 'load', timeout: 30000 });
+      await printing.pdf({ path: pdf });
+      await printing.close();
+      const { spawnSync } = require('child_process');
+      const t = spawnSync('pdftotext', ['-layout', pdf, '-'], { encoding: 'utf8' });
+      if (t.error) {
+        skip('browser_html_print_order', 'no pdftotext (apt-get install poppler-utils)');
+      } else {
+        const pages = t.stdout.split('\f');
+        const at = (re) => pages.findIndex((pg) => re.test(pg));
+        const p = { overview: at(/^\s*Overview\s*$/m), findings: at(/^\s*Findings\s*$/m), use: at(/^\s*USE check\s*$/m),
+                    appendix: at(/Appendix: the measurements behind the findings/), collectors: at(/^\s*Collectors\s*$/m), pages: pages.length };
+        check('browser_html_print_order', p.overview === 0 && p.findings >= 0 && p.use >= p.findings &&
+              p.appendix > p.use && p.collectors > p.appendix &&
+              !/Overview|USE check/.test(pages[p.appendix].split('Appendix: the measurements')[0]),
+              JSON.stringify(p));
+      }
+    }
+    // The rest of the checks read the sections: open them as a reader would.
+    for (const s of await page.locator('details.section > summary').all()) {
+      if (!(await s.evaluate((e) => e.parentElement.open))) await s.click();
     }
 
     const charts = await page.evaluate(() => Array.from(document.querySelectorAll('.chart svg'))

@@ -371,7 +371,11 @@ TEST(html_tables_charts_from_the_model)
     CHECK_CONTAINS(h, "<h2 id=\"findings\">Findings</h2>");
     CHECK_CONTAINS(h, "<a href=\"#findings\">Findings</a>");
     CHECK_CONTAINS(h, "<a href=\"#cpu\">CPU</a>");
-    CHECK_CONTAINS(h, "<h2 id=\"cpu\">CPU</h2>");
+    /* a section behind the findings: folded, its anchor on its body so a
+     * link to it opens it */
+    CHECK_CONTAINS(h, "<details class=\"section\"><summary><h2>CPU</h2></summary>\n"
+                      "<div class=\"section-body\" id=\"cpu\">");
+    CHECK(strstr(h, "<h2 id=\"use-check\">") < strstr(h, "<div class=\"appendix\">"));
     CHECK(!unsafe(h));
     CHECK(xml_wellformed(out.buf, out.len) != 0);
     sb_free(&out);
@@ -463,7 +467,14 @@ TEST(html_headline_not_repeated_after_banner)
     REQUIRE(banner_end);
     /* nor the title: the banner names the host */
     CHECK_NOT_CONTAINS(banner_end, "<h1");
-    CHECK_CONTAINS(banner_end, "<p>Host web-01 &lt;b&gt;&amp; · ");
+    /* host, window and start are said once, in the banner */
+    CHECK_CONTAINS(sb_str(&out), "<p class=\"banner-meta\">Host web-01 &lt;b&gt;&amp; · ");
+    CHECK_NOT_CONTAINS(banner_end, "Host web-01");
+    int host = 0;
+    for (const char *p = strstr(sb_str(&out), "web-01 &lt;b&gt;&amp;"); p;
+         p = strstr(p + 1, "web-01 &lt;b&gt;&amp;"))
+        host++;
+    CHECK(host == 3); /* <title>, the banner and the System facts */
     sb_free(&out);
     report_free(r);
 }
