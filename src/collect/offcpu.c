@@ -678,7 +678,7 @@ static int offcpu_stop(struct collect_ctx *ctx, void *state, char *err, size_t n
     int stfd = bpf_map__fd(st->skel->maps.stats);
     uint64_t full_s = kbpf_percpu_sum(stfd, OFFCPU_ST_START_FULL), full_a = kbpf_percpu_sum(stfd, OFFCPU_ST_AGG_FULL);
     ledger_note(le, "%s; %llu waits, %zu aggregates, %llu threads blocked at the start, %zu at "
-                    "the end; %llu waits < %u us ignored",
+                    "the end; %llu waits < %u \xC2\xB5s ignored",
                 st->classic ? "classic sched_switch tracepoint" : "tp_btf sched_switch",
                 (unsigned long long)kbpf_percpu_sum(stfd, OFFCPU_ST_BLOCKS), nrows,
                 (unsigned long long)kbpf_percpu_sum(stfd, OFFCPU_ST_SEEDED), pending,

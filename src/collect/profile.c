@@ -164,8 +164,8 @@ static void note_missing(struct ledger_entry *led, const char *what, const uint6
 {
     for (int i = 0; i < STACK_MISS_COUNT; i++)
         if (m[i])
-            ledger_note(led, "%llu samples without %s stack (%s)", (unsigned long long)m[i], what,
-                        stack_miss_name((enum stack_miss)i));
+            ledger_note(led, "%llu sample%s without %s stack (%s)", (unsigned long long)m[i],
+                        m[i] == 1 ? "" : "s", what, stack_miss_name((enum stack_miss)i));
 }
 
 static int prof_begin(struct collect_ctx *ctx, void *state)

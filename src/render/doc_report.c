@@ -448,6 +448,29 @@ static bool table_is_empty(const struct table *t)
     return (t->ncols == 0 || t->nrows == 0) && !(t->note && *t->note);
 }
 
+/* A unit of time or size: its column's cells carry it, scaled by the one
+ * formatter ("4.58 ms", "1.2 GiB"), and its header does not ("Avg wait us
+ * 4584" was a raw figure to convert by hand). */
+static bool is_quantity_unit(const char *unit)
+{
+    static const char *const q[] = {"ns", "us", "ms", "s", "B", "KiB", "MiB", "GiB", "TiB"};
+    for (size_t i = 0; unit && i < sizeof q / sizeof q[0]; i++)
+        if (strcmp(unit, q[i]) == 0)
+            return true;
+    return false;
+}
+
+/* Whether title already says its unit: "Calls/s" with "/s", and "Per s"
+ * with "/s" (not "Per s/s"). */
+static bool title_has_unit(const char *title, const char *unit)
+{
+    size_t tl = strlen(title), ul = strlen(unit);
+    if (tl >= ul && strcmp(title + tl - ul, unit) == 0)
+        return true;
+    return unit[0] == '/' && ul > 1 && tl > ul && strcmp(title + tl - (ul - 1), unit + 1) == 0 &&
+           title[tl - ul] == ' ';
+}
+
 /* Columns of identifiers, paths and commands: shown as code. */
 static bool is_code_column(const char *name)
 {
@@ -469,11 +492,9 @@ static void model_table(struct doc *d, const struct table *t)
             const char *title = col->title && *col->title ? col->title : col->name;
             sb_reset(&sb);
             sb_add(&sb, title ? title : "");
-            if (col->unit && *col->unit) {
-                size_t tl = strlen(sb_str(&sb)), ul = strlen(col->unit);
-                if (!(tl >= ul && strcmp(sb_str(&sb) + tl - ul, col->unit) == 0))
-                    unit_suffix(&sb, col->unit);
-            }
+            if (col->unit && *col->unit && !is_quantity_unit(col->unit) &&
+                !title_has_unit(sb_str(&sb), col->unit))
+                unit_suffix(&sb, col->unit);
             doc_table_head(dt, c, sb_str(&sb), col_has_numbers(t, c));
         }
         sb_free(&sb);
@@ -484,7 +505,11 @@ static void model_table(struct doc *d, const struct table *t)
                 const struct cell *cl = &t->cells[row * t->ncols + c];
                 const struct column *col = &t->cols[c];
                 struct doc_cell *out = doc_table_cell(dt, row, c);
-                if (cl->kind == CELL_NUM && isfinite(cl->num)) {
+                if (cl->kind == CELL_NUM && isfinite(cl->num) && is_quantity_unit(col->unit)) {
+                    char q[96];
+                    fmt_quantity(q, sizeof q, cl->num, col->unit);
+                    doc_cell_ours(out, "%s", q);
+                } else if (cl->kind == CELL_NUM && isfinite(cl->num)) {
                     int dec = col->decimals < 0 ? 0 : col->decimals > 9 ? 9 : col->decimals;
                     doc_cell_ours(out, "%.*f", dec, cl->num);
                 } else if (cl->kind == CELL_STR) {
@@ -805,7 +830,7 @@ static void collectors(struct doc *d, const struct report *r)
         doc_text(doc_para(d->root), "No collectors were planned.");
         return;
     }
-    static const char *const head[] = {"Collector", "Status", "Reason", "Duration ms", "Notes"};
+    static const char *const head[] = {"Collector", "Status", "Reason", "Duration", "Notes"};
     struct doc_table *t = doc_table_block(d, d->root, 5);
     for (size_t c = 0; c < 5; c++)
         doc_table_head(t, c, head[c], c == 3);
@@ -816,8 +841,9 @@ static void collectors(struct doc *d, const struct report *r)
         doc_table_cell(t, i, 0)->code = true;
         doc_cell_ours(doc_table_cell(t, i, 1), "%s", coll_status_name(e->status));
         doc_cell_host(doc_table_cell(t, i, 2), e->reason, 200);
-        doc_cell_ours(doc_table_cell(t, i, 3), "%.1f",
-                      isfinite(e->duration_ms) ? e->duration_ms : 0.0);
+        char ms[96];
+        fmt_quantity(ms, sizeof ms, isfinite(e->duration_ms) ? e->duration_ms : 0.0, "ms");
+        doc_cell_ours(doc_table_cell(t, i, 3), "%s", ms);
         doc_cell_host(doc_table_cell(t, i, 4), e->notes, 200);
     }
 }
@@ -829,29 +855,26 @@ static void thresholds(struct doc *d, const struct report *r)
         doc_text(doc_para(d->root), "No thresholds were loaded.");
         return;
     }
-    static const char *const head[] = {"Id", "Threshold", "Warning", "Critical", "Unit",
-                                       "Direction"};
-    struct doc_table *t = doc_table_block(d, d->root, 6);
-    for (size_t c = 0; c < 6; c++)
+    /* the limits with their unit, through the one formatter ("10 ms", not
+     * "10000" beside a column "us") */
+    static const char *const head[] = {"Id", "Threshold", "Warning", "Critical", "Direction"};
+    struct doc_table *t = doc_table_block(d, d->root, 5);
+    for (size_t c = 0; c < 5; c++)
         doc_table_head(t, c, head[c], c == 2 || c == 3);
-    struct strbuf sb = STRBUF_INIT;
+    char q[96];
     for (size_t i = 0; i < r->nthresholds; i++) {
         const struct threshold *th = &r->thresholds[i];
         doc_table_row(t);
         doc_cell_host(doc_table_cell(t, i, 0), th->id, MD_MAX_TEXT);
         doc_table_cell(t, i, 0)->code = true;
         doc_cell_host(doc_table_cell(t, i, 1), th->title, MD_MAX_TEXT);
-        sb_reset(&sb);
-        md_number(&sb, th->warn);
-        doc_cell_ours(doc_table_cell(t, i, 2), "%s", sb_str(&sb));
-        sb_reset(&sb);
-        md_number(&sb, th->crit);
-        doc_cell_ours(doc_table_cell(t, i, 3), "%s", sb_str(&sb));
-        doc_cell_host(doc_table_cell(t, i, 4), th->unit, 20);
-        doc_cell_ours(doc_table_cell(t, i, 5), "%s",
+        fmt_quantity(q, sizeof q, th->warn, th->unit);
+        doc_cell_host(doc_table_cell(t, i, 2), q, 120);
+        fmt_quantity(q, sizeof q, th->crit, th->unit);
+        doc_cell_host(doc_table_cell(t, i, 3), q, 120);
+        doc_cell_ours(doc_table_cell(t, i, 4), "%s",
                       th->lower_is_worse ? "lower is worse" : "higher is worse");
     }
-    sb_free(&sb);
 }
 
 /* ---- contents and evidence links ------------------------------------------- */

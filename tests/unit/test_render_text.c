@@ -830,14 +830,15 @@ TEST(render_text_md_sections_order_and_formats)
     CHECK_CONTAINS(md, "| Slab | 512 KiB |");
     CHECK_CONTAINS(md, "| Context switches | 15235/s |");
     CHECK_CONTAINS(md, "| Load average (1 min) | - |");
-    CHECK_CONTAINS(md, "| Device | Class | Reads/s | Await ms | Util % |");
-    CHECK_CONTAINS(md, "| vda | virtio | 12.3 | 0.84 | 12.5 |");
+    /* a time column: the unit in the cells, scaled, not in the header */
+    CHECK_CONTAINS(md, "| Device | Class | Reads/s | Await | Util % |");
+    CHECK_CONTAINS(md, "| vda | virtio | 12.3 | 0.84 ms | 12.5 |");
     CHECK_CONTAINS(md, "| vd\\<a> | - | - | - | - |");
     /* pictures are named as the bundle's files, not linked */
     CHECK_CONTAINS(md, "\n\nChart `chart-cpu.util_pct.svg`: CPU utilisation\n\n");
     CHECK_NOT_CONTAINS(md, "![");
-    CHECK_CONTAINS(md, "| `offcpu` | skipped | BPF disabled by --no-bpf | 0.0 | - |");
-    CHECK_CONTAINS(md, "| `mem.available_pct` | Memory available | 20 | 10 | % | lower is worse |");
+    CHECK_CONTAINS(md, "| `offcpu` | skipped | BPF disabled by --no-bpf | 0 ms | - |");
+    CHECK_CONTAINS(md, "| `mem.available_pct` | Memory available | 20% | 10% | lower is worse |");
     CHECK_CONTAINS(md, "1. **CRITICAL:** CPU saturated");
     CHECK_CONTAINS(md, "\n   - run queue 2.35 per CPU ≥ 2 (critical)\n");
     CHECK_CONTAINS(md, "2. **WARNING:** \\<script>");
@@ -918,4 +919,197 @@ TEST(render_text_manifest_lists_files_and_status)
     CHECK_CONTAINS(sb_str(&sb), "\"exit_status\": 3");
     sb_free(&sb);
     report_free(r);
+}
+
+/* ---- no raw unit in a table -------------------------------------------------- */
+
+/* A unit of time or size as a word of a header: "Avg wait us", "RSS KiB"
+ * (the cells carry it, scaled), or a doubled rate "Per s/s".  A rate's unit
+ * glued to its title ("Calls/s", "rKiB/s") and a word in parentheses ("(s
+ * from the window's start)") are not. */
+static const char *raw_unit_in_header(const char *h)
+{
+    static const char *const units[] = {"ns", "us", "\xC2\xB5s", "ms", "s", "B", "KiB", "MiB",
+                                        "GiB", "TiB"};
+    if (strstr(h, " s/s") || strstr(h, "/s/s"))
+        return "doubled rate";
+    for (const char *p = h; *p; p++) {
+        if (p > h && (isalpha((unsigned char)p[-1]) || p[-1] == '/' || p[-1] == '(' ||
+                      p[-1] == '\'' || (unsigned char)p[-1] >= 0x80))
+            continue;
+        if (p - h >= 4 && strncmp(p - 4, "Per s", 5) == 0) /* "per second" */
+            continue;
+        for (size_t u = 0; u < sizeof units / sizeof units[0]; u++) {
+            size_t n = strlen(units[u]);
+            if (strncmp(p, units[u], n) == 0 && !isalpha((unsigned char)p[n]) &&
+                strncmp(p + n, "/s", 2) != 0 && p[n] != ')')
+                return units[u];
+        }
+    }
+    return NULL;
+}
+
+/* A cell's figure the formatter would have scaled: 4584 us, 2048 KiB, or
+ * "us" (the formatter writes µs); "1 samples". */
+static const char *raw_unit_in_cell(const char *c)
+{
+    if (strlen(c) > 100)
+        return NULL; /* prose (a collector's notes, recorded as the run wrote them) */
+    if (strstr(c, " us") && !isalpha((unsigned char)strstr(c, " us")[3]))
+        return "us";
+    for (const char *p = c; *p; p++) {
+        if (!isdigit((unsigned char)*p) || (p > c && (isdigit((unsigned char)p[-1]) ||
+                                                      p[-1] == '.' || p[-1] == ',')))
+            continue;
+        char *end;
+        double v = strtod(p, &end);
+        if (*end == ',') { /* thousands separators: "523,146,000 us" */
+            for (v = 0; isdigit((unsigned char)*p) || *p == ','; p++)
+                if (*p != ',')
+                    v = v * 10 + (*p - '0');
+        } else {
+            p = end;
+        }
+        if (strncmp(p, " samples", 8) == 0 && v == 1)
+            return "1 samples";
+        static const struct {
+            const char *unit;
+            double over;
+        } ladder[] = {{" ns", 1000}, {" \xC2\xB5s", 1000}, {" ms", 1000},  {" B", 1024},
+                      {" KiB", 1024}, {" MiB", 1024},       {" GiB", 1024}};
+        for (size_t u = 0; u < sizeof ladder / sizeof ladder[0]; u++) {
+            size_t n = strlen(ladder[u].unit);
+            /* a rate ("1024 KiB/s") has no ladder in the formatter */
+            if (strncmp(p, ladder[u].unit, n) == 0 && !isalpha((unsigned char)p[n]) &&
+                p[n] != '/' && v >= ladder[u].over)
+                return ladder[u].unit + 1;
+        }
+        if (!*p)
+            break;
+    }
+    return NULL;
+}
+
+/* Every <th> and <td> of an HTML page (markup inside dropped), and every
+ * header and cell of a Markdown table: calls check(text, header). */
+static size_t check_cells(const char *name, const char *doc, bool html)
+{
+    size_t bad = 0, seen = 0;
+    struct strbuf t = STRBUF_INIT;
+    const char *p = doc;
+    while (p && *p) {
+        bool head = false;
+        const char *open = NULL, *close = NULL;
+        if (html) {
+            const char *th = strstr(p, "<th"), *td = strstr(p, "<td");
+            open = th && (!td || th < td) ? th : td;
+            if (!open)
+                break;
+            head = open == th;
+            if (open[3] != '>' && open[3] != ' ') {
+                p = open + 3;
+                continue;
+            }
+            open = strchr(open, '>');
+            close = open ? strstr(open, head ? "</th>" : "</td>") : NULL;
+            if (!close)
+                break;
+            sb_reset(&t);
+            bool tag = false;
+            for (const char *q = open + 1; q < close; q++) {
+                if (*q == '<')
+                    tag = true;
+                else if (*q == '>')
+                    tag = false;
+                else if (!tag)
+                    sb_addc(&t, *q);
+            }
+            p = close + 5;
+            seen++;
+            const char *why = head ? raw_unit_in_header(sb_str(&t)) : raw_unit_in_cell(sb_str(&t));
+            if (why) {
+                fprintf(stderr, "  %s: raw unit (%s) in %s \"%s\"\n", name, why,
+                        head ? "header" : "cell", sb_str(&t));
+                bad++;
+            }
+        } else {
+            const char *eol = strchr(p, '\n');
+            size_t len = eol ? (size_t)(eol - p) : strlen(p);
+            const char *next = eol ? eol + 1 : p + len;
+            if (len && p[0] == '|') {
+                head = strncmp(next, "| -", 3) == 0 || strncmp(next, "|-", 2) == 0 ||
+                       strncmp(next, "| :", 3) == 0 || strncmp(next, "|:", 2) == 0;
+                bool rule = strspn(p, "|-: ") == len;
+                for (const char *c = p + 1; !rule && c < p + len;) {
+                    const char *bar = c;
+                    while (bar < p + len && !(*bar == '|' && bar[-1] != '\\'))
+                        bar++;
+                    sb_reset(&t);
+                    sb_addn(&t, c, (size_t)(bar - c));
+                    seen++;
+                    const char *why = head ? raw_unit_in_header(sb_str(&t))
+                                           : raw_unit_in_cell(sb_str(&t));
+                    if (why) {
+                        fprintf(stderr, "  %s: raw unit (%s) in %s \"%s\"\n", name, why,
+                                head ? "header" : "cell", sb_str(&t));
+                        bad++;
+                    }
+                    c = bar + 1;
+                }
+            }
+            p = next;
+        }
+    }
+    sb_free(&t);
+    CHECK(seen > 10); /* the page's tables were read */
+    return bad;
+}
+
+TEST(raw_unit_detector)
+{
+    CHECK(raw_unit_in_header("Avg wait us") != NULL);
+    CHECK(raw_unit_in_header("Per s/s") != NULL);
+    CHECK(raw_unit_in_header("RSS KiB") != NULL);
+    CHECK(raw_unit_in_header("Duration ms") != NULL);
+    CHECK(raw_unit_in_header("Calls/s") == NULL);
+    CHECK(raw_unit_in_header("rKiB/s") == NULL);
+    CHECK(raw_unit_in_header("Per s") == NULL);
+    CHECK(raw_unit_in_header("Avg wait") == NULL);
+    CHECK(raw_unit_in_header("First (s from the window's start)") == NULL);
+    CHECK(raw_unit_in_header("I/Os") == NULL);
+    CHECK(raw_unit_in_cell("4584 us") != NULL);
+    CHECK(raw_unit_in_cell("172438 \xC2\xB5s") != NULL);
+    CHECK(raw_unit_in_cell("2048 KiB") != NULL);
+    CHECK(raw_unit_in_cell("grep (1 samples, 0.10%)") != NULL);
+    CHECK(raw_unit_in_cell("(523,146,000 \xC2\xB5s, 100.00%)") != NULL);
+    CHECK(raw_unit_in_cell("4.58 ms") == NULL);
+    CHECK(raw_unit_in_cell("172 ms") == NULL);
+    CHECK(raw_unit_in_cell("1.2 GiB") == NULL);
+    CHECK(raw_unit_in_cell("12 samples") == NULL);
+    CHECK(raw_unit_in_cell("status 1024") == NULL);
+}
+
+/* The golden files and the sample bundle: no table header or cell with a
+ * unit the reader must convert. */
+TEST(golden_tables_have_no_raw_unit)
+{
+    static const struct {
+        const char *rel;
+        bool html;
+    } files[] = {
+        {"golden/report.body.html", true},
+        {"golden/report.md", false},
+        {"../../examples/sample-bundle/index.html", true},
+        {"../../examples/sample-bundle/report.md", false},
+    };
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        char *doc = test_slurp(fixture(files[i].rel), NULL);
+        if (!doc) {
+            CHECK(doc != NULL);
+            fprintf(stderr, "  cannot read %s\n", fixture(files[i].rel));
+            continue;
+        }
+        CHECK(check_cells(files[i].rel, doc, files[i].html) == 0);
+        free(doc);
+    }
 }
