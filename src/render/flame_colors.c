@@ -166,8 +166,17 @@ void flame_frame_color(struct flame_colorer *c, const char *name, enum frame_kin
         return;
     }
     switch (kind) {
-    case FRAME_KERNEL: /* violet: a hue no user palette makes (2026-11-25:
-                        * orange shared the hot palette's band) */
+    case FRAME_KERNEL:
+        if (c->palette == PAL_IO) {
+            /* amber against the io palette's blue user frames: opposite
+             * hues, told apart with red-green colour blindness too
+             * (2026-11-27: the legend's violet and blue swatches were 1.48:1
+             * in luminance and 32 degrees apart in hue, now 2.40:1 and 159) */
+            r = 235 + 20 * v1, g = 170 + 40 * v1, b = 70 + 40 * v1;
+            break;
+        }
+        /* violet: a hue no user palette makes (2026-11-25: orange shared
+         * the hot palette's band) */
         r = 165 + 45 * v1, g = 115 + 35 * v1, b = 215 + 40 * v1;
         break;
     case FRAME_JIT:

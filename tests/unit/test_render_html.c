@@ -3,6 +3,7 @@
 #include "../../src/model/model.h"
 #include "../../src/render/charts.h"
 #include "../../src/render/escape.h"
+#include "../../src/render/flame_colors.h"
 #include "../../src/render/html.h"
 #include "../../src/render/markdown.h"
 #include "../../src/render/renderer.h"
@@ -11,6 +12,7 @@
 #include "assets.h"
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <strings.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -595,5 +597,54 @@ TEST(html_odd_host_text_stays_safe_and_wellformed)
             test_fail(__FILE__, __LINE__, "case %d unsafe or not well-formed", i);
         sb_free(&out);
         report_free(r);
+    }
+}
+
+/* ---- the flame graphs' legend: kinds told apart ------------------------------ */
+
+static double srgb_lin(int c)
+{
+    double v = c / 255.0;
+    return v <= 0.04045 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4);
+}
+
+/* WCAG relative luminance and hue (degrees) of "rgb(r,g,b)". */
+static void rgb_of(const char *s, double *lum, double *hue)
+{
+    int r = 0, g = 0, b = 0;
+    CHECK(sscanf(s, "rgb(%d,%d,%d)", &r, &g, &b) == 3);
+    *lum = 0.2126 * srgb_lin(r) + 0.7152 * srgb_lin(g) + 0.0722 * srgb_lin(b);
+    double mx = fmax(r, fmax(g, b)), mn = fmin(r, fmin(g, b)), d = mx - mn, h = 0;
+    if (d > 0)
+        h = mx == r ? fmod((g - b) / d, 6) : mx == g ? (b - r) / d + 2 : (r - g) / d + 4;
+    *hue = fmod(h * 60 + 360, 360);
+}
+
+/* The legend's user and kernel swatches (the graph keeps its light
+ * background in dark mode too, so one measure covers both): 1.2:1 in
+ * luminance at least and 90 degrees apart in hue, in every palette that
+ * paints by kind.  The off-CPU graph's (io) were violet beside blue: 1.48:1
+ * and 32 degrees apart; now amber, 2.40:1 and 159 degrees. */
+TEST(flame_legend_user_kernel_distinct)
+{
+    static const char *const palettes[] = {"hot", "io", "mem", "kernel"};
+    for (size_t i = 0; i < sizeof palettes / sizeof palettes[0]; i++) {
+        struct flame_colorer c;
+        char user[32], kern[32];
+        flame_colorer_init(&c, palettes[i], FLAME_SHADE_NAME, 0);
+        flame_frame_color(&c, "legend", FRAME_USER, false, user, sizeof user);
+        flame_frame_color(&c, "legend", FRAME_KERNEL, false, kern, sizeof kern);
+        double lu, hu, lk, hk;
+        rgb_of(user, &lu, &hu);
+        rgb_of(kern, &lk, &hk);
+        double ratio = (fmax(lu, lk) + 0.05) / (fmin(lu, lk) + 0.05);
+        double dh = fabs(hu - hk);
+        if (dh > 180)
+            dh = 360 - dh;
+        if (!(ratio >= 1.2 && dh >= 90) && strcmp(palettes[i], "kernel") != 0)
+            fprintf(stderr, "  %s: user %s, kernel %s: %.2f:1, %.0f degrees apart\n", palettes[i],
+                    user, kern, ratio, dh);
+        if (strcmp(palettes[i], "kernel") != 0) /* one hue for all: no legend of kinds to read */
+            CHECK(ratio >= 1.2 && dh >= 90);
     }
 }
