@@ -39,6 +39,9 @@ static void usage(FILE *f)
           "command, the window is the command's life and the focus the command (in\n"
           "the on-CPU profile its process tree); its exit status is in the report\n"
           "(perfreport's own exit status is as below).\n"
+          "Run it as root: without root the /proc sections still run, but the BPF\n"
+          "sections (profiles, latencies, syscalls, network events) are skipped and\n"
+          "other users' processes may be unreadable; the report says which.\n"
           "\n"
           "  -d, --duration SECS     capture window length (default 30; with a command\n"
           "                          the window ends when it exits, or after SECS\n"
@@ -81,7 +84,7 @@ static void usage(FILE *f)
           "  -V, --version           print the version\n"
           "\n"
           "Exit status: 0 nothing at warning or above, 1 warning, 2 critical,\n"
-          "3 the run itself failed; 4/5/6 a partial bundle (see README).\n"
+          "3 the run itself failed; 4/5/6 a partial bundle (see perfreport(1)).\n"
           "\n",
           f);
     commands_usage(f);
