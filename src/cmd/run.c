@@ -74,6 +74,10 @@ static void usage(FILE *f)
           "                          textfile collector), replacing FILE atomically\n"
           "      --baseline BUNDLE   compare this run with an earlier bundle\n"
           "      --archive           also write the bundle as one BUNDLE.tar.gz beside it\n"
+          "      --label TEXT        what this run is, in the report, summary, --oneline,\n"
+          "                          --metrics and history (at most 128 bytes of text)\n"
+          "      --case-id ID        the ticket or case this run is for, as --label\n"
+          "                          (at most 64 letters, digits and . _ - : / #)\n"
           "      --user USER         run the command as USER (name or uid; default: the\n"
           "                          user who ran sudo (SUDO_UID), else perfreport's)\n"
           "      --keep N            after publishing, keep the N newest bundles of this\n"
@@ -94,7 +98,8 @@ static void usage(FILE *f)
 #define COMMAND_MAX_S 86400 /* a command's window without -d: -d's own limit */
 
 enum { OPT_NO_BPF = 256, OPT_THRESHOLDS, OPT_ROOT, OPT_NO_REDACT, OPT_OBFUSCATE, OPT_MIN_BLOCK_US,
-       OPT_ONELINE, OPT_METRICS, OPT_KEEP, OPT_ARCHIVE, OPT_BASELINE, OPT_USER };
+       OPT_ONELINE, OPT_METRICS, OPT_KEEP, OPT_ARCHIVE, OPT_BASELINE, OPT_USER, OPT_LABEL,
+       OPT_CASE_ID };
 
 /* The delivery (run/pipeline.h): what this command does with a run besides
  * the bundle.  Its state lives from before the window to the end. */
@@ -129,6 +134,15 @@ static void log_line(FILE *f, const struct report *r, const char *where, int sta
     esc_term_quoted(&sb, index);
     if (kept)
         sb_addf(&sb, " removed=%u", kept->removed);
+    /* the run's names, ours after the checks in parse_args */
+    static const char *const names[] = {"case_id", "label"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        const char *v = kv_get(&r->host, names[i]);
+        if (v) {
+            sb_addf(&sb, " %s=", names[i]);
+            esc_term_quoted(&sb, v);
+        }
+    }
     sb_add(&sb, " headline=");
     esc_term_quoted(&sb, where ? r->headline : why);
     sb_addc(&sb, '\n');
@@ -303,11 +317,29 @@ static const struct option longopts[] = {
     {"archive", no_argument, NULL, OPT_ARCHIVE},
     {"baseline", required_argument, NULL, OPT_BASELINE},
     {"user", required_argument, NULL, OPT_USER},
+    {"label", required_argument, NULL, OPT_LABEL},
+    {"case-id", required_argument, NULL, OPT_CASE_ID},
     {"verbose", no_argument, NULL, 'v'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
 };
+
+/* --label TEXT, --case-id ID: the user's words, shown in HTML, Markdown, a
+ * terminal, a log line and a Prometheus label: refused (with a message,
+ * returning -1) unless plain text of bounded length; an id is also one word
+ * of a few safe characters, to be pasted into a ticket system's search. */
+static int check_case_text(const char *opt, const char *s, bool id)
+{
+    const char *why = id ? text_plain_why(s, RUN_CASE_ID_MAX, RUN_CASE_ID_CHARS)
+                         : text_plain_why(s, RUN_LABEL_MAX, NULL);
+    if (!why)
+        return 0;
+    term_printf(stderr, "perfreport: %s: '%.*s%s' %s (at most %d bytes of %s)", opt, 80, s,
+                strlen(s) > 80 ? "..." : "", why, id ? RUN_CASE_ID_MAX : RUN_LABEL_MAX,
+                id ? "letters, digits and . _ - : / #" : "text without control characters");
+    return -1;
+}
 
 /* The command line into *o (getopt's optind then at the first operand);
  * *interval_given: -i was given.  Returns -1 to go on, or the exit status
@@ -383,6 +415,13 @@ static int parse_args(int argc, char **argv, struct options *o, bool *interval_g
                 return 3;
             }
             o->user = optarg;
+            break;
+        case OPT_LABEL:
+        case OPT_CASE_ID:
+            if (check_case_text(ch == OPT_LABEL ? "--label" : "--case-id", optarg,
+                                ch == OPT_CASE_ID))
+                return 3;
+            *(ch == OPT_LABEL ? &o->label : &o->case_id) = optarg;
             break;
         case OPT_KEEP:
             if (parse_long_arg("--keep", optarg, 1, RETAIN_MAX_KEEP, &l))

@@ -6,6 +6,7 @@
 #include "report_json.h"
 #include "../model/model.h"
 #include "../model/run_command.h"
+#include "../render/escape.h"
 #include "../util/json_read.h"
 #include "../util/xalloc.h"
 #include "../version.h"
@@ -709,6 +710,13 @@ int ld_fill(struct ld *l, const struct json *root)
         load_series(l, root) != 0 || load_tables(l, root) != 0 || load_hists(l, root) != 0 ||
         load_ledger(l, root) != 0)
         return -1;
+    /* --case-id and --label as the options take them, so a planted one
+     * cannot be what no run could write */
+    const char *id = kv_get(&r->host, "case_id"), *label = kv_get(&r->host, "label"), *why;
+    if (id && (why = text_plain_why(id, RUN_CASE_ID_MAX, RUN_CASE_ID_CHARS)))
+        return ld_bad(l, "host.case_id %s", why);
+    if (label && (why = text_plain_why(label, RUN_LABEL_MAX, NULL)))
+        return ld_bad(l, "host.label %s", why);
     return 0;
 }
 

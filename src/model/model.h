@@ -158,9 +158,18 @@ struct tick_gap {
     double start_s, len_s; /* from the previous sample (or window start) */
 };
 
+/* --label TEXT and --case-id ID: what the user calls a run (a ticket's
+ * number, "after the kernel update"), in bytes. */
+#define RUN_LABEL_MAX 128
+#define RUN_CASE_ID_MAX 64
+#define RUN_CASE_ID_CHARS                                                                   \
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-:/#"
+
 struct report {
     int schema;
-    struct kvlist host; /* system facts, in display order */
+    struct kvlist host; /* system facts, in display order; "label" and "case_id"
+                         * the run's --label and --case-id (text_plain_why-checked,
+                         * at most RUN_LABEL_MAX / RUN_CASE_ID_MAX bytes) */
     struct kvlist caps; /* capability probe results */
 
     struct {

@@ -179,6 +179,25 @@ void doc_context(const struct report *r, cmark_node *parent)
     }
 }
 
+void doc_case(const struct report *r, cmark_node *parent)
+{
+    const char *id = kv_get(&r->host, "case_id"), *label = kv_get(&r->host, "label");
+    if (!id && !label)
+        return;
+    cmark_node *p = doc_para(parent);
+    doc_strong(p, id ? "Case:" : "Label:");
+    doc_text(p, " ");
+    /* checked when given, but a bundle read back is anyone's: host text,
+     * cut at the bounds the options keep */
+    if (id) {
+        doc_host(p, id, RUN_CASE_ID_MAX);
+        if (label)
+            doc_text(p, " \xC2\xB7 ");
+    }
+    if (label)
+        doc_host(p, label, RUN_LABEL_MAX);
+}
+
 cmark_node *doc_finding(cmark_node *list, const struct finding *f, size_t max_evidence)
 {
     cmark_node *item = doc_add(list, CMARK_NODE_ITEM);
@@ -243,6 +262,7 @@ static void title_and_verdict(struct doc *d, const struct report *r)
         doc_host(p, trigger, 256);
     }
     doc_verdict(r, root);
+    doc_case(r, root);
     doc_context(r, root);
     doc_not_root(r, root);
     doc_command(r, root);

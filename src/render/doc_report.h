@@ -10,6 +10,9 @@ struct doc *doc_report(const struct report *r);
 /* "**CRITICAL:** headline" (FAILED for a failed run) as a paragraph marked
  * as the verdict. */
 void doc_verdict(const struct report *r, cmark_node *parent);
+/* "Case: INC-42 · after the kernel update" (--case-id, --label), nothing
+ * when the run has neither. */
+void doc_case(const struct report *r, cmark_node *parent);
 /* "Host web1 · kernel 6.1 · 2 CPUs · 10.0 s window ... · started ... UTC". */
 void doc_context(const struct report *r, cmark_node *parent);
 /* The collectors a run without root skipped ("not root: ..."): how many,

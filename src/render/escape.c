@@ -396,3 +396,25 @@ int term_printf(FILE *f, const char *fmt, ...)
     sb_free(&out);
     return rc;
 }
+
+const char *text_plain_why(const char *s, size_t max_bytes, const char *only)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t len = strlen(s);
+    if (len == 0)
+        return "is empty";
+    if (len > max_bytes)
+        return "is too long";
+    for (size_t i = 0; i < len;) {
+        unsigned cp;
+        size_t n = utf8_decode(p + i, len - i, &cp);
+        if (n == 0)
+            return "is not valid UTF-8";
+        if (term_control(cp))
+            return "holds a control character";
+        if (only && (cp > 0x7F || !strchr(only, (int)cp)))
+            return "holds a character it may not";
+        i += n;
+    }
+    return NULL;
+}

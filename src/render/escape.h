@@ -47,6 +47,14 @@ int term_printf(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 
  * Returns a new string the caller frees. */
 char *trunc_utf8(const char *s, size_t max_chars);
 
+/* Whether s may be taken as a name the user gives a run (--label,
+ * --case-id), checked as every host-facing text is before it is kept: NULL
+ * when s is 1 to max_bytes bytes of valid UTF-8 without a character a
+ * terminal acts on (C0, DEL, C1, bidi and line-separator controls), else
+ * what is wrong ("is too long", ...).  Markup characters are allowed: every
+ * output escapes them.  only: NULL, or the ASCII characters s may hold. */
+const char *text_plain_why(const char *s, size_t max_bytes, const char *only);
+
 /* Decodes one UTF-8 sequence at s (len bytes left).  Returns its length and
  * the code point in *cp, or 0 for an invalid sequence. */
 size_t utf8_decode(const unsigned char *s, size_t len, unsigned *cp);

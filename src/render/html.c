@@ -10,6 +10,7 @@
 #include "../util/sha256.h"
 #include "assets.h"
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -134,6 +135,16 @@ static void banner(const struct report *r, const char *host, const char *headlin
             sev_label(r));
     esc_xml(out, headline);
     sb_add(out, "</p>\n<p class=\"banner-meta\">");
+    /* --case-id and --label: which ticket this page belongs to */
+    for (const char *const *k = (const char *const[]){"case_id", "label", NULL}; *k; k++) {
+        const char *v = kv_get(&r->host, *k);
+        if (v) {
+            char *cut = trunc_utf8(v, RUN_LABEL_MAX); /* a bundle read back is anyone's */
+            esc_xml(out, cut);
+            free(cut);
+            sb_add(out, " \xC2\xB7 ");
+        }
+    }
     if (*context) {
         esc_xml(out, context);
     } else {

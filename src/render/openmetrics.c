@@ -147,9 +147,20 @@ void openmetrics_render(const struct report *r, const struct metrics_run *run,
                         struct strbuf *out)
 {
     bool failed = run->exit_status == 3;
-    family(out, "perfreport_info", "", "The perfreport version that wrote this file (always 1).");
+    family(out, "perfreport_info", "", "The perfreport version that wrote this file, and the run's case_id and label "
+                                          "when given (always 1).");
     sb_add(out, "perfreport_info{version=\"");
     openmetrics_label_value(out, PERFREPORT_VERSION);
+    /* the run's --case-id and --label, so an alert can name the ticket */
+    const char *case_id = kv_get(&r->host, "case_id"), *label = kv_get(&r->host, "label");
+    if (case_id) {
+        sb_add(out, "\",case_id=\"");
+        openmetrics_label_value(out, case_id);
+    }
+    if (label) {
+        sb_add(out, "\",label=\"");
+        openmetrics_label_value(out, label);
+    }
     sb_add(out, "\"} 1\n");
     gauge(out, "perfreport_exit_status", "",
           "Exit status of the last run: 0 ok, 1 warning, 2 critical, 3 the run failed "

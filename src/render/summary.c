@@ -66,6 +66,7 @@ void summary_render(const struct report *r, struct strbuf *out)
                   r->window.actual_s, r->window.planned_s);
     }
     doc_verdict(r, root);
+    doc_case(r, root);
     doc_context(r, root);
     doc_not_root(r, root);
     if (r->ngaps) {

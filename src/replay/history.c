@@ -20,6 +20,8 @@ void history_free(struct history *h)
         free(r->path);
         free(r->abs);
         free(r->headline);
+        free(r->case_id);
+        free(r->label);
         for (size_t k = 0; k < r->nfindings; k++)
             free(r->findings[k].id);
         free(r->findings);
@@ -88,6 +90,10 @@ void history_add_run(struct history *h, const struct report *r, const char *path
     run->score = r->nfindings ? r->findings[0].score : 0;
     run->headline = trunc_utf8(r->headline && *r->headline ? r->headline : "No findings.",
                                HISTORY_MAX_TEXT);
+    /* the reader checked both (report_json_read.c) */
+    const char *case_id = kv_get(&r->host, "case_id"), *label = kv_get(&r->host, "label");
+    run->case_id = case_id ? trunc_utf8(case_id, RUN_CASE_ID_MAX) : NULL;
+    run->label = label ? trunc_utf8(label, RUN_LABEL_MAX) : NULL;
     size_t nf = r->nfindings < HISTORY_MAX_FINDINGS ? r->nfindings : HISTORY_MAX_FINDINGS;
     run->findings = xcalloc(nf + 1, sizeof *run->findings);
     for (size_t i = 0; i < nf; i++)

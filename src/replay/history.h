@@ -43,6 +43,8 @@ struct history_run {
     enum severity sev; /* the worst finding's */
     double score;      /* the top finding's rank score; 0 without findings */
     char *headline;    /* owned, cut to HISTORY_MAX_TEXT */
+    char *case_id;     /* owned: --case-id (host-controlled), NULL when none */
+    char *label;       /* owned: --label (host-controlled), NULL when none */
     bool failed;       /* the run itself failed */
     struct history_finding *findings; /* owned, ranked as the report ranks them */
     size_t nfindings;

@@ -234,9 +234,14 @@ static cmark_node *host_section(struct ctx *c, size_t k)
     when(h->runs[ho->by_time[ho->nruns - 1]].start, b, sizeof b);
     doc_textf(doc_para(c->d->root), "%zu run%s from %s to %s; the worst first.", ho->nruns,
               ho->nruns == 1 ? "" : "s", a, b);
-    struct doc_table *t = doc_table_block(c->d, c->d->root, 4);
-    static const char *const head[] = {"Severity, score", "Headline", "Time", "Bundle"};
-    for (size_t i = 0; i < 4; i++)
+    /* a column for --case-id and --label when a run of this host has one */
+    bool named = false;
+    for (size_t j = 0; j < ho->nruns; j++)
+        named |= h->runs[ho->runs[j]].case_id || h->runs[ho->runs[j]].label;
+    struct doc_table *t = doc_table_block(c->d, c->d->root, named ? 5 : 4);
+    static const char *const head[] = {"Severity, score", "Headline", "Time", "Bundle",
+                                       "Case, label"};
+    for (size_t i = 0; i < (named ? 5u : 4u); i++)
         doc_table_head(t, i, head[i], false);
     for (size_t j = 0; j < ho->nruns; j++) {
         const struct history_run *run = &h->runs[ho->runs[j]];
@@ -254,6 +259,13 @@ static cmark_node *host_section(struct ctx *c, size_t k)
         if (link)
             doc_cell_href(cell, link);
         free(link);
+        if (named) {
+            char *both = xasprintf("%s%s%s", run->case_id ? run->case_id : "",
+                                   run->case_id && run->label ? " \xC2\xB7 " : "",
+                                   run->label ? run->label : "");
+            doc_cell_host(doc_table_cell(t, j, 4), both, RUN_CASE_ID_MAX + RUN_LABEL_MAX + 4);
+            free(both);
+        }
     }
     host_charts(c, k);
     return heading;
@@ -402,6 +414,10 @@ void history_render_json(const struct history *h, const char *outdir_abs, struct
             jw_knum(&w, "score", run->score);
             jw_kbool(&w, "failed", run->failed);
             jw_kstr(&w, "headline", run->headline);
+            if (run->case_id)
+                jw_kstr(&w, "case_id", run->case_id);
+            if (run->label)
+                jw_kstr(&w, "label", run->label);
             jw_key(&w, "findings");
             jw_arr_begin_flat(&w);
             for (size_t f = 0; f < run->nfindings; f++)

@@ -29,6 +29,8 @@ struct options {
                            * (NULL-terminated argv), NULL = none */
     const char *user;     /* --user: who the command runs as, NULL = default */
     bool duration_given;  /* -d was given (with a command: a cap) */
+    const char *label;    /* --label TEXT, NULL = none (checked: text_plain_why) */
+    const char *case_id;  /* --case-id ID, NULL = none (checked as well) */
     const char *trigger;  /* perfreport watch: why this capture runs (recorded in the
                            * report's host facts), NULL = not triggered */
 };

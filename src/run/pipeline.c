@@ -488,6 +488,10 @@ int pipeline_run(const struct options *opt, const struct delivery *d)
     describe_target(r, opt);
     if (opt->trigger)
         kv_addf(&r->host, "trigger", "Triggered by", "%s", opt->trigger);
+    if (opt->case_id)
+        kv_add(&r->host, "case_id", "Case ID", opt->case_id);
+    if (opt->label)
+        kv_add(&r->host, "label", "Label", opt->label);
     keep_freed_memory();
     /* The symbolizer reads other users' files in a server child; forked now,
      * while we are small, it costs a fraction of what a fork from the full

@@ -267,3 +267,22 @@ TEST(escape_term_shows_controls_as_text)
     }
     sb_free(&sb);
 }
+
+/* --label and --case-id: what the options and the bundle reader accept. */
+TEST(text_plain_why_bounds_and_controls)
+{
+    CHECK(text_plain_why("after the <b>kernel</b> update \"q\" \xc3\xa9", 128, NULL) == NULL);
+    CHECK_STR(text_plain_why("", 128, NULL), "is empty");
+    CHECK_STR(text_plain_why("abcd", 3, NULL), "is too long");
+    CHECK(text_plain_why("abc", 3, NULL) == NULL);
+    CHECK_STR(text_plain_why("a\xff", 128, NULL), "is not valid UTF-8");
+    CHECK_STR(text_plain_why("a\xc0\xaf", 128, NULL), "is not valid UTF-8"); /* overlong '/' */
+    static const char *const controls[] = {"a\x1b]0;x\x07", "a\nb", "a\tb", "a\x7f",
+                                           "a\xc2\x9b", "a\xe2\x80\xae", "a\xe2\x81\xa6",
+                                           "a\xe2\x80\xa8", NULL};
+    for (int i = 0; controls[i]; i++)
+        CHECK_STR(text_plain_why(controls[i], 128, NULL), "holds a control character");
+    CHECK(text_plain_why("INC-42/#7:a.b_c", 64, "abcINC0123456789-/#:._") == NULL);
+    CHECK_STR(text_plain_why("INC 42", 64, "INC0123456789"), "holds a character it may not");
+    CHECK_STR(text_plain_why("INC\xc3\xa9", 64, "INC"), "holds a character it may not");
+}
