@@ -1,6 +1,6 @@
 /* Ranking findings and writing the headline.
  *
- * The ranking rule (also in the README):
+ * The ranking rule (also in docs/ranking.md):
  *
  *   score = base(severity)                      critical 300, warning 200, info 100
  *         + 30 * excess * coverage              excess: how far the deciding number

@@ -1,6 +1,6 @@
 /* The expected-error table (see syscall_errnos.h).  Rows are tried in
  * order and the first that matches both the errno and the syscall decides;
- * a row without syscalls matches any.  The README's ranking section prints
+ * a row without syscalls matches any.  docs/ranking.md prints
  * this table: change both together. */
 #include "syscall_errnos.h"
 #include <stdbool.h>

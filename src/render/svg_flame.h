@@ -19,7 +19,7 @@ struct strbuf;
 struct flame_palette_map;
 struct flame_nameattr;
 
-/* flamegraph.pl's options, named as it names them (see the README's
+/* flamegraph.pl's options, named as it names them (see docs/usage.md's
  * `perfreport flamegraph` section for each one's meaning). */
 struct flame_opts {
     const char *title;     /* NULL: "Flame Graph" ("Icicle Graph" inverted, "Flame Chart"

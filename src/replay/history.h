@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <time.h>
 
-/* Bounds (documented in the usage text and the README). */
+/* Bounds (documented in the usage text and docs/usage.md). */
 #define HISTORY_MAX_BUNDLES 5000        /* runs on one page; more are skipped */
 #define HISTORY_MAX_REPORT (16u << 20)  /* bytes of one report.json */
 #define HISTORY_MAX_DIR_ENTRIES 100000  /* entries read from one directory */

@@ -10,7 +10,7 @@
  *
  * Fault injection for tests: PERFREPORT_FAULT="NAME:PHASE:ACTION" with PHASE
  * start|begin|tick|end|stop and ACTION hang|fail makes collector NAME hang or fail
- * there (documented in the README's testing section). */
+ * there (documented in tests/README.md). */
 #ifndef PERFREPORT_RUNNER_H
 #define PERFREPORT_RUNNER_H
 #include <stdbool.h>
