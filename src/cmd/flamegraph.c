@@ -231,6 +231,7 @@ int flamegraph_parse_args(int argc, char **argv, struct flamegraph_args *a)
             if (parse_double_arg("--total", optarg, 1, 1e18, "a count", &v))
                 return 3;
             a->o.total = (uint64_t)ceil(v);
+            a->total = v;
             break;
         case OPT_FACTOR:
             if (parse_double_arg("--factor", optarg, 1e-12, 1e12, "a number", &a->o.factor))
@@ -425,6 +426,7 @@ int flamegraph_main(int argc, char **argv)
     fd.pc = perf_collapse_new(&(struct collapse_opts){.kernel = true, .jit = true});
     perf_collapse_set_where(fd.pc, where_cb, cat);
     folded_init(&fd.fp, fd.p);
+    fd.fp.exact_fractions = true;
 
     /* auto: look at the first lines (64, or 1 MiB of them) before committing
      * to a parser.  Lines are read with a bound: a longer one is cut to
@@ -459,6 +461,12 @@ int flamegraph_main(int argc, char **argv)
 
     if (fd.fmt == FMT_PERF)
         perf_into_folded(&fd);
+    /* fractional counts were kept in units of 10^-decimals */
+    o.count_decimals = fd.fp.decimals;
+    if (o.count_decimals && args.total > 0) {
+        double t = ceil(args.total * pow(10, o.count_decimals));
+        o.total = t < 1.8e19 ? (uint64_t)t : UINT64_MAX;
+    }
     /* frames too narrow to draw are not built: most nodes of a large profile */
     profile_bulk_prune(fd.fp.bulk, svg_flame_undrawn_below(&o, profile_total(fd.p)));
     folded_finish(&fd.fp);
@@ -496,8 +504,9 @@ int flamegraph_main(int argc, char **argv)
         rc = 3;
     }
     if (!rc && o.total && o.total < profile_total(fd.p)) {
-        fprintf(stderr, PROG ": --total %llu is less than the input's total %llu: ignored\n",
-                (unsigned long long)o.total, (unsigned long long)profile_total(fd.p));
+        fprintf(stderr, PROG ": --total %.15g is less than the input's total %.*f: ignored\n",
+                args.total, (int)o.count_decimals,
+                (double)profile_total(fd.p) / pow(10, o.count_decimals));
         o.total = 0;
     }
     fclose(in); /* closes every file (cat_close) */

@@ -714,6 +714,23 @@ void profile_set_source(struct profile *p, uint32_t node, const char *file_line)
 
 uint64_t profile_total(const struct profile *p) { return p->nodes[PROFILE_ROOT].total; }
 
+bool profile_scale(struct profile *p, uint64_t mul)
+{
+    /* every count is at most the root's total (a baseline at most the sum
+     * of baselines, the root's) */
+    uint64_t most = p->nodes[PROFILE_ROOT].total;
+    if (p->base && p->nbase && p->base[PROFILE_ROOT] > most)
+        most = p->base[PROFILE_ROOT];
+    if (mul == 0 || (most && most > UINT64_MAX / mul))
+        return false;
+    for (uint32_t n = 0; n < p->nnodes; n++)
+        p->nodes[n].total *= mul;
+    for (uint32_t n = 0; p->base && n < p->nbase; n++)
+        p->base[n] *= mul;
+    profile_chart_scale(p, mul);
+    return true;
+}
+
 uint64_t profile_self(const struct profile *p, uint32_t node)
 {
     uint64_t t = p->nodes[node].total;

@@ -240,18 +240,49 @@ static void legend(const struct profile *p, const char *palette, double width, d
     sb_add(out, "</g>\n");
 }
 
-/* A count as shown: times --factor, with thousands separators. */
-static void add_scaled(struct strbuf *out, uint64_t v, double factor)
+/* A count as shown: in whole units (count_decimals), times --factor, with
+ * thousands separators; a fraction only when there is one. */
+static void add_scaled(struct strbuf *out, uint64_t v, const struct flame_opts *o)
 {
-    if (factor == 1) {
-        add_count(out, v);
+    unsigned dec = o->count_decimals;
+    if (o->factor == 1) {
+        uint64_t m = 1;
+        for (unsigned k = 0; k < dec; k++)
+            m *= 10;
+        add_count(out, v / m);
+        uint64_t f = v % m;
+        if (f) { /* exact: the fraction's digits, trailing zeros dropped */
+            char d[24];
+            int n = snprintf(d, sizeof d, "%0*llu", (int)dec, (unsigned long long)f);
+            while (n > 0 && d[n - 1] == '0')
+                n--;
+            sb_addc(out, '.');
+            sb_addn(out, d, (size_t)n);
+        }
         return;
     }
-    double x = (double)v * factor;
-    if (x < 9.2e18)
-        add_count(out, (uint64_t)llround(x));
+    double x = (double)v * o->factor;
+    for (unsigned k = 0; k < dec; k++)
+        x /= 10;
+    double r = nearbyint(x);
+    if (dec && r != x) { /* a fraction of the input's precision, trailing zeros dropped */
+        char d[64];
+        int n = snprintf(d, sizeof d, "%.*f", (int)dec, x);
+        while (n > 0 && d[n - 1] == '0')
+            n--;
+        if (n > 0 && d[n - 1] == '.')
+            n--;
+        const char *dot = memchr(d, '.', (size_t)n);
+        if (x < 9.2e18 && dot) {
+            add_count(out, (uint64_t)x);
+            sb_addn(out, dot, (size_t)(d + n - dot));
+            return;
+        }
+    }
+    if (r < 9.2e18)
+        add_count(out, (uint64_t)r);
     else
-        sb_addf(out, "%.0f", x);
+        sb_addf(out, "%.0f", r);
 }
 
 static bool has_suffix(const char *s, const char *suf)
@@ -332,7 +363,7 @@ static void frame_title(struct frame_ctx *c, uint32_t node, const char *shown, u
 {
     esc_xml(out, shown);
     sb_add(out, " (");
-    add_scaled(out, cnt, c->o->factor);
+    add_scaled(out, cnt, c->o);
     sb_addc(out, ' ');
     esc_xml(out, c->countname);
     sb_add(out, ", ");
@@ -343,7 +374,7 @@ static void frame_title(struct frame_ctx *c, uint32_t node, const char *shown, u
         sb_add(out, "; self ");
         if (d != 0) /* no sign for no change */
             sb_addc(out, d > 0 ? '+' : '-');
-        add_scaled(out, (uint64_t)fabs(d), c->o->factor);
+        add_scaled(out, (uint64_t)fabs(d), c->o);
         double pct = d == 0 ? 0 : 100.0 * d / (double)c->timemax; /* never "-0.00" */
         sb_addf(out, pct > 0 ? ", +%.2f%%" : ", %.2f%%", pct);
     }

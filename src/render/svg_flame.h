@@ -43,6 +43,8 @@ struct flame_opts {
     const char *encoding;  /* NULL: UTF-8; else declared, every other character as &#x..; */
     uint64_t total;        /* 0: the profile's; larger: the count of the full width */
     double factor;         /* counts shown are multiplied by it (1) */
+    unsigned count_decimals; /* counts are in units of 10^-count_decimals (fractional
+                              * input kept exact, folded.h); shown in whole units */
     bool negate;           /* differential: red for less, blue for more */
     bool reverse;          /* merge stacks leaf-first (flamegraph.pl --reverse) */
     bool inverted;         /* icicle graph: root at the top */

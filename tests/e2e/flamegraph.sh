@@ -88,3 +88,17 @@ if grep -q 'palette.map: 1 lines' "$T/err.txt" && [ "$(fill leaf "$T/cp/three.sv
 else
     not_ok e2e_flamegraph_cp_bad_lines "$(head -n 1 "$T/err.txt")"
 fi
+
+# 6. fractional counts summed exactly, as flamegraph.pl sums them (issue 35, 1):
+#    rounded per line, e was 14.29 % of a total of 7
+printf 'a;b 1.5\na;c 1.5\na;d 1.5\na;e 0.5\n' | "$BIN" flamegraph --total 10 > "$T/frac.svg" 2> "$T/err.txt"
+printf 'a;b 1.5\na;c 1.5\na;d 1.5\na;e 0.5\n' | "$BIN" flamegraph > "$T/frac1.svg" 2>> "$T/err.txt"
+if grep -q '<title>e (0.5 samples, 10.00%)</title><rect x="[0-9.]*" y="[0-9.]*" width="118.00"' "$T/frac1.svg" &&
+   grep -q '<title>b (1.5 samples, 30.00%)</title>' "$T/frac1.svg" &&
+   grep -q '<title>all (5 samples, 100.00%)</title>' "$T/frac1.svg" &&
+   grep -q '<title>e (0.5 samples, 5.00%)</title>' "$T/frac.svg" &&
+   grep -q '<title>all (10 samples, 100.00%)</title>' "$T/frac.svg"; then
+    ok e2e_flamegraph_fractional_counts
+else
+    not_ok e2e_flamegraph_fractional_counts "$(grep -o '<title>e ([^<]*' "$T/frac1.svg") $(head -n 1 "$T/err.txt")"
+fi

@@ -839,6 +839,88 @@ TEST(flame_svg_total_factor_minwidth)
     profile_free(p);
 }
 
+/* Fractional counts stay exact (issue 35, 1): flamegraph.pl sums them as
+ * numbers; rounding per line drew e at 14.29 % instead of 10 %. */
+static struct profile *folded_exact(const char *text, unsigned *decimals)
+{
+    struct profile *p = profile_new("t", NULL, NULL);
+    struct folded_parser fp;
+    folded_init(&fp, p);
+    fp.exact_fractions = true;
+    size_t lineno = 0;
+    for (const char *s = text; *s;) {
+        const char *nl = strchr(s, '\n');
+        size_t n = nl ? (size_t)(nl - s) : strlen(s);
+        folded_line(&fp, s, n, ++lineno);
+        s += n + (nl != NULL);
+    }
+    folded_finish(&fp);
+    *decimals = fp.decimals;
+    return p;
+}
+
+TEST(flame_fractional_counts_exact)
+{
+    unsigned dec = 0;
+    struct profile *p = folded_exact("a;b 1.5\na;c 1.5\na;d 1.5\na;e 0.5\n", &dec);
+    CHECK_NUM(dec, 1, 0);
+    CHECK_NUM(profile_total(p), 50, 0); /* 5.0 in tenths */
+    struct flame_opts o;
+    flame_opts_default(&o);
+    o.count_decimals = dec;
+    char *svg = render_with(p, &o);
+    double x, w;
+    REQUIRE(rect_of(svg, "e", 0, &x, &w));
+    CHECK_NUM(w, 118, 0.01); /* 10 % of 1180 */
+    REQUIRE(rect_of(svg, "b", 0, &x, &w));
+    CHECK_NUM(w, 354, 0.01); /* 30 % */
+    CHECK_CONTAINS(svg, "<title>e (0.5 samples, 10.00%)</title>");
+    CHECK_CONTAINS(svg, "<title>b (1.5 samples, 30.00%)</title>");
+    CHECK_CONTAINS(svg, "<title>all (5 samples, 100.00%)</title>");
+    free(svg);
+    profile_free(p);
+
+    /* a finer fraction later scales what came before (whole, pending and
+     * merged alike); trailing zeros add no precision; a 7th digit rounds */
+    p = folded_exact("x;y 2\nx;z 0.50\nx;y 0.25\nx;w 1.0000004\nx;v 0.0000005\n", &dec);
+    CHECK_NUM(dec, 6, 0);
+    CHECK_NUM(total_at(p, (const char *[]){"x", "y"}, 2), 2250000, 0);
+    CHECK_NUM(total_at(p, (const char *[]){"x", "z"}, 2), 500000, 0);
+    CHECK_NUM(total_at(p, (const char *[]){"x", "w"}, 2), 1000000, 0);
+    CHECK_NUM(total_at(p, (const char *[]){"x", "v"}, 2), 1, 0);
+    CHECK_NUM(profile_total(p), 3750001, 0);
+    o.count_decimals = dec;
+    o.factor = 2;
+    svg = render_with(p, &o);
+    CHECK_CONTAINS(svg, "<title>y (4.5 samples"); /* --factor on a fraction */
+    free(svg);
+    profile_free(p);
+
+    /* differential lines with fractions: both counts in the same unit */
+    p = folded_exact("m;g 1 2.5\nm;s 3 1\n", &dec);
+    CHECK_NUM(dec, 1, 0);
+    CHECK_NUM(total_at(p, (const char *[]){"m", "g"}, 2), 25, 0);
+    uint32_t g = profile_find(p, (const char *[]){"m", "g"}, 2);
+    REQUIRE(g != PROFILE_NONE);
+    CHECK_NUM(profile_node_base(p, g), 10, 0);
+    profile_free(p);
+
+    /* a count that no longer fits once scaled is refused, not wrapped */
+    struct profile *q = profile_new("t", NULL, NULL);
+    struct folded_parser fp;
+    folded_init(&fp, q);
+    fp.exact_fractions = true;
+    const char *l1 = "a 18446744073709552";
+    const char *l2 = "b 0.001";
+    folded_line(&fp, l1, strlen(l1), 1);
+    folded_line(&fp, l2, strlen(l2), 2);
+    folded_finish(&fp);
+    CHECK_NUM(fp.st.malformed, 1, 0);
+    CHECK_STR(fp.st.bad_why[0], "count too large");
+    CHECK(profile_total(q) == 18446744073709552ull);
+    profile_free(q);
+}
+
 TEST(flame_chart_input_order)
 {
     struct profile *p = profile_new("t", NULL, NULL);
