@@ -33,8 +33,9 @@ static void usage(FILE *f)
           "  -q, --quiet             no warnings on stderr (errors still)\n"
           "  -h, --help              this help\n"
           "\n"
-          "Exit status: 0 stacks written, 3 bad options, unreadable input or no stack\n"
-          "(then nothing is written to stdout).\n",
+          "Exit status: 0 stacks written, or none found (as stackcollapse-perf.pl: empty\n"
+          "output, a warning on stderr); 3 bad options or unreadable input (then nothing\n"
+          "is written to stdout).\n",
           f);
 }
 
@@ -113,6 +114,9 @@ int collapse_main(int argc, char **argv)
     bool quiet = false;
     int ch;
     optind = 0; /* GNU: full re-initialisation */
+    /* getopt's own messages begin with argv[0]: the command's name, not "collapse" */
+    char *argv0 = argv[0];
+    argv[0] = (char *)PROG;
     while ((ch = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
         switch (ch) {
         case OPT_PID: o.pid = true; break;
@@ -125,15 +129,17 @@ int collapse_main(int argc, char **argv)
         case OPT_EVENT:
             if (!*optarg || strpbrk(optarg, " \t\r\n")) {
                 term_printf(stderr, PROG ": --event-filter: '%s' is not an event name", optarg);
+                argv[0] = argv0;
                 return 3;
             }
             o.event_filter = optarg;
             break;
         case 'q': quiet = true; break;
-        case 'h': usage(stdout); return 0;
-        default: subcmd_try_help(PROG); return 3;
+        case 'h': usage(stdout); argv[0] = argv0; return 0;
+        default: subcmd_try_help(PROG); argv[0] = argv0; return 3;
         }
     }
+    argv[0] = argv0;
     struct perf_collapse *pc = perf_collapse_new(&o);
     int rc = 0;
     if (optind == argc)
@@ -149,12 +155,13 @@ int collapse_main(int argc, char **argv)
         perf_collapse_report(pc, stderr, PROG);
     size_t n;
     perf_collapse_stacks(pc, &n);
-    if (n == 0) {
+    if (n == 0) { /* as stackcollapse-perf.pl: nothing on stdout, and no failure */
         const struct perf_collapse_stats *st = perf_collapse_stats(pc);
-        term_printf(stderr, PROG ": no stack found (%zu lines read, %zu samples)", st->lines,
-                    st->samples);
+        if (!quiet)
+            term_printf(stderr, PROG ": no stack found (%zu lines read, %zu samples)", st->lines,
+                        st->samples);
         perf_collapse_free(pc);
-        return 3;
+        return 0;
     }
     struct strbuf out = STRBUF_INIT;
     perf_collapse_write(pc, &out);

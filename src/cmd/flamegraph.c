@@ -418,6 +418,7 @@ int flamegraph_main(int argc, char **argv)
     const char *shown = sb_str(&shown_sb);
 
     struct feeder fd = {.fmt = fmt, .p = profile_new("flamegraph", "Flame Graph", "samples")};
+    fd.p->empty_names = true; /* "a;;b": a blank frame, as flamegraph.pl draws it */
     if (args.flamechart) {
         profile_chart_begin(fd.p, o.reverse); /* a chart is reversed as it is built */
         o.reverse = false;

@@ -344,7 +344,7 @@ static unsigned norm_kind(unsigned kind) { return kind < FRAME_KIND_COUNT ? kind
 static uint32_t intern_frame(struct profile *p, const char *s, size_t n)
 {
     n = strnlen(s, n); /* "\0x" is as empty as "" */
-    return n ? intern(p, s, n) : intern(p, "[unknown]", 9);
+    return n || p->empty_names ? intern(p, s, n) : intern(p, "[unknown]", 9);
 }
 
 /* Goes down from node cur along the depth frames f, adding count to every
@@ -914,6 +914,7 @@ static int add_reversed(void *vctx, const struct profile *p, const uint32_t *pat
 struct profile *profile_reversed(const struct profile *p)
 {
     struct rev_ctx r = {profile_new(p->name, p->title, p->unit), NULL, 0};
+    r.out->empty_names = p->empty_names;
     profile_walk_stacks(p, add_reversed, &r);
     free(r.f);
     return r.out;

@@ -73,6 +73,9 @@ struct profile {
      * `over` once a stack or a name did not fit (profile_set_bounds). */
     uint32_t max_nodes, max_strs;
     bool over;
+    /* An empty frame name stays empty instead of becoming "[unknown]"
+     * (flamegraph.pl draws "a;;b" with a blank frame); kept by reversing. */
+    bool empty_names;
 };
 
 struct profile *profile_new(const char *name, const char *title, const char *unit);

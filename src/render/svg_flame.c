@@ -150,9 +150,12 @@ struct layout {
     uint32_t max_depth;
 };
 
-/* Frames narrower than min_count are dropped with their subtree; visible
- * children are packed left in name order so the dropped mass shows as the
- * parent's own time at its right end. */
+/* Frames narrower than min_count are dropped with their subtree.  As
+ * flamegraph.pl draws them, a parent's own time comes first (its stack
+ * sorts before its callees': "a 5" < "a;b 3") and the children follow in
+ * name order.  The dropped children's counts join the own time on the left
+ * (flamegraph.pl leaves a gap of under --minwidth each where they were), so
+ * that a profile built without them (profile_bulk_prune) looks the same. */
 static void lay_out(const struct profile *p, uint64_t min_count, struct layout *L)
 {
     uint32_t *ranks = profile_name_ranks(p);
@@ -164,15 +167,17 @@ static void lay_out(const struct profile *p, uint64_t min_count, struct layout *
     for (size_t q = 0; q < L->n; q++) {
         struct drawn d = L->v[q];
         size_t nk = 0;
+        uint64_t below = 0;
         for (uint32_t c = p->nodes[d.node].first_child; c != PROFILE_NONE;
              c = p->nodes[c].next_sibling) {
             if (p->nodes[c].total == 0 || p->nodes[c].total < min_count)
                 continue;
+            below += p->nodes[c].total;
             xgrow(&kids, &cap_kids, nk + 1, sizeof *kids);
             kids[nk++] = c;
         }
         profile_sort_nodes(p, ranks, kids, nk);
-        uint64_t x = d.x0;
+        uint64_t x = d.x0 + (p->nodes[d.node].total - below);
         for (size_t i = 0; i < nk; i++) {
             xgrow(&L->v, &L->cap, L->n + 1, sizeof *L->v);
             L->v[L->n++] = (struct drawn){kids[i], d.depth + 1, x};

@@ -921,6 +921,41 @@ TEST(flame_fractional_counts_exact)
     profile_free(q);
 }
 
+/* Where flamegraph.pl draws them (issue 35, 4): a parent's own time left
+ * of its children, and a blank name blank.  The x of each frame is what
+ * flamegraph.pl 1.0 (FlameGraph master) writes for the same input. */
+TEST(flame_svg_self_left_and_blank_names)
+{
+    struct profile *p = folded("a 5\na;b 3\na;c;d 2\na;c 1\n", NULL);
+    char *svg = render_with(p, NULL);
+    double x, w;
+    REQUIRE(rect_of(svg, "b", 0, &x, &w));
+    CHECK_NUM(x, 546.4, 0.05); /* after a's own 5 of 11 */
+    REQUIRE(rect_of(svg, "c", 0, &x, &w));
+    CHECK_NUM(x, 868.2, 0.05);
+    REQUIRE(rect_of(svg, "d", 0, &x, &w));
+    CHECK_NUM(x, 975.5, 0.05); /* after c's own 1 */
+    free(svg);
+    profile_free(p);
+
+    p = profile_new("t", NULL, NULL);
+    p->empty_names = true;
+    struct flame_parse_stats st = {0};
+    folded_parse(p, "a;;b 1\na;c 2\n", 13, &st);
+    svg = render_with(p, NULL);
+    REQUIRE(rect_of(svg, "", 0, &x, &w));
+    CHECK_NUM(w, 393.33, 0.01);
+    CHECK_NOT_CONTAINS(svg, "[unknown]");
+    free(svg);
+    profile_free(p);
+    /* elsewhere (a bundle, a report) an empty name is still "[unknown]" */
+    p = folded("a;;b 1\n", NULL);
+    svg = render_with(p, NULL);
+    CHECK_CONTAINS(svg, "<title>[unknown] (1 ");
+    free(svg);
+    profile_free(p);
+}
+
 TEST(flame_chart_input_order)
 {
     struct profile *p = profile_new("t", NULL, NULL);
