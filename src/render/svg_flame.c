@@ -5,6 +5,7 @@
 #include "flame_colors.h"
 #include "flame_nameattr.h"
 #include "flame_palette_map.h"
+#include "../util/fmtnum.h"
 #include "../util/strbuf.h"
 #include "../util/xalloc.h"
 #include "escape.h"
@@ -290,6 +291,31 @@ static void add_scaled(struct strbuf *out, uint64_t v, const struct flame_opts *
         sb_addf(out, "%.0f", r);
 }
 
+/* The report's counts: a time or a size by fmt_quantity ("523 s"), a
+ * count in full with separators and its noun in the singular for one. */
+static void add_quantity(struct strbuf *out, double v, const char *unit)
+{
+    static const char *const scaled[] = {"ns", "us", "ms", "s", "B", "KiB", "MiB", "GiB", "TiB"};
+    for (size_t i = 0; i < sizeof scaled / sizeof scaled[0]; i++)
+        if (strcmp(unit, scaled[i]) == 0) {
+            char b[64];
+            fmt_quantity(b, sizeof b, v, unit);
+            esc_xml(out, b);
+            return;
+        }
+    uint64_t n = v > 0 && v < 1.8e19 ? (uint64_t)llround(v) : 0;
+    add_count(out, n);
+    sb_addc(out, ' ');
+    size_t len = strlen(unit);
+    if (n == 1 && len > 1 && unit[len - 1] == 's') { /* "1 sample" */
+        char *one = xstrndup(unit, len - 1);
+        esc_xml(out, one);
+        free(one);
+    } else {
+        esc_xml(out, unit);
+    }
+}
+
 static bool has_suffix(const char *s, const char *suf)
 {
     size_t n = strlen(s), m = strlen(suf);
@@ -368,9 +394,13 @@ static void frame_title(struct frame_ctx *c, uint32_t node, const char *shown, u
 {
     esc_xml(out, shown);
     sb_add(out, " (");
-    add_scaled(out, cnt, c->o);
-    sb_addc(out, ' ');
-    esc_xml(out, c->countname);
+    if (c->o->report) {
+        add_quantity(out, (double)cnt * c->o->factor, c->countname);
+    } else {
+        add_scaled(out, cnt, c->o);
+        sb_addc(out, ' ');
+        esc_xml(out, c->countname);
+    }
     sb_add(out, ", ");
     sb_add_fixed(out, 100.0 * (double)cnt / (double)c->timemax, 2); /* "%.2f", without printf */
     sb_addc(out, '%');
@@ -408,6 +438,103 @@ uint64_t svg_flame_undrawn_below(const struct flame_opts *o, uint64_t total)
     return min_count_of(o, o->total > total ? o->total : total);
 }
 
+/* ---- the report's graphs: runs of an unnamed frame folded (o->report) ---- */
+
+/* Unnamed: the symbolizer's bracketed labels ("[unknown]", "[heap]+0x6966df",
+ * "[libc.so.6]") or an unknown frame. */
+static bool unnamed(const struct profile *p, uint32_t n)
+{
+    return profile_node_kind(p, n) == FRAME_UNKNOWN || profile_node_name(p, n)[0] == '[';
+}
+
+static bool has_runs(const struct profile *p)
+{
+    for (uint32_t n = 1; n < p->nnodes; n++) {
+        uint32_t up = p->nodes[n].parent;
+        if (up != PROFILE_ROOT && up != PROFILE_NONE && p->nodes[up].name == p->nodes[n].name &&
+            p->nodes[up].kind == p->nodes[n].kind && unnamed(p, n))
+            return true;
+    }
+    return false;
+}
+
+struct fold_ctx {
+    struct profile *out;
+    struct pframe *f;
+    size_t cap_f;
+    size_t *off; /* per frame: where its name starts in names */
+    size_t cap_off;
+    struct strbuf names;
+};
+
+static int fold_stack(void *ctx, const struct profile *p, const uint32_t *path, size_t depth,
+                      uint64_t self)
+{
+    struct fold_ctx *c = ctx;
+    xgrow(&c->f, &c->cap_f, depth ? depth : 1, sizeof *c->f);
+    xgrow(&c->off, &c->cap_off, depth ? depth : 1, sizeof *c->off);
+    sb_reset(&c->names);
+    size_t k = 0;
+    for (size_t d = 0; d < depth;) {
+        size_t r = 1;
+        while (d + r < depth && p->nodes[path[d + r]].name == p->nodes[path[d]].name &&
+               p->nodes[path[d + r]].kind == p->nodes[path[d]].kind)
+            r++;
+        if (r < 2 || !unnamed(p, path[d]))
+            r = 1;
+        c->off[k] = c->names.len;
+        sb_add(&c->names, profile_node_name(p, path[d]));
+        if (r > 1)
+            sb_addf(&c->names, " \xc3\x97%zu", r); /* "NAME ×134" */
+        c->f[k].len = c->names.len - c->off[k];
+        c->f[k].kind = (uint8_t)profile_node_kind(p, path[d]);
+        k++;
+        d += r;
+    }
+    for (size_t i = 0; i < k; i++) /* names has stopped moving */
+        c->f[i].s = c->names.buf + c->off[i];
+    profile_add_frames(c->out, c->f, k, self);
+    return 0;
+}
+
+static struct profile *fold_runs(const struct profile *p)
+{
+    struct fold_ctx c = {.out = profile_new(p->name, p->title, p->unit), .names = STRBUF_INIT};
+    profile_walk_stacks(p, fold_stack, &c);
+    free(c.f);
+    free(c.off);
+    sb_free(&c.names);
+    return c.out;
+}
+
+/* The deepest level whose drawn frames hold at least 0.5 % of the width
+ * (6 px of 1200): levels below only make the graph tall and empty.  Frames
+ * deeper are dropped from L; *hidden gets the count that reached below. */
+static void cut_depth(const struct profile *p, struct layout *L, uint64_t timemax,
+                      uint64_t *hidden)
+{
+    *hidden = 0;
+    if (L->n < 2 || !timemax)
+        return;
+    uint64_t *sum = xcalloc((size_t)L->max_depth + 1, sizeof *sum);
+    for (size_t i = 1; i < L->n; i++)
+        sum[L->v[i].depth] += p->nodes[L->v[i].node].total;
+    uint32_t keep = 0;
+    for (uint32_t d = 1; d <= L->max_depth; d++)
+        if ((double)sum[d] >= 0.005 * (double)timemax)
+            keep = d;
+    if (keep < L->max_depth) {
+        *hidden = sum[keep + 1];
+        size_t w = 0;
+        for (size_t i = 0; i < L->n; i++) /* BFS order stays */
+            if (L->v[i].depth <= keep)
+                L->v[w++] = L->v[i];
+        L->n = w;
+        L->max_depth = keep;
+    }
+    free(sum);
+}
+
 static void render(const struct profile *p, const struct flame_opts *o, bool standalone,
                    const char *id_prefix, struct strbuf *out)
 {
@@ -432,6 +559,9 @@ static void render(const struct profile *p, const struct flame_opts *o, bool sta
         lay_out_chart(p, min_count, &L);
     else if (total)
         lay_out(p, min_count, &L);
+    uint64_t hidden = 0;
+    if (o->report)
+        cut_depth(p, &L, timemax, &hidden);
 
     struct frame_ctx fc = {.p = p, .o = o, .countname = countname, .timemax = timemax};
     flame_colorer_init(&fc.col, o->colors, o->shade, o->random_seed);
@@ -588,6 +718,13 @@ static void render(const struct profile *p, const struct flame_opts *o, bool sta
             add_attrs(out, at->g, at->ng);
         sb_add(out, "><title>");
         frame_title(&fc, d->node, sb_str(&shown), cnt, out);
+        if (root && hidden) {
+            sb_add(out, "\nNot drawn: frames below level ");
+            sb_addf(out, "%u", L.max_depth);
+            sb_add(out, ", where ");
+            sb_add_fixed(out, 100.0 * (double)hidden / (double)timemax, 2);
+            sb_add(out, "% of the total reaches deeper (the .folded file has it all)");
+        }
         const char *src = profile_node_source(p, d->node);
         if (src) {
             sb_addc(out, '\n');
@@ -659,6 +796,14 @@ void svg_flame_render(const struct profile *p, const struct flame_opts *o, bool 
     }
     /* a chart is reversed as it is built (profile_chart_begin): its order
      * cannot be rebuilt from the trie */
+    if (o->report && !p->chart && !profile_is_diff(p) && has_runs(p)) {
+        struct profile *f = fold_runs(p);
+        struct flame_opts o2 = *o;
+        o2.report = true;
+        svg_flame_render(f, &o2, standalone, id_prefix, out);
+        profile_free(f);
+        return;
+    }
     if (o->reverse && !p->chart) {
         struct profile *r = profile_is_diff(p) ? profile_reversed_diff(p) : profile_reversed(p);
         render(r, o, standalone, id_prefix, out);

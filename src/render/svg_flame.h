@@ -50,6 +50,13 @@ struct flame_opts {
     bool inverted;         /* icicle graph: root at the top */
     const char *countname; /* NULL: the profile's unit ("samples") */
     bool legend;           /* a row under the title: the colour of each kind of frame present */
+    /* The report's graphs (not flamegraph.pl's): a run of the same unnamed
+     * frame (a broken frame-pointer walk repeats "[heap]+0x6966df" 134
+     * times) is one frame "NAME ×N"; the height stops at the deepest level
+     * still holding a visible share of the samples (the rest is said in the
+     * root's tooltip); counts are shown by the one formatter (fmtnum.h:
+     * "523 s", "1 sample"). */
+    bool report;
 };
 
 void flame_opts_default(struct flame_opts *o);

@@ -6,6 +6,7 @@
 #include "../../src/model/profile.h"
 #include "../../src/flame/folded.h"
 #include "../../src/render/svg_flame.h"
+#include "../../src/render/charts.h"
 #include "../../src/util/strbuf.h"
 #include "../../src/util/xalloc.h"
 #include "assets.h"
@@ -952,6 +953,59 @@ TEST(flame_svg_self_left_and_blank_names)
     p = folded("a;;b 1\n", NULL);
     svg = render_with(p, NULL);
     CHECK_CONTAINS(svg, "<title>[unknown] (1 ");
+    free(svg);
+    profile_free(p);
+}
+
+/* Issue 34, 7: one stack from a broken frame-pointer walk, "[heap]+0x6966df"
+ * 134 times, made the report's graph 2,019 px tall and 70 % empty. */
+TEST(flame_report_garbage_stack_folded_and_height)
+{
+    struct strbuf in = STRBUF_INIT;
+    sb_add(&in, "app;main;work 900\napp;main;idle 1\nperfreport;[truncated]");
+    for (int i = 0; i < 134; i++)
+        sb_add(&in, ";[heap]+0x6966df");
+    sb_add(&in, " 99\n");
+    /* a deep but rare stack: 2 of 1000 samples, 40 levels */
+    sb_add(&in, "app;main");
+    for (int i = 0; i < 40; i++)
+        sb_addf(&in, ";deep%d", i);
+    sb_add(&in, " 2\n");
+    struct profile *p = folded(in.buf, NULL);
+    struct flame_opts o;
+    flame_opts_for(p, &o);
+    char *svg = render_with(p, &o);
+    CHECK_CONTAINS(svg, "<title>[heap]+0x6966df \xc3\x97" "134 (99 samples, 9.88%)</title>");
+    CHECK_NUM(count_str(svg, "<title>[heap]+0x6966df"), 1, 0);
+    CHECK_CONTAINS(svg, "<title>idle (1 sample, 0.10%)</title>"); /* singular */
+    /* 3 levels: the deep stack's 0.2 % below them is not drawn, and the root
+     * says so (1,002 samples in all) */
+    double h = 0;
+    const char *hs = strstr(svg, " height=\"");
+    REQUIRE(hs && sscanf(hs, " height=\"%lf\"", &h) == 1);
+    CHECK(h < 200);
+    CHECK_CONTAINS(svg, "<title>deep0 (2 samples");
+    CHECK_NOT_CONTAINS(svg, "<title>deep1 ");
+    CHECK_CONTAINS(svg, "Not drawn: frames below level 3, where 0.20% of the total reaches deeper");
+    free(svg);
+
+    /* flamegraph.pl's graph (perfreport flamegraph) keeps every frame */
+    flame_opts_default(&o);
+    svg = render_with(p, &o);
+    CHECK_NUM(count_str(svg, "<title>[heap]+0x6966df ("), 134, 0);
+    CHECK_CONTAINS(svg, "<title>idle (1 samples, 0.10%)</title>");
+    CHECK_CONTAINS(svg, "<title>deep39 (2 samples");
+    free(svg);
+    profile_free(p);
+    sb_free(&in);
+
+    /* off-CPU time in the one formatter's units: not "(523,146,000 us, 100.00%)" */
+    p = profile_new("offcpu", "Off-CPU", "us");
+    profile_add_stack(p, (const char *[]){"app", "read"}, NULL, 2, 523146000);
+    flame_opts_for(p, &o);
+    svg = render_with(p, &o);
+    CHECK_CONTAINS(svg, "<title>all (523 s, 100.00%)</title>");
+    CHECK_NOT_CONTAINS(svg, "523,146,000");
     free(svg);
     profile_free(p);
 }
