@@ -30,6 +30,8 @@ static void usage(FILE *f)
           "                          perf printed are kept (as without the option)\n"
           "      --event-filter EVENT  keep the samples of EVENT (default: the first event\n"
           "                          seen; the others are counted on stderr)\n"
+          "      --skip-after FUNC   leave out the callers of the first frame named FUNC\n"
+          "                          (inferno's option; may be given again)\n"
           "  -q, --quiet             no warnings on stderr (errors still)\n"
           "  -h, --help              this help\n"
           "\n"
@@ -40,7 +42,8 @@ static void usage(FILE *f)
 }
 
 enum { OPT_PID = 256, OPT_TID, OPT_KERNEL, OPT_JIT, OPT_ALL, OPT_ADDRS, OPT_INLINE,
-       OPT_EVENT };
+       OPT_EVENT, OPT_SKIP_AFTER };
+#define MAX_SKIP_AFTER 64
 
 /* Feeds one input; returns 0, or -1 after printing why it failed. */
 static int feed_file(struct perf_collapse *pc, const char *path)
@@ -106,11 +109,14 @@ int collapse_main(int argc, char **argv)
         {"addrs", no_argument, NULL, OPT_ADDRS},
         {"inline", no_argument, NULL, OPT_INLINE},
         {"event-filter", required_argument, NULL, OPT_EVENT},
+        {"skip-after", required_argument, NULL, OPT_SKIP_AFTER},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     struct collapse_opts o = {0};
+    const char *skip_after[MAX_SKIP_AFTER];
+    o.skip_after = skip_after;
     bool quiet = false;
     int ch;
     optind = 0; /* GNU: full re-initialisation */
@@ -133,6 +139,15 @@ int collapse_main(int argc, char **argv)
                 return 3;
             }
             o.event_filter = optarg;
+            break;
+        case OPT_SKIP_AFTER:
+            if (!*optarg || o.nskip_after == MAX_SKIP_AFTER) {
+                term_printf(stderr, PROG ": --skip-after: '%s': %s", optarg,
+                            *optarg ? "more than 64 functions" : "an empty name");
+                argv[0] = argv0;
+                return 3;
+            }
+            skip_after[o.nskip_after++] = optarg;
             break;
         case 'q': quiet = true; break;
         case 'h': usage(stdout); argv[0] = argv0; return 0;

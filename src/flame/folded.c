@@ -172,7 +172,7 @@ void folded_line(struct folded_parser *fp, const char *line, size_t len, size_t 
     size_t end = len;
     while (end && is_space(line[end - 1]))
         end--;
-    if (end == 0) {
+    if (end == 0 || (fp->comments && line[0] == '#')) {
         st->blank++;
         return;
     }

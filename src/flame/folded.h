@@ -68,6 +68,9 @@ struct folded_parser {
      * each count is rounded half up to a whole one. */
     bool exact_fractions;
     unsigned decimals;
+    /* A line starting with '#' is a comment, skipped (inferno's folded
+     * input); counted in st.blank. */
+    bool comments;
 };
 void folded_init(struct folded_parser *fp, struct profile *p);
 /* Feeds one line (with or without its "\n"/"\r\n"); lineno is 1-based.

@@ -41,6 +41,7 @@ struct perf_collapse {
     size_t *gs;              /* first frame of each frame line's group */
     size_t ngrp, cap_gs;
     bool drop;               /* the open sample lost a line: not counted */
+    bool skip_rest;          /* --skip-after matched: the callers are left out */
     size_t header_line, header_file;
 
     struct strbuf key, tmp;  /* scratch */
@@ -147,6 +148,7 @@ static void clear_stack(struct perf_collapse *pc)
     sb_reset(&pc->fr);
     pc->nfr = pc->ngrp = 0;
     pc->drop = false;
+    pc->skip_rest = false;
 }
 
 /* ---- the sample header: comm, blanks, pid, optionally "/" and tid, a blank ---- */
@@ -471,6 +473,11 @@ static void frame_line(struct perf_collapse *pc, const struct frame_line *f)
     }
     if (n && s[0] == '(')
         return; /* a process name in place of a symbol */
+    if (pc->skip_rest)
+        return;
+    for (size_t k = 0; k < pc->o.nskip_after; k++)
+        if (strlen(pc->o.skip_after[k]) == n && memcmp(pc->o.skip_after[k], s, n) == 0)
+            pc->skip_rest = true; /* this frame is kept, its callers are not */
     /* split /->/: inline chains; trailing empty names are dropped, as
      * Perl's split drops them */
     size_t end = n;

@@ -31,6 +31,10 @@ struct collapse_opts {
     bool addrs;           /* "[lib.so <addr>]" for frames without a symbol */
     bool inline_frames;   /* --inline: accepted; addr2line is not run */
     const char *event_filter; /* NULL or "": the first event seen */
+    /* inferno's --skip-after FUNC (may repeat): a sample's frames outside
+     * the first frame named FUNC (its callers) are left out */
+    const char *const *skip_after;
+    size_t nskip_after;
 };
 
 struct perf_collapse;

@@ -34,6 +34,21 @@ void flame_opts_default(struct flame_opts *o)
     o->factor = 1;
 }
 
+bool flame_color_valid(const char *s)
+{
+    size_t n = strlen(s);
+    if (n && s[0] == '#') {
+        for (size_t i = 1; i < n; i++)
+            if (!isxdigit((unsigned char)s[i]))
+                return false;
+        return n == 4 || n == 7;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (!isalpha((unsigned char)s[i]))
+            return false;
+    return n > 0 && n < 32;
+}
+
 bool flame_encoding_valid(const char *name)
 {
     size_t n = strlen(name);
@@ -686,6 +701,8 @@ static void render(const struct profile *p, const struct flame_opts *o, bool sta
         sb_add(out, " recorded</text>\n");
     }
 
+    if (o->stroke && standalone && flame_color_valid(o->stroke))
+        sb_addf(out, "<style>.fg-frames rect{stroke:%s;stroke-width:1}</style>\n", o->stroke);
     sb_add(out, "<g class=\"fg-frames\">\n");
     char color[32];
     struct strbuf shown = STRBUF_INIT;

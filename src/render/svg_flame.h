@@ -57,9 +57,14 @@ struct flame_opts {
      * root's tooltip); counts are shown by the one formatter (fmtnum.h:
      * "523 s", "1 sample"). */
     bool report;
+    const char *stroke;    /* NULL: none; inferno's --stroke-color, an outline to every
+                            * frame (flame_color_valid) */
 };
 
 void flame_opts_default(struct flame_opts *o);
+/* A colour that may go into a style as it is: #rgb, #rrggbb or a name of
+ * letters ("none", "black"), at most 31 characters. */
+bool flame_color_valid(const char *s);
 /* --encoding: an XML encoding name whose bytes for ASCII are ASCII (UTF-8,
  * ISO-8859-1, windows-1252 ...; not UTF-16), known to iconv. */
 bool flame_encoding_valid(const char *name);

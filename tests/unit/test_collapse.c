@@ -357,3 +357,27 @@ TEST(collapse_line_reader_bounded)
     lr_free(&r);
     fclose(f);
 }
+
+/* inferno's --skip-after FUNC: the callers of the first frame named FUNC
+ * (outermost side) are left out, the process name stays; without a match the
+ * stack is whole */
+TEST(collapse_skip_after)
+{
+    static const char text[] = "app 1 1.0: 3 ev:\n\t1 leaf (m)\n\t2 mid+0x10 (m)\n"
+                               "\t3 rt_start (m)\n\t4 main (m)\n\n"
+                               "app 1 1.0: 2 ev:\n\t1 other (m)\n\t4 main (m)\n\n";
+    const char *const funcs[] = {"nothing", "mid"};
+    struct perf_collapse *pc =
+        collapse(text, sizeof text - 1,
+                 &(struct collapse_opts){.skip_after = funcs, .nskip_after = 2}, "s");
+    struct strbuf out = STRBUF_INIT;
+    perf_collapse_write(pc, &out);
+    CHECK_STR(sb_str(&out), "app;main;other 2\napp;mid;leaf 3\n");
+    perf_collapse_free(pc);
+    sb_reset(&out);
+    pc = collapse(text, sizeof text - 1, &(struct collapse_opts){0}, "s");
+    perf_collapse_write(pc, &out);
+    CHECK_STR(sb_str(&out), "app;main;other 2\napp;main;rt_start;mid;leaf 3\n");
+    perf_collapse_free(pc);
+    sb_free(&out);
+}
