@@ -30,16 +30,20 @@ static void usage(FILE *f)
           "                          perf printed are kept (as without the option)\n"
           "      --event-filter EVENT  keep the samples of EVENT (default: the first event\n"
           "                          seen; the others are counted on stderr)\n"
+          "      --skip-after FUNC   leave out the callers of the first frame named FUNC\n"
+          "                          (inferno's option; may be given again)\n"
           "  -q, --quiet             no warnings on stderr (errors still)\n"
           "  -h, --help              this help\n"
           "\n"
-          "Exit status: 0 stacks written, 3 bad options, unreadable input or no stack\n"
-          "(then nothing is written to stdout).\n",
+          "Exit status: 0 stacks written, or none found (as stackcollapse-perf.pl: empty\n"
+          "output, a warning on stderr); 3 bad options or unreadable input (then nothing\n"
+          "is written to stdout).\n",
           f);
 }
 
 enum { OPT_PID = 256, OPT_TID, OPT_KERNEL, OPT_JIT, OPT_ALL, OPT_ADDRS, OPT_INLINE,
-       OPT_EVENT };
+       OPT_EVENT, OPT_SKIP_AFTER };
+#define MAX_SKIP_AFTER 64
 
 /* Feeds one input; returns 0, or -1 after printing why it failed. */
 static int feed_file(struct perf_collapse *pc, const char *path)
@@ -105,14 +109,20 @@ int collapse_main(int argc, char **argv)
         {"addrs", no_argument, NULL, OPT_ADDRS},
         {"inline", no_argument, NULL, OPT_INLINE},
         {"event-filter", required_argument, NULL, OPT_EVENT},
+        {"skip-after", required_argument, NULL, OPT_SKIP_AFTER},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     struct collapse_opts o = {0};
+    const char *skip_after[MAX_SKIP_AFTER];
+    o.skip_after = skip_after;
     bool quiet = false;
     int ch;
     optind = 0; /* GNU: full re-initialisation */
+    /* getopt's own messages begin with argv[0]: the command's name, not "collapse" */
+    char *argv0 = argv[0];
+    argv[0] = (char *)PROG;
     while ((ch = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
         switch (ch) {
         case OPT_PID: o.pid = true; break;
@@ -125,15 +135,26 @@ int collapse_main(int argc, char **argv)
         case OPT_EVENT:
             if (!*optarg || strpbrk(optarg, " \t\r\n")) {
                 term_printf(stderr, PROG ": --event-filter: '%s' is not an event name", optarg);
+                argv[0] = argv0;
                 return 3;
             }
             o.event_filter = optarg;
             break;
+        case OPT_SKIP_AFTER:
+            if (!*optarg || o.nskip_after == MAX_SKIP_AFTER) {
+                term_printf(stderr, PROG ": --skip-after: '%s': %s", optarg,
+                            *optarg ? "more than 64 functions" : "an empty name");
+                argv[0] = argv0;
+                return 3;
+            }
+            skip_after[o.nskip_after++] = optarg;
+            break;
         case 'q': quiet = true; break;
-        case 'h': usage(stdout); return 0;
-        default: subcmd_try_help(PROG); return 3;
+        case 'h': usage(stdout); argv[0] = argv0; return 0;
+        default: subcmd_try_help(PROG); argv[0] = argv0; return 3;
         }
     }
+    argv[0] = argv0;
     struct perf_collapse *pc = perf_collapse_new(&o);
     int rc = 0;
     if (optind == argc)
@@ -149,12 +170,13 @@ int collapse_main(int argc, char **argv)
         perf_collapse_report(pc, stderr, PROG);
     size_t n;
     perf_collapse_stacks(pc, &n);
-    if (n == 0) {
+    if (n == 0) { /* as stackcollapse-perf.pl: nothing on stdout, and no failure */
         const struct perf_collapse_stats *st = perf_collapse_stats(pc);
-        term_printf(stderr, PROG ": no stack found (%zu lines read, %zu samples)", st->lines,
-                    st->samples);
+        if (!quiet)
+            term_printf(stderr, PROG ": no stack found (%zu lines read, %zu samples)", st->lines,
+                        st->samples);
         perf_collapse_free(pc);
-        return 3;
+        return 0;
     }
     struct strbuf out = STRBUF_INIT;
     perf_collapse_write(pc, &out);

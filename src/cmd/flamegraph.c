@@ -74,6 +74,12 @@ static void usage(FILE *f)
           "      --encoding NAME     XML encoding declared (default UTF-8); characters it\n"
           "                          may not hold are written as &#x..; references\n"
           "      --input-format FMT  auto (default), folded, perf\n"
+          "inferno's options:\n"
+          "      --stroke-color C    an outline of colour C (#rgb, #rrggbb, a name) to every\n"
+          "                          frame (default none)\n"
+          "      --truncate-text-right  names too long for their frame lose their end (the\n"
+          "                          default here, as in flamegraph.pl)\n"
+          "Lines of folded input that start with '#' are comments (inferno's).\n"
           "  -h, --help              this help\n"
           "\n"
           "Differential input colours each frame by the change of its own count (after\n"
@@ -123,7 +129,8 @@ static void perf_into_folded(struct feeder *fd)
 enum { OPT_TITLE = 256, OPT_SUBTITLE, OPT_WIDTH, OPT_HEIGHT, OPT_FONTSIZE, OPT_MINWIDTH,
        OPT_COLORS, OPT_REVERSE, OPT_INVERTED, OPT_COUNTNAME, OPT_FORMAT, OPT_FONTTYPE,
        OPT_FONTWIDTH, OPT_NAMETYPE, OPT_BGCOLORS, OPT_HASH, OPT_RANDOM, OPT_CP, OPT_FLAMECHART,
-       OPT_NEGATE, OPT_NOTES, OPT_TOTAL, OPT_FACTOR, OPT_ENCODING, OPT_NAMEATTR };
+       OPT_NEGATE, OPT_NOTES, OPT_TOTAL, OPT_FACTOR, OPT_ENCODING, OPT_NAMEATTR,
+       OPT_STROKE, OPT_TRUNC_RIGHT };
 
 /* Option text goes through esc_term: it may hold anything. */
 static int bad_value(const char *opt, const char *val, const char *why)
@@ -160,6 +167,8 @@ int flamegraph_parse_args(int argc, char **argv, struct flamegraph_args *a)
         {"factor", required_argument, NULL, OPT_FACTOR},
         {"encoding", required_argument, NULL, OPT_ENCODING},
         {"nameattr", required_argument, NULL, OPT_NAMEATTR},
+        {"stroke-color", required_argument, NULL, OPT_STROKE},
+        {"truncate-text-right", no_argument, NULL, OPT_TRUNC_RIGHT},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -227,10 +236,17 @@ int flamegraph_parse_args(int argc, char **argv, struct flamegraph_args *a)
         case OPT_NAMETYPE: a->o.nametype = optarg; break;
         case OPT_NOTES: a->o.notes = optarg; break;
         case OPT_NAMEATTR: a->nameattr = optarg; break;
+        case OPT_STROKE:
+            if (!flame_color_valid(optarg))
+                return bad_value("--stroke-color", optarg, "is not #rgb, #rrggbb or a colour name");
+            a->o.stroke = strcmp(optarg, "none") == 0 ? NULL : optarg;
+            break;
+        case OPT_TRUNC_RIGHT: break; /* names are always cut on the right, as flamegraph.pl's */
         case OPT_TOTAL:
             if (parse_double_arg("--total", optarg, 1, 1e18, "a count", &v))
                 return 3;
             a->o.total = (uint64_t)ceil(v);
+            a->total = v;
             break;
         case OPT_FACTOR:
             if (parse_double_arg("--factor", optarg, 1e-12, 1e12, "a number", &a->o.factor))
@@ -417,6 +433,7 @@ int flamegraph_main(int argc, char **argv)
     const char *shown = sb_str(&shown_sb);
 
     struct feeder fd = {.fmt = fmt, .p = profile_new("flamegraph", "Flame Graph", "samples")};
+    fd.p->empty_names = true; /* "a;;b": a blank frame, as flamegraph.pl draws it */
     if (args.flamechart) {
         profile_chart_begin(fd.p, o.reverse); /* a chart is reversed as it is built */
         o.reverse = false;
@@ -425,6 +442,8 @@ int flamegraph_main(int argc, char **argv)
     fd.pc = perf_collapse_new(&(struct collapse_opts){.kernel = true, .jit = true});
     perf_collapse_set_where(fd.pc, where_cb, cat);
     folded_init(&fd.fp, fd.p);
+    fd.fp.exact_fractions = true;
+    fd.fp.comments = true; /* "# ..." lines, as inferno skips them */
 
     /* auto: look at the first lines (64, or 1 MiB of them) before committing
      * to a parser.  Lines are read with a bound: a longer one is cut to
@@ -459,6 +478,12 @@ int flamegraph_main(int argc, char **argv)
 
     if (fd.fmt == FMT_PERF)
         perf_into_folded(&fd);
+    /* fractional counts were kept in units of 10^-decimals */
+    o.count_decimals = fd.fp.decimals;
+    if (o.count_decimals && args.total > 0) {
+        double t = ceil(args.total * pow(10, o.count_decimals));
+        o.total = t < 1.8e19 ? (uint64_t)t : UINT64_MAX;
+    }
     /* frames too narrow to draw are not built: most nodes of a large profile */
     profile_bulk_prune(fd.fp.bulk, svg_flame_undrawn_below(&o, profile_total(fd.p)));
     folded_finish(&fd.fp);
@@ -496,8 +521,9 @@ int flamegraph_main(int argc, char **argv)
         rc = 3;
     }
     if (!rc && o.total && o.total < profile_total(fd.p)) {
-        fprintf(stderr, PROG ": --total %llu is less than the input's total %llu: ignored\n",
-                (unsigned long long)o.total, (unsigned long long)profile_total(fd.p));
+        fprintf(stderr, PROG ": --total %.15g is less than the input's total %.*f: ignored\n",
+                args.total, (int)o.count_decimals,
+                (double)profile_total(fd.p) / pow(10, o.count_decimals));
         o.total = 0;
     }
     fclose(in); /* closes every file (cat_close) */

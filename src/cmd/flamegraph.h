@@ -17,6 +17,7 @@ struct flamegraph_args {
     bool flamechart; /* --flamechart */
     bool cp;         /* --cp: ./palette.map */
     const char *nameattr; /* --nameattr FILE, or NULL */
+    double total;    /* --total as given (o.total is it rounded up), 0 when not */
     const char *const *files; /* the input files ("-": stdin); none: stdin */
     size_t nfiles;
 };

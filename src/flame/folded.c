@@ -46,18 +46,22 @@ enum frame_kind folded_frame_kind(const char *name, size_t *len)
     return FRAME_USER;
 }
 
-/* Parses the count that ends line[0..end) ("12", "12.", "12.5": rounded
- * half up, as flamegraph.pl accepts fractions); *start is where its digits
- * begin, after a blank.  Returns NULL or why it is not a count. */
-static const char *trailing_count(const char *line, size_t end, size_t *start, uint64_t *count)
+/* Parses the count that ends line[0..end) ("12", "12.", "12.5"); *start is
+ * where its digits begin, after a blank.  *whole gets the integer part,
+ * *frac and *nfrac the digits after the point (none: *nfrac 0).  Returns
+ * NULL or why it is not a count. */
+static const char *trailing_count(const char *line, size_t end, size_t *start, uint64_t *whole,
+                                  const char **frac, size_t *nfrac)
 {
     size_t i = end;
     while (i && is_digit(line[i - 1]))
         i--;
     size_t int_end = end;
-    bool round_up = false;
+    *frac = line + end;
+    *nfrac = 0;
     if (i && line[i - 1] == '.') {
-        round_up = i < end && line[i] >= '5';
+        *frac = line + i;
+        *nfrac = end - i;
         int_end = i - 1;
         i = int_end;
         while (i && is_digit(line[i - 1]))
@@ -72,11 +76,48 @@ static const char *trailing_count(const char *line, size_t end, size_t *start, u
             return "count too large";
         v = v * 10 + d;
     }
-    if (round_up && v < UINT64_MAX)
-        v++;
     *start = i;
-    *count = v;
+    *whole = v;
     return NULL;
+}
+
+static uint64_t pow10u(unsigned n)
+{
+    uint64_t m = 1;
+    while (n--)
+        m *= 10;
+    return m;
+}
+
+/* The count in units of 10^-decimals: whole, then the first `decimals`
+ * digits of the fraction (missing ones are 0), the next one rounding half up. */
+static bool fixed_count(uint64_t whole, const char *frac, size_t nfrac, unsigned decimals,
+                        uint64_t *out)
+{
+    uint64_t m = pow10u(decimals);
+    if (whole > UINT64_MAX / m)
+        return false;
+    uint64_t v = whole * m, f = 0;
+    for (unsigned k = 0; k < decimals; k++)
+        f = f * 10 + (k < nfrac ? (uint64_t)(frac[k] - '0') : 0);
+    if (v > UINT64_MAX - f)
+        return false;
+    v += f;
+    if (nfrac > decimals && frac[decimals] >= '5') {
+        if (v == UINT64_MAX)
+            return false;
+        v++;
+    }
+    *out = v;
+    return true;
+}
+
+/* Digits of a fraction that count: trailing zeros say nothing. */
+static size_t significant(const char *frac, size_t nfrac)
+{
+    while (nfrac && frac[nfrac - 1] == '0')
+        nfrac--;
+    return nfrac;
 }
 
 void folded_init(struct folded_parser *fp, struct profile *p)
@@ -131,14 +172,16 @@ void folded_line(struct folded_parser *fp, const char *line, size_t len, size_t 
     size_t end = len;
     while (end && is_space(line[end - 1]))
         end--;
-    if (end == 0) {
+    if (end == 0 || (fp->comments && line[0] == '#')) {
         st->blank++;
         return;
     }
     /* the count is the number after the last space: names may hold spaces */
-    uint64_t count = 0, count0 = 0;
+    uint64_t whole = 0, whole0 = 0;
+    const char *frac = NULL, *frac0 = NULL;
+    size_t nfrac = 0, nfrac0 = 0;
     size_t i = 0;
-    const char *why = trailing_count(line, end, &i, &count);
+    const char *why = trailing_count(line, end, &i, &whole, &frac, &nfrac);
     if (why) {
         bad(st, lineno, why);
         return;
@@ -150,7 +193,7 @@ void folded_line(struct folded_parser *fp, const char *line, size_t len, size_t 
      * one, as long as a stack is left before it */
     size_t j = 0;
     unsigned form = 1;
-    const char *why0 = send ? trailing_count(line, send, &j, &count0) : "";
+    const char *why0 = send ? trailing_count(line, send, &j, &whole0, &frac0, &nfrac0) : "";
     if (why0 && strcmp(why0, "count too large") == 0) {
         bad(st, lineno, why0);
         return;
@@ -163,6 +206,35 @@ void folded_line(struct folded_parser *fp, const char *line, size_t len, size_t 
             form = 2;
             send = s2;
         }
+    }
+    if (form == 1)
+        nfrac0 = 0;
+    /* Fractions: exact in units of 10^-decimals, the finest the input has
+     * used so far (at most FOLDED_MAX_DECIMALS); what was added before in
+     * coarser units is scaled up first.  Without exact_fractions a count is
+     * rounded half up to a whole one. */
+    unsigned want = 0;
+    if (fp->exact_fractions) {
+        size_t w = significant(frac, nfrac), w0 = significant(frac0, nfrac0);
+        w = w > w0 ? w : w0;
+        want = w > FOLDED_MAX_DECIMALS ? FOLDED_MAX_DECIMALS : (unsigned)w;
+    }
+    if (want > fp->decimals) {
+        /* the pending stacks are merged first: the bulk holds counts too */
+        profile_bulk_end(fp->bulk);
+        fp->bulk = profile_bulk_new(fp->p);
+        fp->prev_len = 0;
+        if (!profile_scale(fp->p, pow10u(want - fp->decimals))) {
+            bad(st, lineno, "count too large");
+            return;
+        }
+        fp->decimals = want;
+    }
+    uint64_t count = 0, count0 = 0;
+    if (!fixed_count(whole, frac, nfrac, fp->decimals, &count) ||
+        (form == 2 && !fixed_count(whole0, frac0, nfrac0, fp->decimals, &count0))) {
+        bad(st, lineno, "count too large");
+        return;
     }
     if (send == 0) {
         bad(st, lineno, "empty stack");

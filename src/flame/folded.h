@@ -24,6 +24,9 @@ struct strbuf;
  * stack over 16 MiB): one line of a 1 GiB file cost 5 GB before. */
 #define FOLDED_MAX_LINE (16u << 20) /* bytes, without the line end */
 #define FOLDED_MAX_DEPTH 65536      /* frames */
+/* Digits of a fraction kept (exact_fractions); further ones round the
+ * sixth: a count's total of at most 1.8e13 whole units then still fits. */
+#define FOLDED_MAX_DECIMALS 6
 
 struct flame_parse_stats {
     size_t lines;     /* lines seen */
@@ -60,6 +63,14 @@ struct folded_parser {
      * ("[bash exited]", "[truncated]"), the symbolizer's only names that
      * both begin with '[' and end with ']'. */
     bool bundle_kinds;
+    /* Counts with a fraction ("a;b 1.5") are kept exact: every count is then
+     * in units of 10^-decimals (flamegraph.pl sums them as numbers).  Off,
+     * each count is rounded half up to a whole one. */
+    bool exact_fractions;
+    unsigned decimals;
+    /* A line starting with '#' is a comment, skipped (inferno's folded
+     * input); counted in st.blank. */
+    bool comments;
 };
 void folded_init(struct folded_parser *fp, struct profile *p);
 /* Feeds one line (with or without its "\n"/"\r\n"); lineno is 1-based.

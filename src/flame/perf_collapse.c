@@ -41,6 +41,7 @@ struct perf_collapse {
     size_t *gs;              /* first frame of each frame line's group */
     size_t ngrp, cap_gs;
     bool drop;               /* the open sample lost a line: not counted */
+    bool skip_rest;          /* --skip-after matched: the callers are left out */
     size_t header_line, header_file;
 
     struct strbuf key, tmp;  /* scratch */
@@ -53,6 +54,7 @@ struct perf_collapse {
     struct perf_collapse_stats st;
     struct bad_msg msg[PERF_COLLAPSE_MAX_MSGS];
     size_t nmsg;
+    char first_bad[PERF_COLLAPSE_EXAMPLE + 1]; /* the first bad line's text, cut */
     struct other_event other[PERF_COLLAPSE_MAX_EVENTS];
     size_t nother, other_rest;
     bool open_at_end;
@@ -129,9 +131,13 @@ void perf_collapse_begin_file(struct perf_collapse *pc, const char *file)
     pc->lineno = 0;
 }
 
-static void bad(struct perf_collapse *pc, const char *why)
+static void bad(struct perf_collapse *pc, const char *why, const char *l, size_t len)
 {
-    pc->st.bad++;
+    if (pc->st.bad++ == 0) {
+        size_t n = len < PERF_COLLAPSE_EXAMPLE ? len : PERF_COLLAPSE_EXAMPLE;
+        memcpy(pc->first_bad, l, n);
+        pc->first_bad[n] = '\0';
+    }
     if (pc->nmsg < PERF_COLLAPSE_MAX_MSGS)
         pc->msg[pc->nmsg++] = (struct bad_msg){pc->nfiles ? pc->nfiles - 1 : NO_FILE, pc->lineno,
                                                 why};
@@ -142,6 +148,7 @@ static void clear_stack(struct perf_collapse *pc)
     sb_reset(&pc->fr);
     pc->nfr = pc->ngrp = 0;
     pc->drop = false;
+    pc->skip_rest = false;
 }
 
 /* ---- the sample header: comm, blanks, pid, optionally "/" and tid, a blank ---- */
@@ -466,6 +473,11 @@ static void frame_line(struct perf_collapse *pc, const struct frame_line *f)
     }
     if (n && s[0] == '(')
         return; /* a process name in place of a symbol */
+    if (pc->skip_rest)
+        return;
+    for (size_t k = 0; k < pc->o.nskip_after; k++)
+        if (strlen(pc->o.skip_after[k]) == n && memcmp(pc->o.skip_after[k], s, n) == 0)
+            pc->skip_rest = true; /* this frame is kept, its callers are not */
     /* split /->/: inline chains; trailing empty names are dropped, as
      * Perl's split drops them */
     size_t end = n;
@@ -525,7 +537,8 @@ void perf_collapse_line(struct perf_collapse *pc, const char *l, size_t len)
         return; /* perf script --header, comments */
     if (len > PERF_COLLAPSE_MAX_LINE || memchr(l, '\0', len)) {
         bad(pc, len > PERF_COLLAPSE_MAX_LINE ? "line longer than 1 MiB: its sample is dropped"
-                                             : "NUL byte in line: its sample is dropped");
+                                             : "NUL byte in line: its sample is dropped",
+            l, len);
         if (pc->have_pname)
             pc->drop = true;
         return;
@@ -549,7 +562,7 @@ void perf_collapse_line(struct perf_collapse *pc, const char *l, size_t len)
             frame_line(pc, &f);
         return;
     }
-    bad(pc, "neither a sample header nor a frame line: ignored");
+    bad(pc, "neither a sample header nor a frame line: ignored", l, len);
 }
 
 void perf_collapse_end(struct perf_collapse *pc) { pc->open_at_end = pc->have_pname; }
@@ -584,11 +597,18 @@ const char *perf_collapse_event(const struct perf_collapse *pc)
 void perf_collapse_report(const struct perf_collapse *pc, FILE *f, const char *prog)
 {
     struct strbuf at = STRBUF_INIT;
-    for (size_t i = 0; i < pc->nmsg; i++)
-        term_printf(f, "%s: %s: %s", prog, place(pc, pc->msg[i].file, pc->msg[i].lineno, &at),
-                    pc->msg[i].why);
-    if (pc->st.bad > pc->nmsg)
-        term_printf(f, "%s: %zu more lines not understood", prog, pc->st.bad - pc->nmsg);
+    /* One line for all of them, however many (`perf script -F +srcline`
+     * adds one per frame: 228k warnings): the count, the first one's place
+     * and text. */
+    const char *cut = strlen(pc->first_bad) == PERF_COLLAPSE_EXAMPLE ? "..." : "";
+    if (pc->st.bad == 1)
+        term_printf(f, "%s: %s: %s: '%s'%s", prog,
+                    place(pc, pc->msg[0].file, pc->msg[0].lineno, &at), pc->msg[0].why,
+                    pc->first_bad, cut);
+    else if (pc->st.bad > 1)
+        term_printf(f, "%s: %zu lines not understood; the first, %s: %s: '%s'%s", prog,
+                    pc->st.bad, place(pc, pc->msg[0].file, pc->msg[0].lineno, &at),
+                    pc->msg[0].why, pc->first_bad, cut);
     if (pc->st.dropped)
         term_printf(f, "%s: %zu samples dropped (NUL byte, line over 1 MiB or stack over 16 MiB)",
                     prog, pc->st.dropped);

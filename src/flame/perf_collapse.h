@@ -21,7 +21,8 @@
 
 #define PERF_COLLAPSE_MAX_LINE (1u << 20)  /* bytes, without the line end */
 #define PERF_COLLAPSE_MAX_STACK (16u << 20) /* bytes of one folded stack */
-#define PERF_COLLAPSE_MAX_MSGS 10          /* bad lines reported one by one */
+#define PERF_COLLAPSE_MAX_MSGS 10          /* bad lines whose place is kept */
+#define PERF_COLLAPSE_EXAMPLE 80           /* bytes of the first bad line shown */
 #define PERF_COLLAPSE_MAX_EVENTS 16        /* other events counted by name */
 
 struct collapse_opts {
@@ -30,6 +31,10 @@ struct collapse_opts {
     bool addrs;           /* "[lib.so <addr>]" for frames without a symbol */
     bool inline_frames;   /* --inline: accepted; addr2line is not run */
     const char *event_filter; /* NULL or "": the first event seen */
+    /* inferno's --skip-after FUNC (may repeat): a sample's frames outside
+     * the first frame named FUNC (its callers) are left out */
+    const char *const *skip_after;
+    size_t nskip_after;
 };
 
 struct perf_collapse;
@@ -69,8 +74,8 @@ const char *perf_collapse_event(const struct perf_collapse *pc);
 typedef void (*perf_collapse_where_fn)(void *ctx, size_t lineno, struct strbuf *out);
 void perf_collapse_set_where(struct perf_collapse *pc, perf_collapse_where_fn fn, void *ctx);
 
-/* Prints the warnings (bad lines with file:line, the first
- * PERF_COLLAPSE_MAX_MSGS one by one; samples of other events by event; an
+/* Prints the warnings (the bad lines in one line: their number, the first
+ * one's file:line and text; samples of other events by event; an
  * open last sample) to f, each line starting "prog: ", through esc_term. */
 void perf_collapse_report(const struct perf_collapse *pc, FILE *f, const char *prog);
 

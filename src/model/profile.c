@@ -344,7 +344,7 @@ static unsigned norm_kind(unsigned kind) { return kind < FRAME_KIND_COUNT ? kind
 static uint32_t intern_frame(struct profile *p, const char *s, size_t n)
 {
     n = strnlen(s, n); /* "\0x" is as empty as "" */
-    return n ? intern(p, s, n) : intern(p, "[unknown]", 9);
+    return n || p->empty_names ? intern(p, s, n) : intern(p, "[unknown]", 9);
 }
 
 /* Goes down from node cur along the depth frames f, adding count to every
@@ -714,6 +714,23 @@ void profile_set_source(struct profile *p, uint32_t node, const char *file_line)
 
 uint64_t profile_total(const struct profile *p) { return p->nodes[PROFILE_ROOT].total; }
 
+bool profile_scale(struct profile *p, uint64_t mul)
+{
+    /* every count is at most the root's total (a baseline at most the sum
+     * of baselines, the root's) */
+    uint64_t most = p->nodes[PROFILE_ROOT].total;
+    if (p->base && p->nbase && p->base[PROFILE_ROOT] > most)
+        most = p->base[PROFILE_ROOT];
+    if (mul == 0 || (most && most > UINT64_MAX / mul))
+        return false;
+    for (uint32_t n = 0; n < p->nnodes; n++)
+        p->nodes[n].total *= mul;
+    for (uint32_t n = 0; p->base && n < p->nbase; n++)
+        p->base[n] *= mul;
+    profile_chart_scale(p, mul);
+    return true;
+}
+
 uint64_t profile_self(const struct profile *p, uint32_t node)
 {
     uint64_t t = p->nodes[node].total;
@@ -897,6 +914,7 @@ static int add_reversed(void *vctx, const struct profile *p, const uint32_t *pat
 struct profile *profile_reversed(const struct profile *p)
 {
     struct rev_ctx r = {profile_new(p->name, p->title, p->unit), NULL, 0};
+    r.out->empty_names = p->empty_names;
     profile_walk_stacks(p, add_reversed, &r);
     free(r.f);
     return r.out;

@@ -73,6 +73,9 @@ struct profile {
      * `over` once a stack or a name did not fit (profile_set_bounds). */
     uint32_t max_nodes, max_strs;
     bool over;
+    /* An empty frame name stays empty instead of becoming "[unknown]"
+     * (flamegraph.pl draws "a;;b" with a blank frame); kept by reversing. */
+    bool empty_names;
 };
 
 struct profile *profile_new(const char *name, const char *title, const char *unit);
@@ -143,6 +146,10 @@ uint32_t profile_new_child(struct profile *p, uint32_t parent, uint32_t name,
 void profile_set_source(struct profile *p, uint32_t node, const char *file_line);
 
 uint64_t profile_total(const struct profile *p);
+/* Multiplies every count (totals, baselines, a chart's offsets) by mul, so
+ * a reader of decimal fractions can keep them exact as integers of a finer
+ * unit.  False, and nothing changed, when the total would not fit. */
+bool profile_scale(struct profile *p, uint64_t mul);
 /* Count of samples that ended in this node (total minus callees). */
 uint64_t profile_self(const struct profile *p, uint32_t node);
 const char *profile_str(const struct profile *p, uint32_t id);

@@ -37,6 +37,14 @@ void profile_chart_free(struct profile_chart *c)
     free(c);
 }
 
+void profile_chart_scale(struct profile *p, uint64_t mul)
+{
+    if (!p->chart)
+        return;
+    for (size_t n = 0; n < p->chart->cap_start && n < p->nnodes; n++)
+        p->chart->start[n] *= mul;
+}
+
 uint64_t profile_chart_start(const struct profile *p, uint32_t node)
 {
     if (!p->chart || node >= p->nnodes || node >= p->chart->cap_start)

@@ -21,5 +21,7 @@ uint32_t profile_chart_add(struct profile *p, const struct pframe *f, size_t dep
                            uint64_t count);
 /* Offset (in counts, from the left edge) at which node starts. */
 uint64_t profile_chart_start(const struct profile *p, uint32_t node);
+/* profile_scale's part: the offsets times mul (they never exceed the total). */
+void profile_chart_scale(struct profile *p, uint64_t mul);
 void profile_chart_free(struct profile_chart *c);
 #endif

@@ -44,6 +44,7 @@ uint64_t profile_self_base(const struct profile *p, uint32_t node)
 struct profile *profile_reversed_diff(const struct profile *p)
 {
     struct profile *r = profile_new(p->name, p->title, p->unit);
+    r->empty_names = p->empty_names;
     struct pframe *f = NULL;
     size_t cap = 0;
     bool diff = profile_is_diff(p);

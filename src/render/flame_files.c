@@ -44,6 +44,7 @@ void flame_opts_for(const struct profile *p, struct flame_opts *o)
     flame_opts_default(o);
     o->title = p->title && *p->title ? p->title : p->name;
     o->legend = true; /* readers of a bundle may never have seen a flame graph */
+    o->report = true; /* runs of unnamed frames folded, height to the visible depth, units */
     /* Off-CPU time is blocked time: flamegraph.pl's "io" palette by convention. */
     if (p->name && strncmp(p->name, "offcpu", 6) == 0)
         o->colors = "io";

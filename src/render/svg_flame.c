@@ -5,6 +5,7 @@
 #include "flame_colors.h"
 #include "flame_nameattr.h"
 #include "flame_palette_map.h"
+#include "../util/fmtnum.h"
 #include "../util/strbuf.h"
 #include "../util/xalloc.h"
 #include "escape.h"
@@ -31,6 +32,21 @@ void flame_opts_default(struct flame_opts *o)
     o->colors = "hot";
     o->fontwidth = CHAR_WIDTH;
     o->factor = 1;
+}
+
+bool flame_color_valid(const char *s)
+{
+    size_t n = strlen(s);
+    if (n && s[0] == '#') {
+        for (size_t i = 1; i < n; i++)
+            if (!isxdigit((unsigned char)s[i]))
+                return false;
+        return n == 4 || n == 7;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (!isalpha((unsigned char)s[i]))
+            return false;
+    return n > 0 && n < 32;
 }
 
 bool flame_encoding_valid(const char *name)
@@ -150,9 +166,12 @@ struct layout {
     uint32_t max_depth;
 };
 
-/* Frames narrower than min_count are dropped with their subtree; visible
- * children are packed left in name order so the dropped mass shows as the
- * parent's own time at its right end. */
+/* Frames narrower than min_count are dropped with their subtree.  As
+ * flamegraph.pl draws them, a parent's own time comes first (its stack
+ * sorts before its callees': "a 5" < "a;b 3") and the children follow in
+ * name order.  The dropped children's counts join the own time on the left
+ * (flamegraph.pl leaves a gap of under --minwidth each where they were), so
+ * that a profile built without them (profile_bulk_prune) looks the same. */
 static void lay_out(const struct profile *p, uint64_t min_count, struct layout *L)
 {
     uint32_t *ranks = profile_name_ranks(p);
@@ -164,15 +183,17 @@ static void lay_out(const struct profile *p, uint64_t min_count, struct layout *
     for (size_t q = 0; q < L->n; q++) {
         struct drawn d = L->v[q];
         size_t nk = 0;
+        uint64_t below = 0;
         for (uint32_t c = p->nodes[d.node].first_child; c != PROFILE_NONE;
              c = p->nodes[c].next_sibling) {
             if (p->nodes[c].total == 0 || p->nodes[c].total < min_count)
                 continue;
+            below += p->nodes[c].total;
             xgrow(&kids, &cap_kids, nk + 1, sizeof *kids);
             kids[nk++] = c;
         }
         profile_sort_nodes(p, ranks, kids, nk);
-        uint64_t x = d.x0;
+        uint64_t x = d.x0 + (p->nodes[d.node].total - below);
         for (size_t i = 0; i < nk; i++) {
             xgrow(&L->v, &L->cap, L->n + 1, sizeof *L->v);
             L->v[L->n++] = (struct drawn){kids[i], d.depth + 1, x};
@@ -240,18 +261,74 @@ static void legend(const struct profile *p, const char *palette, double width, d
     sb_add(out, "</g>\n");
 }
 
-/* A count as shown: times --factor, with thousands separators. */
-static void add_scaled(struct strbuf *out, uint64_t v, double factor)
+/* A count as shown: in whole units (count_decimals), times --factor, with
+ * thousands separators; a fraction only when there is one. */
+static void add_scaled(struct strbuf *out, uint64_t v, const struct flame_opts *o)
 {
-    if (factor == 1) {
-        add_count(out, v);
+    unsigned dec = o->count_decimals;
+    if (o->factor == 1) {
+        uint64_t m = 1;
+        for (unsigned k = 0; k < dec; k++)
+            m *= 10;
+        add_count(out, v / m);
+        uint64_t f = v % m;
+        if (f) { /* exact: the fraction's digits, trailing zeros dropped */
+            char d[24];
+            int n = snprintf(d, sizeof d, "%0*llu", (int)dec, (unsigned long long)f);
+            while (n > 0 && d[n - 1] == '0')
+                n--;
+            sb_addc(out, '.');
+            sb_addn(out, d, (size_t)n);
+        }
         return;
     }
-    double x = (double)v * factor;
-    if (x < 9.2e18)
-        add_count(out, (uint64_t)llround(x));
+    double x = (double)v * o->factor;
+    for (unsigned k = 0; k < dec; k++)
+        x /= 10;
+    double r = nearbyint(x);
+    if (dec && r != x) { /* a fraction of the input's precision, trailing zeros dropped */
+        char d[64];
+        int n = snprintf(d, sizeof d, "%.*f", (int)dec, x);
+        while (n > 0 && d[n - 1] == '0')
+            n--;
+        if (n > 0 && d[n - 1] == '.')
+            n--;
+        const char *dot = memchr(d, '.', (size_t)n);
+        if (x < 9.2e18 && dot) {
+            add_count(out, (uint64_t)x);
+            sb_addn(out, dot, (size_t)(d + n - dot));
+            return;
+        }
+    }
+    if (r < 9.2e18)
+        add_count(out, (uint64_t)r);
     else
-        sb_addf(out, "%.0f", x);
+        sb_addf(out, "%.0f", r);
+}
+
+/* The report's counts: a time or a size by fmt_quantity ("523 s"), a
+ * count in full with separators and its noun in the singular for one. */
+static void add_quantity(struct strbuf *out, double v, const char *unit)
+{
+    static const char *const scaled[] = {"ns", "us", "ms", "s", "B", "KiB", "MiB", "GiB", "TiB"};
+    for (size_t i = 0; i < sizeof scaled / sizeof scaled[0]; i++)
+        if (strcmp(unit, scaled[i]) == 0) {
+            char b[64];
+            fmt_quantity(b, sizeof b, v, unit);
+            esc_xml(out, b);
+            return;
+        }
+    uint64_t n = v > 0 && v < 1.8e19 ? (uint64_t)llround(v) : 0;
+    add_count(out, n);
+    sb_addc(out, ' ');
+    size_t len = strlen(unit);
+    if (n == 1 && len > 1 && unit[len - 1] == 's') { /* "1 sample" */
+        char *one = xstrndup(unit, len - 1);
+        esc_xml(out, one);
+        free(one);
+    } else {
+        esc_xml(out, unit);
+    }
 }
 
 static bool has_suffix(const char *s, const char *suf)
@@ -332,9 +409,13 @@ static void frame_title(struct frame_ctx *c, uint32_t node, const char *shown, u
 {
     esc_xml(out, shown);
     sb_add(out, " (");
-    add_scaled(out, cnt, c->o->factor);
-    sb_addc(out, ' ');
-    esc_xml(out, c->countname);
+    if (c->o->report) {
+        add_quantity(out, (double)cnt * c->o->factor, c->countname);
+    } else {
+        add_scaled(out, cnt, c->o);
+        sb_addc(out, ' ');
+        esc_xml(out, c->countname);
+    }
     sb_add(out, ", ");
     sb_add_fixed(out, 100.0 * (double)cnt / (double)c->timemax, 2); /* "%.2f", without printf */
     sb_addc(out, '%');
@@ -343,7 +424,7 @@ static void frame_title(struct frame_ctx *c, uint32_t node, const char *shown, u
         sb_add(out, "; self ");
         if (d != 0) /* no sign for no change */
             sb_addc(out, d > 0 ? '+' : '-');
-        add_scaled(out, (uint64_t)fabs(d), c->o->factor);
+        add_scaled(out, (uint64_t)fabs(d), c->o);
         double pct = d == 0 ? 0 : 100.0 * d / (double)c->timemax; /* never "-0.00" */
         sb_addf(out, pct > 0 ? ", +%.2f%%" : ", %.2f%%", pct);
     }
@@ -372,6 +453,103 @@ uint64_t svg_flame_undrawn_below(const struct flame_opts *o, uint64_t total)
     return min_count_of(o, o->total > total ? o->total : total);
 }
 
+/* ---- the report's graphs: runs of an unnamed frame folded (o->report) ---- */
+
+/* Unnamed: the symbolizer's bracketed labels ("[unknown]", "[heap]+0x6966df",
+ * "[libc.so.6]") or an unknown frame. */
+static bool unnamed(const struct profile *p, uint32_t n)
+{
+    return profile_node_kind(p, n) == FRAME_UNKNOWN || profile_node_name(p, n)[0] == '[';
+}
+
+static bool has_runs(const struct profile *p)
+{
+    for (uint32_t n = 1; n < p->nnodes; n++) {
+        uint32_t up = p->nodes[n].parent;
+        if (up != PROFILE_ROOT && up != PROFILE_NONE && p->nodes[up].name == p->nodes[n].name &&
+            p->nodes[up].kind == p->nodes[n].kind && unnamed(p, n))
+            return true;
+    }
+    return false;
+}
+
+struct fold_ctx {
+    struct profile *out;
+    struct pframe *f;
+    size_t cap_f;
+    size_t *off; /* per frame: where its name starts in names */
+    size_t cap_off;
+    struct strbuf names;
+};
+
+static int fold_stack(void *ctx, const struct profile *p, const uint32_t *path, size_t depth,
+                      uint64_t self)
+{
+    struct fold_ctx *c = ctx;
+    xgrow(&c->f, &c->cap_f, depth ? depth : 1, sizeof *c->f);
+    xgrow(&c->off, &c->cap_off, depth ? depth : 1, sizeof *c->off);
+    sb_reset(&c->names);
+    size_t k = 0;
+    for (size_t d = 0; d < depth;) {
+        size_t r = 1;
+        while (d + r < depth && p->nodes[path[d + r]].name == p->nodes[path[d]].name &&
+               p->nodes[path[d + r]].kind == p->nodes[path[d]].kind)
+            r++;
+        if (r < 2 || !unnamed(p, path[d]))
+            r = 1;
+        c->off[k] = c->names.len;
+        sb_add(&c->names, profile_node_name(p, path[d]));
+        if (r > 1)
+            sb_addf(&c->names, " \xc3\x97%zu", r); /* "NAME ×134" */
+        c->f[k].len = c->names.len - c->off[k];
+        c->f[k].kind = (uint8_t)profile_node_kind(p, path[d]);
+        k++;
+        d += r;
+    }
+    for (size_t i = 0; i < k; i++) /* names has stopped moving */
+        c->f[i].s = c->names.buf + c->off[i];
+    profile_add_frames(c->out, c->f, k, self);
+    return 0;
+}
+
+static struct profile *fold_runs(const struct profile *p)
+{
+    struct fold_ctx c = {.out = profile_new(p->name, p->title, p->unit), .names = STRBUF_INIT};
+    profile_walk_stacks(p, fold_stack, &c);
+    free(c.f);
+    free(c.off);
+    sb_free(&c.names);
+    return c.out;
+}
+
+/* The deepest level whose drawn frames hold at least 0.5 % of the width
+ * (6 px of 1200): levels below only make the graph tall and empty.  Frames
+ * deeper are dropped from L; *hidden gets the count that reached below. */
+static void cut_depth(const struct profile *p, struct layout *L, uint64_t timemax,
+                      uint64_t *hidden)
+{
+    *hidden = 0;
+    if (L->n < 2 || !timemax)
+        return;
+    uint64_t *sum = xcalloc((size_t)L->max_depth + 1, sizeof *sum);
+    for (size_t i = 1; i < L->n; i++)
+        sum[L->v[i].depth] += p->nodes[L->v[i].node].total;
+    uint32_t keep = 0;
+    for (uint32_t d = 1; d <= L->max_depth; d++)
+        if ((double)sum[d] >= 0.005 * (double)timemax)
+            keep = d;
+    if (keep < L->max_depth) {
+        *hidden = sum[keep + 1];
+        size_t w = 0;
+        for (size_t i = 0; i < L->n; i++) /* BFS order stays */
+            if (L->v[i].depth <= keep)
+                L->v[w++] = L->v[i];
+        L->n = w;
+        L->max_depth = keep;
+    }
+    free(sum);
+}
+
 static void render(const struct profile *p, const struct flame_opts *o, bool standalone,
                    const char *id_prefix, struct strbuf *out)
 {
@@ -396,6 +574,9 @@ static void render(const struct profile *p, const struct flame_opts *o, bool sta
         lay_out_chart(p, min_count, &L);
     else if (total)
         lay_out(p, min_count, &L);
+    uint64_t hidden = 0;
+    if (o->report)
+        cut_depth(p, &L, timemax, &hidden);
 
     struct frame_ctx fc = {.p = p, .o = o, .countname = countname, .timemax = timemax};
     flame_colorer_init(&fc.col, o->colors, o->shade, o->random_seed);
@@ -520,6 +701,8 @@ static void render(const struct profile *p, const struct flame_opts *o, bool sta
         sb_add(out, " recorded</text>\n");
     }
 
+    if (o->stroke && standalone && flame_color_valid(o->stroke))
+        sb_addf(out, "<style>.fg-frames rect{stroke:%s;stroke-width:1}</style>\n", o->stroke);
     sb_add(out, "<g class=\"fg-frames\">\n");
     char color[32];
     struct strbuf shown = STRBUF_INIT;
@@ -552,6 +735,13 @@ static void render(const struct profile *p, const struct flame_opts *o, bool sta
             add_attrs(out, at->g, at->ng);
         sb_add(out, "><title>");
         frame_title(&fc, d->node, sb_str(&shown), cnt, out);
+        if (root && hidden) {
+            sb_add(out, "\nNot drawn: frames below level ");
+            sb_addf(out, "%u", L.max_depth);
+            sb_add(out, ", where ");
+            sb_add_fixed(out, 100.0 * (double)hidden / (double)timemax, 2);
+            sb_add(out, "% of the total reaches deeper (the .folded file has it all)");
+        }
         const char *src = profile_node_source(p, d->node);
         if (src) {
             sb_addc(out, '\n');
@@ -623,6 +813,14 @@ void svg_flame_render(const struct profile *p, const struct flame_opts *o, bool 
     }
     /* a chart is reversed as it is built (profile_chart_begin): its order
      * cannot be rebuilt from the trie */
+    if (o->report && !p->chart && !profile_is_diff(p) && has_runs(p)) {
+        struct profile *f = fold_runs(p);
+        struct flame_opts o2 = *o;
+        o2.report = true;
+        svg_flame_render(f, &o2, standalone, id_prefix, out);
+        profile_free(f);
+        return;
+    }
     if (o->reverse && !p->chart) {
         struct profile *r = profile_is_diff(p) ? profile_reversed_diff(p) : profile_reversed(p);
         render(r, o, standalone, id_prefix, out);

@@ -43,14 +43,28 @@ struct flame_opts {
     const char *encoding;  /* NULL: UTF-8; else declared, every other character as &#x..; */
     uint64_t total;        /* 0: the profile's; larger: the count of the full width */
     double factor;         /* counts shown are multiplied by it (1) */
+    unsigned count_decimals; /* counts are in units of 10^-count_decimals (fractional
+                              * input kept exact, folded.h); shown in whole units */
     bool negate;           /* differential: red for less, blue for more */
     bool reverse;          /* merge stacks leaf-first (flamegraph.pl --reverse) */
     bool inverted;         /* icicle graph: root at the top */
     const char *countname; /* NULL: the profile's unit ("samples") */
     bool legend;           /* a row under the title: the colour of each kind of frame present */
+    /* The report's graphs (not flamegraph.pl's): a run of the same unnamed
+     * frame (a broken frame-pointer walk repeats "[heap]+0x6966df" 134
+     * times) is one frame "NAME ×N"; the height stops at the deepest level
+     * still holding a visible share of the samples (the rest is said in the
+     * root's tooltip); counts are shown by the one formatter (fmtnum.h:
+     * "523 s", "1 sample"). */
+    bool report;
+    const char *stroke;    /* NULL: none; inferno's --stroke-color, an outline to every
+                            * frame (flame_color_valid) */
 };
 
 void flame_opts_default(struct flame_opts *o);
+/* A colour that may go into a style as it is: #rgb, #rrggbb or a name of
+ * letters ("none", "black"), at most 31 characters. */
+bool flame_color_valid(const char *s);
 /* --encoding: an XML encoding name whose bytes for ASCII are ASCII (UTF-8,
  * ISO-8859-1, windows-1252 ...; not UTF-16), known to iconv. */
 bool flame_encoding_valid(const char *name);

@@ -88,3 +88,34 @@ if grep -q 'palette.map: 1 lines' "$T/err.txt" && [ "$(fill leaf "$T/cp/three.sv
 else
     not_ok e2e_flamegraph_cp_bad_lines "$(head -n 1 "$T/err.txt")"
 fi
+
+# 6. fractional counts summed exactly, as flamegraph.pl sums them (issue 35, 1):
+#    rounded per line, e was 14.29 % of a total of 7
+printf 'a;b 1.5\na;c 1.5\na;d 1.5\na;e 0.5\n' | "$BIN" flamegraph --total 10 > "$T/frac.svg" 2> "$T/err.txt"
+printf 'a;b 1.5\na;c 1.5\na;d 1.5\na;e 0.5\n' | "$BIN" flamegraph > "$T/frac1.svg" 2>> "$T/err.txt"
+if grep -q '<title>e (0.5 samples, 10.00%)</title><rect x="[0-9.]*" y="[0-9.]*" width="118.00"' "$T/frac1.svg" &&
+   grep -q '<title>b (1.5 samples, 30.00%)</title>' "$T/frac1.svg" &&
+   grep -q '<title>all (5 samples, 100.00%)</title>' "$T/frac1.svg" &&
+   grep -q '<title>e (0.5 samples, 5.00%)</title>' "$T/frac.svg" &&
+   grep -q '<title>all (10 samples, 100.00%)</title>' "$T/frac.svg"; then
+    ok e2e_flamegraph_fractional_counts
+else
+    not_ok e2e_flamegraph_fractional_counts "$(grep -o '<title>e ([^<]*' "$T/frac1.svg") $(head -n 1 "$T/err.txt")"
+fi
+
+# 7. inferno's options and input: '#' comment lines, --stroke-color (checked:
+#    it goes into a style), --truncate-text-right (names cut on the right)
+printf '# written by some tool\nmain;work 3\n#main;hidden 5\n' | "$BIN" flamegraph --stroke-color '#123456' \
+    > "$T/inf.svg" 2> "$T/err.txt"; rc=$?
+if [ $rc = 0 ] && grep -q '<title>all (3 samples' "$T/inf.svg" && ! grep -q 'hidden' "$T/inf.svg" &&
+   grep -q '<style>.fg-frames rect{stroke:#123456;stroke-width:1}</style>' "$T/inf.svg" && [ ! -s "$T/err.txt" ]; then
+    ok e2e_flamegraph_inferno_comments_stroke
+else
+    not_ok e2e_flamegraph_inferno_comments_stroke "exit $rc; $(head -n 1 "$T/err.txt")"
+fi
+check_fail badstroke --stroke-color 'red;}text{fill:red' "$T/a.folded"
+[ -z "$fails" ] && ok e2e_flamegraph_stroke_refused || not_ok e2e_flamegraph_stroke_refused "$fails"
+printf 'main;a_function_name_far_too_long_for_its_frame_at_all 40\nmain;x 60\n' |
+    "$BIN" flamegraph --truncate-text-right --width 400 > "$T/trunc.svg" 2> "$T/err.txt"
+grep -q '>a_[a-z_]*\.\.</text>' "$T/trunc.svg" \
+    && ok e2e_flamegraph_truncate_text_right || not_ok e2e_flamegraph_truncate_text_right "$(grep -o '>a_[^<]*<' "$T/trunc.svg")"

@@ -6,6 +6,7 @@
 #include "../../src/model/profile.h"
 #include "../../src/flame/folded.h"
 #include "../../src/render/svg_flame.h"
+#include "../../src/render/charts.h"
 #include "../../src/util/strbuf.h"
 #include "../../src/util/xalloc.h"
 #include "assets.h"
@@ -835,6 +836,176 @@ TEST(flame_svg_total_factor_minwidth)
     svg = render_with(p, &o);
     CHECK_NOT_CONTAINS(svg, "<title>d (");
     CHECK_CONTAINS(svg, "<title>c (30 samples");
+    free(svg);
+    profile_free(p);
+}
+
+/* Fractional counts stay exact (issue 35, 1): flamegraph.pl sums them as
+ * numbers; rounding per line drew e at 14.29 % instead of 10 %. */
+static struct profile *folded_exact(const char *text, unsigned *decimals)
+{
+    struct profile *p = profile_new("t", NULL, NULL);
+    struct folded_parser fp;
+    folded_init(&fp, p);
+    fp.exact_fractions = true;
+    size_t lineno = 0;
+    for (const char *s = text; *s;) {
+        const char *nl = strchr(s, '\n');
+        size_t n = nl ? (size_t)(nl - s) : strlen(s);
+        folded_line(&fp, s, n, ++lineno);
+        s += n + (nl != NULL);
+    }
+    folded_finish(&fp);
+    *decimals = fp.decimals;
+    return p;
+}
+
+TEST(flame_fractional_counts_exact)
+{
+    unsigned dec = 0;
+    struct profile *p = folded_exact("a;b 1.5\na;c 1.5\na;d 1.5\na;e 0.5\n", &dec);
+    CHECK_NUM(dec, 1, 0);
+    CHECK_NUM(profile_total(p), 50, 0); /* 5.0 in tenths */
+    struct flame_opts o;
+    flame_opts_default(&o);
+    o.count_decimals = dec;
+    char *svg = render_with(p, &o);
+    double x, w;
+    REQUIRE(rect_of(svg, "e", 0, &x, &w));
+    CHECK_NUM(w, 118, 0.01); /* 10 % of 1180 */
+    REQUIRE(rect_of(svg, "b", 0, &x, &w));
+    CHECK_NUM(w, 354, 0.01); /* 30 % */
+    CHECK_CONTAINS(svg, "<title>e (0.5 samples, 10.00%)</title>");
+    CHECK_CONTAINS(svg, "<title>b (1.5 samples, 30.00%)</title>");
+    CHECK_CONTAINS(svg, "<title>all (5 samples, 100.00%)</title>");
+    free(svg);
+    profile_free(p);
+
+    /* a finer fraction later scales what came before (whole, pending and
+     * merged alike); trailing zeros add no precision; a 7th digit rounds */
+    p = folded_exact("x;y 2\nx;z 0.50\nx;y 0.25\nx;w 1.0000004\nx;v 0.0000005\n", &dec);
+    CHECK_NUM(dec, 6, 0);
+    CHECK_NUM(total_at(p, (const char *[]){"x", "y"}, 2), 2250000, 0);
+    CHECK_NUM(total_at(p, (const char *[]){"x", "z"}, 2), 500000, 0);
+    CHECK_NUM(total_at(p, (const char *[]){"x", "w"}, 2), 1000000, 0);
+    CHECK_NUM(total_at(p, (const char *[]){"x", "v"}, 2), 1, 0);
+    CHECK_NUM(profile_total(p), 3750001, 0);
+    o.count_decimals = dec;
+    o.factor = 2;
+    svg = render_with(p, &o);
+    CHECK_CONTAINS(svg, "<title>y (4.5 samples"); /* --factor on a fraction */
+    free(svg);
+    profile_free(p);
+
+    /* differential lines with fractions: both counts in the same unit */
+    p = folded_exact("m;g 1 2.5\nm;s 3 1\n", &dec);
+    CHECK_NUM(dec, 1, 0);
+    CHECK_NUM(total_at(p, (const char *[]){"m", "g"}, 2), 25, 0);
+    uint32_t g = profile_find(p, (const char *[]){"m", "g"}, 2);
+    REQUIRE(g != PROFILE_NONE);
+    CHECK_NUM(profile_node_base(p, g), 10, 0);
+    profile_free(p);
+
+    /* a count that no longer fits once scaled is refused, not wrapped */
+    struct profile *q = profile_new("t", NULL, NULL);
+    struct folded_parser fp;
+    folded_init(&fp, q);
+    fp.exact_fractions = true;
+    const char *l1 = "a 18446744073709552";
+    const char *l2 = "b 0.001";
+    folded_line(&fp, l1, strlen(l1), 1);
+    folded_line(&fp, l2, strlen(l2), 2);
+    folded_finish(&fp);
+    CHECK_NUM(fp.st.malformed, 1, 0);
+    CHECK_STR(fp.st.bad_why[0], "count too large");
+    CHECK(profile_total(q) == 18446744073709552ull);
+    profile_free(q);
+}
+
+/* Where flamegraph.pl draws them (issue 35, 4): a parent's own time left
+ * of its children, and a blank name blank.  The x of each frame is what
+ * flamegraph.pl 1.0 (FlameGraph master) writes for the same input. */
+TEST(flame_svg_self_left_and_blank_names)
+{
+    struct profile *p = folded("a 5\na;b 3\na;c;d 2\na;c 1\n", NULL);
+    char *svg = render_with(p, NULL);
+    double x, w;
+    REQUIRE(rect_of(svg, "b", 0, &x, &w));
+    CHECK_NUM(x, 546.4, 0.05); /* after a's own 5 of 11 */
+    REQUIRE(rect_of(svg, "c", 0, &x, &w));
+    CHECK_NUM(x, 868.2, 0.05);
+    REQUIRE(rect_of(svg, "d", 0, &x, &w));
+    CHECK_NUM(x, 975.5, 0.05); /* after c's own 1 */
+    free(svg);
+    profile_free(p);
+
+    p = profile_new("t", NULL, NULL);
+    p->empty_names = true;
+    struct flame_parse_stats st = {0};
+    folded_parse(p, "a;;b 1\na;c 2\n", 13, &st);
+    svg = render_with(p, NULL);
+    REQUIRE(rect_of(svg, "", 0, &x, &w));
+    CHECK_NUM(w, 393.33, 0.01);
+    CHECK_NOT_CONTAINS(svg, "[unknown]");
+    free(svg);
+    profile_free(p);
+    /* elsewhere (a bundle, a report) an empty name is still "[unknown]" */
+    p = folded("a;;b 1\n", NULL);
+    svg = render_with(p, NULL);
+    CHECK_CONTAINS(svg, "<title>[unknown] (1 ");
+    free(svg);
+    profile_free(p);
+}
+
+/* Issue 34, 7: one stack from a broken frame-pointer walk, "[heap]+0x6966df"
+ * 134 times, made the report's graph 2,019 px tall and 70 % empty. */
+TEST(flame_report_garbage_stack_folded_and_height)
+{
+    struct strbuf in = STRBUF_INIT;
+    sb_add(&in, "app;main;work 900\napp;main;idle 1\nperfreport;[truncated]");
+    for (int i = 0; i < 134; i++)
+        sb_add(&in, ";[heap]+0x6966df");
+    sb_add(&in, " 99\n");
+    /* a deep but rare stack: 2 of 1000 samples, 40 levels */
+    sb_add(&in, "app;main");
+    for (int i = 0; i < 40; i++)
+        sb_addf(&in, ";deep%d", i);
+    sb_add(&in, " 2\n");
+    struct profile *p = folded(in.buf, NULL);
+    struct flame_opts o;
+    flame_opts_for(p, &o);
+    char *svg = render_with(p, &o);
+    CHECK_CONTAINS(svg, "<title>[heap]+0x6966df \xc3\x97" "134 (99 samples, 9.88%)</title>");
+    CHECK_NUM(count_str(svg, "<title>[heap]+0x6966df"), 1, 0);
+    CHECK_CONTAINS(svg, "<title>idle (1 sample, 0.10%)</title>"); /* singular */
+    /* 3 levels: the deep stack's 0.2 % below them is not drawn, and the root
+     * says so (1,002 samples in all) */
+    double h = 0;
+    const char *hs = strstr(svg, " height=\"");
+    REQUIRE(hs && sscanf(hs, " height=\"%lf\"", &h) == 1);
+    CHECK(h < 200);
+    CHECK_CONTAINS(svg, "<title>deep0 (2 samples");
+    CHECK_NOT_CONTAINS(svg, "<title>deep1 ");
+    CHECK_CONTAINS(svg, "Not drawn: frames below level 3, where 0.20% of the total reaches deeper");
+    free(svg);
+
+    /* flamegraph.pl's graph (perfreport flamegraph) keeps every frame */
+    flame_opts_default(&o);
+    svg = render_with(p, &o);
+    CHECK_NUM(count_str(svg, "<title>[heap]+0x6966df ("), 134, 0);
+    CHECK_CONTAINS(svg, "<title>idle (1 samples, 0.10%)</title>");
+    CHECK_CONTAINS(svg, "<title>deep39 (2 samples");
+    free(svg);
+    profile_free(p);
+    sb_free(&in);
+
+    /* off-CPU time in the one formatter's units: not "(523,146,000 us, 100.00%)" */
+    p = profile_new("offcpu", "Off-CPU", "us");
+    profile_add_stack(p, (const char *[]){"app", "read"}, NULL, 2, 523146000);
+    flame_opts_for(p, &o);
+    svg = render_with(p, &o);
+    CHECK_CONTAINS(svg, "<title>all (523 s, 100.00%)</title>");
+    CHECK_NOT_CONTAINS(svg, "523,146,000");
     free(svg);
     profile_free(p);
 }
