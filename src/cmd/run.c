@@ -484,7 +484,7 @@ int run_main(int argc, char **argv)
         o.cgroup = cg_path;
     }
     struct run_delivery d = {.t_begin = mono_ms(), .metrics = {.dir_fd = -1}};
-    const struct delivery hooks = {&d, delivery_open, delivery_published, delivery_finish};
+    const struct delivery hooks = {&d, delivery_open, delivery_published, delivery_finish, NULL};
     int rc = pipeline_run(&o, &hooks);
     free(cg_path);
     return rc;

@@ -22,8 +22,8 @@
 
 static void usage(FILE *f)
 {
-    fputs("Usage: perfreport watch [-o DIR] [--when COND]... [-d SECS] [--cooldown SECS]\n"
-          "                        [--max-per-hour N] [-q] [-v]\n"
+    fputs("Usage: perfreport watch [-o DIR] [--when COND]... [--before SECS] [-d SECS]\n"
+          "                        [--cooldown SECS] [--max-per-hour N] [-q] [-v]\n"
           "Waits until a condition holds, then runs the normal capture and writes its\n"
           "bundle into DIR, with the condition that triggered it in the report; until\n"
           "SIGTERM, SIGINT or SIGHUP.\n"
@@ -36,6 +36,9 @@ static void usage(FILE *f)
           "                            psi.io.some>25             io; some or full; 'for'\n"
           "                                                      0.5-10 s, default 10 s)\n"
           "                            memory.oom                (an OOM kill)\n"
+          "      --before SECS       keep the charted samples (CPU, memory, disk, network,\n"
+          "                          PSI) of the last SECS while waiting, and chart them\n"
+          "                          before the window (default 60; 0 none; at most 3600)\n"
           "  -d, --duration SECS     each capture's window (default 30)\n"
           "      --cooldown SECS     no capture within SECS after the last one ended\n"
           "                          (default 300)\n"
@@ -53,11 +56,12 @@ static const char *const default_conds[] = {
     "memory.oom",
 };
 
-enum { OPT_WHEN = 256, OPT_COOLDOWN, OPT_MAX_PER_HOUR };
+enum { OPT_WHEN = 256, OPT_COOLDOWN, OPT_MAX_PER_HOUR, OPT_BEFORE };
 
 static const struct option longopts[] = {
     {"output", required_argument, NULL, 'o'},
     {"when", required_argument, NULL, OPT_WHEN},
+    {"before", required_argument, NULL, OPT_BEFORE},
     {"duration", required_argument, NULL, 'd'},
     {"cooldown", required_argument, NULL, OPT_COOLDOWN},
     {"max-per-hour", required_argument, NULL, OPT_MAX_PER_HOUR},
@@ -74,6 +78,7 @@ struct watch_args {
     size_t nconds;
     double cooldown_s;
     unsigned max_per_hour;
+    unsigned before_s;
 };
 
 static int add_cond(struct watch_args *a, const char *text)
@@ -122,6 +127,11 @@ static int parse_args(int argc, char **argv, struct watch_args *a)
                                  &a->cooldown_s))
                 return 3;
             break;
+        case OPT_BEFORE:
+            if (parse_long_arg("--before", optarg, 0, WATCH_BEFORE_MAX_S, &l))
+                return 3;
+            a->before_s = (unsigned)l;
+            break;
         case OPT_MAX_PER_HOUR:
             if (parse_long_arg("--max-per-hour", optarg, 1, WATCH_MAX_PER_HOUR, &l))
                 return 3;
@@ -167,7 +177,7 @@ static int open_outdir(const char *dir)
 
 int watch_main(int argc, char **argv)
 {
-    struct watch_args a = {.outdir = ".", .cooldown_s = 300, .max_per_hour = 6};
+    struct watch_args a = {.outdir = ".", .cooldown_s = 300, .max_per_hour = 6, .before_s = 60};
     options_defaults(&a.run);
     int rc = parse_args(argc, argv, &a);
     if (rc >= 0)
@@ -182,6 +192,7 @@ int watch_main(int argc, char **argv)
         .out_shown = a.outdir,
         .cooldown_s = a.cooldown_s,
         .max_per_hour = a.max_per_hour,
+        .before_s = a.before_s,
         .run = &a.run,
     };
     rc = watch_run(&cfg);

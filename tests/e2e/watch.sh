@@ -21,6 +21,14 @@ bad watch_when_unknown_name_refused 'cpu.utl>90' "--when 'cpu.utl>90': 'cpu.utl'
 bad watch_when_bad_number_refused 'cpu.util_pct>>90' "'>90': expected a percentage"
 bad watch_when_psi_window_refused 'psi.memory.some>20 for 30s' "'30s': a PSI window is 0.5 to 10 s"
 bad watch_when_event_comparison_refused 'memory.oom>1' "'>1': memory.oom is an event"
+for v in 3601 -1 1e9 60x; do
+    out=$("$PERFREPORT_BIN" watch -o "$TMPD/never" --before "$v" 2>&1); rc=$?
+    if [ "$rc" = 3 ] && printf '%s' "$out" | grep -qF -- "--before" && [ ! -e "$TMPD/never" ]; then
+        ok "watch_before_refused_$v"
+    else
+        not_ok "watch_before_refused_$v" "exit $rc: $out"
+    fi
+done
 # a terminal escape in the expression reaches the terminal escaped
 out=$("$PERFREPORT_BIN" watch -o "$TMPD/never" --when "$(printf '\033]0;pwned\007')" 2>&1); rc=$?
 if [ "$rc" = 3 ] && ! printf '%s' "$out" | od -An -c | grep -q '033'; then
@@ -46,15 +54,18 @@ wait_log() { # FILE TEXT [SECONDS]
 bundles() { ls -d "$1"/perfreport-* 2>/dev/null | grep -v '\.tmp' | wc -l; }
 
 # 1. cpu.util_pct at 1 Hz: two spinners on this 2-CPU host, started once
-# the watcher waits; the first bundle, then the same condition within the
-# cooldown: said, not captured.
+# the watcher has waited 4 s; the first bundle, then the same condition
+# within the cooldown: said, not captured.  The bundle's charted series
+# begin before the trigger (--before) with the calm seconds and the
+# stress's start in them.
 W=$TMPD/cpu
 "$PERFREPORT_BIN" watch -o "$W" --when 'cpu.util_pct>80 for 2s' -d 2 --cooldown 600 \
-    2>"$TMPD/cpu.err" &
+    --before 30 2>"$TMPD/cpu.err" &
 wp=$!; track $wp
 if ! wait_log "$TMPD/cpu.err" "perfreport watch: waiting (bundles in $W)" 30; then
     not_ok watch_cpu_util_triggers "the watcher did not start: $(tail -n 5 "$TMPD/cpu.err")"
 else
+    sleep 4
     spin 2
     if wait_log "$TMPD/cpu.err" "perfreport watch: bundle $W/perfreport-" 90 \
         && wait_log "$TMPD/cpu.err" "not captured (cooldown" 30; then
@@ -67,6 +78,38 @@ else
                 else not_ok watch_cpu_util_triggers "index.html does not say what triggered it"; fi ;;
             *) not_ok watch_cpu_util_triggers "trigger: $trig" ;;
         esac
+        # the minutes before: ticks before the trigger, calm (< 50 %) then
+        # the stress (> 80 %) among them, the trigger after the last of
+        # them and before the window; the headline and every chart say it
+        before=$(python3 - "$b" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1] + "/report.json"))
+w, s = d["window"], d["series"]
+t = s["ticks"]
+u = next(i["values"] for i in s["items"] if i["name"] == "cpu.util_pct")
+ts = w.get("trigger_s")
+if ts is None or not ts < 0:
+    sys.exit("trigger_s %r" % ts)
+pre = [(x, v) for x, v in zip(t, u) if x <= ts and v is not None]
+calm = [x for x, v in pre if v < 50]
+busy = [x for x, v in pre if v > 80]
+if not calm or not busy or not min(calm) < min(busy):
+    sys.exit("no calm then busy before the trigger at %.2f: %r" % (ts, pre))
+if not ts - t[0] >= 4:
+    sys.exit("only %.1f s before the trigger" % (ts - t[0]))
+h = d.get("headline", "")
+if "Triggered by cpu.util_pct " not in h or " s before, " not in h:
+    sys.exit("headline: %r" % h)
+print("%.0f s before, stress from %.1f s, trigger at %.2f s" % (ts - t[0], min(busy), ts))
+PY
+        ); brc=$?
+        nchart=$(ls "$b"/chart-*.svg | wc -l)
+        nmark=$(grep -l '>trigger</text><title>Triggered by cpu.util_pct&gt;80' "$b"/chart-*.svg | wc -l)
+        if [ "$brc" = 0 ] && [ "$nchart" -gt 0 ] && [ "$nmark" = "$nchart" ]; then
+            ok watch_before_stress_start_charted; echo "# $before"
+        else
+            not_ok watch_before_stress_start_charted "$before; trigger marked on $nmark of $nchart charts"
+        fi
         if [ "$n" = 1 ]; then ok watch_cooldown_one_bundle_per_incident
         else not_ok watch_cooldown_one_bundle_per_incident "$n bundles: $(ls "$W")"; fi
     else
