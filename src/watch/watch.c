@@ -5,6 +5,7 @@
 #include "../collect/memory.h"
 #include "../render/escape.h"
 #include "../run/options.h"
+#include "../bundle/retain.h"
 #include "../run/pipeline.h"
 #include "../util/clock.h"
 #include "../util/hostfs.h"
@@ -142,6 +143,16 @@ struct capture_ctx {
     const char *headline;          /* "psi.memory.some 34 % at 03:12:07 UTC" */
 };
 
+/* In the child, once the bundle is out: --keep, as the default command's. */
+static void capture_published(void *ctx, const struct report *r, const struct options *opt,
+                              struct bundle_target *target)
+{
+    (void)ctx;
+    struct retain_result kept = {0};
+    if (opt->keep)
+        bundle_keep_published(r, target, opt->keep, opt->verbose, &kept);
+}
+
 /* In the child, after analysis: the ring's samples before the trigger go
  * in front of the window, the trigger is marked, and the headline says
  * what triggered the capture and what the charts cover. */
@@ -213,7 +224,8 @@ static int capture(const struct watch_config *cfg, const char *reason, const cha
         o.outdir = NULL; /* the default name, in the bundles' directory */
         o.trigger = reason;
         struct capture_ctx cc = {cfg->out_shown, ring, trigger_mono, headline};
-        const struct delivery d = {&cc, NULL, NULL, capture_finish, capture_analysed};
+        const struct delivery d = {&cc, NULL, capture_published, capture_finish,
+                                   capture_analysed};
         int st = pipeline_run(&o, &d);
         (void)fflush(NULL);
         _exit(st); /* not exit(): the watcher's atexit handlers are not the child's */
@@ -268,6 +280,10 @@ struct watcher {
     size_t pcond[WATCH_MAX_CONDS]; /* pfd[i] is the trigger of conds[pcond[i]] */
     size_t npfd;
     struct watch_cond_state st[WATCH_MAX_CONDS];
+    /* A polled condition whose excursion fired and was held back by the
+     * cooldown: it fires again in the same excursion if it grows past the
+     * high-water mark (gov.h), not each second it lasts. */
+    bool held[WATCH_MAX_CONDS];
     struct sampler smp;
     struct watch_ring ring;          /* the minutes before (--before) */
     struct watch_sampler *charted;   /* fills it; NULL without --before */
@@ -343,18 +359,21 @@ static bool fire(struct watcher *w, size_t ci, double value)
     char reason[256], headline[160];
     make_reason(reason, sizeof reason, &cfg->conds[ci], value);
     make_headline(headline, sizeof headline, &cfg->conds[ci], value);
-    enum watch_verdict v = watch_gov_decide(&w->gov, now_s, &until);
+    bool cooling = watch_gov_decide(&w->gov, now_s, NULL) == WATCH_COOLDOWN;
+    enum watch_verdict v = watch_gov_decide_kind(&w->gov, now_s, ci, value, &until);
     if (v != WATCH_CAPTURE) {
         w->suppressed++;
+        w->held[ci] = v == WATCH_COOLDOWN;
         if (!cfg->run->quiet)
             term_printf(stderr, "perfreport watch: %s: not captured (%s, %.0f s left)", reason,
                         watch_verdict_name(v), until - now_s);
         return false;
     }
     if (!cfg->run->quiet)
-        term_printf(stderr, "perfreport watch: %s: capturing %.0f s into %s", reason,
-                    cfg->run->duration_s, cfg->out_shown);
-    watch_gov_started(&w->gov, now_s);
+        term_printf(stderr, "perfreport watch: %s: capturing %.0f s into %s%s", reason,
+                    cfg->run->duration_s, cfg->out_shown,
+                    cooling ? " (within the cooldown: worse than the last capture of it)" : "");
+    watch_gov_started_kind(&w->gov, now_s, ci, value);
     w->captures++;
     /* A capture that fails says why itself (status 3); one that could not
      * run or was killed cannot. */
@@ -374,8 +393,10 @@ static bool fire(struct watcher *w, size_t ci, double value)
     char err[256];
     if (sampler_start(&w->smp, end / 1000.0, err, sizeof err) != 0)
         term_printf(stderr, "perfreport watch: %s", err);
-    for (size_t i = 0; i < cfg->nconds; i++)
+    for (size_t i = 0; i < cfg->nconds; i++) {
         watch_cond_state_init(&w->st[i]);
+        w->held[i] = false;
+    }
     return true;
 }
 
@@ -480,8 +501,15 @@ int watch_run(const struct watch_config *cfg)
             double v = c->src == WSRC_CPU_UTIL ? w.smp.util
                        : c->src == WSRC_OOM    ? w.smp.oom_kills
                                                : NAN;
-            if (c->src != WSRC_PSI && watch_cond_feed(c, &w.st[i], t_prev, t, v) &&
-                fire(&w, i, v))
+            if (c->src == WSRC_PSI)
+                continue;
+            bool fires = watch_cond_feed(c, &w.st[i], t_prev, t, v);
+            if (!w.st[i].fired)
+                w.held[i] = false; /* the excursion is over */
+            else if (!fires && w.held[i] && c->src == WSRC_CPU_UTIL &&
+                     watch_gov_decide_kind(&w.gov, t, i, v, NULL) == WATCH_CAPTURE)
+                fires = true; /* held back, and now worse than the last capture */
+            if (fires && fire(&w, i, v))
                 break; /* the other readings are from before the capture */
         }
         /* The next reading a second after this one (or after the capture

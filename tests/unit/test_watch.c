@@ -402,3 +402,31 @@ TEST(watch_trigger_marked_on_charts)
     free(js);
     report_free(r);
 }
+
+/* The high-water mark: within the cooldown a trigger of the same kind
+ * captures only when at least a tenth worse than the last capture of it;
+ * another kind does not; the hourly cap still holds. */
+TEST(watch_gov_high_water)
+{
+    struct watch_gov g;
+    double until;
+    watch_gov_init(&g, 300, 3);
+    CHECK(watch_gov_decide_kind(&g, 100, 0, 30, &until) == WATCH_CAPTURE);
+    watch_gov_started_kind(&g, 100, 0, 30);
+    watch_gov_ended(&g, 130);
+    CHECK(watch_gov_decide_kind(&g, 140, 0, 30, &until) == WATCH_COOLDOWN);
+    CHECK_NUM(until, 430, 0);
+    CHECK(watch_gov_decide_kind(&g, 140, 0, 32.9, NULL) == WATCH_COOLDOWN);
+    CHECK(watch_gov_decide_kind(&g, 140, 0, NAN, NULL) == WATCH_COOLDOWN);
+    CHECK(watch_gov_decide_kind(&g, 140, 1, 99, NULL) == WATCH_COOLDOWN); /* no capture of kind 1 yet */
+    CHECK(watch_gov_decide_kind(&g, 140, 0, 33, NULL) == WATCH_CAPTURE);
+    watch_gov_started_kind(&g, 140, 0, 45);
+    watch_gov_ended(&g, 170);
+    CHECK(watch_gov_decide_kind(&g, 180, 0, 46, NULL) == WATCH_COOLDOWN); /* the mark is 45 now */
+    CHECK(watch_gov_decide_kind(&g, 180, 0, 60, NULL) == WATCH_CAPTURE);
+    watch_gov_started_kind(&g, 180, 0, 60);
+    watch_gov_ended(&g, 200);
+    /* three in the hour: even a worse one waits */
+    CHECK(watch_gov_decide_kind(&g, 210, 0, 99, &until) == WATCH_HOURLY_CAP);
+    CHECK_NUM(until, 3700, 0);
+}
