@@ -43,6 +43,8 @@ echo
 sh bench/syscall_bench.sh
 sh bench/hostile_bench.sh
 echo
+sh bench/watch_bench.sh "$BIN"
+echo
 # Start-up and finalisation (design section 9): window open after start, window end to
 # bundle, idle and with 10 spinners, and own CPU of an idle -d 10 run.  BEFORE=BIN adds
 # paired, alternating runs of an older binary.

@@ -1,4 +1,6 @@
 #include "retain.h"
+#include "bundle.h"
+#include "../util/clock.h"
 #include "../replay/load.h"
 #include "../render/escape.h"
 #include "../util/caller.h"
@@ -462,4 +464,21 @@ void retain_bounded(int pfd, const char *pshown, const char *prefix, const char 
     for (size_t i = 0; i < m; i++)
         free(c[i].name);
     free(c);
+}
+
+void bundle_keep_published(const struct report *r, const struct bundle_target *target,
+                           unsigned keep, bool verbose, struct retain_result *res)
+{
+    if (!target->published[0]) {
+        term_printf(stderr, "perfreport: --keep: nothing removed: the bundle was not published "
+                    "in %s", target->parent_shown);
+        return;
+    }
+    char prefix[96];
+    bundle_name_prefix(r, prefix, sizeof prefix);
+    double t_keep = mono_ms();
+    bundle_retain(target->parent_fd, target->parent_shown, prefix, target->published, keep, res);
+    if (verbose)
+        fprintf(stderr, "perfreport: --keep %u: %u removed, %u left alone, %u failed, %.1f ms\n",
+                keep, res->removed, res->skipped, res->failed, mono_ms() - t_keep);
 }

@@ -51,6 +51,14 @@ struct retain_result {
  * kept), and removes the older ones.  Problems go to stderr, escaped. */
 void bundle_retain(int pfd, const char *pshown, const char *prefix, const char *just_written,
                    unsigned keep, struct retain_result *res);
+/* --keep after a publish (the default command's and perfreport watch's
+ * captures): retention of r's host's bundles beside the one just
+ * published in target, or a line on stderr when it was published
+ * elsewhere; with verbose, what it did and in how long. */
+struct report;
+struct bundle_target;
+void bundle_keep_published(const struct report *r, const struct bundle_target *target,
+                           unsigned keep, bool verbose, struct retain_result *res);
 /* The same, reading at most max_scan entries of the directory (tests). */
 #define RETAIN_MAX_SCAN 1000000
 void retain_bounded(int pfd, const char *pshown, const char *prefix, const char *just_written,

@@ -216,20 +216,8 @@ static void delivery_published(void *ctx, const struct report *r, const struct o
     }
     /* Retention after the bundle (and its map) are safely out; a removal
      * that fails is said on stderr and leaves the status alone. */
-    if (opt->keep && target->published[0]) {
-        char prefix[96];
-        bundle_name_prefix(r, prefix, sizeof prefix);
-        double t_keep = mono_ms();
-        bundle_retain(target->parent_fd, target->parent_shown, prefix, target->published,
-                      opt->keep, &d->kept);
-        if (opt->verbose)
-            fprintf(stderr, "perfreport: --keep %u: %u removed, %u left alone, %u failed, "
-                    "%.1f ms\n", opt->keep, d->kept.removed, d->kept.skipped, d->kept.failed,
-                    mono_ms() - t_keep);
-    } else if (opt->keep) {
-        term_printf(stderr, "perfreport: --keep: nothing removed: the bundle was not published "
-                    "in %s", target->parent_shown);
-    }
+    if (opt->keep)
+        bundle_keep_published(r, target, opt->keep, opt->verbose, &d->kept);
 }
 
 /* The terminal summary (stdout; stderr with a command, whose stdout it is,
@@ -526,7 +514,7 @@ int run_main(int argc, char **argv)
         o.cgroup = cg_path;
     }
     struct run_delivery d = {.t_begin = mono_ms(), .metrics = {.dir_fd = -1}};
-    const struct delivery hooks = {&d, delivery_open, delivery_published, delivery_finish};
+    const struct delivery hooks = {&d, delivery_open, delivery_published, delivery_finish, NULL};
     int rc = pipeline_run(&o, &hooks);
     free(cg_path);
     return rc;

@@ -12,18 +12,20 @@
 #include "../watch/cond.h"
 #include "../watch/gov.h"
 #include "../watch/watch.h"
+#include "../bundle/retain.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 static void usage(FILE *f)
 {
-    fputs("Usage: perfreport watch [-o DIR] [--when COND]... [-d SECS] [--cooldown SECS]\n"
-          "                        [--max-per-hour N] [-q] [-v]\n"
+    fputs("Usage: perfreport watch [-o DIR] [--when COND]... [--before SECS] [-d SECS]\n"
+          "                        [--cooldown SECS] [--max-per-hour N] [--keep N] [-q] [-v]\n"
           "Waits until a condition holds, then runs the normal capture and writes its\n"
           "bundle into DIR, with the condition that triggered it in the report; until\n"
           "SIGTERM, SIGINT or SIGHUP.\n"
@@ -36,10 +38,16 @@ static void usage(FILE *f)
           "                            psi.io.some>25             io; some or full; 'for'\n"
           "                                                      0.5-10 s, default 10 s)\n"
           "                            memory.oom                (an OOM kill)\n"
+          "      --before SECS       keep the charted samples (CPU, memory, disk, network,\n"
+          "                          PSI) of the last SECS while waiting, and chart them\n"
+          "                          before the window (default 60; 0 none; at most 3600)\n"
           "  -d, --duration SECS     each capture's window (default 30)\n"
-          "      --cooldown SECS     no capture within SECS after the last one ended\n"
-          "                          (default 300)\n"
+          "      --cooldown SECS     no capture within SECS after the last one ended,\n"
+          "                          unless a tenth worse than the last capture of that\n"
+          "                          condition (default 300)\n"
           "      --max-per-hour N    at most N captures an hour (default 6, at most 60)\n"
+          "      --keep N            after each capture keep the N newest bundles of this\n"
+          "                          host in DIR, removing older ones (as perfreport --keep)\n"
           "  -q, --quiet             only errors on stderr\n"
           "  -v, --verbose           more detail on stderr\n"
           "  -h, --help              this help\n",
@@ -53,11 +61,13 @@ static const char *const default_conds[] = {
     "memory.oom",
 };
 
-enum { OPT_WHEN = 256, OPT_COOLDOWN, OPT_MAX_PER_HOUR };
+enum { OPT_WHEN = 256, OPT_COOLDOWN, OPT_MAX_PER_HOUR, OPT_BEFORE, OPT_KEEP };
 
 static const struct option longopts[] = {
     {"output", required_argument, NULL, 'o'},
     {"when", required_argument, NULL, OPT_WHEN},
+    {"before", required_argument, NULL, OPT_BEFORE},
+    {"keep", required_argument, NULL, OPT_KEEP},
     {"duration", required_argument, NULL, 'd'},
     {"cooldown", required_argument, NULL, OPT_COOLDOWN},
     {"max-per-hour", required_argument, NULL, OPT_MAX_PER_HOUR},
@@ -74,6 +84,7 @@ struct watch_args {
     size_t nconds;
     double cooldown_s;
     unsigned max_per_hour;
+    unsigned before_s;
 };
 
 static int add_cond(struct watch_args *a, const char *text)
@@ -122,6 +133,16 @@ static int parse_args(int argc, char **argv, struct watch_args *a)
                                  &a->cooldown_s))
                 return 3;
             break;
+        case OPT_BEFORE:
+            if (parse_long_arg("--before", optarg, 0, WATCH_BEFORE_MAX_S, &l))
+                return 3;
+            a->before_s = (unsigned)l;
+            break;
+        case OPT_KEEP:
+            if (parse_long_arg("--keep", optarg, 1, RETAIN_MAX_KEEP, &l))
+                return 3;
+            a->run.keep = (unsigned)l;
+            break;
         case OPT_MAX_PER_HOUR:
             if (parse_long_arg("--max-per-hour", optarg, 1, WATCH_MAX_PER_HOUR, &l))
                 return 3;
@@ -161,13 +182,25 @@ static int open_outdir(const char *dir)
         term_printf(stderr, "perfreport watch: -o %s: %s", dir,
                     errno == ELOOP ? "a symbolic link (give the directory it names)"
                                    : strerror(errno));
+    /* One watcher per directory: two would each count the other's bundles
+     * for --keep and race for names.  The lock is the open directory's, so
+     * the kernel drops it with the watcher, however it ended (a restart
+     * after SIGKILL finds no stale lock file). */
+    else if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        term_printf(stderr, "perfreport watch: -o %s: %s", dir,
+                    errno == EWOULDBLOCK ? "another perfreport watch (or a process that can "
+                                           "read it) holds its lock"
+                                         : strerror(errno));
+        close(fd);
+        fd = -1;
+    }
     caller_leave();
     return fd;
 }
 
 int watch_main(int argc, char **argv)
 {
-    struct watch_args a = {.outdir = ".", .cooldown_s = 300, .max_per_hour = 6};
+    struct watch_args a = {.outdir = ".", .cooldown_s = 300, .max_per_hour = 6, .before_s = 60};
     options_defaults(&a.run);
     int rc = parse_args(argc, argv, &a);
     if (rc >= 0)
@@ -182,6 +215,7 @@ int watch_main(int argc, char **argv)
         .out_shown = a.outdir,
         .cooldown_s = a.cooldown_s,
         .max_per_hour = a.max_per_hour,
+        .before_s = a.before_s,
         .run = &a.run,
     };
     rc = watch_run(&cfg);

@@ -328,14 +328,19 @@ static int load_window(struct ld *l, const struct json *root)
     struct report *r = l->r;
     const struct json *w = field(l, root, "window", "report", JSON_OBJ);
     const char *start, *target;
-    double ns;
+    double ns, trig;
     if (!w || !opt_str(l, w, "start", "window", &start) ||
         !opt_num(l, w, "planned_s", "window", &r->window.planned_s) ||
         !opt_num(l, w, "actual_s", "window", &r->window.actual_s) ||
         !opt_num(l, w, "interval_s", "window", &r->window.interval_s) ||
         !opt_bool(l, w, "interrupted", "window", &r->window.interrupted) ||
-        !opt_str(l, w, "target", "window", &target) || !opt_num(l, w, "start_ns", "window", &ns))
+        !opt_str(l, w, "target", "window", &target) || !opt_num(l, w, "start_ns", "window", &ns) ||
+        !opt_num(l, w, "trigger_s", "window", &trig))
         return -1;
+    if (!isnan(trig)) {
+        r->window.triggered = true;
+        r->window.trigger_s = trig;
+    }
     if (start) {
         time_t t;
         if (!parse_iso8601_utc(start, &t))

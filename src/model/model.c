@@ -267,6 +267,54 @@ bool report_gap_before(const struct report *r, size_t i)
     return lo < r->ngaps && r->gaps[lo].start_s == prev; /* a copy of that tick's time: exact */
 }
 
+void report_prepend_ticks(struct report *r, const double *t, size_t n)
+{
+    if (n == 0)
+        return;
+    size_t total = n + r->nticks;
+    double *ticks = xcalloc(total, sizeof *ticks);
+    memcpy(ticks, t, n * sizeof *ticks);
+    if (r->nticks)
+        memcpy(ticks + n, r->ticks, r->nticks * sizeof *ticks);
+    for (size_t i = 0; i < r->nseries; i++) {
+        struct series *s = r->series[i];
+        size_t have = s->n < r->nticks ? s->n : r->nticks;
+        double *v = xcalloc(total, sizeof *v);
+        for (size_t k = 0; k < total; k++)
+            v[k] = k >= n && k - n < have ? s->v[k - n] : NAN;
+        free(s->v);
+        s->v = v;
+        s->n = s->cap = total;
+    }
+    /* The gaps: those among the new ticks, then the window's own, in time
+     * order.  The stretch between the last new tick and the window's start
+     * is none: the window's first sample covers from its own start. */
+    struct tick_gap *gaps = NULL;
+    size_t ngaps = 0, cap = 0;
+    for (size_t k = 1; k < n; k++)
+        if (r->window.interval_s > 0 && t[k] - t[k - 1] > TICK_GAP_FACTOR * r->window.interval_s) {
+            xgrow(&gaps, &cap, ngaps + 1, sizeof *gaps);
+            gaps[ngaps++] = (struct tick_gap){.start_s = t[k - 1], .len_s = t[k] - t[k - 1]};
+        }
+    xgrow(&gaps, &cap, ngaps + r->ngaps, sizeof *gaps);
+    if (r->ngaps)
+        memcpy(gaps + ngaps, r->gaps, r->ngaps * sizeof *gaps);
+    free(r->gaps);
+    r->gaps = gaps;
+    r->ngaps += ngaps;
+    r->cap_gaps = cap;
+    free(r->ticks);
+    r->ticks = ticks;
+    r->nticks = r->cap_ticks = total;
+}
+
+void report_clear_ticks(struct report *r)
+{
+    r->nticks = r->ngaps = 0;
+    for (size_t i = 0; i < r->nseries; i++)
+        r->series[i]->n = 0;
+}
+
 struct series *report_find_series(const struct report *r, const char *name)
 {
     return entry_find(r->series, r->nseries, name);

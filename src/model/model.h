@@ -178,6 +178,11 @@ struct report {
         double actual_s;
         double interval_s;
         bool interrupted;  /* Ctrl-C/SIGTERM ended it early */
+        /* perfreport watch: the trigger's moment, in seconds since the
+         * window start (negative: before it), marked on every chart; the
+         * ticks before 0 are the watcher's, from before the trigger. */
+        bool triggered;
+        double trigger_s;
         char *target;      /* "system-wide", "pid 123 (comm)", "cgroup /x" */
     } window;
 
@@ -237,6 +242,13 @@ double kv_num(const struct kvlist *l, const char *key);      /* NAN: absent or t
 size_t report_add_tick(struct report *r, double t);
 /* True when a gap ends at tick i (the sample i covers a gap). */
 bool report_gap_before(const struct report *r, size_t i);
+/* Puts n ticks t[0..n) (ascending, all before the first tick) in front of
+ * the report's: every series is shifted by n, its first n values NAN for
+ * the caller to fill; the gaps are found again over all the ticks. */
+void report_prepend_ticks(struct report *r, const double *t, size_t n);
+/* Forgets every tick, gap and series value, keeping the series and their
+ * memory: a staging report reused one tick at a time (perfreport watch). */
+void report_clear_ticks(struct report *r);
 
 /* Finds or creates a series; later calls with the same name return it. */
 struct series *report_series(struct report *r, const char *name, const char *title,

@@ -100,11 +100,16 @@ static double value_at(const struct series *s, size_t i)
     return isfinite(v) ? v : NAN;
 }
 
+/* tmin is 0, or the first tick before the window (perfreport watch's
+ * minutes before its trigger). */
 struct scale {
-    double tmax, ymin, ymax;
+    double tmin, tmax, ymin, ymax;
 };
 
-static double px(const struct scale *sc, double t) { return X0 + t / sc->tmax * (X1 - X0); }
+static double px(const struct scale *sc, double t)
+{
+    return X0 + (t - sc->tmin) / (sc->tmax - sc->tmin) * (X1 - X0);
+}
 static double py(const struct scale *sc, double v)
 {
     return Y1 - (v - sc->ymin) / (sc->ymax - sc->ymin) * (Y1 - Y0);
@@ -125,6 +130,32 @@ static void threshold_line(struct strbuf *sb, const struct scale *sc, double v, 
     sb_addf(sb,
             "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" fill=\"%s\">%s %s</text>\n",
             X1 - 2, y - 3, color, label, num);
+}
+
+/* perfreport watch: the trigger's moment, a vertical line with its reason
+ * (a host fact: escaped, cut) as the hover text, and where the window
+ * opened when the chart starts before it. */
+static void trigger_line(struct strbuf *sb, const struct report *r, const struct scale *sc)
+{
+    if (!r->window.triggered || !(r->window.trigger_s >= sc->tmin) ||
+        !(r->window.trigger_s <= sc->tmax))
+        return;
+    double x = px(sc, r->window.trigger_s);
+    sb_addf(sb,
+            "<g><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+            "stroke-width=\"1.5\"/>\n<text x=\"%.1f\" y=\"%.1f\" fill=\"%s\">trigger</text>"
+            "<title>Triggered by ",
+            x, Y0, x, Y1, C_CRIT, x + 3, Y0 + 9, C_CRIT);
+    const char *why = kv_get(&r->host, "trigger");
+    char *cut = trunc_utf8(why ? why : "?", 200);
+    esc_xml(sb, cut);
+    free(cut);
+    sb_add(sb, "</title></g>\n");
+    if (sc->tmin < 0 && r->window.trigger_s < 0)
+        sb_addf(sb,
+                "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+                "stroke-width=\"1\" stroke-dasharray=\"2 3\"><title>window open</title></line>\n",
+                px(sc, 0), Y0, px(sc, 0), Y1, C_AXIS);
 }
 
 /* A run longer than this (two points a pixel of the plot) is drawn through
@@ -252,6 +283,7 @@ void svg_series_render(const struct report *r, const struct series *s, struct st
     }
 
     struct scale sc;
+    sc.tmin = r->nticks > 0 && r->ticks[0] < 0 ? r->ticks[0] : 0;
     sc.tmax = n > 0 && r->ticks[n - 1] > 0 ? r->ticks[n - 1] : 1;
     if (r->nticks > 0 && r->ticks[r->nticks - 1] > sc.tmax)
         sc.tmax = r->ticks[r->nticks - 1];
@@ -344,12 +376,13 @@ void svg_series_render(const struct report *r, const struct series *s, struct st
     /* x axis: UTC clock time at round seconds (what an incident timeline
      * and other tools' graphs use); seconds into the window when the start
      * is unknown */
-    double tstep = time_step(sc.tmax);
+    double tstep = time_step(sc.tmax - sc.tmin);
     bool clock = r->window.start_wall.tv_sec > 0;
     double start = clock ? (double)r->window.start_wall.tv_sec +
                                (double)r->window.start_wall.tv_nsec / 1e9
                          : 0;
-    double first = clock ? ceil(start / tstep - 1e-9) * tstep - start : 0;
+    double first = clock ? ceil((start + sc.tmin) / tstep - 1e-9) * tstep - start
+                         : ceil(sc.tmin / tstep - 1e-9) * tstep;
     sb_addf(sb, "<g fill=\"%s\" text-anchor=\"middle\">\n", C_TEXT);
     for (long k = 0; first + (double)k * tstep <= sc.tmax + 1e-9; k++) {
         double t = first + (double)k * tstep;
@@ -359,7 +392,8 @@ void svg_series_render(const struct report *r, const struct series *s, struct st
             time_t sec = (time_t)floor(at + 1e-6);
             struct tm tm;
             /* past a day the date matters more than the seconds */
-            const char *fmt = tstep >= 86400 ? "%Y-%m-%d" : sc.tmax >= 86400 ? "%m-%d %H:%M"
+            const char *fmt = tstep >= 86400                ? "%Y-%m-%d"
+                              : sc.tmax - sc.tmin >= 86400 ? "%m-%d %H:%M"
                                                                               : "%H:%M:%S";
             if (!gmtime_r(&sec, &tm) || !strftime(label, sizeof label, fmt, &tm))
                 snprintf(label, sizeof label, "?");
@@ -382,6 +416,7 @@ void svg_series_render(const struct report *r, const struct series *s, struct st
 
     threshold_line(sb, &sc, s->warn, C_WARN, "warn");
     threshold_line(sb, &sc, s->crit, C_CRIT, "crit");
+    trigger_line(sb, r, &sc);
 
     if (cnt) {
         draw_runs(sb, r, s, n, &sc);

@@ -155,7 +155,7 @@ static double rusage_cpu_ms(const struct rusage *ru)
 /* Returns the monotonic time (ms) at which the window ended, before the
  * collectors drained: the finalisation budget is measured from there. */
 static double capture_window(struct runner *rn, struct report *r, const struct options *opt,
-                             bool tty, struct command *cmd)
+                             bool tty, struct command *cmd, double *t0_out)
 {
     progress(opt, tty, "attaching", 0, 0);
     double t_attach = mono_ms();
@@ -163,6 +163,7 @@ static double capture_window(struct runner *rn, struct report *r, const struct o
     lower_priority(rn);
     clock_gettime(CLOCK_REALTIME, &r->window.start_wall);
     double t0 = mono_ms();
+    *t0_out = t0;
     if (cmd) {
         char err[512];
         if (g_stop_signal) /* interrupted while attaching: it never runs */
@@ -514,7 +515,8 @@ int pipeline_run(const struct options *opt, const struct delivery *d)
     struct runner *rn = runner_new(r, opt, &caps);
 
     install_signals();
-    double t_window_end = capture_window(rn, r, opt, tty, cmd);
+    double t_window_t0 = 0;
+    double t_window_end = capture_window(rn, r, opt, tty, cmd, &t_window_t0);
     runner_free(rn);
     if (cmd) {
         r->command = command_describe(cmd, opt->no_redact, t_window_end);
@@ -532,6 +534,8 @@ int pipeline_run(const struct options *opt, const struct delivery *d)
     if (base)
         baseline_apply(r, base);
     record_self_usage(r, mono_ms() - t_begin);
+    if (d && d->analysed)
+        d->analysed(d->ctx, r, t_window_t0);
     /* After analysis (rules see real names), before anything is named or written. */
     if (opt->obfuscate) {
         obf = obf_new();

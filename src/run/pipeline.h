@@ -30,6 +30,11 @@ struct delivery {
     void (*finish)(void *ctx, const struct report *r, const struct options *opt,
                    const struct bundle_target *target, const char *where, int status,
                    const char *why);
+    /* After analysis, before anything is named or written: perfreport
+     * watch puts the minutes before the trigger in front of the window
+     * here (the verdict stays the window's).  window_t0_ms is the window's
+     * t = 0 on the monotonic clock (util/clock.h mono_ms). */
+    void (*analysed)(void *ctx, struct report *r, double window_t0_ms);
 };
 
 /* probe -> plan -> capture window -> drain -> analyze -> render -> publish,

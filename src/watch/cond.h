@@ -2,7 +2,8 @@
  * for a condition and then runs the ordinary capture (run/pipeline.c) in a
  * child process.  cond.c (the --when conditions and when they hold: pure,
  * no I/O), psi_trigger.c (the kernel's PSI triggers), gov.c (cooldown and
- * the hourly cap), watch.c (the waiting loop and the captures).
+ * the hourly cap), ring.c (the charted samples of the minutes before a
+ * trigger), watch.c (the waiting loop and the captures).
  *
  * A condition is `NAME>VALUE [for DURATION]` or an event name:
  *   cpu.util_pct>90 for 10s   polled from /proc/stat at 1 Hz; holds when

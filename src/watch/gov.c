@@ -12,6 +12,8 @@ void watch_gov_init(struct watch_gov *g, double cooldown_s, unsigned max_per_hou
                       : max_per_hour > WATCH_MAX_PER_HOUR ? WATCH_MAX_PER_HOUR
                                                           : max_per_hour;
     g->last_end = -INFINITY;
+    for (size_t i = 0; i < WATCH_GOV_KINDS; i++)
+        g->high[i] = NAN;
 }
 
 /* Forgets starts more than an hour before now_s. */
@@ -53,6 +55,28 @@ void watch_gov_started(struct watch_gov *g, double now_s)
         g->nstarts--;
     }
     g->starts[g->nstarts++] = now_s;
+}
+
+enum watch_verdict watch_gov_decide_kind(struct watch_gov *g, double now_s, size_t kind,
+                                         double value, double *until_s)
+{
+    enum watch_verdict v = watch_gov_decide(g, now_s, until_s);
+    if (v != WATCH_COOLDOWN || kind >= WATCH_GOV_KINDS ||
+        !(value >= g->high[kind] * WATCH_HIGH_WATER_FACTOR && value > g->high[kind]))
+        return v;
+    /* Worse than what was captured: only the hourly cap may hold it. */
+    double last_end = g->last_end;
+    g->last_end = -INFINITY;
+    v = watch_gov_decide(g, now_s, until_s);
+    g->last_end = last_end;
+    return v;
+}
+
+void watch_gov_started_kind(struct watch_gov *g, double now_s, size_t kind, double value)
+{
+    watch_gov_started(g, now_s);
+    if (kind < WATCH_GOV_KINDS)
+        g->high[kind] = value;
 }
 
 void watch_gov_ended(struct watch_gov *g, double now_s)

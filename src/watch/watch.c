@@ -5,10 +5,13 @@
 #include "../collect/memory.h"
 #include "../render/escape.h"
 #include "../run/options.h"
+#include "../bundle/retain.h"
 #include "../run/pipeline.h"
 #include "../util/clock.h"
 #include "../util/hostfs.h"
 #include "../util/strbuf.h"
+#include "../model/model.h"
+#include "../util/xalloc.h"
 #include <errno.h>
 #include <math.h>
 #include <poll.h>
@@ -135,7 +138,40 @@ static void sampler_read(struct sampler *s, double t)
 
 struct capture_ctx {
     const char *out_shown;
+    const struct watch_ring *ring; /* the minutes before; the watcher's, copied by fork */
+    double trigger_mono;           /* seconds */
+    const char *headline;          /* "psi.memory.some 34 % at 03:12:07 UTC" */
 };
+
+/* In the child, once the bundle is out: --keep, as the default command's. */
+static void capture_published(void *ctx, const struct report *r, const struct options *opt,
+                              struct bundle_target *target)
+{
+    (void)ctx;
+    struct retain_result kept = {0};
+    if (opt->keep)
+        bundle_keep_published(r, target, opt->keep, opt->verbose, &kept);
+}
+
+/* In the child, after analysis: the ring's samples before the trigger go
+ * in front of the window, the trigger is marked, and the headline says
+ * what triggered the capture and what the charts cover. */
+static void capture_analysed(void *ctx, struct report *r, double window_t0_ms)
+{
+    const struct capture_ctx *c = ctx;
+    double t0 = window_t0_ms / 1000.0;
+    r->window.triggered = true;
+    r->window.trigger_s = c->trigger_mono - t0;
+    (void)watch_ring_prepend(c->ring, r, t0, c->trigger_mono - (double)c->ring->cap - 0.5);
+    double before = r->nticks && r->ticks[0] < r->window.trigger_s
+                        ? r->window.trigger_s - r->ticks[0] : 0;
+    double after = r->window.actual_s - r->window.trigger_s;
+    char *h = xasprintf("%s%sTriggered by %s; %.0f s before, %.0f s after.",
+                        r->headline ? r->headline : "", r->headline ? " " : "", c->headline,
+                        before, after);
+    report_set_headline(r, h);
+    free(h);
+}
 
 /* In the child, at the end of the capture: where the bundle went. */
 static void capture_finish(void *ctx, const struct report *r, const struct options *opt,
@@ -157,7 +193,8 @@ static void capture_finish(void *ctx, const struct report *r, const struct optio
  * its current directory, and waits for it; a stop signal meanwhile is
  * passed on once (the capture then publishes what it has).  The child's
  * exit status, or -1 when it could not run or was killed. */
-static int capture(const struct watch_config *cfg, const char *reason, const struct pollfd *pfd,
+static int capture(const struct watch_config *cfg, const char *reason, const char *headline,
+                   double trigger_mono, const struct watch_ring *ring, const struct pollfd *pfd,
                    size_t npfd)
 {
     (void)fflush(stdout);
@@ -186,8 +223,9 @@ static int capture(const struct watch_config *cfg, const char *reason, const str
         struct options o = *cfg->run;
         o.outdir = NULL; /* the default name, in the bundles' directory */
         o.trigger = reason;
-        struct capture_ctx cc = {cfg->out_shown};
-        const struct delivery d = {&cc, NULL, NULL, capture_finish};
+        struct capture_ctx cc = {cfg->out_shown, ring, trigger_mono, headline};
+        const struct delivery d = {&cc, NULL, capture_published, capture_finish,
+                                   capture_analysed};
         int st = pipeline_run(&o, &d);
         (void)fflush(NULL);
         _exit(st); /* not exit(): the watcher's atexit handlers are not the child's */
@@ -242,10 +280,41 @@ struct watcher {
     size_t pcond[WATCH_MAX_CONDS]; /* pfd[i] is the trigger of conds[pcond[i]] */
     size_t npfd;
     struct watch_cond_state st[WATCH_MAX_CONDS];
+    /* A polled condition whose excursion fired and was held back by the
+     * cooldown: it fires again in the same excursion if it grows past the
+     * high-water mark (gov.h), not each second it lasts. */
+    bool held[WATCH_MAX_CONDS];
     struct sampler smp;
+    struct watch_ring ring;          /* the minutes before (--before) */
+    struct watch_sampler *charted;   /* fills it; NULL without --before */
     struct watch_gov gov;
     unsigned long captures, suppressed;
 };
+
+/* The condition's name alone: "psi.memory.some" of "psi.memory.some>25". */
+static void cond_name(char *out, size_t n, const struct watch_cond *c)
+{
+    snprintf(out, n, "%.*s", (int)strcspn(c->text, "> "), c->text);
+}
+
+/* The headline's words: "psi.memory.some 34 % at 03:12:07 UTC", the time
+ * in UTC as the charts' axes are. */
+static void make_headline(char *out, size_t n, const struct watch_cond *c, double value)
+{
+    char when[16] = "", name[96];
+    time_t now = time(NULL);
+    struct tm tm;
+    if (gmtime_r(&now, &tm))
+        strftime(when, sizeof when, "%H:%M:%S", &tm);
+    cond_name(name, sizeof name, c);
+    if (isnan(value))
+        snprintf(out, n, "%s at %s UTC", name, when);
+    else if (c->src == WSRC_OOM)
+        snprintf(out, n, "%s (%.0f OOM kill%s) at %s UTC", name, value, value == 1 ? "" : "s",
+                 when);
+    else
+        snprintf(out, n, "%s %.0f %% at %s UTC", name, value, when);
+}
 
 /* "cpu.util_pct>90 for 10s: 97.2 % at 2026-11-27 12:03:04 +0000" */
 static void make_reason(char *out, size_t n, const struct watch_cond *c, double value)
@@ -286,25 +355,29 @@ static void drain_triggers(struct watcher *w)
 static bool fire(struct watcher *w, size_t ci, double value)
 {
     const struct watch_config *cfg = w->cfg;
-    char reason[256];
-    make_reason(reason, sizeof reason, &cfg->conds[ci], value);
     double now_s = mono_ms() / 1000.0, until;
-    enum watch_verdict v = watch_gov_decide(&w->gov, now_s, &until);
+    char reason[256], headline[160];
+    make_reason(reason, sizeof reason, &cfg->conds[ci], value);
+    make_headline(headline, sizeof headline, &cfg->conds[ci], value);
+    bool cooling = watch_gov_decide(&w->gov, now_s, NULL) == WATCH_COOLDOWN;
+    enum watch_verdict v = watch_gov_decide_kind(&w->gov, now_s, ci, value, &until);
     if (v != WATCH_CAPTURE) {
         w->suppressed++;
+        w->held[ci] = v == WATCH_COOLDOWN;
         if (!cfg->run->quiet)
             term_printf(stderr, "perfreport watch: %s: not captured (%s, %.0f s left)", reason,
                         watch_verdict_name(v), until - now_s);
         return false;
     }
     if (!cfg->run->quiet)
-        term_printf(stderr, "perfreport watch: %s: capturing %.0f s into %s", reason,
-                    cfg->run->duration_s, cfg->out_shown);
-    watch_gov_started(&w->gov, now_s);
+        term_printf(stderr, "perfreport watch: %s: capturing %.0f s into %s%s", reason,
+                    cfg->run->duration_s, cfg->out_shown,
+                    cooling ? " (within the cooldown: worse than the last capture of it)" : "");
+    watch_gov_started_kind(&w->gov, now_s, ci, value);
     w->captures++;
     /* A capture that fails says why itself (status 3); one that could not
      * run or was killed cannot. */
-    if (capture(cfg, reason, w->pfd, w->npfd) < 0)
+    if (capture(cfg, reason, headline, now_s, &w->ring, w->pfd, w->npfd) < 0)
         term_printf(stderr, "perfreport watch: the capture for %s did not complete",
                     cfg->conds[ci].text);
     double end = mono_ms();
@@ -312,11 +385,18 @@ static bool fire(struct watcher *w, size_t ci, double value)
     /* What happened during the capture is the capture's: the polled
      * conditions start again from now. */
     drain_triggers(w);
+    /* The ring's samples are from before this capture, not the next one's;
+     * a sample now is the base of the rates after it. */
+    if (w->charted)
+        watch_sampler_tick(w->charted, &w->ring);
+    watch_ring_clear(&w->ring);
     char err[256];
     if (sampler_start(&w->smp, end / 1000.0, err, sizeof err) != 0)
         term_printf(stderr, "perfreport watch: %s", err);
-    for (size_t i = 0; i < cfg->nconds; i++)
+    for (size_t i = 0; i < cfg->nconds; i++) {
         watch_cond_state_init(&w->st[i]);
+        w->held[i] = false;
+    }
     return true;
 }
 
@@ -351,7 +431,20 @@ int watch_run(const struct watch_config *cfg)
             w.pcond[w.npfd++] = i;
         }
     }
-    bool polled = w.smp.cpu || w.smp.oom;
+    if (watch_ring_init(&w.ring, cfg->before_s) != 0) {
+        term_printf(stderr, "perfreport watch: --before %u: out of memory", cfg->before_s);
+        goto out;
+    }
+    if (cfg->before_s) {
+        w.charted = watch_sampler_start(err, sizeof err);
+        if (!w.charted) {
+            term_printf(stderr, "perfreport watch: --before: %s", err);
+            goto out;
+        }
+        if (err[0] && cfg->run->verbose)
+            term_printf(stderr, "perfreport watch: --before: not sampled: %s", err);
+    }
+    bool polled = w.smp.cpu || w.smp.oom || w.charted;
     double next = mono_ms() + TICK_MS;
     if (polled && sampler_start(&w.smp, mono_ms() / 1000.0, err, sizeof err) != 0) {
         term_printf(stderr, "perfreport watch: %s", err);
@@ -399,6 +492,8 @@ int watch_run(const struct watch_config *cfg)
         }
         if (!polled || g_quit || mono_ms() < next)
             continue;
+        if (w.charted)
+            watch_sampler_tick(w.charted, &w.ring);
         double t = mono_ms() / 1000.0, t_prev = w.smp.t_prev;
         sampler_read(&w.smp, t);
         for (size_t i = 0; i < cfg->nconds && !g_quit; i++) {
@@ -406,8 +501,15 @@ int watch_run(const struct watch_config *cfg)
             double v = c->src == WSRC_CPU_UTIL ? w.smp.util
                        : c->src == WSRC_OOM    ? w.smp.oom_kills
                                                : NAN;
-            if (c->src != WSRC_PSI && watch_cond_feed(c, &w.st[i], t_prev, t, v) &&
-                fire(&w, i, v))
+            if (c->src == WSRC_PSI)
+                continue;
+            bool fires = watch_cond_feed(c, &w.st[i], t_prev, t, v);
+            if (!w.st[i].fired)
+                w.held[i] = false; /* the excursion is over */
+            else if (!fires && w.held[i] && c->src == WSRC_CPU_UTIL &&
+                     watch_gov_decide_kind(&w.gov, t, i, v, NULL) == WATCH_CAPTURE)
+                fires = true; /* held back, and now worse than the last capture */
+            if (fires && fire(&w, i, v))
                 break; /* the other readings are from before the capture */
         }
         /* The next reading a second after this one (or after the capture
@@ -427,5 +529,7 @@ out:
         sigprocmask(SIG_SETMASK, &g_wait_mask, NULL);
     close_triggers(&w);
     sb_free(&w.smp.text);
+    watch_sampler_free(w.charted);
+    watch_ring_free(&w.ring);
     return status;
 }

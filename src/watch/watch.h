@@ -12,6 +12,7 @@
 #ifndef PERFREPORT_WATCH_WATCH_H
 #define PERFREPORT_WATCH_WATCH_H
 #include "cond.h"
+#include "ring.h"
 #include <stddef.h>
 
 #define WATCH_MAX_CONDS 16
@@ -25,6 +26,7 @@ struct watch_config {
     const char *out_shown; /* its name, for messages */
     double cooldown_s;
     unsigned max_per_hour;
+    unsigned before_s;     /* --before: seconds of charted samples kept; 0 none */
     /* The captures' options (-d, -q, -v...); outdir and trigger are set
      * for each capture. */
     const struct options *run;

@@ -21,12 +21,56 @@ bad watch_when_unknown_name_refused 'cpu.utl>90' "--when 'cpu.utl>90': 'cpu.utl'
 bad watch_when_bad_number_refused 'cpu.util_pct>>90' "'>90': expected a percentage"
 bad watch_when_psi_window_refused 'psi.memory.some>20 for 30s' "'30s': a PSI window is 0.5 to 10 s"
 bad watch_when_event_comparison_refused 'memory.oom>1' "'>1': memory.oom is an event"
+for v in 3601 -1 1e9 60x; do
+    out=$("$PERFREPORT_BIN" watch -o "$TMPD/never" --before "$v" 2>&1); rc=$?
+    if [ "$rc" = 3 ] && printf '%s' "$out" | grep -qF -- "--before" && [ ! -e "$TMPD/never" ]; then
+        ok "watch_before_refused_$v"
+    else
+        not_ok "watch_before_refused_$v" "exit $rc: $out"
+    fi
+done
 # a terminal escape in the expression reaches the terminal escaped
 out=$("$PERFREPORT_BIN" watch -o "$TMPD/never" --when "$(printf '\033]0;pwned\007')" 2>&1); rc=$?
 if [ "$rc" = 3 ] && ! printf '%s' "$out" | od -An -c | grep -q '033'; then
     ok watch_when_escape_not_printed
 else
     not_ok watch_when_escape_not_printed "exit $rc: $(printf '%s' "$out" | od -An -c | head -3)"
+fi
+
+# One watcher per directory: a second one on it is refused (exit 3) while
+# the first waits; the first killed (SIGKILL, nothing cleaned up), a new one
+# starts on the same directory and waits.
+wait_for() { # FILE TEXT: up to 30 s
+    _n=0
+    until grep -qF -- "$2" "$1" 2>/dev/null; do
+        [ $_n -ge 300 ] && return 1
+        sleep 0.1; _n=$((_n + 1))
+    done
+}
+W=$TMPD/lock
+"$PERFREPORT_BIN" watch -o "$W" --when 'cpu.util_pct>99.99 for 3600s' --before 0 2>"$TMPD/lock1.err" &
+w1=$!; track $w1
+if wait_for "$TMPD/lock1.err" "perfreport watch: waiting"; then
+    out=$("$PERFREPORT_BIN" watch -o "$W" --when 'cpu.util_pct>99.99 for 3600s' 2>&1); rc=$?
+    if [ "$rc" = 3 ] && printf '%s' "$out" | grep -qF "holds its lock"; then
+        ok watch_one_watcher_per_directory
+    else
+        not_ok watch_one_watcher_per_directory "exit $rc: $out"
+    fi
+    kill -KILL $w1; wait $w1 2>/dev/null
+    "$PERFREPORT_BIN" watch -o "$W" --when 'cpu.util_pct>99.99 for 3600s' 2>"$TMPD/lock2.err" &
+    w2=$!; track $w2
+    if wait_for "$TMPD/lock2.err" "perfreport watch: waiting"; then
+        kill -TERM $w2; wait $w2; rc=$?
+        if [ "$rc" = 0 ]; then ok watch_restart_after_sigkill
+        else not_ok watch_restart_after_sigkill "exit $rc after SIGTERM: $(cat "$TMPD/lock2.err")"; fi
+    else
+        not_ok watch_restart_after_sigkill "$(cat "$TMPD/lock2.err")"
+        kill -KILL $w2 2>/dev/null
+    fi
+else
+    not_ok watch_one_watcher_per_directory "the first did not start: $(cat "$TMPD/lock1.err")"
+    kill -KILL $w1 2>/dev/null
 fi
 
 if ! need_root; then skip watch_captures "needs root"; exit 0; fi
@@ -46,15 +90,18 @@ wait_log() { # FILE TEXT [SECONDS]
 bundles() { ls -d "$1"/perfreport-* 2>/dev/null | grep -v '\.tmp' | wc -l; }
 
 # 1. cpu.util_pct at 1 Hz: two spinners on this 2-CPU host, started once
-# the watcher waits; the first bundle, then the same condition within the
-# cooldown: said, not captured.
+# the watcher has waited 4 s; the first bundle, then the same condition
+# within the cooldown: said, not captured.  The bundle's charted series
+# begin before the trigger (--before) with the calm seconds and the
+# stress's start in them.
 W=$TMPD/cpu
 "$PERFREPORT_BIN" watch -o "$W" --when 'cpu.util_pct>80 for 2s' -d 2 --cooldown 600 \
-    2>"$TMPD/cpu.err" &
+    --before 30 2>"$TMPD/cpu.err" &
 wp=$!; track $wp
 if ! wait_log "$TMPD/cpu.err" "perfreport watch: waiting (bundles in $W)" 30; then
     not_ok watch_cpu_util_triggers "the watcher did not start: $(tail -n 5 "$TMPD/cpu.err")"
 else
+    sleep 4
     spin 2
     if wait_log "$TMPD/cpu.err" "perfreport watch: bundle $W/perfreport-" 90 \
         && wait_log "$TMPD/cpu.err" "not captured (cooldown" 30; then
@@ -67,6 +114,40 @@ else
                 else not_ok watch_cpu_util_triggers "index.html does not say what triggered it"; fi ;;
             *) not_ok watch_cpu_util_triggers "trigger: $trig" ;;
         esac
+        # the minutes before: ticks before the trigger, calm (< 50 %) then
+        # the stress (> 80 %) among them, the trigger after the last of
+        # them and before the window; the headline and every chart say it
+        before=$(python3 - "$b" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1] + "/report.json"))
+w, s = d["window"], d["series"]
+t = s["ticks"]
+u = next(i["values"] for i in s["items"] if i["name"] == "cpu.util_pct")
+ts = w.get("trigger_s")
+if ts is None or not ts < 0:
+    sys.exit("trigger_s %r" % ts)
+pre = [(x, v) for x, v in zip(t, u) if x <= ts and v is not None]
+busy = [x for x, v in pre if v > 80]
+# below the threshold by a margin before the stress (a shared host may be
+# busy: 60 % was seen before the spinners)
+calm = [x for x, v in pre if v < 70 and busy and x < min(busy)]
+if not calm or not busy:
+    sys.exit("no calm then busy before the trigger at %.2f: %r" % (ts, pre))
+if not ts - t[0] >= 4:
+    sys.exit("only %.1f s before the trigger" % (ts - t[0]))
+h = d.get("headline", "")
+if "Triggered by cpu.util_pct " not in h or " s before, " not in h:
+    sys.exit("headline: %r" % h)
+print("%.0f s before, stress from %.1f s, trigger at %.2f s" % (ts - t[0], min(busy), ts))
+PY
+        ); brc=$?
+        nchart=$(ls "$b"/chart-*.svg | wc -l)
+        nmark=$(grep -l '>trigger</text><title>Triggered by cpu.util_pct&gt;80' "$b"/chart-*.svg | wc -l)
+        if [ "$brc" = 0 ] && [ "$nchart" -gt 0 ] && [ "$nmark" = "$nchart" ]; then
+            ok watch_before_stress_start_charted; echo "# $before"
+        else
+            not_ok watch_before_stress_start_charted "$before; trigger marked on $nmark of $nchart charts"
+        fi
         if [ "$n" = 1 ]; then ok watch_cooldown_one_bundle_per_incident
         else not_ok watch_cooldown_one_bundle_per_incident "$n bundles: $(ls "$W")"; fi
     else
@@ -80,6 +161,53 @@ if [ "$rc" = 0 ] && grep -qE "stopped by signal 15 after 1 capture, [1-9][0-9]* 
 else
     not_ok watch_sigterm_while_waiting "exit $rc: $(tail -n 3 "$TMPD/cpu.err")"
 fi
+
+# 1b. The high-water mark and --keep: one spinner (~50 % of 2 CPUs) fires
+# cpu.util_pct>40 and is captured; seen again within the cooldown at the
+# same level it is held back; a second spinner (~100 %, more than a tenth
+# worse) is captured within the cooldown.  --keep 1 leaves the newer bundle
+# alone in the directory.
+W=$TMPD/hw
+"$PERFREPORT_BIN" watch -o "$W" --when 'cpu.util_pct>40 for 2s' -d 1 --cooldown 600 --keep 1 \
+    --before 10 2>"$TMPD/hw.err" &
+wp=$!; track $wp
+if ! wait_log "$TMPD/hw.err" "perfreport watch: waiting (bundles in $W)" 30; then
+    not_ok watch_high_water_within_cooldown "the watcher did not start: $(tail -n 5 "$TMPD/hw.err")"
+else
+    spin 1
+    first=""
+    if wait_log "$TMPD/hw.err" "perfreport watch: bundle $W/perfreport-" 90 \
+        && wait_log "$TMPD/hw.err" "not captured (cooldown" 30; then
+        first=$(grep -m1 "capturing" "$TMPD/hw.err" | sed -n 's/.*for 2s: \([0-9]*\)\..*/\1/p')
+        if [ "${first:-100}" -ge 75 ]; then
+            skip watch_high_water_within_cooldown "the host is busy: one spinner read ${first:-?} %"
+            stop_spin; kill -TERM $wp 2>/dev/null; wait $wp
+            first=skip
+        fi
+    fi
+    if [ "$first" != skip ] && grep -q "not captured (cooldown" "$TMPD/hw.err"; then
+        spin 1
+        n=0 # the second capture's bundle line, within 60 s
+        until [ "$(grep -c "perfreport watch: bundle $W/perfreport-" "$TMPD/hw.err")" -ge 2 ] \
+            || [ $n -ge 600 ]; do sleep 0.1; n=$((n + 1)); done
+        grep -qF "(within the cooldown: worse than the last capture of it)" "$TMPD/hw.err" \
+            || echo "no high-water line" >> "$TMPD/hw.err"
+        caps=$(grep -c "perfreport watch: bundle $W/perfreport-" "$TMPD/hw.err")
+        left=$(bundles "$W")
+        b=$(ls -d "$W"/perfreport-* 2>/dev/null | grep -v '\.tmp' | head -n 1)
+        trig=$(json "$b/report.json" "d['host']['trigger']" 2>&1)
+        grep -q "no high-water line" "$TMPD/hw.err" && caps="$caps (no high-water line)"
+        case "$caps/$left/$trig" in
+            "2/1/cpu.util_pct>40 for 2s: "[6-9]*|"2/1/cpu.util_pct>40 for 2s: 100"*)
+                ok watch_high_water_within_cooldown; ok watch_keep_retains_newest ;;
+            *) not_ok watch_high_water_within_cooldown "$caps captures, $left bundles left, trigger $trig: $(tail -n 6 "$TMPD/hw.err")" ;;
+        esac
+    elif [ "$first" != skip ]; then
+        not_ok watch_high_water_within_cooldown "no first capture or no cooldown line: $(tail -n 8 "$TMPD/hw.err")"
+    fi
+    stop_spin
+fi
+kill -TERM $wp 2>/dev/null; wait $wp
 
 # 2. memory.oom: a hog OOM-killed in a memory cgroup with a 64 MiB limit,
 # made below our own (design 5), as scenario s05 does.

@@ -8,6 +8,10 @@
 #include "../../src/watch/cond.h"
 #include "../../src/watch/gov.h"
 #include "../../src/watch/psi_trigger.h"
+#include "../../src/watch/ring.h"
+#include "../../src/render/charts.h"
+#include "../../src/util/strbuf.h"
+#include <string.h>
 #include <errno.h>
 #include <math.h>
 #include <poll.h>
@@ -264,4 +268,165 @@ TEST(watch_trigger_in_report)
     free(js);
     mem_free(&m);
     report_free(r);
+}
+
+/* A staging report of one tick with series a (value v) and b (2v). */
+static void stage(struct report *r, double v)
+{
+    report_clear_ticks(r);
+    report_add_tick(r, 0);
+    series_set(r, report_series(r, "a", "A", "%", "cpu"), v);
+    series_set(r, report_series(r, "b", "B", "/s", "disk"), 2 * v);
+}
+
+/* The ring keeps the last `before` samples, oldest first, and puts them in
+ * front of a window on its clock: ticks before 0, values where they
+ * belong, a series only the ring had made, the window's own untouched. */
+TEST(watch_ring_prepend_before_window)
+{
+    struct watch_ring ring;
+    REQUIRE(watch_ring_init(&ring, 5) == 0);
+    struct report *st = report_new();
+    for (int k = 0; k < 8; k++) { /* samples at 100..107 s: 103..107 kept */
+        stage(st, k);
+        watch_ring_push(&ring, 100.0 + k, st);
+    }
+    CHECK(ring.n == 5);
+    struct report *r = report_new();
+    r->window.interval_s = 1;
+    report_add_tick(r, 1);
+    series_set(r, report_series(r, "a", "A", "%", "cpu"), 50);
+    report_add_tick(r, 2);
+    series_set(r, report_series(r, "a", "A", "%", "cpu"), 60);
+    /* window t = 0 at 108.5 s: the samples are at -5.5 .. -1.5 */
+    CHECK(watch_ring_prepend(&ring, r, 108.5, 0) == 5);
+    REQUIRE(r->nticks == 7);
+    CHECK_NUM(r->ticks[0], -5.5, 1e-9);
+    CHECK_NUM(r->ticks[4], -1.5, 1e-9);
+    CHECK_NUM(r->ticks[5], 1, 0);
+    const struct series *a = report_find_series(r, "a"), *b = report_find_series(r, "b");
+    REQUIRE(a && b);
+    CHECK(a->n == 7 && b->n == 7);
+    CHECK_NUM(a->v[0], 3, 0);
+    CHECK_NUM(a->v[4], 7, 0);
+    CHECK_NUM(a->v[5], 50, 0);
+    CHECK_NUM(a->v[6], 60, 0);
+    CHECK_NUM(b->v[0], 6, 0);
+    CHECK(isnan(b->v[5]) && isnan(b->v[6]));
+    CHECK_STR(b->hdr.unit, "/s");
+    CHECK(r->ngaps == 0); /* one a second, and the start-up is not a gap */
+    /* samples at or before t_from are left out */
+    struct report *r2 = report_new();
+    report_add_tick(r2, 1);
+    CHECK(watch_ring_prepend(&ring, r2, 108.5, 105.0) == 2);
+    CHECK(r2->nticks == 3);
+    watch_ring_clear(&ring);
+    CHECK(watch_ring_prepend(&ring, r2, 108.5, 0) == 0);
+    report_free(r2);
+    report_free(r);
+    report_free(st);
+    watch_ring_free(&ring);
+}
+
+/* The ring's memory is fixed at start: more series than it holds are
+ * counted and left out, --before beyond the limit is refused, 0 keeps
+ * nothing. */
+TEST(watch_ring_bounded)
+{
+    struct watch_ring ring;
+    CHECK(watch_ring_init(&ring, WATCH_BEFORE_MAX_S + 1) != 0);
+    REQUIRE(watch_ring_init(&ring, 0) == 0);
+    struct report *st = report_new();
+    stage(st, 1);
+    watch_ring_push(&ring, 1, st);
+    CHECK(ring.n == 0);
+    REQUIRE(watch_ring_init(&ring, 3) == 0);
+    report_free(st);
+    st = report_new();
+    report_add_tick(st, 0);
+    for (int i = 0; i < WATCH_RING_MAX_SERIES + 10; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "s%d", i);
+        series_set(st, report_series(st, name, name, "", "disk"), i);
+    }
+    for (int k = 0; k < 10; k++)
+        watch_ring_push(&ring, k, st);
+    CHECK(ring.nseries == WATCH_RING_MAX_SERIES);
+    CHECK(ring.series_left_out == 100);
+    CHECK(ring.n == 3);
+    report_free(st);
+    watch_ring_free(&ring);
+}
+
+/* The trigger on every chart: a line at its moment, the reason (host
+ * text, escaped) as its title, the axis from the first tick before 0; and
+ * trigger_s kept through report.json. */
+TEST(watch_trigger_marked_on_charts)
+{
+    struct report *r = report_new();
+    r->tool_version = xstrdup("0.1.0");
+    r->window.planned_s = r->window.actual_s = 2;
+    r->window.interval_s = 1;
+    r->window.target = xstrdup("system-wide");
+    kv_add(&r->host, "trigger", "Triggered by", "cpu.util_pct>90: 97 % <b>x</b>");
+    double pre[] = {-4, -3, -2};
+    report_add_tick(r, 1);
+    struct series *s = report_series(r, "cpu.util_pct", "CPU utilisation", "%", "cpu");
+    s->chart = true;
+    series_set(r, s, 95);
+    report_add_tick(r, 2);
+    series_set(r, s, 96);
+    report_prepend_ticks(r, pre, 3);
+    s->v[0] = 1, s->v[1] = 2, s->v[2] = 93;
+    r->window.triggered = true;
+    r->window.trigger_s = -2;
+    struct strbuf sb = STRBUF_INIT;
+    svg_series_render(r, s, &sb);
+    const char *svg = sb_str(&sb);
+    CHECK_CONTAINS(svg, ">trigger</text><title>Triggered by cpu.util_pct&gt;90: 97 % &lt;b&gt;");
+    CHECK_NOT_CONTAINS(svg, "<b>x");
+    CHECK_CONTAINS(svg, "<title>window open</title>");
+    /* the first tick (-4) at the plot's left edge, the trigger 2/6 along */
+    CHECK_CONTAINS(svg, "<line x1=\"244.0\" y1=\"28.0\" x2=\"244.0\"");
+    sb_free(&sb);
+    char *js = test_report_json(r);
+    REQUIRE(js);
+    CHECK_CONTAINS(js, "\"trigger_s\": -2");
+    struct report *back = test_report_parse(js);
+    REQUIRE(back);
+    CHECK(back->window.triggered);
+    CHECK_NUM(back->window.trigger_s, -2, 0);
+    CHECK(back->nticks == 5);
+    CHECK_NUM(back->ticks[0], -4, 0);
+    report_free(back);
+    free(js);
+    report_free(r);
+}
+
+/* The high-water mark: within the cooldown a trigger of the same kind
+ * captures only when at least a tenth worse than the last capture of it;
+ * another kind does not; the hourly cap still holds. */
+TEST(watch_gov_high_water)
+{
+    struct watch_gov g;
+    double until;
+    watch_gov_init(&g, 300, 3);
+    CHECK(watch_gov_decide_kind(&g, 100, 0, 30, &until) == WATCH_CAPTURE);
+    watch_gov_started_kind(&g, 100, 0, 30);
+    watch_gov_ended(&g, 130);
+    CHECK(watch_gov_decide_kind(&g, 140, 0, 30, &until) == WATCH_COOLDOWN);
+    CHECK_NUM(until, 430, 0);
+    CHECK(watch_gov_decide_kind(&g, 140, 0, 32.9, NULL) == WATCH_COOLDOWN);
+    CHECK(watch_gov_decide_kind(&g, 140, 0, NAN, NULL) == WATCH_COOLDOWN);
+    CHECK(watch_gov_decide_kind(&g, 140, 1, 99, NULL) == WATCH_COOLDOWN); /* no capture of kind 1 yet */
+    CHECK(watch_gov_decide_kind(&g, 140, 0, 33, NULL) == WATCH_CAPTURE);
+    watch_gov_started_kind(&g, 140, 0, 45);
+    watch_gov_ended(&g, 170);
+    CHECK(watch_gov_decide_kind(&g, 180, 0, 46, NULL) == WATCH_COOLDOWN); /* the mark is 45 now */
+    CHECK(watch_gov_decide_kind(&g, 180, 0, 60, NULL) == WATCH_CAPTURE);
+    watch_gov_started_kind(&g, 180, 0, 60);
+    watch_gov_ended(&g, 200);
+    /* three in the hour: even a worse one waits */
+    CHECK(watch_gov_decide_kind(&g, 210, 0, 99, &until) == WATCH_HOURLY_CAP);
+    CHECK_NUM(until, 3700, 0);
 }

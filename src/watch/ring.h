@@ -1,0 +1,64 @@
+/* The minutes before a trigger: while the watcher waits it samples the
+ * collectors whose series the report charts (cpu, memory, disk, net, psi:
+ * their own tick code, writing into a staging report of one tick) once a
+ * second, and keeps the last --before seconds of those values here.  On a
+ * trigger the capture (a forked child, which inherits the ring) puts them
+ * in front of its window's ticks, on the window's clock, so every chart
+ * covers before + after.
+ *
+ * Bounded whatever the host runs: --before slots of at most
+ * WATCH_RING_MAX_SERIES values each, allocated once at start; a series
+ * beyond that many (a host with very many disks or interfaces) is counted
+ * and left out, never grown into. */
+#ifndef PERFREPORT_WATCH_RING_H
+#define PERFREPORT_WATCH_RING_H
+#include <stdbool.h>
+#include <stddef.h>
+
+#define WATCH_RING_MAX_SERIES 128
+#define WATCH_BEFORE_MAX_S 3600 /* --before's limit: an hour, 3.5 MiB of values */
+
+struct report;
+
+struct watch_ring_series {
+    char *name, *title, *unit, *resource; /* owned copies of the staging series' */
+    bool chart;
+};
+
+struct watch_ring {
+    size_t cap;         /* slots: --before at one a second */
+    size_t n, next;     /* filled slots; the slot written next */
+    double *t_mono;     /* [cap] seconds, monotonic, of each slot's sample */
+    double *v;          /* [cap * WATCH_RING_MAX_SERIES] values, NAN unknown */
+    struct watch_ring_series series[WATCH_RING_MAX_SERIES];
+    size_t nseries;
+    unsigned long series_left_out; /* values of series beyond the limit, not kept */
+};
+
+/* A ring of `slots` samples (0: none kept; every call below then does
+ * nothing).  0, or -1 when the memory cannot be had. */
+int watch_ring_init(struct watch_ring *ring, size_t slots);
+void watch_ring_free(struct watch_ring *ring);
+/* Forgets the samples (after a capture: they are from before it). */
+void watch_ring_clear(struct watch_ring *ring);
+
+/* Keeps the values the staging report `r` holds for its last tick, taken
+ * at t_mono (seconds), overwriting the oldest slot when full. */
+void watch_ring_push(struct watch_ring *ring, double t_mono, const struct report *r);
+
+/* Puts the samples taken after t_from_mono (seconds, monotonic) in front of
+ * r's ticks, on r's clock: window_t0_mono is r's t = 0.  Series the window
+ * lacks are made (same name, title, unit, resource).  The number of ticks
+ * put in front. */
+size_t watch_ring_prepend(const struct watch_ring *ring, struct report *r, double window_t0_mono,
+                          double t_from_mono);
+
+/* The sampler: the charted collectors run in the watcher, ticked once a
+ * second into a staging report of one tick. */
+struct watch_sampler;
+/* Starts them; NULL after a message in err when none could start. */
+struct watch_sampler *watch_sampler_start(char *err, size_t n);
+/* One sample now into the ring. */
+void watch_sampler_tick(struct watch_sampler *s, struct watch_ring *ring);
+void watch_sampler_free(struct watch_sampler *s);
+#endif
