@@ -9,7 +9,7 @@
 #include <string.h>
 
 /* Addresses only: what a TEXT or PARAGRAPH node's user data points at. */
-static const char host_mark, verdict_mark, context_mark;
+static const char host_mark, verdict_mark, context_mark, case_mark;
 
 static _Noreturn void tree_failed(void)
 {
@@ -203,6 +203,10 @@ bool doc_is_verdict(cmark_node *para) { return cmark_node_get_user_data(para) ==
 void doc_mark_context(cmark_node *para) { cmark_node_set_user_data(para, (void *)&context_mark); }
 
 bool doc_is_context(cmark_node *para) { return cmark_node_get_user_data(para) == &context_mark; }
+
+void doc_mark_case(cmark_node *para) { cmark_node_set_user_data(para, (void *)&case_mark); }
+
+bool doc_is_case(cmark_node *para) { return cmark_node_get_user_data(para) == &case_mark; }
 
 static struct doc_block *new_block(struct doc *d, cmark_node *parent, enum doc_block_kind kind)
 {

@@ -119,6 +119,10 @@ bool doc_is_verdict(cmark_node *para);
  * banner shows it in place of its own line, so they are said once. */
 void doc_mark_context(cmark_node *para);
 bool doc_is_context(cmark_node *para);
+/* The --case-id/--label paragraph: the page's banner shows it, so the HTML
+ * body leaves it out (Markdown and summary.md keep it). */
+void doc_mark_case(cmark_node *para);
+bool doc_is_case(cmark_node *para);
 
 /* Custom blocks.  doc_table_block returns the table to fill with
  * doc_table_row/doc_cell_*. */

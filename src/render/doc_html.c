@@ -246,7 +246,8 @@ void doc_render_html(const struct report *r, struct doc *d, struct strbuf *out)
             (t == CMARK_NODE_HEADING || t == CMARK_NODE_CUSTOM_BLOCK ||
              (t == CMARK_NODE_ITEM && doc_item_anchor_of(node)) ||
              (t == CMARK_NODE_PARAGRAPH &&
-              (doc_is_verdict(node) || doc_is_context(node) || node == d->contents)))) {
+              (doc_is_verdict(node) || doc_is_context(node) || doc_is_case(node) ||
+               node == d->contents)))) {
             if (node == d->appendix)
                 fold_from = n;
             xgrow(&nodes, &cap, n + 1, sizeof *nodes);
@@ -266,7 +267,7 @@ void doc_render_html(const struct report *r, struct doc *d, struct strbuf *out)
                 skip_links(d, node);
                 continue;
             }
-            /* the verdict and the context: the banner above shows them */
+            /* the verdict, the context and the case: the banner above shows them */
             cmark_node_free(node);
             continue;
         case CMARK_NODE_ITEM: {

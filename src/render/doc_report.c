@@ -185,6 +185,7 @@ void doc_case(const struct report *r, cmark_node *parent)
     if (!id && !label)
         return;
     cmark_node *p = doc_para(parent);
+    doc_mark_case(p);
     doc_strong(p, id ? "Case:" : "Label:");
     doc_text(p, " ");
     /* checked when given, but a bundle read back is anyone's: host text,

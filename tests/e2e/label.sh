@@ -78,6 +78,10 @@ if not banner or label not in html.unescape(banner.group(1)) or case not in bann
     bad.append('banner lacks the label or the case id, or shows markup')
 if label not in html.unescape(re.sub(r'<[^>]+>', '', page)):
     bad.append('index.html text lacks the label')
+# said once at the top: the banner shows it, the body's first lines do not repeat it
+# (the System facts list it as a fact, with the rest)
+if re.search(r'<p><strong>(Case|Label):</strong>', page):
+    bad.append('index.html repeats the case line under the banner')
 for md in ('report.md', 'summary.md'):
     t = read(b + '/' + md)
     # escaped for Markdown: the text with its backslashes taken out is the label
