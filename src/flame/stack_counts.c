@@ -1,4 +1,5 @@
 #include "stack_counts.h"
+#include "../util/hash.h"
 #include "../util/xalloc.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,24 +22,6 @@ struct stack_counts {
     struct key_chunk *chunks;
     bool sorted;           /* e is sorted; slot[] must be rebuilt on the next add */
 };
-
-static uint64_t hash_bytes(const char *s, size_t n)
-{
-    uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
-    while (n >= 8) {
-        uint64_t w;
-        memcpy(&w, s, 8);
-        h = (h ^ w) * 0xff51afd7ed558ccdull;
-        h ^= h >> 32;
-        s += 8;
-        n -= 8;
-    }
-    uint64_t w = 0;
-    memcpy(&w, s, n);
-    h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
-    h ^= h >> 29;
-    return h;
-}
 
 struct stack_counts *stack_counts_new(void)
 {

@@ -2,6 +2,7 @@
 #include "profile_chart.h"
 #include "profile_sites.h"
 #include "../util/xalloc.h"
+#include "../util/hash.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,30 +14,6 @@ static const char *const kind_names[FRAME_KIND_COUNT] = {"user", "kernel", "jit"
 const char *frame_kind_name(enum frame_kind k)
 {
     return (unsigned)k < FRAME_KIND_COUNT ? kind_names[k] : "unknown";
-}
-
-static uint64_t hash_bytes(const char *s, size_t n)
-{
-    /* a multiply-xorshift per 8-byte word: names are short and hashed once
-     * per frame of every stack, so this runs millions of times */
-    uint64_t h = 0x9E3779B97F4A7C15ull ^ n;
-    while (n >= 8) {
-        uint64_t w;
-        memcpy(&w, s, 8);
-        h = (h ^ w) * 0xBF58476D1CE4E5B9ull;
-        h ^= h >> 31;
-        s += 8;
-        n -= 8;
-    }
-    if (n) {
-        uint64_t w = 0;
-        for (size_t k = 0; k < n; k++)
-            w |= (uint64_t)(unsigned char)s[k] << (8 * k);
-        h = (h ^ w) * 0xBF58476D1CE4E5B9ull;
-    }
-    h ^= h >> 29;
-    h *= 0x94D049BB133111EBull;
-    return h ^ (h >> 32);
 }
 
 /* Low bits index the table, high 32 bits are the tag kept in the slot. */

@@ -2,14 +2,9 @@
 #include "profile_sites.h"
 #include "profile.h"
 #include "../util/xalloc.h"
+#include "../util/hash.h"
 #include <stdlib.h>
 #include <string.h>
-
-static uint64_t mix(uint64_t h, uint64_t v)
-{
-    h = (h ^ v) * 0x9E3779B97F4A7C15ull;
-    return h ^ (h >> 29);
-}
 
 static struct profile_sites *sites_of(struct profile *p)
 {
@@ -57,7 +52,7 @@ static void ht_reserve(struct profile_sites *s, uint32_t **ht, size_t *mask, siz
 
 static uint64_t map_hash_of(const struct profile_mapping *m)
 {
-    return mix(mix(mix(1, m->path), m->build_id), m->offset);
+    return hash_pair(hash_pair(hash_pair(1, m->path), m->build_id), m->offset);
 }
 
 static uint64_t map_hash(const struct profile_sites *s, uint32_t idx)
@@ -100,7 +95,7 @@ static uint32_t mapping_id(struct profile *p, const struct profile_site_in *in, 
 
 static uint64_t site_hash_of(const struct profile_site *t)
 {
-    return mix(mix(mix(mix(2, t->addr), t->mapping), t->file), t->line);
+    return hash_pair(hash_pair(hash_pair(hash_pair(2, t->addr), t->mapping), t->file), t->line);
 }
 
 static uint64_t site_hash(const struct profile_sites *s, uint32_t idx)
@@ -158,7 +153,7 @@ const struct profile_site *profile_node_site(const struct profile *p, uint32_t n
 
 static uint64_t label_hash_of(const struct profile_label *l)
 {
-    return mix(mix(mix(mix(mix(3, l->pid), l->tid), l->comm), l->cgroup), l->container);
+    return hash_pair(hash_pair(hash_pair(hash_pair(hash_pair(3, l->pid), l->tid), l->comm), l->cgroup), l->container);
 }
 
 static uint64_t label_hash(const struct profile_sites *s, uint32_t idx)

@@ -18,15 +18,3 @@ void chart_filename(const struct series *s, char *out, size_t n)
     }
 }
 
-const struct series *chart_by_filename(const struct report *r, const char *file)
-{
-    char name[512];
-    for (size_t i = 0; i < r->nseries; i++) {
-        if (!r->series[i]->chart)
-            continue;
-        chart_filename(r->series[i], name, sizeof name);
-        if (strcmp(name, file) == 0)
-            return r->series[i];
-    }
-    return NULL;
-}

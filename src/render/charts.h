@@ -12,8 +12,6 @@ struct strbuf;
 
 /* "chart-<series name>.svg" with every byte outside [A-Za-z0-9._-] as '_'. */
 void chart_filename(const struct series *s, char *out, size_t n);
-/* The charted series whose chart_filename() is `file`, or NULL. */
-const struct series *chart_by_filename(const struct report *r, const char *file);
 /* Writes a standalone SVG line chart of s (with threshold lines) into sb. */
 void svg_series_render(const struct report *r, const struct series *s, struct strbuf *sb);
 
@@ -21,9 +19,6 @@ struct profile;
 /* "<profile name>.<ext>" (ext "svg" or "folded") with every byte outside
  * [A-Za-z0-9._-] as '_': "cpu.svg", "offcpu.folded". */
 void flame_filename(const struct profile *p, const char *ext, char *out, size_t n);
-/* The profile whose flame_filename(p, "svg") is `file`, or NULL; *index
- * receives its position in r->profiles when index is not NULL. */
-const struct profile *flame_by_filename(const struct report *r, const char *file, size_t *index);
 /* flame_opts for a profile in the bundle: title and palette by its name. */
 struct flame_opts;
 void flame_opts_for(const struct profile *p, struct flame_opts *o);

@@ -25,20 +25,6 @@ void flame_filename(const struct profile *p, const char *ext, char *out, size_t 
     }
 }
 
-const struct profile *flame_by_filename(const struct report *r, const char *file, size_t *index)
-{
-    for (size_t i = 0; i < r->nprofiles; i++) {
-        char name[512];
-        flame_filename(r->profiles[i], "svg", name, sizeof name);
-        if (strcmp(name, file) == 0) {
-            if (index)
-                *index = i;
-            return r->profiles[i];
-        }
-    }
-    return NULL;
-}
-
 void flame_opts_for(const struct profile *p, struct flame_opts *o)
 {
     flame_opts_default(o);

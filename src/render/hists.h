@@ -11,8 +11,6 @@ struct strbuf;
 
 /* "hist-<name>.svg" with every byte outside [A-Za-z0-9._-] as '_'. */
 void hist_filename(const struct hist *h, char *out, size_t n);
-/* The histogram whose hist_filename() is `file`, or NULL. */
-const struct hist *hist_by_filename(const struct report *r, const char *file);
 /* A value in the histogram's unit, scaled to a readable unit:
  * 1500 "us" -> "1.5 ms", 2048 "KiB" -> "2 MiB".  3 significant digits. */
 void hist_fmt_value(double v, const char *unit, char *out, size_t n);

@@ -42,17 +42,6 @@ void hist_filename(const struct hist *h, char *out, size_t n)
     }
 }
 
-const struct hist *hist_by_filename(const struct report *r, const char *file)
-{
-    char name[512];
-    for (size_t i = 0; i < r->nhists; i++) {
-        hist_filename(r->hists[i], name, sizeof name);
-        if (strcmp(name, file) == 0)
-            return r->hists[i];
-    }
-    return NULL;
-}
-
 void hist_fmt_value(double v, const char *unit, char *out, size_t n)
 {
     if (!isfinite(v)) {

@@ -7,6 +7,7 @@
 #include "../model/profile.h"
 #include "../symbolize/symbolize.h"
 #include "../util/xalloc.h"
+#include "../util/hash.h"
 #include <bpf/bpf.h>
 #include <linux/types.h>
 
@@ -162,16 +163,6 @@ void stack_resolver_stats(const struct stack_resolver *sr, struct stack_stats *o
     *out = sr->st;
 }
 
-static uint64_t hash64(uint64_t h)
-{
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdull;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ull;
-    h ^= h >> 33;
-    return h;
-}
-
 static struct sentry *tab_find(struct stack_resolver *sr, uint64_t key, bool *found)
 {
     if ((sr->n + 1) * 10 > sr->cap * 7) {
@@ -180,7 +171,7 @@ static struct sentry *tab_find(struct stack_resolver *sr, uint64_t key, bool *fo
         for (size_t i = 0; i < sr->cap; i++) {
             if (!sr->tab[i].used)
                 continue;
-            size_t j = hash64(sr->tab[i].key) & (ncap - 1);
+            size_t j = hash_u64(sr->tab[i].key) & (ncap - 1);
             while (nt[j].used)
                 j = (j + 1) & (ncap - 1);
             nt[j] = sr->tab[i];
@@ -189,7 +180,7 @@ static struct sentry *tab_find(struct stack_resolver *sr, uint64_t key, bool *fo
         sr->tab = nt;
         sr->cap = ncap;
     }
-    size_t i = hash64(key) & (sr->cap - 1);
+    size_t i = hash_u64(key) & (sr->cap - 1);
     while (sr->tab[i].used) {
         if (sr->tab[i].key == key) {
             *found = true;
@@ -204,18 +195,10 @@ static struct sentry *tab_find(struct stack_resolver *sr, uint64_t key, bool *fo
     return &sr->tab[i];
 }
 
-static uint64_t str_hash(const char *s, int kind)
-{
-    uint64_t h = 1469598103934665603ull ^ (uint64_t)kind;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
-
 static struct modent *mod_slot(struct modent *t, size_t cap, const char *name, int kind,
                                uint64_t h)
 {
-    for (size_t i = hash64(h) & (cap - 1);; i = (i + 1) & (cap - 1))
+    for (size_t i = hash_u64(h) & (cap - 1);; i = (i + 1) & (cap - 1))
         if (!t[i].name || (t[i].hash == h && t[i].kind == kind && !strcmp(t[i].name, name)))
             return &t[i];
 }
@@ -234,7 +217,7 @@ static void mod_note(struct stack_resolver *sr, const char *name, const char *mo
         sr->mods = nt;
         sr->cap_mods = ncap;
     }
-    uint64_t h = str_hash(name, kind);
+    uint64_t h = hash_str(name) ^ (uint64_t)kind;
     struct modent *e = mod_slot(sr->mods, sr->cap_mods, name, kind, h);
     if (!e->name) {
         *e = (struct modent){name, module, h, kind};
@@ -246,7 +229,7 @@ const char *stack_resolver_module(const struct stack_resolver *sr, const char *n
 {
     if (!sr || !name || !sr->cap_mods)
         return NULL;
-    uint64_t h = str_hash(name, kind);
+    uint64_t h = hash_str(name) ^ (uint64_t)kind;
     const struct modent *e = mod_slot(sr->mods, sr->cap_mods, name, kind, h);
     return e->name ? e->module : NULL;
 }

@@ -12,6 +12,7 @@
 #include "../util/hostfs.h"
 #include "../util/mapfile.h"
 #include "../util/strbuf.h"
+#include "../util/hash.h"
 #include "../util/xalloc.h"
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -55,22 +56,11 @@ struct pmap {
     size_t cap, n;
 };
 
-static uint64_t mix(uint64_t a, uint64_t b)
-{
-    uint64_t h = a * 0x9E3779B97F4A7C15ull ^ (b + 0x632BE59BD9B4E019ull);
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdull;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ull;
-    h ^= h >> 33;
-    return h;
-}
-
 static size_t *pmap_get(const struct pmap *m, uint64_t a, uint64_t b)
 {
     if (!m->cap)
         return NULL;
-    for (size_t i = mix(a, b) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+    for (size_t i = hash_pair(a, b) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
         if (!m->e[i].used)
             return NULL;
         if (m->e[i].a == a && m->e[i].b == b)
@@ -88,7 +78,7 @@ static void pmap_put(struct pmap *m, uint64_t a, uint64_t b, size_t v)
         free(m->e);
         *m = g;
     }
-    size_t i = mix(a, b) & (m->cap - 1);
+    size_t i = hash_pair(a, b) & (m->cap - 1);
     while (m->e[i].used && !(m->e[i].a == a && m->e[i].b == b))
         i = (i + 1) & (m->cap - 1);
     if (!m->e[i].used)
@@ -222,14 +212,6 @@ struct symbolizer {
 
 /* ---- interning ---------------------------------------------------------- */
 
-static uint64_t strhash(const char *s, size_t n)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-    return h;
-}
-
 static const char *intern_n(struct symbolizer *s, const char *str, size_t n)
 {
     if ((s->istr_n + 1) * 10 > s->istr_cap * 7) {
@@ -239,7 +221,7 @@ static const char *intern_n(struct symbolizer *s, const char *str, size_t n)
             char *e = s->istr[i];
             if (!e)
                 continue;
-            size_t j = strhash(e, strlen(e)) & (ncap - 1);
+            size_t j = hash_bytes(e, strlen(e)) & (ncap - 1);
             while (ne[j])
                 j = (j + 1) & (ncap - 1);
             ne[j] = e;
@@ -248,7 +230,7 @@ static const char *intern_n(struct symbolizer *s, const char *str, size_t n)
         s->istr = ne;
         s->istr_cap = ncap;
     }
-    size_t j = strhash(str, n) & (s->istr_cap - 1);
+    size_t j = hash_bytes(str, n) & (s->istr_cap - 1);
     for (; s->istr[j]; j = (j + 1) & (s->istr_cap - 1))
         if (strncmp(s->istr[j], str, n) == 0 && s->istr[j][n] == '\0')
             return s->istr[j];

@@ -1,16 +1,9 @@
 #include "strmap.h"
+#include "hash.h"
 #include "xalloc.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-static uint64_t hash_str(const char *s)
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-    return h ^ (h >> 29);
-}
 
 static size_t find(const struct strmap *m, const char *key)
 {

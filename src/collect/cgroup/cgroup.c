@@ -15,6 +15,7 @@
 #include "model/model.h"
 #include "model/names.h"
 #include "util/hostfs.h"
+#include "util/hash.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 #include <dirent.h>
@@ -71,14 +72,6 @@ struct cg_snap {
     size_t skipped; /* directories not read: depth or count cap, or path too long */
 };
 
-static uint32_t hash_path(const char *s)
-{
-    uint32_t h = 2166136261u;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 16777619u;
-    return h;
-}
-
 static void snap_init(struct cg_snap *s)
 {
     memset(s, 0, sizeof *s);
@@ -104,7 +97,7 @@ static struct cg_sample *snap_get(struct cg_snap *s, const char *path, bool crea
 {
     if (!s->slots)
         return NULL;
-    uint32_t h = hash_path(path) & (CG_HASH_SLOTS - 1);
+    uint32_t h = (uint32_t)hash_str(path) & (CG_HASH_SLOTS - 1);
     while (s->slots[h] >= 0) {
         struct cg_sample *c = &s->v[s->slots[h]];
         if (strcmp(c->path, path) == 0)
