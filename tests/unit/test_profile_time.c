@@ -5,6 +5,7 @@
 #include "../../src/flame/folded.h"
 #include "../../src/model/profile.h"
 #include "../../src/model/profile_time.h"
+#include "../../src/render/heat_html.h"
 #include "../../src/util/strbuf.h"
 #include <stdlib.h>
 #include <string.h>
@@ -116,4 +117,31 @@ TEST(profile_time_refuses_oversized_input)
     CHECK(profile_time_read(q, text, (size_t)PROFILE_TIME_MAX_FILE + 1, err, sizeof err) != 0);
     CHECK(q->time == NULL);
     profile_free(q);
+}
+
+/* The page's data block: a frame name a host chose is JSON text, never
+ * markup (no '<' survives to close the <script> block), and only stacks
+ * with time are tied to seconds. */
+TEST(heat_html_data_escapes_names)
+{
+    struct profile *p = profile_new("cpu", "On-CPU profile", "samples");
+    const char *evil[] = {"</script><img src=x onerror=alert(1)>", "a&b"};
+    uint32_t leaf = profile_add_stack(p, evil, NULL, 2, 5);
+    p->time = profile_time_new(1.0, 2);
+    profile_time_add(p->time, leaf, 1, 5);
+    p->time->total[1] = 5;
+    struct strbuf out = STRBUF_INIT;
+    heat_html(p, "fg0-", &out);
+    const char *s = sb_str(&out);
+    CHECK(strstr(s, "data-heat-for=\"fg0-\""));
+    CHECK(strstr(s, "\\u003c/script\\u003e\\u003cimg"));
+    CHECK(strstr(s, "a\\u0026b"));
+    /* exactly one closing tag: the data block's own */
+    const char *end = strstr(s, "</script>");
+    CHECK(end && !strstr(end + 1, "</script>"));
+    CHECK(!strstr(s, "<img"));
+    CHECK(strstr(s, "\"total\":[0,5]"));
+    CHECK(strstr(s, "\"cells\":[2,1,5]")); /* page node 2: the leaf, second 1 */
+    sb_free(&out);
+    profile_free(p);
 }
