@@ -10,7 +10,7 @@
 (function () {
     'use strict';
     var SVGNS = 'http://www.w3.org/2000/svg';
-    var MAX_FRAMES = 2000; /* frames a redrawn graph draws at most */
+    var MAX_FRAMES = 1000; /* frames a redrawn graph draws at most */
 
     function el(name, attrs, parent) {
         var e = document.createElementNS(SVGNS, name);
@@ -145,6 +145,7 @@
             var c = Array.from(name);
             text.textContent = fit < 3 ? '' : c.length > fit ? c.slice(0, fit - 2).join('') + '..' : name;
         }
+        svg.setAttribute('data-heat-left-out', String(wide.length - drawn));
         var sub = svg.querySelector('.fg-subtitle');
         var titleEl = svg.querySelector('.fg-title');
         if (titleEl) {
@@ -304,7 +305,9 @@
                 }
                 status.textContent = 'Flame graph above: ' + label + ' (' + grouped(tot) + ' ' +
                     data.unit + (uns ? ', of which ' + grouped(uns) + ' without a stack' : '') +
-                    '). Esc: the whole window.';
+                    ')' + (svg && svg.getAttribute('data-heat-left-out') > 0
+                        ? '; ' + grouped(svg.getAttribute('data-heat-left-out')) +
+                          ' narrower frames not drawn' : '') + '. Esc: the whole window.';
             } else {
                 svg = orig;
                 selRect.setAttribute('display', 'none');

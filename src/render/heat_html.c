@@ -54,6 +54,14 @@ static int keep_stack(void *ctx, const struct profile *p, const uint32_t *path, 
     return 0;
 }
 
+static int by_node_bucket(const void *a, const void *b)
+{
+    const struct profile_time_cell *x = a, *y = b;
+    if (x->leaf != y->leaf)
+        return x->leaf < y->leaf ? -1 : 1;
+    return (x->bucket > y->bucket) - (x->bucket < y->bucket);
+}
+
 void heat_html(const struct profile *p, const char *prefix, struct strbuf *out)
 {
     const struct profile_time *pt = p ? p->time : NULL;
@@ -92,16 +100,24 @@ void heat_html(const struct profile *p, const char *prefix, struct strbuf *out)
     sb_add(out, "],\"nodes\":[");
     sb_addn(out, sb_str(&h.nodes), h.nodes.len);
     sb_add(out, "],\"cells\":[");
-    bool first = true;
+    /* by page node, then second: the same page from a capture and from its
+     * bundle read back, whose profile numbers its nodes otherwise */
+    struct profile_time_cell *c = xmalloc((pt->ncells ? pt->ncells : 1) * sizeof *c);
+    size_t nc = 0;
     for (size_t i = 0; i < pt->ncells; i++) {
-        const struct profile_time_cell *c = &pt->cells[i];
-        uint32_t to = c->leaf < p->nnodes ? h.leaf_to[c->leaf] : 0;
-        if (!to)
-            continue; /* not a stack of the graph: counted in unstacked by the writer */
-        sb_addf(out, "%s%u,%u,%llu", first ? "" : ",", to - 1, c->bucket,
-                (unsigned long long)c->value);
-        first = false;
+        uint32_t to = pt->cells[i].leaf < p->nnodes ? h.leaf_to[pt->cells[i].leaf] : 0;
+        if (to) /* else not a stack of the graph: counted in unstacked by the writer */
+            c[nc++] = (struct profile_time_cell){to - 1, pt->cells[i].bucket, pt->cells[i].value};
     }
+    qsort(c, nc, sizeof *c, by_node_bucket);
+    for (size_t i = 0, j; i < nc; i = j) {
+        uint64_t v = 0; /* stacks cut at one kept frame add up there */
+        for (j = i; j < nc && c[j].leaf == c[i].leaf && c[j].bucket == c[i].bucket; j++)
+            v += c[j].value;
+        sb_addf(out, "%s%u,%u,%llu", i ? "," : "", c[i].leaf, c[i].bucket,
+                (unsigned long long)v);
+    }
+    free(c);
     sb_add(out, "]}</script>\n</figure>\n");
     sb_free(&h.names);
     sb_free(&h.nodes);
