@@ -418,6 +418,10 @@
         function fromHash() {
             var r = readHash()[key];
             if (r && r[0] < n) {
+                /* a link to a range opens the folded section that holds it */
+                for (var d = fig.closest('details'); d; d = d.parentElement && d.parentElement.closest('details')) {
+                    d.open = true;
+                }
                 cursorAt = Math.min(r[1], n - 1);
                 show(r, true);
             } else if (range) {

@@ -44,9 +44,14 @@ async function main() {
         page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') errors.push(m.text()); });
         page.on('pageerror', (e) => errors.push(e.message));
     }
+    // The profile's section may be folded (the appendix): a reader opens it.
+    const unfold = (p) => p.evaluate(() => {
+        for (let d = document.querySelector('figure.heat'); d; d = d.parentElement) if (d.tagName === 'DETAILS') d.open = true;
+    });
     const page = await context.newPage();
     watch(page);
     await page.goto(url);
+    await unfold(page);
 
     // The data: each second's total; phase one begins in the first second
     // with samples and lasts 2 s, so that second and the next hold it alone,
@@ -114,6 +119,7 @@ async function main() {
 
     // ---- keyboard: Home, Right to the first busy second, Shift+Right ----
     await page2.goto(url);
+    await unfold(page2);
     await page2.locator('svg.heat-strip').first().focus();
     await page2.keyboard.press('Home');
     for (let i = 0; i < first + 3; i++) await page2.keyboard.press('ArrowRight');
