@@ -383,6 +383,12 @@
         }
     }
 
+    /* a graph redrawn in the page (heatmap.js: a range of seconds) */
+    document.addEventListener('fg-init', function (e) {
+        if (e.target && e.target.matches && e.target.matches('svg.flamegraph')) {
+            init(e.target);
+        }
+    });
     if (document.readyState === 'loading') {
         document.addEventListener('DOMContentLoaded', initAll);
     } else {

@@ -41,3 +41,6 @@ bundle "$BIN" "$tmp/after"
 [ -n "${BEFORE:-}" ] && bundle "$BEFORE" "$tmp/before"
 [ -n "${BEFORE:-}" ] && report before "$tmp/before"
 report after "$tmp/after"
+# The heat map's range redraw (issue 33's budget: <= 100 ms for 20k stacks),
+# on the busy bundle's page with 20,000 synthetic stacks in its data.
+node bench/heat_redraw.js "$tmp/after/index.html" "$tmp/heat" 20000 "$RUNS"

@@ -16,6 +16,7 @@
 #include "../kbpf/kbpf.h"
 #include "collector.h"
 #include "../stacks/stack_prefetch.h"
+#include "../stacks/stack_time.h"
 #include "../stacks/stacks.h"
 #include "../stacks/waitclass.h"
 #include <bpf/bpf.h>
@@ -57,6 +58,8 @@ struct offcpu_state {
     uint64_t observed_ns;    /* begin -> end: the span the shares are of */
     bool sym_ref;            /* holds a stacks_sym_acquire() reference */
     bool follow;             /* a command's tree: its child processes are followed */
+    struct stack_time *time; /* owned: the keys' blocked microseconds per second */
+    double read_s;           /* the window time of its last reading */
     bool joins;              /* futex waits on a sibling's exit word are told apart */
     struct stack_prefetch *pf; /* owned: stacks resolved during the window */
 };
@@ -155,6 +158,9 @@ static int offcpu_start(struct collect_ctx *ctx, void **state, char *err, size_t
         st->skel->bss->begin_ns = 0;
     st->pf = stack_prefetch_new(bpf_map__fd(st->skel->maps.stacks),
                                STACKS_USER_PER_PID | STACKS_TRIM_TRACING);
+    /* keys: the aggregates, and the waits still pending at the end */
+    st->time = stack_time_new(sizeof(struct offcpu_key), OFFCPU_MAX_AGG + OFFCPU_MAX_STARTS,
+                              STACK_TIME_MAX_CELLS, STACK_TIME_MAX_BUCKETS);
     struct bpf_program *prog =
         st->classic ? st->skel->progs.offcpu_switch_tp : st->skel->progs.offcpu_switch_btf;
     struct bpf_link *l = bpf_program__attach(prog);
@@ -442,17 +448,22 @@ static void write_model(struct collect_ctx *ctx, const struct offcpu_state *st, 
  * their own map and are resolved at the drain. */
 static int offcpu_tick(struct collect_ctx *ctx, void *state)
 {
-    (void)ctx;
     struct offcpu_state *st = state;
-    if (!stack_prefetch_ready(st->pf))
-        return 0; /* still on the last batch: this tick's keys wait */
+    bool pf = stack_prefetch_ready(st->pf); /* false: this tick's keys wait */
+    uint32_t bucket = stack_time_bucket_of(st->read_s, ctx->now_s);
+    st->read_s = ctx->now_s;
     int afd = bpf_map__fd(st->skel->maps.agg);
     struct offcpu_key k;
+    struct offcpu_val v;
     struct kbpf_walk w = KBPF_WALK_INIT(afd);
-    while (kbpf_walk_next(&w, &k, sizeof k, NULL))
-        if (!k.seed_tid)
+    while (kbpf_walk_next(&w, &k, sizeof k, &v)) {
+        /* a wait counts in the second it ended (when it is aggregated) */
+        stack_time_observe(st->time, &k, v.total_ns / 1000, bucket);
+        if (pf && !k.seed_tid)
             stack_prefetch_add(st->pf, k.tgid, k.kstack, k.ustack);
-    stack_prefetch_run(st->pf);
+    }
+    if (pf)
+        stack_prefetch_run(st->pf);
     return 0;
 }
 
@@ -646,21 +657,32 @@ static int offcpu_stop(struct collect_ctx *ctx, void *state, char *err, size_t n
                                  STACKS_USER_PER_PID | STACKS_TRIM_TRACING);
     struct profile *prof = profile_new("offcpu", "Off-CPU time", "us");
     struct stack_row *srows = xcalloc(nrows ? nrows : 1, sizeof *srows);
+    /* the waits since the last tick and those still blocked, at the end */
+    uint32_t last = stack_time_bucket_of(st->read_s, (double)st->observed_ns / 1e9);
+    for (size_t i = 0; i < nrows; i++)
+        stack_time_observe(st->time, &rows[i].k, rows[i].v.total_ns / 1000, last);
+    uint32_t *leaf = xcalloc(stack_time_nkeys(st->time) + 1, sizeof *leaf);
+    for (size_t i = 0; i < stack_time_nkeys(st->time); i++)
+        leaf[i] = PROFILE_NONE;
     int rc = 0;
     for (size_t i = 0; i < nrows && !rc; i++) {
         char comm[17];
         comm_of(&rows[i].k, comm);
         srows[i] = (struct stack_row){rows[i].k.tgid, rows[i].k.kstack, rows[i].k.ustack,
                                      rows[i].k.seed_tid != 0};
-        if (rows[i].k.seed_tid) {
-            add_seeded(st, sym, res, prof, &rows[i], comm);
-            continue;
-        }
         uint64_t us = rows[i].v.total_ns / 1000;
-        if (us)
+        if (rows[i].k.seed_tid)
+            add_seeded(st, sym, res, prof, &rows[i], comm);
+        else if (us)
             rc = stack_resolver_add(res, prof, rows[i].k.tgid, comm, rows[i].k.kstack,
                                     rows[i].k.ustack, us);
+        int64_t tk = stack_time_find(st->time, &rows[i].k);
+        if (us && !rc && tk >= 0)
+            leaf[tk] = stack_resolver_last_leaf(res);
     }
+    stack_time_to_profile(st->time, prof, leaf, (uint32_t)((double)st->observed_ns / 1e9 + 0.999),
+                          report_ledger(r, "offcpu", NULL));
+    free(leaf);
     if (!rc)
         rc = stack_resolver_rows(res, srows, nrows, take_row, rows);
     free(srows);
@@ -729,6 +751,7 @@ static void offcpu_destroy(void *state)
     if (!st)
         return;
     stack_prefetch_free(st->pf); /* before the maps it reads */
+    stack_time_free(st->time);
     offcpu_bpf__destroy(st->skel);
     if (st->sym_ref)
         stacks_sym_release();

@@ -15,6 +15,7 @@
 #include "../kbpf/kbpf.h"
 #include "../kbpf/sampled.h"
 #include "../stacks/stack_prefetch.h"
+#include "../stacks/stack_time.h"
 #include "../stacks/stacks.h"
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -47,6 +48,8 @@ struct prof_state {
     char *scope_note;         /* why the target filter is not applied, or NULL */
     char *scope;              /* "pid 12", "cgroup /x", "system-wide" */
     double begin_ms, end_ms;  /* sampling switched on and off (mono_ms), 0 = not yet */
+    struct stack_time *time;  /* owned: the keys' samples per second */
+    double read_s;            /* the window time of its last reading */
 };
 
 uint32_t profile_stack_entries(int hz, int ncpu, double window_s)
@@ -123,6 +126,8 @@ static int prof_start(struct collect_ctx *ctx, void **state, char *err, size_t n
         }
     }
     st->pf = stack_prefetch_new(bpf_map__fd(st->skel->maps.stackmap), STACKS_USER_PER_PID);
+    st->time = stack_time_new(sizeof(struct prof_key), PROF_MAX_KEYS, STACK_TIME_MAX_CELLS,
+                              STACK_TIME_MAX_BUCKETS);
     return kbpf_sampled_attach(&st->ev, st->skel->progs.on_sample, PERF_COUNT_SW_CPU_CLOCK,
                                (uint64_t)st->hz, "CPU", err, n);
 }
@@ -138,20 +143,26 @@ static void detach(struct prof_state *st)
     kbpf_sampled_detach(&st->ev);
 }
 
-/* Hands the stacks seen so far to the prefetcher, so that they are
- * resolved while their processes live (see stack_prefetch.h). */
+/* Notes each key's samples since the last tick in this second's bucket, and
+ * hands the stacks seen so far to the prefetcher, so that they are resolved
+ * while their processes live (see stack_prefetch.h). */
 static int prof_tick(struct collect_ctx *ctx, void *state)
 {
-    (void)ctx;
     struct prof_state *st = state;
-    if (!stack_prefetch_ready(st->pf))
-        return 0; /* still on the last batch: this tick's keys wait */
+    bool pf = stack_prefetch_ready(st->pf); /* false: this tick's keys wait */
+    uint32_t bucket = stack_time_bucket_of(st->read_s, ctx->now_s);
+    st->read_s = ctx->now_s;
     int cfd = bpf_map__fd(st->skel->maps.counts);
     struct prof_key key;
+    uint64_t c;
     struct kbpf_walk w = KBPF_WALK_INIT(cfd);
-    while (kbpf_walk_next(&w, &key, sizeof key, NULL))
-        stack_prefetch_add(st->pf, key.tgid, key.kstack, key.ustack);
-    stack_prefetch_run(st->pf);
+    while (kbpf_walk_next(&w, &key, sizeof key, &c)) {
+        stack_time_observe(st->time, &key, c, bucket);
+        if (pf)
+            stack_prefetch_add(st->pf, key.tgid, key.kstack, key.ustack);
+    }
+    if (pf)
+        stack_prefetch_run(st->pf);
     return 0;
 }
 
@@ -352,13 +363,28 @@ static int prof_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
             xgrow(&keys, &cap, nkeys + 1, sizeof *keys);
             keys[nkeys++] = (struct kc){key, c};
         }
+    /* the samples since the last tick, up to the window's end */
+    double span_s = st->begin_ms > 0 && st->end_ms > st->begin_ms
+                        ? (st->end_ms - st->begin_ms) / 1000.0
+                        : ctx->now_s;
+    uint32_t last = stack_time_bucket_of(st->read_s, span_s);
+    uint32_t *leaf = xcalloc(stack_time_nkeys(st->time) + (size_t)nkeys + 1, sizeof *leaf);
+    for (size_t i = 0; i < nkeys; i++)
+        stack_time_observe(st->time, &keys[i].k, keys[i].c, last);
+    for (size_t i = 0; i < stack_time_nkeys(st->time); i++)
+        leaf[i] = PROFILE_NONE;
     for (size_t i = 0; i < nkeys; i++) {
         char comm[PROF_COMM_LEN + 1];
         memcpy(comm, keys[i].k.comm, PROF_COMM_LEN);
         comm[PROF_COMM_LEN] = '\0';
         stack_resolver_add_thread(sr, p, keys[i].k.tgid, keys[i].k.tid, comm, keys[i].k.kstack,
                                   keys[i].k.ustack, keys[i].c);
+        int64_t k = stack_time_find(st->time, &keys[i].k);
+        if (k >= 0)
+            leaf[k] = stack_resolver_last_leaf(sr);
     }
+    stack_time_to_profile(st->time, p, leaf, (uint32_t)(span_s + 0.999), led);
+    free(leaf);
     fill_by_command(r, keys, nkeys, st->hz,
                     st->begin_ms > 0 && st->end_ms > st->begin_ms
                         ? (st->end_ms - st->begin_ms) / 1000.0
@@ -435,6 +461,7 @@ static void prof_destroy(void *state)
         return;
     detach(st);
     stack_prefetch_free(st->pf); /* before the BPF maps it reads */
+    stack_time_free(st->time);
     if (st->sym_ref)
         stacks_sym_release();
     profile_bpf__destroy(st->skel);

@@ -1,6 +1,7 @@
 #include "profile.h"
 #include "profile_chart.h"
 #include "profile_sites.h"
+#include "profile_time.h"
 #include "../util/xalloc.h"
 #include "../util/hash.h"
 #include <stdlib.h>
@@ -266,6 +267,7 @@ void profile_free(struct profile *p)
     free(p->base);
     profile_chart_free(p->chart);
     profile_sites_free(p->sites);
+    profile_time_free(p->time);
     free(p);
 }
 

@@ -69,6 +69,9 @@ struct profile {
     /* Addresses, mappings, source lines and process labels for the pprof
      * export (profile_sites.h); NULL when nobody set them. */
     struct profile_sites *sites;
+    /* The stacks per second of the window (profile_time.h); NULL when the
+     * collector kept no time. */
+    struct profile_time *time;
     /* Bounds on nodes and distinct names (0: none but the index space);
      * `over` once a stack or a name did not fit (profile_set_bounds). */
     uint32_t max_nodes, max_strs;

@@ -8,6 +8,7 @@
  * CMARK_OPT_UNSAFE emits nothing but ours.  The output is well-formed XML
  * (xmllint checks it). */
 #include "doc.h"
+#include "heat_html.h"
 #include "charts.h"
 #include "escape.h"
 #include "hists.h"
@@ -176,6 +177,7 @@ static void custom(const struct report *r, const struct doc_block *b, bool folde
          * inside foreignObject in the HTML namespace anyway. */
         drop_text(&svg, " xmlns=\"http://www.w3.org/1999/xhtml\"");
         figure(&svg, "flame", b->anchor, out);
+        heat_html(b->profile, prefix, out);
         break;
     }
     }

@@ -1,6 +1,7 @@
 /* Renderer "flames": for every stack profile in the model, <name>.folded
  * (folded_write) and a standalone interactive <name>.svg. */
 #include "charts.h"
+#include "../codec/profile_time_text.h"
 #include "../flame/folded.h"
 #include "renderer.h"
 #include "svg_flame.h"
@@ -49,6 +50,14 @@ static int render_flames(const struct report *r, const struct out_sink *out)
         if (rc && !first_err)
             first_err = rc;
         sb_reset(&sb);
+        if (p->time) { /* the stacks per second, by cpu.folded's lines */
+            profile_time_write(p, &sb);
+            flame_filename(p, "time", name, sizeof name);
+            rc = out->write(out->ctx, name, sb_str(&sb), sb.len);
+            if (rc && !first_err)
+                first_err = rc;
+            sb_reset(&sb);
+        }
         struct flame_opts o;
         flame_opts_for(p, &o);
         svg_flame_render(p, &o, true, NULL, &sb);

@@ -182,12 +182,14 @@ void html_page(const struct report *r, struct doc *doc, const char *headline, st
         sha256_init(&c);
         sha256_update(&c, SCRIPT_OPEN, sizeof SCRIPT_OPEN - 1);
         sha256_update(&c, asset_flamegraph_js, asset_flamegraph_js_len);
+        sha256_update(&c, asset_heatmap_js, asset_heatmap_js_len);
         sha256_update(&c, SCRIPT_CLOSE, sizeof SCRIPT_CLOSE - 1);
         sha256_final(&c, d);
         base64_encode(d, sizeof d, b64);
         sb_addf(&script_src, "'sha256-%s'", b64);
         sb_add(&script, "<script>" SCRIPT_OPEN);
         sb_addn(&script, asset_flamegraph_js, asset_flamegraph_js_len);
+        sb_addn(&script, asset_heatmap_js, asset_heatmap_js_len); /* the graphs' heat maps */
         sb_add(&script, SCRIPT_CLOSE "</script>\n");
     } else {
         sb_add(&script_src, "'none'");

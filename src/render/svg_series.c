@@ -318,8 +318,9 @@ void svg_series_render(const struct report *r, const struct series *s, struct st
     sb_addf(sb,
             "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %d\" width=\"%d\" "
             "height=\"%d\" role=\"img\" font-family=\"Helvetica, Arial, sans-serif\" "
-            "font-size=\"10\">\n",
-            W, H, W, H);
+            "font-size=\"10\" data-t0=\"0\" data-t1=\"%g\" data-x0=\"%g\" data-x1=\"%g\" "
+            "data-y0=\"%g\" data-y1=\"%g\">\n", /* the plot's clock, for the page's heat maps */
+            W, H, W, H, sc.tmax, X0, X1, Y0, Y1);
     sb_add(sb, "<title>");
     esc_xml(sb, title);
     if (*unit) {

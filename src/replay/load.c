@@ -5,6 +5,7 @@
 #include "../model/profile.h"
 #include "../model/profile_sites.h"
 #include "../render/charts.h"
+#include "../codec/profile_time_text.h"
 #include "../flame/folded.h"
 #include "../util/json_read.h"
 #include "../util/sha256.h"
@@ -261,6 +262,17 @@ static int stream_checked(struct bl *b, const char *name, size_t max, long long 
     return check_digest(b, name, total, *size, d, hex);
 }
 
+/* Whether the manifest's integrity list names the file. */
+static bool manifest_lists(const struct bl *b, const char *name)
+{
+    for (uint32_t i = 0; i < b->integrity->n; i++) {
+        const char *n = json_str(json_get(&b->integrity->u.items[i], "name"));
+        if (n && strcmp(n, name) == 0)
+            return true;
+    }
+    return false;
+}
+
 /* The run's pprof file of p, when the manifest lists one, kept for the
  * renderer to write as it is: it carries the addresses, mappings, source
  * lines and process labels that the folded file does not.  Its bytes are
@@ -270,12 +282,7 @@ static int keep_pprof(struct bl *b, struct profile *p)
 {
     char name[512];
     flame_filename(p, "pb.gz", name, sizeof name);
-    bool listed = false;
-    for (uint32_t i = 0; i < b->integrity->n && !listed; i++) {
-        const char *n = json_str(json_get(&b->integrity->u.items[i], "name"));
-        listed = n && strcmp(n, name) == 0;
-    }
-    if (!listed)
+    if (!manifest_lists(b, name))
         return 0; /* an older bundle: encoded again from the folded file */
     /* removed since (an export, which a kept bundle may be trimmed of):
      * encoded again too, with names and counts only; a diff or --baseline
@@ -288,6 +295,26 @@ static int keep_pprof(struct bl *b, struct profile *p)
     if (rc == 0)
         profile_keep_pprof(p, gz.buf ? gz.buf : "", gz.len);
     sb_free(&gz);
+    return rc ? -1 : 0;
+}
+
+/* The run's <profile>.time (its stacks per second), when the manifest lists
+ * it, read into p->time.  The file is checked against the manifest and then
+ * parsed as hostile text (profile_time_text.h); -1 after a message. */
+static int keep_time(struct bl *b, struct profile *p)
+{
+    char name[512];
+    flame_filename(p, "time", name, sizeof name);
+    if (!manifest_lists(b, name))
+        return 0; /* a bundle from before per-second stacks */
+    struct strbuf text = STRBUF_INIT;
+    int rc = read_checked(b, name, PROFILE_TIME_MAX_FILE, &text);
+    if (rc == 0) {
+        char why[256];
+        if (profile_time_read(p, text.buf ? text.buf : "", text.len, why, sizeof why) != 0)
+            rc = bl_fail(b, "%s/%s: %s: refused", b->dir, name, why);
+    }
+    sb_free(&text);
     return rc ? -1 : 0;
 }
 
@@ -358,7 +385,7 @@ static struct profile *load_profile(struct bl *b, const struct pspec *ps)
                 (unsigned long long)profile_total(p), ps->total);
         goto bad;
     }
-    if (keep_pprof(b, p) == 0)
+    if (keep_pprof(b, p) == 0 && keep_time(b, p) == 0)
         return p;
 bad:
     profile_free(p);

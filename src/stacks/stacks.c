@@ -69,6 +69,7 @@ struct stack_resolver {
     struct pframe *scratch; /* assembly of one sample's frames */
     struct fsite *scratch_site;
     uint32_t *scratch_node; /* the nodes of one added stack, leaf first */
+    uint32_t last_leaf;     /* where the last added stack ended */
     struct proc_labels *labels; /* cgroups of the processes seen */
     struct modent *mods;    /* (name, kind) -> module, open-addressed */
     size_t cap_mods, nmods;
@@ -115,6 +116,7 @@ struct stack_resolver *stack_resolver_new(struct symbolizer *sym, int stackmap_f
     struct stack_resolver *sr = xcalloc(1, sizeof *sr);
     sr->sym = sym;
     sr->fd = stackmap_fd;
+    sr->last_leaf = PROFILE_NONE;
     sr->per_pid = opts & STACKS_USER_PER_PID;
     sr->trim_tracing = opts & STACKS_TRIM_TRACING;
     sr->depth = MAX_DEPTH_FALLBACK;
@@ -447,16 +449,23 @@ static void add_stack(struct stack_resolver *sr, struct profile *p, uint32_t tgi
     append(sr, f, sr->scratch_site, &k, tgid, comm, false, ustack_id, count);
     append(sr, f, sr->scratch_site, &k, tgid, comm, true, kstack_id, count);
     uint32_t leaf = profile_add_frames(p, f, k, count);
+    sr->last_leaf = leaf;
     if (!labels)
         return;
     set_sites(sr, p, leaf, k);
     stack_resolver_label(sr, p, leaf, tgid, tid, shown, count);
 }
 
+uint32_t stack_resolver_last_leaf(const struct stack_resolver *sr)
+{
+    return sr ? sr->last_leaf : PROFILE_NONE;
+}
+
 void stack_resolver_label(struct stack_resolver *sr, struct profile *p, uint32_t leaf,
                           uint32_t tgid, uint32_t tid, const char *comm, uint64_t count)
 {
     const char *cgroup, *container;
+    sr->last_leaf = leaf;
     proc_labels_get(sr->labels, tgid, &cgroup, &container);
     profile_add_labelled(p, leaf, tgid, tid, comm && *comm ? comm : "[unknown]", cgroup,
                          container, count);

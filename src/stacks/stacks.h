@@ -92,6 +92,9 @@ int stack_resolver_add(struct stack_resolver *sr, struct profile *p, uint32_t tg
 int stack_resolver_add_thread(struct stack_resolver *sr, struct profile *p, uint32_t tgid,
                               uint32_t tid, const char *comm, int64_t kstack_id,
                               int64_t ustack_id, uint64_t count);
+/* The profile node where the stack of the last stack_resolver_add*() or
+ * stack_resolver_label() call ended (PROFILE_NONE before any). */
+uint32_t stack_resolver_last_leaf(const struct stack_resolver *sr);
 /* What stack_resolver_add also notes for the pprof export (profile_sites.h),
  * besides the frames' addresses, mappings and lines: that count of the
  * stack ending in leaf came from process tgid (thread tid, 0 unknown) named
