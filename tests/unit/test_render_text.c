@@ -1113,3 +1113,43 @@ TEST(golden_tables_have_no_raw_unit)
         free(doc);
     }
 }
+
+/* The report's flame graphs' tooltips (<title>): counts and times through
+ * the formatter, "1 sample", "523 s" rather than "523,146,000 us". */
+TEST(golden_flame_tooltips_have_no_raw_unit)
+{
+    static const char *const rels[] = {
+        "golden/flame.svg",
+        "../../examples/sample-bundle/cpu.svg",
+        "../../examples/sample-bundle/offcpu.svg",
+        "../../examples/sample-bundle/pagefault.svg",
+    };
+    for (size_t i = 0; i < sizeof rels / sizeof rels[0]; i++) {
+        char *doc = test_slurp(fixture(rels[i]), NULL);
+        CHECK(doc != NULL);
+        if (!doc)
+            continue;
+        size_t seen = 0, bad = 0;
+        for (const char *p = strstr(doc, "<title>"); p; p = strstr(p, "<title>")) {
+            p += 7;
+            const char *end = strstr(p, "</title>");
+            if (!end)
+                break;
+            char *title = strndup(p, (size_t)(end - p));
+            CHECK(title != NULL);
+            /* the tooltip is "name (count, share)": judge the parenthesis */
+            const char *paren = title ? strrchr(title, '(') : NULL;
+            const char *why = paren ? raw_unit_in_cell(paren) : NULL;
+            if (why) {
+                fprintf(stderr, "  %s: raw unit (%s) in tooltip \"%s\"\n", rels[i], why, title);
+                bad++;
+            }
+            seen++;
+            free(title);
+            p = end;
+        }
+        CHECK(seen > 2); /* the graph's frames were read */
+        CHECK(bad == 0);
+        free(doc);
+    }
+}
