@@ -58,6 +58,10 @@ const skip = (name, why) => console.log(`skip ${name}: ${why}`);
                afterUse: secs.every((d) => front[2] && (front[2].compareDocumentPosition(d) & Node.DOCUMENT_POSITION_FOLLOWING)),
                height: document.documentElement.scrollHeight };
     });
+    // The report's own layout (folded appendix, printed order); other pages
+    // checked here (the history page) have no USE check and no appendix.
+    const isReport = await page.evaluate(() => document.getElementById('use-check') !== null);
+    const rcheck = (name, cond, msg) => (isReport ? check(name, cond, msg) : skip(name, 'not a report page (no USE check)'));
     const others = requests.filter((u) => u !== url);
     check('browser_html_no_network', others.length === 0, others.join(' '));
 
@@ -103,7 +107,7 @@ const skip = (name, why) => console.log(`skip ${name}: ${why}`);
       await page.evaluate(() => window.scrollTo(0, 0));
     }
 
-    check('browser_html_sections_folded', fold.n >= 3 && fold.open === 0 && fold.frontFolded === 0 && fold.afterUse,
+    rcheck('browser_html_sections_folded', fold.n >= 3 && fold.open === 0 && fold.frontFolded === 0 && fold.afterUse,
           JSON.stringify(fold));
     // A link into a folded section (the overview's first area) opens it and
     // shows its body under its summary.
@@ -118,7 +122,7 @@ const skip = (name, why) => console.log(`skip ${name}: ${why}`);
     });
     await page.waitForTimeout(200);
     const openedTop = opened.id ? await page.evaluate((id) => document.getElementById(id).getBoundingClientRect().top, opened.id) : null;
-    check('browser_html_link_opens_section', opened.was === false && opened.now === true && openedTop !== null && openedTop >= 0 && openedTop < 200,
+    rcheck('browser_html_link_opens_section', opened.was === false && opened.now === true && openedTop !== null && openedTop >= 0 && openedTop < 200,
           `${JSON.stringify(opened)} top ${openedTop}`);
     // Long tables there show their first rows; the summary under them shows
     // all, and again only the first (CSS: the same without script, below).
@@ -144,7 +148,7 @@ const skip = (name, why) => console.log(`skip ${name}: ${why}`);
     };
     const rt = await rowsToggle(page);
     if (rt === 'no collapsed table') skip('browser_html_rows_show_all', 'no table longer than 8 rows');
-    else check('browser_html_rows_show_all', rt === null, rt);
+    else rcheck('browser_html_rows_show_all', rt === null, rt);
     {
       const nojs = await ctx.newPage();
       const cdp = await ctx.newCDPSession(nojs);
@@ -153,7 +157,7 @@ const skip = (name, why) => console.log(`skip ${name}: ${why}`);
       const ran = await nojs.evaluate(() => document.querySelector('svg.flamegraph[data-fg-ready]') !== null);
       const r2 = await rowsToggle(nojs);
       if (r2 !== 'no collapsed table')
-        check('browser_html_rows_show_all_without_script', !ran && r2 === null, `script ran: ${ran}; ${r2}`);
+        rcheck('browser_html_rows_show_all_without_script', !ran && r2 === null, `script ran: ${ran}; ${r2}`);
       await nojs.close();
     }
 
@@ -195,7 +199,7 @@ const skip = (name, why) => console.log(`skip ${name}: ${why}`);
                toggles: Array.from(document.querySelectorAll('details.rows')).filter((d) => d.getClientRects().length > 0).length };
     });
     await page.emulateMedia({ media: null });
-    check('browser_html_print_expanded', pr.brk === 'page' && pr.hidden === 0 && pr.toggles === 0, JSON.stringify(pr));
+    rcheck('browser_html_print_expanded', pr.brk === 'page' && pr.hidden === 0 && pr.toggles === 0, JSON.stringify(pr));
     {
       const pdf = path.join(shotDir, 'index.pdf');
       const printing = await ctx.newPage(); // as loaded: nothing opened by hand
@@ -211,7 +215,7 @@ const skip = (name, why) => console.log(`skip ${name}: ${why}`);
         const at = (re) => pages.findIndex((pg) => re.test(pg));
         const p = { overview: at(/^\s*Overview\s*$/m), findings: at(/^\s*Findings\s*$/m), use: at(/^\s*USE check\s*$/m),
                     appendix: at(/Appendix: the measurements behind the findings/), collectors: at(/^\s*Collectors\s*$/m), pages: pages.length };
-        check('browser_html_print_order', p.overview === 0 && p.findings >= 0 && p.use >= p.findings &&
+        rcheck('browser_html_print_order', p.overview === 0 && p.findings >= 0 && p.use >= p.findings &&
               p.appendix > p.use && p.collectors > p.appendix &&
               !/Overview|USE check/.test(pages[p.appendix].split('Appendix: the measurements')[0]),
               JSON.stringify(p));
