@@ -164,13 +164,55 @@ static int parse_args(int argc, char **argv, struct watch_args *a)
     return -1;
 }
 
+/* One watcher per directory: two would each count the other's bundles for
+ * --keep and race for names.  The lock is a 0600 file of ours in it, not
+ * the directory itself: anyone who can open the directory read-only (a
+ * 0755 /var/lib/perfreport) could flock that and keep every watcher from
+ * starting.  The kernel drops the lock with the watcher, however it ended
+ * (a restart after SIGKILL finds the file, unlocked).  Called with the
+ * caller's rights (open_outdir): the file is theirs, as the bundles are.
+ * The locked descriptor, or -1 after a message. */
+#define WATCH_LOCK_NAME ".perfreport-watch.lock"
+static int lock_outdir(int dirfd, const char *dir)
+{
+    /* O_NONBLOCK: a FIFO planted under the name must not hang the start. */
+    int fd = openat(dirfd, WATCH_LOCK_NAME,
+                    O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        term_printf(stderr, "perfreport watch: -o %s: lock file %s: %s", dir, WATCH_LOCK_NAME,
+                    errno == ELOOP ? "a symbolic link: refused (remove it)" : strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != fs_uid() ||
+        st.st_nlink != 1) {
+        /* Someone else's file (or a link to one) would let them hold or
+         * break the lock: refused, never used or changed. */
+        term_printf(stderr, "perfreport watch: -o %s: lock file %s is not a regular file of "
+                    "the user running the watcher (uid %u): refused (remove it)", dir,
+                    WATCH_LOCK_NAME, (unsigned)fs_uid());
+        close(fd);
+        return -1;
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        term_printf(stderr, "perfreport watch: -o %s: %s", dir,
+                    errno == EWOULDBLOCK ? "another perfreport watch holds its lock"
+                                         : strerror(errno));
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
 /* The bundles' directory, made if missing, opened for the captures (their
- * current directory).  Under sudo with the caller's rights, as the run's
- * -o.  A symbolic link is refused: it could be swapped between captures.
- * The descriptor, or -1 after a message. */
-static int open_outdir(const char *dir)
+ * current directory), and its watcher's lock (lock_outdir) into *lock_fd.
+ * Under sudo with the caller's rights, as the run's -o.  A symbolic link
+ * is refused: it could be swapped between captures.  The descriptor, or
+ * -1 after a message. */
+static int open_outdir(const char *dir, int *lock_fd)
 {
     char err[256];
+    *lock_fd = -1;
     if (!caller_enter_msg(err, sizeof err)) {
         term_printf(stderr, "perfreport watch: %s", err);
         return -1;
@@ -182,15 +224,7 @@ static int open_outdir(const char *dir)
         term_printf(stderr, "perfreport watch: -o %s: %s", dir,
                     errno == ELOOP ? "a symbolic link (give the directory it names)"
                                    : strerror(errno));
-    /* One watcher per directory: two would each count the other's bundles
-     * for --keep and race for names.  The lock is the open directory's, so
-     * the kernel drops it with the watcher, however it ended (a restart
-     * after SIGKILL finds no stale lock file). */
-    else if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        term_printf(stderr, "perfreport watch: -o %s: %s", dir,
-                    errno == EWOULDBLOCK ? "another perfreport watch (or a process that can "
-                                           "read it) holds its lock"
-                                         : strerror(errno));
+    else if ((*lock_fd = lock_outdir(fd, dir)) < 0) {
         close(fd);
         fd = -1;
     }
@@ -205,7 +239,8 @@ int watch_main(int argc, char **argv)
     int rc = parse_args(argc, argv, &a);
     if (rc >= 0)
         return rc;
-    int fd = open_outdir(a.outdir);
+    int lock_fd;
+    int fd = open_outdir(a.outdir, &lock_fd);
     if (fd < 0)
         return 3;
     const struct watch_config cfg = {
@@ -220,5 +255,6 @@ int watch_main(int argc, char **argv)
     };
     rc = watch_run(&cfg);
     close(fd);
+    close(lock_fd); /* the captures (forked) held it too; they are over */
     return rc;
 }

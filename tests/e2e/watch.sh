@@ -73,6 +73,63 @@ else
     kill -KILL $w1 2>/dev/null
 fi
 
+# The lock is no one else's to hold: nobody, who can open a 0755 DIR
+# read-only, flocks the directory itself (as the old lock was); a watcher
+# still starts there and a second one is still refused.  A lock file nobody
+# planted in a directory open to all is refused, not used.
+if need_root && id nobody >/dev/null 2>&1 && command -v setpriv >/dev/null 2>&1 &&
+    command -v flock >/dev/null 2>&1; then
+    chmod 711 "$TMPD"
+    P=$TMPD/pub && mkdir -m 0755 "$P"
+    H=$TMPD/holder && mkdir -m 0777 "$H"
+    # 'flock DIR sleep': flock(1) opens the directory read-only, locks it
+    # and runs the command, which writes its pid (to be ended) once held
+    setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups \
+        flock -n "$P" sh -c 'echo $$ >"$0.tmp" && mv "$0.tmp" "$0" && exec sleep 120' \
+        "$H/pid" >"$H/out" 2>&1 &
+    holder=$!; track $holder
+    _n=0
+    while [ ! -s "$H/pid" ] && [ $_n -lt 100 ] && kill -0 $holder 2>/dev/null; do
+        sleep 0.1; _n=$((_n + 1))
+    done
+    if [ -s "$H/pid" ]; then
+        "$PERFREPORT_BIN" watch -o "$P" --when 'cpu.util_pct>99.99 for 3600s' --before 0 \
+            2>"$TMPD/pub1.err" &
+        w1=$!; track $w1
+        if wait_for "$TMPD/pub1.err" "perfreport watch: waiting"; then
+            out=$("$PERFREPORT_BIN" watch -o "$P" --when 'cpu.util_pct>99.99 for 3600s' 2>&1)
+            rc=$?
+            mode=$(stat -c '%a %u %F' "$P/.perfreport-watch.lock")
+            if [ "$rc" = 3 ] && printf '%s' "$out" | grep -qF "holds its lock" &&
+                [ "$mode" = "600 0 regular empty file" ]; then
+                ok watch_lock_not_held_by_a_reader
+            else
+                not_ok watch_lock_not_held_by_a_reader "second: exit $rc: $out; lock file: $mode"
+            fi
+        else
+            not_ok watch_lock_not_held_by_a_reader "did not start beside nobody's flock: $(cat "$TMPD/pub1.err")"
+        fi
+        kill -TERM $w1 2>/dev/null; wait $w1 2>/dev/null
+    else
+        not_ok watch_lock_not_held_by_a_reader "nobody's flock on $P: $(cat "$H/out")"
+    fi
+    [ -s "$H/pid" ] && kill "$(cat "$H/pid")" 2>/dev/null
+    kill $holder 2>/dev/null; wait $holder 2>/dev/null
+    O=$TMPD/open && mkdir -m 1777 "$O"
+    setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups \
+        sh -c "umask 0; : >'$O/.perfreport-watch.lock'"
+    out=$(timeout 5 "$PERFREPORT_BIN" watch -o "$O" --when 'cpu.util_pct>99.99 for 3600s' \
+        --before 0 2>&1); rc=$?
+    if [ "$rc" = 3 ] && printf '%s' "$out" | grep -qF "is not a regular file of the user" &&
+        [ "$(stat -c %s "$O/.perfreport-watch.lock")" = 0 ]; then
+        ok watch_planted_lock_file_refused
+    else
+        not_ok watch_planted_lock_file_refused "exit $rc: $out"
+    fi
+else
+    skip watch_lock_not_held_by_a_reader "needs root, user nobody, setpriv and flock"
+fi
+
 if ! need_root; then skip watch_captures "needs root"; exit 0; fi
 
 spinners=""
