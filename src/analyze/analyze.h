@@ -6,8 +6,9 @@
 
 struct report;
 
-/* The headline again, from the ranked findings and r->headline_note (set
- * after analysis, e.g. by the comparison with a baseline). */
+/* The headline again, from the ranked findings, r->headline_note (set
+ * after analysis, e.g. by the comparison with a baseline) and a watch
+ * capture's trigger (r->window.trigger_what, set after analysis too). */
 void rank_headline(struct report *r);
 /* Puts the default threshold table into r->thresholds, then applies the
  * overrides in `file` (may be NULL).  On a bad file returns -1 with a message

@@ -239,6 +239,20 @@ static void target_time_sentence(const struct report *r, struct strbuf *sb)
     sb_add(sb, ".");
 }
 
+/* perfreport watch: what triggered the capture and what the charts cover
+ * (" Triggered by psi.memory.some 34 % at 03:12:07 UTC; 60 s before, 32 s
+ * after."), from the model alone, so that a bundle judged again says it
+ * as the capture did. */
+static void trigger_sentence(const struct report *r, struct strbuf *sb)
+{
+    if (!r->window.triggered || !r->window.trigger_what)
+        return;
+    double before = r->nticks && r->ticks[0] < r->window.trigger_s
+                        ? r->window.trigger_s - r->ticks[0] : 0;
+    sb_addf(sb, " Triggered by %s; %.0f s before, %.0f s after.", r->window.trigger_what, before,
+            r->window.actual_s - r->window.trigger_s);
+}
+
 void rank_headline(struct report *r)
 {
     if (r->nfindings && r->findings[0].sev >= SEV_WARNING) {
@@ -250,6 +264,7 @@ void rank_headline(struct report *r)
         if (r->nfindings > 1)
             sb_addf(&sb, " (+%zu more finding%s)", r->nfindings - 1,
                     r->nfindings == 2 ? "" : "s");
+        trigger_sentence(r, &sb);
         report_set_headline(r, sb_str(&sb));
         sb_free(&sb);
         return;
@@ -316,6 +331,7 @@ void rank_headline(struct report *r)
         sb_addf(&sb, " in the %.0f s window", win);
     sb_add(&sb, ".");
     target_time_sentence(r, &sb);
+    trigger_sentence(r, &sb);
     report_set_headline(r, sb_str(&sb));
     sb_free(&sb);
 }

@@ -237,8 +237,10 @@ void rule_proc_uninterruptible(struct report *r, const struct rule *self)
      * does not say when, long enough to mean it: in a 2.5 s window a 2.2 s
      * fsync covers every tick */
     double window = r->window.actual_s;
-    bool whole = r->nticks >= 2 && !isnan(ticks) &&
-                 ticks >= WHOLE_WINDOW_SHARE * (double)r->nticks &&
+    /* the window's ticks, not a watch bundle's from before its trigger */
+    size_t wticks = r->nticks - report_window_first_tick(r);
+    bool whole = wticks >= 2 && !isnan(ticks) &&
+                 ticks >= WHOLE_WINDOW_SHARE * (double)wticks &&
                  ((window > 0 && worst.v >= window) || worst.v >= thr->crit / 2);
     if (whole)
         sev = SEV_CRITICAL;
@@ -285,7 +287,7 @@ void rule_proc_uninterruptible(struct report *r, const struct rule *self)
     if (whole)
         finding_evidence(f, "It lasted through %.0f of the window's %zu ticks without running "
                             "(critical: stuck for as long as the window looked)",
-                         ticks, r->nticks);
+                         ticks, wticks);
     /* one line per process: its threads, what they wait in, whether killed */
     double done[PROCS_DETAILED];
     size_t ndone = 0;

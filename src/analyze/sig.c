@@ -15,7 +15,9 @@ struct sig sig_with(const struct report *r, const struct threshold *t, double v,
     s.excess = thr_excess(t, v);
     const struct series *se = series && t ? report_find_series(r, series) : NULL;
     if (se) {
-        for (size_t i = 0; i < se->n; i++) {
+        /* the window's samples: a watch bundle's from before its trigger
+         * are not what is judged */
+        for (size_t i = report_window_first_tick(r); i < se->n; i++) {
             if (isnan(se->v[i]))
                 continue;
             s.total++;

@@ -327,7 +327,7 @@ static int load_window(struct ld *l, const struct json *root)
 {
     struct report *r = l->r;
     const struct json *w = field(l, root, "window", "report", JSON_OBJ);
-    const char *start, *target;
+    const char *start, *target, *trig_what;
     double ns, trig;
     if (!w || !opt_str(l, w, "start", "window", &start) ||
         !opt_num(l, w, "planned_s", "window", &r->window.planned_s) ||
@@ -335,11 +335,17 @@ static int load_window(struct ld *l, const struct json *root)
         !opt_num(l, w, "interval_s", "window", &r->window.interval_s) ||
         !opt_bool(l, w, "interrupted", "window", &r->window.interrupted) ||
         !opt_str(l, w, "target", "window", &target) || !opt_num(l, w, "start_ns", "window", &ns) ||
-        !opt_num(l, w, "trigger_s", "window", &trig))
+        !opt_num(l, w, "trigger_s", "window", &trig) ||
+        !opt_str(l, w, "trigger", "window", &trig_what))
         return -1;
     if (!isnan(trig)) {
         r->window.triggered = true;
         r->window.trigger_s = trig;
+        if (trig_what && strlen(trig_what) > WINDOW_TRIGGER_MAX)
+            return ld_bad(l, "window: \"trigger\" is longer than %d bytes", WINDOW_TRIGGER_MAX);
+        r->window.trigger_what = xstrdup(trig_what);
+    } else if (trig_what) {
+        return ld_bad(l, "window: \"trigger\" without \"trigger_s\"");
     }
     if (start) {
         time_t t;

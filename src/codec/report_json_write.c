@@ -48,8 +48,10 @@ void json_window(struct jw *w, const struct report *r)
     jw_knum(w, "interval_s", r->window.interval_s);
     jw_kbool(w, "interrupted", r->window.interrupted);
     jw_kstr(w, "target", r->window.target);
-    if (r->window.triggered) /* perfreport watch: ticks before 0 are from before it */
+    if (r->window.triggered) { /* perfreport watch: ticks before 0 are from before it */
         jw_knum(w, "trigger_s", r->window.trigger_s);
+        jw_kstr(w, "trigger", r->window.trigger_what); /* the headline's words */
+    }
     jw_key(w, "gaps"); /* stretches with no sample (perfreport stopped or starved) */
     jw_arr_begin(w);
     for (size_t i = 0; i < r->ngaps; i++) {

@@ -127,6 +127,7 @@ void report_free(struct report *r)
     kvlist_free(&r->host);
     kvlist_free(&r->caps);
     free(r->window.target);
+    free(r->window.trigger_what);
     free(r->publish_note);
     run_command_free(r->command);
     free(r->ticks);
@@ -247,6 +248,20 @@ size_t report_add_tick(struct report *r, double t)
     xgrow(&r->ticks, &r->cap_ticks, r->nticks + 1, sizeof *r->ticks);
     r->ticks[r->nticks] = t;
     return r->nticks++;
+}
+
+size_t report_window_first_tick(const struct report *r)
+{
+    /* ticks ascend: the first at or after 0 */
+    size_t lo = 0, hi = r->nticks;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (r->ticks[mid] < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
 }
 
 bool report_gap_before(const struct report *r, size_t i)

@@ -161,6 +161,7 @@ struct tick_gap {
 /* --label TEXT and --case-id ID: what the user calls a run (a ticket's
  * number, "after the kernel update"), in bytes. */
 #define RUN_LABEL_MAX 128
+#define WINDOW_TRIGGER_MAX 256 /* window.trigger_what, in bytes */
 #define RUN_CASE_ID_MAX 64
 #define RUN_CASE_ID_CHARS                                                                   \
     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-:/#"
@@ -183,6 +184,10 @@ struct report {
          * ticks before 0 are the watcher's, from before the trigger. */
         bool triggered;
         double trigger_s;
+        /* What triggered it, as the headline says it ("psi.memory.some 34 %
+         * at 03:12:07 UTC"), at most WINDOW_TRIGGER_MAX bytes; owned; NULL
+         * unless triggered. */
+        char *trigger_what;
         char *target;      /* "system-wide", "pid 123 (comm)", "cgroup /x" */
     } window;
 
@@ -240,6 +245,11 @@ double kv_num(const struct kvlist *l, const char *key);      /* NAN: absent or t
  * With window.interval_s set, a tick more than TICK_GAP_FACTOR intervals
  * after the previous one records a gap. */
 size_t report_add_tick(struct report *r, double t);
+/* The index of the window's first tick.  The ticks before it (before 0:
+ * perfreport watch's samples from before its trigger, report_prepend_ticks)
+ * are charted but are not the window's: whatever judges or summarises the
+ * window reads the series from here.  0 for a report without them. */
+size_t report_window_first_tick(const struct report *r);
 /* True when a gap ends at tick i (the sample i covers a gap). */
 bool report_gap_before(const struct report *r, size_t i);
 /* Puts n ticks t[0..n) (ascending, all before the first tick) in front of

@@ -21,11 +21,12 @@ const char *diff_change_name(enum diff_change c)
     return "same";
 }
 
-void diff_series_stats(const struct series *s, double *mean, double *sd)
+void diff_series_stats(const struct report *r, const struct series *s, double *mean,
+                       double *sd)
 {
     double sum = 0, sq = 0;
-    size_t n = 0;
-    for (size_t i = 0; s && i < s->n; i++)
+    size_t n = 0, first = report_window_first_tick(r);
+    for (size_t i = first; s && i < s->n; i++)
         if (isfinite(s->v[i])) {
             sum += s->v[i];
             n++;
@@ -35,7 +36,7 @@ void diff_series_stats(const struct series *s, double *mean, double *sd)
         return;
     }
     double m = sum / (double)n;
-    for (size_t i = 0; i < s->n; i++)
+    for (size_t i = first; i < s->n; i++)
         if (isfinite(s->v[i]))
             sq += (s->v[i] - m) * (s->v[i] - m);
     *mean = m;
@@ -123,8 +124,8 @@ static void compare_metrics(struct diff *d)
         m->neu = nm;
         m->delta = nm->value - om->value;
         m->rel = om->value != 0 ? m->delta / fabs(om->value) : NAN;
-        diff_series_stats(report_find_series(d->old, nm->name), &mo, &m->sd_old);
-        diff_series_stats(report_find_series(d->neu, nm->name), &mn, &m->sd_new);
+        diff_series_stats(d->old, report_find_series(d->old, nm->name), &mo, &m->sd_old);
+        diff_series_stats(d->neu, report_find_series(d->neu, nm->name), &mn, &m->sd_new);
         m->spread_known = isfinite(m->sd_old) && isfinite(m->sd_new);
         m->beyond = diff_beyond_spread(om->value, nm->value, m->sd_old, m->sd_new);
     }

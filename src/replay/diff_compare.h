@@ -64,9 +64,11 @@ struct diff {
 struct diff *diff_compare(const struct report *old, const struct report *neu);
 void diff_free(struct diff *d);
 
-/* Mean and population standard deviation of a series' finite values; NAN
- * both when it has none. */
-void diff_series_stats(const struct series *s, double *mean, double *sd);
+/* Mean and population standard deviation of the finite values series s of
+ * report r has in r's window (report_window_first_tick: not a watch
+ * bundle's samples from before its trigger); NAN both when it has none. */
+void diff_series_stats(const struct report *r, const struct series *s, double *mean,
+                       double *sd);
 /* The spread rule above (sd_old/sd_new NAN: no spread known). */
 bool diff_beyond_spread(double old, double neu, double sd_old, double sd_new);
 /* A differential profile: NEW's counts drawn, OLD's as the baseline scaled

@@ -1,5 +1,6 @@
 #include "watch.h"
 #include "gov.h"
+#include "../analyze/analyze.h"
 #include "psi_trigger.h"
 #include "../collect/cpu.h"
 #include "../collect/memory.h"
@@ -154,23 +155,19 @@ static void capture_published(void *ctx, const struct report *r, const struct op
 }
 
 /* In the child, after analysis: the ring's samples before the trigger go
- * in front of the window, the trigger is marked, and the headline says
- * what triggered the capture and what the charts cover. */
+ * in front of the window, the trigger is marked, and the headline, made
+ * again, says what triggered the capture and what the charts cover (from
+ * the model, as a render of the bundle says it: rank_headline). */
 static void capture_analysed(void *ctx, struct report *r, double window_t0_ms)
 {
     const struct capture_ctx *c = ctx;
     double t0 = window_t0_ms / 1000.0;
     r->window.triggered = true;
     r->window.trigger_s = c->trigger_mono - t0;
+    free(r->window.trigger_what);
+    r->window.trigger_what = xstrdup(c->headline);
     (void)watch_ring_prepend(c->ring, r, t0, c->trigger_mono - (double)c->ring->cap - 0.5);
-    double before = r->nticks && r->ticks[0] < r->window.trigger_s
-                        ? r->window.trigger_s - r->ticks[0] : 0;
-    double after = r->window.actual_s - r->window.trigger_s;
-    char *h = xasprintf("%s%sTriggered by %s; %.0f s before, %.0f s after.",
-                        r->headline ? r->headline : "", r->headline ? " " : "", c->headline,
-                        before, after);
-    report_set_headline(r, h);
-    free(h);
+    rank_headline(r);
 }
 
 /* In the child, at the end of the capture: where the bundle went. */

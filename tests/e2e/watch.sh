@@ -205,6 +205,20 @@ PY
         else
             not_ok watch_before_stress_start_charted "$before; trigger marked on $nmark of $nchart charts"
         fi
+        # judged again (render), the bundle says what the capture said: its
+        # headline with the trigger sentence, findings and gaps (the seconds
+        # before the trigger are not the window's)
+        "$PERFREPORT_BIN" render "$b" -o "$TMPD/cpu.render" -q >/dev/null 2>"$TMPD/render.err"
+        same=$(python3 - "$b/report.json" "$TMPD/cpu.render/report.json" <<'PY' 2>&1
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+key = lambda d: (d["headline"], [(f["id"], f["severity"]) for f in d["findings"]],
+                 d["window"]["gaps"], d["window"].get("trigger"))
+print("same" if key(a) == key(b) else "captured %r, rendered %r" % (key(a), key(b)))
+PY
+)
+        if [ "$same" = same ]; then ok watch_bundle_rendered_as_captured
+        else not_ok watch_bundle_rendered_as_captured "$same $(head -c 300 "$TMPD/render.err")"; fi
         if [ "$n" = 1 ]; then ok watch_cooldown_one_bundle_per_incident
         else not_ok watch_cooldown_one_bundle_per_incident "$n bundles: $(ls "$W")"; fi
     else

@@ -98,11 +98,19 @@ TEST(diff_series_stats_skip_nan)
         series_set(r, s, v[i]);
     }
     double m, sd;
-    diff_series_stats(s, &m, &sd);
+    diff_series_stats(r, s, &m, &sd);
     CHECK_NUM(m, 2, 1e-12);
     CHECK_NUM(sd, 1, 1e-12);
-    diff_series_stats(NULL, &m, &sd);
+    diff_series_stats(r, NULL, &m, &sd);
     CHECK(isnan(m) && isnan(sd));
+    /* a watch bundle's samples from before its trigger are not the
+     * window's spread: 0 and 100 before it would make sd ~40 */
+    const double pre[] = {-3, -2};
+    report_prepend_ticks(r, pre, 2);
+    s->v[0] = 0, s->v[1] = 100;
+    diff_series_stats(r, s, &m, &sd);
+    CHECK_NUM(m, 2, 1e-12);
+    CHECK_NUM(sd, 1, 1e-12);
     report_free(r);
 }
 

@@ -1,7 +1,9 @@
 /* perfreport watch: the --when parser, the conditions judged on synthetic
  * readings, the cooldown and hourly cap, and a real PSI trigger armed. */
 #include "harness.h"
+#include "rule_util.h"
 #include "test_util.h"
+#include "../../src/analyze/analyze.h"
 #include "../../src/model/model.h"
 #include "../../src/render/renderer.h"
 #include "../../src/util/xalloc.h"
@@ -429,4 +431,120 @@ TEST(watch_gov_high_water)
     /* three in the hour: even a worse one waits */
     CHECK(watch_gov_decide_kind(&g, 210, 0, 99, &until) == WATCH_HOURLY_CAP);
     CHECK_NUM(until, 3700, 0);
+}
+
+/* A finding list as text: id, severity, title, evidence and rank, one
+ * finding a line, to compare two judgements whole. */
+static char *findings_text(const struct report *r)
+{
+    struct strbuf sb = STRBUF_INIT;
+    for (size_t i = 0; i < r->nfindings; i++) {
+        const struct finding *f = &r->findings[i];
+        sb_addf(&sb, "%s %d %.6g %s", f->id, (int)f->sev, f->score, f->title);
+        for (size_t k = 0; k < f->nevidence; k++)
+            sb_addf(&sb, " | %s", f->evidence[k]);
+        sb_addc(&sb, '\n');
+    }
+    return sb_detach(&sb);
+}
+
+/* A report of a `secs` s window at one tick a second, as a capture writes
+ * it, with the charted series cpu.util_pct in *cpu (no ticks yet). */
+static struct report *window_report(double secs, struct series **cpu)
+{
+    struct report *r = report_new();
+    r->tool_version = xstrdup("0.1.0");
+    r->window.planned_s = r->window.actual_s = secs;
+    r->window.interval_s = 1;
+    r->window.target = xstrdup("system-wide");
+    *cpu = report_series(r, "cpu.util_pct", "CPU utilisation", "%", "cpu");
+    (*cpu)->chart = true;
+    return r;
+}
+
+/* A watch capture as the pipeline makes it: a 10 s window of 10 ticks with
+ * the CPU at 97 % and a task in D state through all of it, judged; then
+ * (capture_analysed) 40 samples from before the trigger at 5 % put in
+ * front, the trigger 1 s before the window. */
+static struct report *watch_capture(void)
+{
+    static const char *const dcols[] = {"pid", "tid", "comm", "ticks_in_d", "stuck_s",
+                                        "stuck_ticks", "at_end", "wchan", "fs", "fs_kind",
+                                        "mount", "mount_how", "fstype", NULL};
+    struct series *u;
+    struct report *r = window_report(10, &u);
+    for (int i = 1; i <= 10; i++) {
+        report_add_tick(r, i);
+        series_set(r, u, 97);
+    }
+    report_metric(r, "cpu.count", "CPUs", "", "cpu", 2);
+    report_metric(r, "cpu.util_pct", "CPU utilisation", "%", "cpu", 97);
+    report_metric(r, "cpu.runq_per_cpu", "", "", "cpu", 0.1);
+    struct table *t = report_table(r, "proc.dstate", "tasks in D", "process");
+    for (const char *const *c = dcols; *c; c++)
+        table_add_col(t, *c, *c, "", 0);
+    size_t row = table_add_row(t);
+    table_set_num(t, row, "pid", 800);
+    table_set_num(t, row, "tid", 800);
+    table_set_str(t, row, "comm", "walker");
+    table_set_num(t, row, "ticks_in_d", 10);
+    table_set_num(t, row, "stuck_s", 9.5);
+    table_set_num(t, row, "stuck_ticks", 10);
+    table_set_num(t, row, "at_end", 1);
+    table_set_str(t, row, "wchan", "request_wait_answer");
+    table_set_str(t, row, "fs", "fuse");
+    table_set_str(t, row, "fs_kind", "fuse");
+    table_set_str(t, row, "mount", "/mnt/fz");
+    table_set_str(t, row, "mount_how", "path");
+    table_set_str(t, row, "fstype", "fuse.sshfs");
+    analyze_run(r);
+    r->window.triggered = true;
+    r->window.trigger_s = -1;
+    r->window.trigger_what = xstrdup("cpu.util_pct 97 % at 12:03:04 UTC");
+    double pre[40];
+    for (int k = 0; k < 40; k++)
+        pre[k] = k - 40;
+    report_prepend_ticks(r, pre, 40);
+    for (int k = 0; k < 40; k++)
+        u->v[k] = 5;
+    rank_headline(r);
+    return r;
+}
+
+/* A watch bundle judged again (render, diff and history read report.json
+ * and run the analysis) says what the capture said: the samples before the
+ * trigger are charted, not judged ("10 of 10 samples", not "of 50"; the D
+ * state through the whole window stays critical), and the headline keeps
+ * its trigger sentence. */
+TEST(watch_bundle_judged_again_as_captured)
+{
+    struct report *r = watch_capture();
+    REQUIRE(r->headline);
+    CHECK_CONTAINS(r->headline, "Triggered by cpu.util_pct 97 % at 12:03:04 UTC; 39 s before, "
+                                "11 s after.");
+    const struct finding *cpu = report_find_finding(r, "cpu.saturation");
+    REQUIRE(cpu);
+    CHECK(evidence_has(r, "cpu.saturation", "in 10 of 10 samples"));
+    CHECK(sev_of(r, "proc.uninterruptible") == SEV_CRITICAL);
+    char *js = test_report_json(r);
+    REQUIRE(js);
+    CHECK_CONTAINS(js, "\"trigger\": \"cpu.util_pct 97 % at 12:03:04 UTC\"");
+    struct report *back = test_report_parse(js);
+    REQUIRE(back);
+    CHECK(back->nticks == 50);
+    CHECK(report_window_first_tick(back) == 40);
+    char err[256];
+    REQUIRE(thresholds_load(back, NULL, err, sizeof err) == 0);
+    analyze_run(back); /* as bundle_load_judged */
+    CHECK_STR(back->headline, r->headline);
+    char *a = findings_text(r), *b = findings_text(back);
+    CHECK_STR(b, a);
+    CHECK(evidence_has(back, "cpu.saturation", "in 10 of 10 samples"));
+    CHECK(sev_of(back, "proc.uninterruptible") == SEV_CRITICAL);
+    CHECK(evidence_has(back, "proc.uninterruptible", "through 10 of the window's 10 ticks"));
+    free(a);
+    free(b);
+    report_free(back);
+    free(js);
+    report_free(r);
 }
