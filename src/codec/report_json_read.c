@@ -411,7 +411,8 @@ static int load_command(struct ld *l, const struct json *root)
 
 /* "series": the ticks, then each series' values, one per tick.  The gaps
  * are not read: report_add_tick finds them again from the same ticks and
- * interval, exactly as the run did. */
+ * interval, exactly as the run did (none between a watch bundle's ticks
+ * from before its trigger and its window's). */
 static int load_series(struct ld *l, const struct json *root)
 {
     struct report *r = l->r;
@@ -440,6 +441,11 @@ static int load_series(struct ld *l, const struct json *root)
         if (i && t < r->ticks[i - 1])
             return ld_bad(l, "series.ticks[%u] goes back in time (%g after %g)", i, t,
                           r->ticks[i - 1]);
+        /* Before 0 only in a watch bundle (its samples from before the
+         * trigger); anywhere else they would be judged out of the window. */
+        if (t < 0 && !r->window.triggered)
+            return ld_bad(l, "series.ticks[%u] is %g, before the window, in a bundle with no "
+                          "\"window.trigger_s\"", i, t);
         report_add_tick(r, t);
     }
     for (uint32_t i = 0; i < items->n; i++) {

@@ -238,9 +238,19 @@ double kv_num(const struct kvlist *l, const char *key)
     return NAN;
 }
 
+/* The window's first tick (at or after 0) covers from the window's start,
+ * also after a watch bundle's ticks from before its trigger: the stretch
+ * between those and the window is no gap (report_prepend_ticks). */
+static bool window_first(const struct report *r, size_t i)
+{
+    return r->ticks[i] >= 0 && (i == 0 || r->ticks[i - 1] < 0);
+}
+
 size_t report_add_tick(struct report *r, double t)
 {
-    double prev = r->nticks ? r->ticks[r->nticks - 1] : 0;
+    /* the previous tick, or the window's start (see window_first) */
+    double prev = r->nticks && !(t >= 0 && r->ticks[r->nticks - 1] < 0)
+                      ? r->ticks[r->nticks - 1] : 0;
     if (r->window.interval_s > 0 && t - prev > TICK_GAP_FACTOR * r->window.interval_s) {
         xgrow(&r->gaps, &r->cap_gaps, r->ngaps + 1, sizeof *r->gaps);
         r->gaps[r->ngaps++] = (struct tick_gap){.start_s = prev, .len_s = t - prev};
@@ -266,9 +276,9 @@ size_t report_window_first_tick(const struct report *r)
 
 bool report_gap_before(const struct report *r, size_t i)
 {
-    if (i >= r->nticks)
-        return false;
-    double prev = i ? r->ticks[i - 1] : 0;
+    if (i >= r->nticks || (i == 0 && r->ticks[0] < 0))
+        return false; /* the first tick before the window follows nothing */
+    double prev = window_first(r, i) ? 0 : r->ticks[i - 1];
     /* gaps are recorded in tick order, so their starts ascend: a chart asks
      * for every tick, and a scan of every gap each time would be quadratic */
     size_t lo = 0, hi = r->ngaps;

@@ -243,7 +243,8 @@ double kv_num(const struct kvlist *l, const char *key);      /* NAN: absent or t
 
 /* Ticks: the pipeline appends one per sample; series values align to it.
  * With window.interval_s set, a tick more than TICK_GAP_FACTOR intervals
- * after the previous one records a gap. */
+ * after the previous one records a gap; the window's first tick (at or
+ * after 0) is measured from the window's start, also after ticks before 0. */
 size_t report_add_tick(struct report *r, double t);
 /* The index of the window's first tick.  The ticks before it (before 0:
  * perfreport watch's samples from before its trigger, report_prepend_ticks)
@@ -252,7 +253,7 @@ size_t report_add_tick(struct report *r, double t);
 size_t report_window_first_tick(const struct report *r);
 /* True when a gap ends at tick i (the sample i covers a gap). */
 bool report_gap_before(const struct report *r, size_t i);
-/* Puts n ticks t[0..n) (ascending, all before the first tick) in front of
+/* Puts n ticks t[0..n) (ascending, all before 0 and the first tick) in front of
  * the report's: every series is shifted by n, its first n values NAN for
  * the caller to fill; the gaps are found again over all the ticks. */
 void report_prepend_ticks(struct report *r, const double *t, size_t n);

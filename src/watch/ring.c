@@ -101,7 +101,9 @@ size_t watch_ring_prepend(const struct watch_ring *ring, struct report *r, doubl
     for (size_t k = 0; k < ring->n; k++) {
         size_t slot = (oldest + k) % ring->cap;
         double at = ring->t_mono[slot] - window_t0_mono;
-        if (ring->t_mono[slot] <= t_from_mono || at >= first_window_tick ||
+        /* before 0 as well: the ticks before 0 are the ones not judged
+         * (report_window_first_tick) */
+        if (ring->t_mono[slot] <= t_from_mono || at >= 0 || at >= first_window_tick ||
             (m && at <= t[m - 1]))
             continue;
         slots[m] = slot;

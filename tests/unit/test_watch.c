@@ -4,6 +4,7 @@
 #include "rule_util.h"
 #include "test_util.h"
 #include "../../src/analyze/analyze.h"
+#include "../../src/codec/report_json.h"
 #include "../../src/model/model.h"
 #include "../../src/render/renderer.h"
 #include "../../src/util/xalloc.h"
@@ -544,6 +545,57 @@ TEST(watch_bundle_judged_again_as_captured)
     CHECK(evidence_has(back, "proc.uninterruptible", "through 10 of the window's 10 ticks"));
     free(a);
     free(b);
+    report_free(back);
+    free(js);
+    report_free(r);
+}
+
+/* The gaps of a watch bundle read back are the capture's: none between the
+ * samples from before the trigger and the window (4 s apart at a 1 s
+ * interval), the window's own late first tick still one, and no tick
+ * before the window is said to end one.  Ticks before 0 without a trigger
+ * are refused. */
+TEST(watch_bundle_gaps_read_back)
+{
+    struct series *s;
+    struct report *r = window_report(6, &s);
+    const double win[] = {3.5, 4.5, 5.5}; /* the first 3.5 s after the start: a gap */
+    for (size_t i = 0; i < 3; i++) {
+        report_add_tick(r, win[i]);
+        series_set(r, s, 50);
+    }
+    REQUIRE(r->ngaps == 1);
+    const double pre[] = {-7, -6, -5};
+    report_prepend_ticks(r, pre, 3);
+    r->window.triggered = true;
+    r->window.trigger_s = -5;
+    r->window.trigger_what = xstrdup("cpu.util_pct 95 % at 12:03:04 UTC");
+    for (size_t i = 0; i < 3; i++)
+        s->v[i] = 10;
+    CHECK(r->ngaps == 1);
+    for (size_t i = 0; i < r->nticks; i++)
+        CHECK(report_gap_before(r, i) == (i == 3));
+    char *js = test_report_json(r);
+    REQUIRE(js);
+    struct report *back = test_report_parse(js);
+    REQUIRE(back);
+    CHECK(back->ngaps == 1);
+    CHECK_NUM(back->gaps[0].start_s, 0, 0);
+    CHECK_NUM(back->gaps[0].len_s, 3.5, 0);
+    for (size_t i = 0; i < back->nticks; i++)
+        CHECK(report_gap_before(back, i) == (i == 3));
+    report_free(back);
+    free(js);
+    /* the same ticks with no trigger: refused */
+    r->window.triggered = false;
+    js = test_report_json(r);
+    REQUIRE(js);
+    CHECK_NOT_CONTAINS(js, "trigger");
+    back = NULL;
+    char err[512] = "";
+    CHECK(report_from_json(js, strlen(js), &back, err, sizeof err) != 0);
+    CHECK(back == NULL);
+    CHECK_CONTAINS(err, "series.ticks[0] is -7, before the window, in a bundle with no");
     report_free(back);
     free(js);
     report_free(r);
