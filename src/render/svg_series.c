@@ -270,16 +270,26 @@ static void point_titles(struct strbuf *sb, const struct report *r, const struct
 void svg_series_render(const struct report *r, const struct series *s, struct strbuf *sb)
 {
     size_t n = s->n < r->nticks ? s->n : r->nticks;
+    /* The plot's range is every tick's; the heading's min, avg and max the
+     * window's, as the findings beside the chart are (a watch bundle's
+     * samples from before its trigger are drawn, not summarised). */
+    size_t wfirst = report_window_first_tick(r);
     double vmin = INFINITY, vmax = -INFINITY, sum = 0;
-    size_t cnt = 0;
+    double wmin = INFINITY, wmax = -INFINITY;
+    size_t cnt = 0, wcnt = 0;
     for (size_t i = 0; i < n; i++) {
         double v = value_at(s, i);
         if (isnan(v))
             continue;
         vmin = v < vmin ? v : vmin;
         vmax = v > vmax ? v : vmax;
-        sum += v;
         cnt++;
+        if (i < wfirst)
+            continue;
+        wmin = v < wmin ? v : wmin;
+        wmax = v > wmax ? v : wmax;
+        sum += v;
+        wcnt++;
     }
 
     struct scale sc;
@@ -309,18 +319,20 @@ void svg_series_render(const struct report *r, const struct series *s, struct st
     char *short_title = trunc_utf8(title, 56);
 
     char smin[32], savg[32], smax[32];
-    if (cnt) {
-        fmt_num(vmin, smin, sizeof smin);
-        fmt_num(sum / (double)cnt, savg, sizeof savg);
-        fmt_num(vmax, smax, sizeof smax);
+    if (wcnt) {
+        fmt_num(wmin, smin, sizeof smin);
+        fmt_num(sum / (double)wcnt, savg, sizeof savg);
+        fmt_num(wmax, smax, sizeof smax);
     }
+    /* said so when the chart shows more than the window */
+    const char *scope = wfirst ? "window: " : "";
 
     sb_addf(sb,
             "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %d\" width=\"%d\" "
             "height=\"%d\" role=\"img\" font-family=\"Helvetica, Arial, sans-serif\" "
-            "font-size=\"10\" data-t0=\"0\" data-t1=\"%g\" data-x0=\"%g\" data-x1=\"%g\" "
+            "font-size=\"10\" data-t0=\"%g\" data-t1=\"%g\" data-x0=\"%g\" data-x1=\"%g\" "
             "data-y0=\"%g\" data-y1=\"%g\">\n", /* the plot's clock, for the page's heat maps */
-            W, H, W, H, sc.tmax, X0, X1, Y0, Y1);
+            W, H, W, H, sc.tmin, sc.tmax, X0, X1, Y0, Y1);
     sb_add(sb, "<title>");
     esc_xml(sb, title);
     if (*unit) {
@@ -328,10 +340,10 @@ void svg_series_render(const struct report *r, const struct series *s, struct st
         esc_xml(sb, unit);
         sb_add(sb, ")");
     }
-    if (cnt)
-        sb_addf(sb, ": min %s, avg %s, max %s", smin, savg, smax);
+    if (wcnt)
+        sb_addf(sb, ": %smin %s, avg %s, max %s", scope, smin, savg, smax);
     else
-        sb_add(sb, ": no data");
+        sb_addf(sb, ": no data%s", wfirst ? " in the window" : "");
     sb_add(sb, "</title>\n");
     sb_addf(sb, "<rect width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n", W, H);
 
@@ -345,14 +357,14 @@ void svg_series_render(const struct report *r, const struct series *s, struct st
     }
     sb_add(sb, "</text>\n");
     sb_addf(sb, "<text x=\"%.1f\" y=\"16\" text-anchor=\"end\" fill=\"%s\">", X1, C_TEXT);
-    if (cnt) {
-        sb_addf(sb, "min %s \xC2\xB7 avg %s \xC2\xB7 max %s", smin, savg, smax);
+    if (wcnt) {
+        sb_addf(sb, "%smin %s \xC2\xB7 avg %s \xC2\xB7 max %s", scope, smin, savg, smax);
         if (*unit) {
             sb_addc(sb, ' ');
             esc_xml(sb, unit);
         }
     } else {
-        sb_add(sb, "no data");
+        sb_addf(sb, "no data%s", wfirst ? " in the window" : "");
     }
     sb_add(sb, "</text>\n");
     free(short_title);

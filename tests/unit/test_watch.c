@@ -391,6 +391,11 @@ TEST(watch_trigger_marked_on_charts)
     CHECK_CONTAINS(svg, "<title>window open</title>");
     /* the first tick (-4) at the plot's left edge, the trigger 2/6 along */
     CHECK_CONTAINS(svg, "<line x1=\"244.0\" y1=\"28.0\" x2=\"244.0\"");
+    /* the heat map's clock is the plot's: from -4, not from 0 */
+    CHECK_CONTAINS(svg, " data-t0=\"-4\" data-t1=\"2\" ");
+    /* the heading summarises the window (95, 96), not the 1 and 2 before */
+    CHECK_CONTAINS(svg, ">window: min 95 \xC2\xB7 avg 95.5 \xC2\xB7 max 96 %</text>");
+    CHECK_CONTAINS(svg, "<title>CPU utilisation (%): window: min 95, avg 95.5, max 96</title>");
     sb_free(&sb);
     char *js = test_report_json(r);
     REQUIRE(js);
