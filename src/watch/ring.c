@@ -26,45 +26,81 @@ int watch_ring_init(struct watch_ring *ring, size_t slots)
     return 0;
 }
 
+static void series_forget(struct watch_ring_series *s)
+{
+    free(s->name);
+    free(s->title);
+    free(s->unit);
+    free(s->resource);
+    memset(s, 0, sizeof *s);
+}
+
 void watch_ring_free(struct watch_ring *ring)
 {
     free(ring->t_mono);
     free(ring->v);
-    for (size_t i = 0; i < ring->nseries; i++) {
-        struct watch_ring_series *s = &ring->series[i];
-        free(s->name);
-        free(s->title);
-        free(s->unit);
-        free(s->resource);
-    }
+    for (size_t i = 0; i < ring->nseries; i++)
+        series_forget(&ring->series[i]);
     memset(ring, 0, sizeof *ring);
 }
 
 void watch_ring_clear(struct watch_ring *ring)
 {
     ring->n = ring->next = 0;
+    /* the series too: the next capture's are those seen after this one,
+     * and a device gone meanwhile holds no place */
+    for (size_t i = 0; i < ring->nseries; i++)
+        series_forget(&ring->series[i]);
+    ring->nseries = 0;
+    ring->series_left_out = 0;
 }
 
-/* The ring's index of series `s`, added when new; -1 past the limit. */
-static long ring_series(struct watch_ring *ring, const struct series *s)
+/* The ring's index of series `name`, or -1. */
+static long ring_find(const struct watch_ring *ring, const char *name)
 {
     for (size_t i = 0; i < ring->nseries; i++)
-        if (strcmp(ring->series[i].name, s->hdr.name) == 0)
+        if (strcmp(ring->series[i].name, name) == 0)
             return (long)i;
-    if (ring->nseries == WATCH_RING_MAX_SERIES) {
-        ring->series_left_out++;
-        return -1;
+    return -1;
+}
+
+/* Whether no value of slot i's series is left in the ring: its last one
+ * was in a slot the push under way (ring->pushes) or an earlier one
+ * overwrote, or it never had one. */
+static bool series_gone(const struct watch_ring *ring, size_t i)
+{
+    const struct watch_ring_series *rs = &ring->series[i];
+    return !rs->valued || rs->last_valued + ring->cap <= ring->pushes;
+}
+
+/* A place for new series `s`: a free one, else one whose series has no
+ * value left (series_gone); -1 when none, the value counted as left out. */
+static long ring_add(struct watch_ring *ring, const struct series *s)
+{
+    size_t i = ring->nseries;
+    if (i == WATCH_RING_MAX_SERIES) {
+        i = 0;
+        while (i < ring->nseries && !series_gone(ring, i))
+            i++;
+        if (i == ring->nseries) {
+            ring->series_left_out++;
+            return -1;
+        }
+        series_forget(&ring->series[i]);
+    } else {
+        ring->nseries++;
     }
-    struct watch_ring_series *rs = &ring->series[ring->nseries];
+    struct watch_ring_series *rs = &ring->series[i];
     rs->name = xstrdup(s->hdr.name);
     rs->title = xstrdup(s->hdr.title);
     rs->unit = xstrdup(s->hdr.unit);
     rs->resource = xstrdup(s->hdr.resource);
     rs->chart = s->chart;
-    /* Its values in every slot so far: unknown. */
+    /* Its values in every slot so far: unknown (a reclaimed place's are
+     * already; a new one's were never written). */
     for (size_t k = 0; k < ring->cap; k++)
-        ring->v[k * WATCH_RING_MAX_SERIES + ring->nseries] = NAN;
-    return (long)ring->nseries++;
+        ring->v[k * WATCH_RING_MAX_SERIES + i] = NAN;
+    return (long)i;
 }
 
 void watch_ring_push(struct watch_ring *ring, double t_mono, const struct report *r)
@@ -75,21 +111,44 @@ void watch_ring_push(struct watch_ring *ring, double t_mono, const struct report
     double *row = ring->v + slot * WATCH_RING_MAX_SERIES;
     for (size_t i = 0; i < WATCH_RING_MAX_SERIES; i++)
         row[i] = NAN;
-    for (size_t i = 0; i < r->nseries; i++) {
-        const struct series *s = r->series[i];
-        long k = ring_series(ring, s);
-        if (k >= 0 && s->n == r->nticks)
-            row[k] = s->v[r->nticks - 1];
-    }
+    /* The known series first, so that a place is taken for a new one only
+     * from a series with no value in this sample either; a new series gets
+     * one only with a value (the staging report keeps every series it
+     * ever had, a device long gone too). */
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < r->nseries; i++) {
+            const struct series *s = r->series[i];
+            bool valued = s->n == r->nticks && !isnan(s->v[r->nticks - 1]);
+            long k = ring_find(ring, s->hdr.name);
+            if (pass == 0 ? k < 0 : (k >= 0 || !valued))
+                continue;
+            if (pass == 1 && (k = ring_add(ring, s)) < 0)
+                continue;
+            if (valued) {
+                row[k] = s->v[r->nticks - 1];
+                ring->series[k].last_valued = ring->pushes;
+                ring->series[k].valued = true;
+            }
+        }
     ring->t_mono[slot] = t_mono;
     ring->next = (slot + 1) % ring->cap;
     if (ring->n < ring->cap)
         ring->n++;
+    ring->pushes++;
 }
 
 size_t watch_ring_prepend(const struct watch_ring *ring, struct report *r, double window_t0_mono,
                           double t_from_mono)
 {
+    if (ring->series_left_out) {
+        struct ledger_entry *e =
+            report_ledger(r, WATCH_RING_LEDGER, "Samples before the trigger (--before)");
+        if (e->status == CS_PENDING)
+            ledger_set(e, CS_RAN, NULL);
+        ledger_note(e, "%lu values of series beyond the %d the ring holds at once were not "
+                    "kept (a host with very many disks or interfaces)", ring->series_left_out,
+                    WATCH_RING_MAX_SERIES);
+    }
     if (ring->n == 0)
         return 0;
     /* Oldest first; only samples after t_from and before the window. */
@@ -114,14 +173,17 @@ size_t watch_ring_prepend(const struct watch_ring *ring, struct report *r, doubl
         for (size_t i = 0; i < ring->nseries; i++) {
             const struct watch_ring_series *rs = &ring->series[i];
             by_ring[i] = report_find_series(r, rs->name);
-            if (!by_ring[i]) {
+            bool any = false; /* a value among the samples put in front */
+            for (size_t k = 0; k < m && !any; k++)
+                any = !isnan(ring->v[slots[k] * WATCH_RING_MAX_SERIES + i]);
+            if (!by_ring[i] && any) {
                 by_ring[i] = report_series(r, rs->name, rs->title, rs->unit, rs->resource);
                 by_ring[i]->chart = rs->chart;
             }
         }
         report_prepend_ticks(r, t, m);
         for (size_t i = 0; i < ring->nseries; i++)
-            for (size_t k = 0; k < m; k++)
+            for (size_t k = 0; by_ring[i] && k < m; k++)
                 by_ring[i]->v[k] = ring->v[slots[k] * WATCH_RING_MAX_SERIES + i];
         free(by_ring);
     }

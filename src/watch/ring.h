@@ -7,15 +7,18 @@
  * covers before + after.
  *
  * Bounded whatever the host runs: --before slots of at most
- * WATCH_RING_MAX_SERIES values each, allocated once at start; a series
- * beyond that many (a host with very many disks or interfaces) is counted
- * and left out, never grown into. */
+ * WATCH_RING_MAX_SERIES values each, allocated once at start.  A series
+ * whose values have all left the ring (a device or interface gone) gives
+ * its place to a new one; a series beyond that many at once (a host with
+ * very many disks or interfaces) is counted, left out and said in the
+ * capture's ledger, never grown into. */
 #ifndef PERFREPORT_WATCH_RING_H
 #define PERFREPORT_WATCH_RING_H
 #include <stdbool.h>
 #include <stddef.h>
 
 #define WATCH_RING_MAX_SERIES 128
+#define WATCH_RING_LEDGER "watch.before" /* its entry in a capture's ledger */
 #define WATCH_BEFORE_MAX_S 3600 /* --before's limit: an hour, 3.5 MiB of values */
 
 struct report;
@@ -23,6 +26,10 @@ struct report;
 struct watch_ring_series {
     char *name, *title, *unit, *resource; /* owned copies of the staging series' */
     bool chart;
+    /* the push that last kept a value of it (watch_ring.pushes); none yet
+     * when !valued */
+    unsigned long long last_valued;
+    bool valued;
 };
 
 struct watch_ring {
@@ -32,14 +39,17 @@ struct watch_ring {
     double *v;          /* [cap * WATCH_RING_MAX_SERIES] values, NAN unknown */
     struct watch_ring_series series[WATCH_RING_MAX_SERIES];
     size_t nseries;
-    unsigned long series_left_out; /* values of series beyond the limit, not kept */
+    unsigned long long pushes;     /* watch_ring_push calls so far */
+    unsigned long series_left_out; /* values of series beyond the limit, not kept
+                                    * since the last watch_ring_clear */
 };
 
 /* A ring of `slots` samples (0: none kept; every call below then does
  * nothing).  0, or -1 when the memory cannot be had. */
 int watch_ring_init(struct watch_ring *ring, size_t slots);
 void watch_ring_free(struct watch_ring *ring);
-/* Forgets the samples (after a capture: they are from before it). */
+/* Forgets the samples and their series (after a capture: they are from
+ * before it). */
 void watch_ring_clear(struct watch_ring *ring);
 
 /* Keeps the values the staging report `r` holds for its last tick, taken
@@ -48,8 +58,9 @@ void watch_ring_push(struct watch_ring *ring, double t_mono, const struct report
 
 /* Puts the samples taken after t_from_mono (seconds, monotonic) in front of
  * r's ticks, on r's clock: window_t0_mono is r's t = 0.  Series the window
- * lacks are made (same name, title, unit, resource).  The number of ticks
- * put in front. */
+ * lacks are made (same name, title, unit, resource) when the ring has a
+ * value of theirs.  Values left out for want of room are said in r's
+ * ledger (WATCH_RING_LEDGER).  The number of ticks put in front. */
 size_t watch_ring_prepend(const struct watch_ring *ring, struct report *r, double window_t0_mono,
                           double t_from_mono);
 

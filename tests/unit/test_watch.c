@@ -605,3 +605,63 @@ TEST(watch_bundle_gaps_read_back)
     free(js);
     report_free(r);
 }
+
+/* A staging report of one tick with `n` series named PREFIX0.. at value v. */
+static void stage_many(struct report *st, const char *prefix, int n, double v)
+{
+    report_clear_ticks(st);
+    report_add_tick(st, 0);
+    for (int i = 0; i < n; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "%s%d", prefix, i);
+        series_set(st, report_series(st, name, name, "", "disk"), v);
+    }
+}
+
+/* Device churn: the places of series whose values have all left the ring
+ * go to new ones (a set of 128 disks gone, 128 new ones kept once the old
+ * ones' last values are overwritten), the values left out meanwhile are
+ * said in the capture's ledger, and a clear forgets the series. */
+TEST(watch_ring_reclaims_gone_series)
+{
+    struct watch_ring ring;
+    REQUIRE(watch_ring_init(&ring, 3) == 0);
+    struct report *old = report_new(), *neu = report_new();
+    for (int k = 0; k < 5; k++) { /* pushes 0..4: a0..a127 */
+        stage_many(old, "a", WATCH_RING_MAX_SERIES, 1);
+        watch_ring_push(&ring, 100 + k, old);
+    }
+    for (int k = 5; k < 15; k++) { /* pushes 5..14: b0..b127 only */
+        stage_many(neu, "b", WATCH_RING_MAX_SERIES, 2);
+        watch_ring_push(&ring, 100 + k, neu);
+    }
+    /* pushes 5 and 6 had no room (a's last values still kept), push 7
+     * overwrote them */
+    CHECK(ring.series_left_out == 2 * WATCH_RING_MAX_SERIES);
+    CHECK(ring.nseries == WATCH_RING_MAX_SERIES);
+    struct report *r = report_new();
+    r->window.interval_s = 1;
+    report_add_tick(r, 1);
+    CHECK(watch_ring_prepend(&ring, r, 115, 0) == 3); /* pushes 12..14 */
+    const struct series *b = report_find_series(r, "b127");
+    REQUIRE(b);
+    CHECK_NUM(b->v[0], 2, 0);
+    CHECK_NUM(b->v[2], 2, 0);
+    CHECK(report_find_series(r, "a0") == NULL);
+    const struct ledger_entry *e = NULL;
+    for (size_t i = 0; i < r->nledger; i++)
+        if (strcmp(r->ledger[i].name, WATCH_RING_LEDGER) == 0)
+            e = &r->ledger[i];
+    REQUIRE(e && e->notes);
+    CHECK_CONTAINS(e->notes, "256 values of series beyond the 128 the ring holds");
+    CHECK(e->status == CS_RAN);
+    watch_ring_clear(&ring);
+    CHECK(ring.nseries == 0 && ring.series_left_out == 0 && ring.n == 0);
+    stage_many(old, "c", 2, 3);
+    watch_ring_push(&ring, 200, old);
+    CHECK(ring.nseries == 2);
+    report_free(r);
+    report_free(old);
+    report_free(neu);
+    watch_ring_free(&ring);
+}
