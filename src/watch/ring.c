@@ -209,9 +209,21 @@ struct watch_sampler {
     double t0; /* the first sample's time, the staging clock's 0 */
 };
 
-struct watch_sampler *watch_sampler_start(char *err, size_t n)
+/* The collectors stopped and the staging report freed; s empty. */
+static void sampler_stop(struct watch_sampler *s)
 {
-    struct watch_sampler *s = xcalloc(1, sizeof *s);
+    for (size_t i = 0; i < s->nc; i++)
+        if (s->c[i]->destroy)
+            s->c[i]->destroy(s->state[i]);
+    s->nc = 0;
+    report_free(s->r);
+    s->r = s->ctx.r = NULL;
+}
+
+/* The charted collectors started into a new staging report; 0, or -1
+ * with err when none could start. */
+static int sampler_begin(struct watch_sampler *s, char *err, size_t n)
+{
     s->r = report_new();
     s->ctx.r = s->r;
     s->ctx.cfg = &s->cfg;
@@ -236,13 +248,30 @@ struct watch_sampler *watch_sampler_start(char *err, size_t n)
         s->c[s->nc] = c;
         s->state[s->nc++] = st;
     }
-    if (s->nc == 0) {
-        if (!err[0])
-            snprintf(err, n, "none of the charted collectors can run here");
+    if (s->nc == 0 && !err[0])
+        snprintf(err, n, "none of the charted collectors can run here");
+    return s->nc ? 0 : -1;
+}
+
+struct watch_sampler *watch_sampler_start(char *err, size_t n)
+{
+    struct watch_sampler *s = xcalloc(1, sizeof *s);
+    if (sampler_begin(s, err, n) != 0) {
         watch_sampler_free(s);
         return NULL;
     }
     return s;
+}
+
+int watch_sampler_refresh(struct watch_sampler *s, char *err, size_t n)
+{
+    sampler_stop(s);
+    return sampler_begin(s, err, n);
+}
+
+struct report *watch_sampler_staging(struct watch_sampler *s)
+{
+    return s->r;
 }
 
 void watch_sampler_tick(struct watch_sampler *s, struct watch_ring *ring)
@@ -261,9 +290,6 @@ void watch_sampler_free(struct watch_sampler *s)
 {
     if (!s)
         return;
-    for (size_t i = 0; i < s->nc; i++)
-        if (s->c[i]->destroy)
-            s->c[i]->destroy(s->state[i]);
-    report_free(s->r);
+    sampler_stop(s);
     free(s);
 }

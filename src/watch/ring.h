@@ -71,5 +71,16 @@ struct watch_sampler;
 struct watch_sampler *watch_sampler_start(char *err, size_t n);
 /* One sample now into the ring. */
 void watch_sampler_tick(struct watch_sampler *s, struct watch_ring *ring);
+/* Starts the collectors afresh, with a new staging report.  They keep an
+ * entry for every disk and interface they have seen, and the staging
+ * report a series for each: with containers coming and going (a veth pair
+ * each) that grows without end in a watcher that runs for weeks.  The
+ * watcher calls it after each capture and every WATCH_SAMPLER_REFRESH_S;
+ * the sample after it has no rates (no base yet).  0, or -1 after a
+ * message in err, s then sampling nothing. */
+#define WATCH_SAMPLER_REFRESH_S 3600.0
+int watch_sampler_refresh(struct watch_sampler *s, char *err, size_t n);
+/* The staging report (for tests: what the sampler holds). */
+struct report *watch_sampler_staging(struct watch_sampler *s);
 void watch_sampler_free(struct watch_sampler *s);
 #endif

@@ -284,6 +284,7 @@ struct watcher {
     struct sampler smp;
     struct watch_ring ring;          /* the minutes before (--before) */
     struct watch_sampler *charted;   /* fills it; NULL without --before */
+    double charted_since;            /* seconds, monotonic: its last (re)start */
     struct watch_gov gov;
     unsigned long captures, suppressed;
 };
@@ -347,6 +348,19 @@ static void drain_triggers(struct watcher *w)
             w->pfd[i].revents = 0;
 }
 
+/* The charted collectors started afresh (watch_sampler_refresh: what they
+ * keep of devices gone goes); a sample now, the base of the rates after. */
+static void refresh_charted(struct watcher *w)
+{
+    char err[256];
+    if (!w->charted)
+        return;
+    if (watch_sampler_refresh(w->charted, err, sizeof err) != 0)
+        term_printf(stderr, "perfreport watch: --before: %s", err);
+    w->charted_since = mono_ms() / 1000.0;
+    watch_sampler_tick(w->charted, &w->ring);
+}
+
 /* Condition ci fired with `value`: a capture, or a line saying why not.
  * Whether a capture ran (the readings taken before it are then stale). */
 static bool fire(struct watcher *w, size_t ci, double value)
@@ -384,8 +398,7 @@ static bool fire(struct watcher *w, size_t ci, double value)
     drain_triggers(w);
     /* The ring's samples are from before this capture, not the next one's;
      * a sample now is the base of the rates after it. */
-    if (w->charted)
-        watch_sampler_tick(w->charted, &w->ring);
+    refresh_charted(w);
     watch_ring_clear(&w->ring);
     char err[256];
     if (sampler_start(&w->smp, end / 1000.0, err, sizeof err) != 0)
@@ -434,6 +447,7 @@ int watch_run(const struct watch_config *cfg)
     }
     if (cfg->before_s) {
         w.charted = watch_sampler_start(err, sizeof err);
+        w.charted_since = mono_ms() / 1000.0;
         if (!w.charted) {
             term_printf(stderr, "perfreport watch: --before: %s", err);
             goto out;
@@ -489,7 +503,9 @@ int watch_run(const struct watch_config *cfg)
         }
         if (!polled || g_quit || mono_ms() < next)
             continue;
-        if (w.charted)
+        if (w.charted && mono_ms() / 1000.0 - w.charted_since >= WATCH_SAMPLER_REFRESH_S)
+            refresh_charted(&w); /* its sample is this second's, without rates */
+        else if (w.charted)
             watch_sampler_tick(w.charted, &w.ring);
         double t = mono_ms() / 1000.0, t_prev = w.smp.t_prev;
         sampler_read(&w.smp, t);
