@@ -475,6 +475,7 @@ static bool has_runs(const struct profile *p)
 
 struct fold_ctx {
     struct profile *out;
+    uint32_t *leaf_to; /* may be NULL: per node of the input, where its stack ends in out */
     struct pframe *f;
     size_t cap_f;
     size_t *off; /* per frame: where its name starts in names */
@@ -508,13 +509,24 @@ static int fold_stack(void *ctx, const struct profile *p, const uint32_t *path, 
     }
     for (size_t i = 0; i < k; i++) /* names has stopped moving */
         c->f[i].s = c->names.buf + c->off[i];
-    profile_add_frames(c->out, c->f, k, self);
+    uint32_t leaf = profile_add_frames(c->out, c->f, k, self);
+    if (c->leaf_to && depth)
+        c->leaf_to[path[depth - 1]] = leaf;
     return 0;
 }
 
-static struct profile *fold_runs(const struct profile *p)
+struct profile *flame_report_folded(const struct profile *p, uint32_t *leaf_to)
 {
-    struct fold_ctx c = {.out = profile_new(p->name, p->title, p->unit), .names = STRBUF_INIT};
+    /* a chart is reversed as it is built (profile_chart_begin): its order
+     * cannot be rebuilt from the trie */
+    if (!p || p->chart || profile_is_diff(p) || !has_runs(p))
+        return NULL;
+    struct fold_ctx c = {.out = profile_new(p->name, p->title, p->unit),
+                         .leaf_to = leaf_to,
+                         .names = STRBUF_INIT};
+    if (leaf_to)
+        for (uint32_t n = 0; n < p->nnodes; n++)
+            leaf_to[n] = PROFILE_NONE;
     profile_walk_stacks(p, fold_stack, &c);
     free(c.f);
     free(c.off);
@@ -803,6 +815,19 @@ static void render(const struct profile *p, const struct flame_opts *o, bool sta
         to_ascii(out, doc_start);
 }
 
+/* The graph of p as it is (flamegraph.pl's order), or reversed. */
+static void render_as_asked(const struct profile *p, const struct flame_opts *o, bool standalone,
+                            const char *id_prefix, struct strbuf *out)
+{
+    if (o->reverse && !p->chart) {
+        struct profile *r = profile_is_diff(p) ? profile_reversed_diff(p) : profile_reversed(p);
+        render(r, o, standalone, id_prefix, out);
+        profile_free(r);
+    } else {
+        render(p, o, standalone, id_prefix, out);
+    }
+}
+
 void svg_flame_render(const struct profile *p, const struct flame_opts *o, bool standalone,
                       const char *id_prefix, struct strbuf *out)
 {
@@ -811,21 +836,11 @@ void svg_flame_render(const struct profile *p, const struct flame_opts *o, bool 
         flame_opts_default(&def);
         o = &def;
     }
-    /* a chart is reversed as it is built (profile_chart_begin): its order
-     * cannot be rebuilt from the trie */
-    if (o->report && !p->chart && !profile_is_diff(p) && has_runs(p)) {
-        struct profile *f = fold_runs(p);
-        struct flame_opts o2 = *o;
-        o2.report = true;
-        svg_flame_render(f, &o2, standalone, id_prefix, out);
-        profile_free(f);
-        return;
-    }
-    if (o->reverse && !p->chart) {
-        struct profile *r = profile_is_diff(p) ? profile_reversed_diff(p) : profile_reversed(p);
-        render(r, o, standalone, id_prefix, out);
-        profile_free(r);
-    } else {
-        render(p, o, standalone, id_prefix, out);
-    }
+    /* Folded once, never again on the result: a name the fold wrote ("[a ×2")
+     * may equal the frame above it, and folding until no run was left took
+     * one pass, and one more profile kept, per such level (a line of names
+     * "[a", "[a", "[a ×2", "[a ×2 ×2" ... cost about D^3 bytes for D frames). */
+    struct profile *f = o->report ? flame_report_folded(p, NULL) : NULL;
+    render_as_asked(f ? f : p, o, standalone, id_prefix, out);
+    profile_free(f);
 }

@@ -74,6 +74,15 @@ bool flame_encoding_valid(const char *name);
  * 0 when every node matters (--reverse, the legend). */
 uint64_t svg_flame_undrawn_below(const struct flame_opts *o, uint64_t total);
 
+/* The profile a report's graph (o->report) draws of p: each run of one
+ * unnamed frame folded into one frame "NAME ×N", in a single pass (a name
+ * the fold writes is not folded again).  A new profile (the caller frees
+ * it), or NULL when p has no such run or is a chart or differential profile
+ * (drawn as they are).  leaf_to (may be NULL; p->nnodes entries): for each
+ * node of p where a stack ends, the node of the result where it ends, else
+ * PROFILE_NONE; the heat map ties its seconds to the drawn frames by it. */
+struct profile *flame_report_folded(const struct profile *p, uint32_t *leaf_to);
+
 /* Appends the graph to out.  standalone: a complete SVG document with the
  * script embedded; otherwise one <svg class="flamegraph"> element for an
  * HTML page that includes asset_flamegraph_js itself.  id_prefix (may be NULL

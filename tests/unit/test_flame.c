@@ -1010,6 +1010,55 @@ TEST(flame_report_garbage_stack_folded_and_height)
     profile_free(p);
 }
 
+/* A hostile line of names "[a", "[a", "[a ×2", "[a ×2 ×2" ... (each the one
+ * before plus " ×2"): folding "[a;[a" into "[a ×2" made a new run with the
+ * next frame, and the graph was folded again, one more pass and one more
+ * profile kept per level, ~(4/3)D^3 bytes (720 levels in a 1 MiB line: GBs).
+ * Folded once, the graph draws the D - 1 frames of that single pass. */
+TEST(flame_report_folds_runs_once)
+{
+    enum { D = 200 };
+    struct strbuf names = STRBUF_INIT;
+    size_t off[D];
+    sb_add(&names, "[a");
+    off[0] = 0;
+    for (int i = 1; i < D; i++) {
+        off[i] = names.len;
+        sb_add(&names, "[a");
+        for (int k = 1; k < i; k++)
+            sb_add(&names, " \xc3\x97" "2");
+    }
+    struct pframe f[D];
+    for (int i = 0; i < D; i++) {
+        size_t end = i + 1 < D ? off[i + 1] : names.len;
+        f[i] = (struct pframe){names.buf + off[i], end - off[i], FRAME_UNKNOWN};
+    }
+    struct profile *p = profile_new("cpu", "On-CPU profile", "samples");
+    profile_add_frames(p, f, D, 1);
+    struct flame_opts o;
+    flame_opts_for(p, &o);
+    char *svg = render_with(p, &o);
+    /* one pass: "[a ×2" (the two "[a") and then the 198 others as they were */
+    CHECK_NUM(count_str(svg, "<title>[a"), D - 1, 0);
+    CHECK_NUM(count_str(svg, "<title>[a \xc3\x97" "2 (1 sample, "), 2, 0);
+    free(svg);
+
+    uint32_t *leaf_to = malloc(p->nnodes * sizeof *leaf_to);
+    REQUIRE(leaf_to);
+    struct profile *q = flame_report_folded(p, leaf_to);
+    REQUIRE(q);
+    uint32_t leaf = p->nnodes - 1, depth = 0; /* the chain's last node is its leaf */
+    REQUIRE(leaf_to[leaf] != PROFILE_NONE);
+    for (uint32_t n = leaf_to[leaf]; n != PROFILE_ROOT; n = q->nodes[n].parent)
+        depth++;
+    CHECK_NUM(depth, D - 1, 0);
+    CHECK(leaf_to[1] == PROFILE_NONE); /* no stack ends at the first frame */
+    free(leaf_to);
+    profile_free(q);
+    profile_free(p);
+    sb_free(&names);
+}
+
 TEST(flame_chart_input_order)
 {
     struct profile *p = profile_new("t", NULL, NULL);
