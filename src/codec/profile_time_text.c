@@ -13,25 +13,22 @@
 
 #define MAX_VALUE (1ull << 53) /* exact in the page's JavaScript numbers */
 
-/* Line numbers (1-based) of p's stacks by leaf node, and each line's leaf
- * and self count, in folded_write()'s order. */
+/* Line numbers (1-based) of p's stacks by leaf node, and each line's leaf,
+ * in folded_write()'s order. */
 struct lines {
     uint32_t *line_of; /* per node, 0 = no line */
     uint32_t *leaf;    /* per line - 1 */
-    uint64_t *self;
-    size_t n, cap_leaf, cap_self;
+    size_t n, cap_leaf;
 };
 
 static int note_line(void *ctx, const struct profile *p, const uint32_t *path, size_t depth,
                      uint64_t self)
 {
-    (void)p;
+    (void)self;
     struct lines *l = ctx;
     uint32_t leaf = depth ? path[depth - 1] : PROFILE_ROOT;
     xgrow(&l->leaf, &l->cap_leaf, l->n + 1, sizeof *l->leaf);
-    xgrow(&l->self, &l->cap_self, l->n + 1, sizeof *l->self);
-    l->leaf[l->n] = leaf;
-    l->self[l->n++] = self;
+    l->leaf[l->n++] = leaf;
     if (l->line_of && leaf < p->nnodes && l->n <= UINT32_MAX)
         l->line_of[leaf] = (uint32_t)l->n;
     return 0;
@@ -49,7 +46,6 @@ static void lines_free(struct lines *l)
 {
     free(l->line_of);
     free(l->leaf);
-    free(l->self);
 }
 
 static int by_line(const void *a, const void *b)
@@ -186,7 +182,8 @@ static int row(struct rd *r, const char *key, uint64_t *v, uint32_t n)
     return 0;
 }
 
-int profile_time_read(struct profile *p, const char *text, size_t len, char *err, size_t n)
+int profile_time_read(struct profile *p, const char *text, size_t len, const uint32_t *line_leaf,
+                      size_t nlines, char *err, size_t n)
 {
     struct rd r = {text, text + len, 0, err, n};
     if (!p || !text)
@@ -203,7 +200,12 @@ int profile_time_read(struct profile *p, const char *text, size_t len, char *err
         return rc ? rc : bad(&r, "no buckets");
     struct profile_time *pt = profile_time_new(1.0, (uint32_t)nb);
     struct lines l;
-    lines_of(p, &l, false);
+    memset(&l, 0, sizeof l);
+    if (!line_leaf) {
+        lines_of(p, &l, false);
+        line_leaf = l.leaf;
+        nlines = l.n;
+    }
     uint64_t *sum = xcalloc(nb, sizeof *sum);
     if ((rc = row(&r, "total", pt->total, pt->nbuckets)) ||
         (rc = row(&r, "unstacked", pt->unstacked, pt->nbuckets)))
@@ -213,11 +215,16 @@ int profile_time_read(struct profile *p, const char *text, size_t len, char *err
     uint64_t prev_line = 0;
     const char *a, *e;
     while (next_line(&r, &a, &e)) {
-        uint64_t line, prev_b = 0, line_sum = 0;
+        uint64_t line, prev_b = 0;
         bool first = true;
-        if (!number(&a, e, l.n, &line) || line <= prev_line) {
+        if (!number(&a, e, nlines, &line) || line <= prev_line) {
             rc = bad(&r, "a stack's line must ascend and be one of the %zu of the folded file",
-                     l.n);
+                     nlines);
+            goto out;
+        }
+        uint32_t leaf = line_leaf[line - 1];
+        if (leaf >= p->nnodes) {
+            rc = bad(&r, "line %llu of the folded file holds no stack", (unsigned long long)line);
             goto out;
         }
         prev_line = line;
@@ -240,13 +247,12 @@ int profile_time_read(struct profile *p, const char *text, size_t len, char *err
                 rc = bad(&r, "more than %u cells", PROFILE_TIME_MAX_CELLS);
                 goto out;
             }
-            line_sum += v; /* <= 2^53 * 86400 < 2^64 */
-            sum[bk] += v;  /* each at most 2^53 plus 2^22 cells of 2^53: no wrap */
-            if (sum[bk] > MAX_VALUE || line_sum > l.self[line - 1]) {
-                rc = bad(&r, "more than the stack's folded count or the second's total");
+            sum[bk] += v; /* each at most 2^53 plus 2^22 cells of 2^53: no wrap */
+            if (sum[bk] > MAX_VALUE) {
+                rc = bad(&r, "more than 2^53 in second %llu", (unsigned long long)bk);
                 goto out;
             }
-            profile_time_add(pt, l.leaf[line - 1], (uint32_t)bk, v);
+            profile_time_add(pt, leaf, (uint32_t)bk, v);
         }
     }
     for (uint32_t b = 0; b < pt->nbuckets; b++)
@@ -255,7 +261,20 @@ int profile_time_read(struct profile *p, const char *text, size_t len, char *err
                      (unsigned long long)sum[b], (unsigned long long)pt->total[b]);
             goto out;
         }
+    /* a stack's seconds (its lines' when several wrote it) make at most its
+     * folded count: the cells are sorted by leaf now */
     profile_time_sort(pt);
+    for (size_t i = 0, j; i < pt->ncells; i = j) {
+        uint64_t v = 0; /* <= 2^22 cells of 2^53 < 2^64 */
+        for (j = i; j < pt->ncells && pt->cells[j].leaf == pt->cells[i].leaf; j++)
+            v += pt->cells[j].value;
+        if (v > profile_self(p, pt->cells[i].leaf)) {
+            rc = bad(&r, "a stack's seconds make %llu, more than its folded count %llu",
+                     (unsigned long long)v,
+                     (unsigned long long)profile_self(p, pt->cells[i].leaf));
+            goto out;
+        }
+    }
     profile_time_free(p->time);
     p->time = pt;
     pt = NULL;

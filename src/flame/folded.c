@@ -300,6 +300,8 @@ void folded_line(struct folded_parser *fp, const char *line, size_t len, size_t 
         profile_bulk_add(fp->bulk, &(struct pstack){fp->fr, nfr, shared, count});
     }
     st->stacks++;
+    if (fp->on_stack)
+        fp->on_stack(fp->on_stack_ctx, lineno, fp->fr, nfr);
     if (send > fp->prev_cap) {
         fp->prev_cap = send * 2;
         free(fp->prev);

@@ -71,6 +71,12 @@ struct folded_parser {
     /* A line starting with '#' is a comment, skipped (inferno's folded
      * input); counted in st.blank. */
     bool comments;
+    /* NULL, or called for every line that adds a stack, with its frames as
+     * they go into the profile (names not yet interned: "" stays ""): the
+     * bundle reader ties <profile>.time's line numbers to the file's own
+     * lines, not to the stacks left once equal lines have merged. */
+    void (*on_stack)(void *ctx, size_t lineno, const struct pframe *f, size_t n);
+    void *on_stack_ctx;
 };
 void folded_init(struct folded_parser *fp, struct profile *p);
 /* Feeds one line (with or without its "\n"/"\r\n"); lineno is 1-based.

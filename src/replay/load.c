@@ -7,6 +7,7 @@
 #include "../render/charts.h"
 #include "../codec/profile_time_text.h"
 #include "../flame/folded.h"
+#include "../util/hash.h"
 #include "../util/json_read.h"
 #include "../util/sha256.h"
 #include "../util/strbuf.h"
@@ -298,10 +299,133 @@ static int keep_pprof(struct bl *b, struct profile *p)
     return rc ? -1 : 0;
 }
 
+/* The .folded file's stacks by line, for <profile>.time, whose line numbers
+ * are the file's: each stack line's frames hashed as they went into the
+ * profile, then (line_leaves) the node where that stack ends.  Lines that
+ * wrote different capture stacks as the same text end at one node. */
+struct line_keys {
+    uint64_t *key; /* per stack line, in order: the hash of its frames */
+    size_t n, cap;
+    bool gaps;     /* a line without a stack (blank, zero, malformed) came first */
+};
+
+static uint64_t frame_key(uint64_t h, const char *name, size_t n, unsigned kind)
+{
+    if (n == 0) /* as profile.c interns an empty name */
+        name = "[unknown]", n = 9;
+    return hash_pair(hash_pair(h, hash_bytes(name, n)), kind);
+}
+
+/* 0 is no stack */
+static uint64_t stack_key_done(uint64_t h) { return h ? h : 1; }
+
+static void key_line(void *ctx, size_t lineno, const struct pframe *f, size_t n)
+{
+    struct line_keys *lk = ctx;
+    if (lineno != lk->n + 1) { /* perfreport writes one stack a line, nothing else */
+        lk->gaps = true;
+        return;
+    }
+    uint64_t h = 0;
+    for (size_t i = 0; i < n; i++)
+        h = frame_key(h, f[i].s, f[i].len, f[i].kind);
+    xgrow(&lk->key, &lk->cap, lk->n + 1, sizeof *lk->key);
+    lk->key[lk->n++] = stack_key_done(h);
+}
+
+/* hash -> leaf, open addressed; a hash two leaves share is no leaf */
+struct leaf_table {
+    uint64_t *key;
+    uint32_t *leaf;
+    size_t mask;
+};
+
+static int table_stack(void *ctx, const struct profile *p, const uint32_t *path, size_t depth,
+                       uint64_t self)
+{
+    (void)self;
+    struct leaf_table *t = ctx;
+    uint64_t h = 0;
+    for (size_t d = 0; d < depth; d++) {
+        const char *name = profile_node_name(p, path[d]);
+        h = frame_key(h, name, strlen(name), (unsigned)profile_node_kind(p, path[d]));
+    }
+    h = stack_key_done(h);
+    uint32_t leaf = depth ? path[depth - 1] : PROFILE_ROOT;
+    for (size_t i = (size_t)h & t->mask;; i = (i + 1) & t->mask) {
+        if (!t->key[i]) {
+            t->key[i] = h;
+            t->leaf[i] = leaf;
+            return 0;
+        }
+        if (t->key[i] == h) {
+            t->leaf[i] = PROFILE_NONE;
+            return 0;
+        }
+    }
+}
+
+static int count_stack(void *ctx, const struct profile *p, const uint32_t *path, size_t depth,
+                       uint64_t self)
+{
+    (void)p;
+    (void)path;
+    (void)depth;
+    (void)self;
+    ++*(size_t *)ctx;
+    return 0;
+}
+
+/* Each stack line's leaf in p (PROFILE_NONE: none, or a hash two stacks
+ * share), written over lk->key: read as uint32_t from the returned pointer,
+ * which lk still owns.  Element i is written after key i was read, and
+ * lands before it, so the one buffer serves both. */
+static const uint32_t *line_leaves(const struct profile *p, struct line_keys *lk)
+{
+    size_t nstacks = 0, size = 2;
+    profile_walk_stacks(p, count_stack, &nstacks);
+    while (size < 2 * nstacks + 2)
+        size *= 2;
+    struct leaf_table t = {xcalloc(size, sizeof *t.key), xcalloc(size, sizeof *t.leaf), size - 1};
+    profile_walk_stacks(p, table_stack, &t);
+    unsigned char *out = (unsigned char *)lk->key;
+    for (size_t i = 0; i < lk->n; i++) {
+        uint64_t h;
+        memcpy(&h, out + 8 * i, sizeof h);
+        uint32_t leaf = PROFILE_NONE;
+        for (size_t k = (size_t)h & t.mask; t.key[k]; k = (k + 1) & t.mask)
+            if (t.key[k] == h) {
+                leaf = t.leaf[k];
+                break;
+            }
+        memcpy(out + 4 * i, &leaf, sizeof leaf);
+    }
+    free(t.key);
+    free(t.leaf);
+    return (const uint32_t *)(void *)out;
+}
+
+/* The ledger entry of the collector that made p, for what reading its files
+ * back left out ("cpu" is the "profile" collector's); a "bundle" entry when
+ * the bundle lists no such collector. */
+static struct ledger_entry *ledger_of(struct report *r, const struct profile *p)
+{
+    const char *name = p->name && strcmp(p->name, "cpu") == 0 ? "profile" : p->name;
+    for (size_t i = 0; name && i < r->nledger; i++)
+        if (strcmp(r->ledger[i].name, name) == 0)
+            return &r->ledger[i];
+    struct ledger_entry *e = report_ledger(r, "bundle", "Bundle read back");
+    e->status = CS_RAN;
+    return e;
+}
+
 /* The run's <profile>.time (its stacks per second), when the manifest lists
- * it, read into p->time.  The file is checked against the manifest and then
- * parsed as hostile text (profile_time_text.h); -1 after a message. */
-static int keep_time(struct bl *b, struct profile *p)
+ * it, read into p->time; lk: the .folded file's stack lines.  The file is
+ * checked against the manifest (a file that fails is as any other: -1
+ * after a message) and then parsed as hostile text (profile_time_text.h):
+ * a file that breaks a rule costs the profile its time, never the bundle,
+ * and the ledger says why. */
+static int keep_time(struct bl *b, struct report *r, struct profile *p, struct line_keys *lk)
 {
     char name[512];
     flame_filename(p, "time", name, sizeof name);
@@ -310,9 +434,15 @@ static int keep_time(struct bl *b, struct profile *p)
     struct strbuf text = STRBUF_INIT;
     int rc = read_checked(b, name, PROFILE_TIME_MAX_FILE, &text);
     if (rc == 0) {
-        char why[256];
-        if (profile_time_read(p, text.buf ? text.buf : "", text.len, why, sizeof why) != 0)
-            rc = bl_fail(b, "%s/%s: %s: refused", b->dir, name, why);
+        static const uint32_t no_lines[1] = {PROFILE_NONE};
+        char why[256] = "";
+        const uint32_t *leaf = lk->gaps ? NULL : lk->n ? line_leaves(p, lk) : no_lines;
+        if (!leaf)
+            snprintf(why, sizeof why, "its .folded file is not one stack a line");
+        if (!leaf || profile_time_read(p, text.buf ? text.buf : "", text.len, leaf, lk->n, why,
+                                       sizeof why) != 0)
+            ledger_note(ledger_of(r, p), "%s not read back (%s): %s has no per-second stacks "
+                        "and no heat map", name, why, p->name ? p->name : "the profile");
     }
     sb_free(&text);
     return rc ? -1 : 0;
@@ -337,6 +467,7 @@ static void pspecs_free(struct pspec *ps, size_t n)
 
 struct fold_ctx {
     struct folded_parser fp;
+    struct line_keys lk;
     bool sized;            /* the profile's bounds are set */
     const long long *size; /* the file's, as the manifest says */
 };
@@ -352,8 +483,9 @@ static void fold_line(void *ctx, const char *line, size_t len, size_t lineno)
     folded_line(&c->fp, line, len, lineno);
 }
 
-/* One profile from its .folded file, streamed; NULL after a message. */
-static struct profile *load_profile(struct bl *b, const struct pspec *ps)
+/* One profile from its .folded file, streamed; NULL after a message.
+ * Notes in r's ledger what it leaves out. */
+static struct profile *load_profile(struct bl *b, struct report *r, const struct pspec *ps)
 {
     struct profile *p = profile_new(ps->name, ps->title, ps->unit);
     long long size = 0;
@@ -361,6 +493,12 @@ static struct profile *load_profile(struct bl *b, const struct pspec *ps)
     folded_init(&c.fp, p);
     /* perfreport's own conventions for the kinds folded text cannot spell */
     c.fp.bundle_kinds = true;
+    char tname[512];
+    flame_filename(p, "time", tname, sizeof tname);
+    if (manifest_lists(b, tname)) { /* its lines' stacks, for the .time file */
+        c.fp.on_stack = key_line;
+        c.fp.on_stack_ctx = &c.lk;
+    }
     profile_bulk_limit(c.fp.bulk, BUNDLE_BULK_IDS);
     int rc = stream_checked(b, ps->file, BUNDLE_MAX_FOLDED, &size, fold_line, &c);
     folded_finish(&c.fp);
@@ -385,9 +523,12 @@ static struct profile *load_profile(struct bl *b, const struct pspec *ps)
                 (unsigned long long)profile_total(p), ps->total);
         goto bad;
     }
-    if (keep_pprof(b, p) == 0 && keep_time(b, p) == 0)
+    if (keep_pprof(b, p) == 0 && keep_time(b, r, p, &c.lk) == 0) {
+        free(c.lk.key);
         return p;
+    }
 bad:
+    free(c.lk.key);
     profile_free(p);
     return NULL;
 }
@@ -599,7 +740,7 @@ static int load_opened(struct bl *b, size_t max_report, bool profiles, struct re
     json_free(rep);
     rep = NULL;
     for (size_t i = 0; i < nspecs; i++) {
-        struct profile *p = load_profile(b, &specs[i]);
+        struct profile *p = load_profile(b, r, &specs[i]);
         if (!p)
             goto out;
         report_add_profile(r, p);

@@ -43,7 +43,9 @@ struct report;
  * 3 to 6), and a profile's distinct frames and names (a real profile
  * spends tens of bytes on a frame, a forged one 2).  With the text, the
  * peak stays under 64 MiB + 2 n for any single file at its cap
- * (bench/bundle_bench.sh). */
+ * (bench/bundle_bench.sh).  A profile with a .time file keeps 8 bytes per
+ * stack line of its .folded file while it is read (a line takes 4 bytes at
+ * least: 32 MiB at BUNDLE_MAX_FOLDED), to tie the .time's lines to them. */
 /* BUNDLE_TREE_MEM(n) and BUNDLE_MODEL_MEM(n), the tree's and the model's,
  * are in codec/report_json_read.h, with the reader of report.json. */
 #define BUNDLE_PROFILE_NODES(n) ((uint32_t)(65536 + (size_t)(n) / 32))

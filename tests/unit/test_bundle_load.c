@@ -7,6 +7,7 @@
 #include "../../src/replay/load.h"
 #include "../../src/model/model.h"
 #include "../../src/model/profile.h"
+#include "../../src/model/profile_time.h"
 #include "../../src/flame/folded.h"
 #include "../../src/codec/report_json.h"
 #include "../../src/render/svg_flame.h"
@@ -416,6 +417,90 @@ TEST(bundle_load_published_bundle_with_profile_kinds)
     CHECK(strcmp(sb_str(&f1), sb_str(&f2)) == 0);
     sb_free(&f1);
     sb_free(&f2);
+    report_free(back);
+    report_free(r);
+}
+
+/* A capture's stacks that write the same folded text: put_name writes ';'
+ * as '_' (processes "x;y" and "x_y", which any local user can name), and a
+ * process named "evil_[k]" reads back as "evil".  cpu.time numbers the
+ * capture's lines (4), the profile read back has 2 stacks: the reader
+ * counted the read-back profile's lines, found no line 3 and refused the
+ * whole bundle (render and diff exit 3, --baseline compared nothing). */
+static struct report *merging_capture(uint64_t evil_in_s1)
+{
+    struct report *r = sample();
+    struct profile *p = profile_new("cpu", "On-CPU profile", "samples");
+    const uint8_t k[] = {FRAME_PROCESS, FRAME_USER};
+    const char *a[] = {"x;y", "spin"}, *b[] = {"x_y", "spin"};
+    const char *c[] = {"evil_[k]", "spin"}, *d[] = {"evil", "spin"};
+    uint32_t la = profile_add_stack(p, a, k, 2, 5), lb = profile_add_stack(p, b, k, 2, 3);
+    uint32_t lc = profile_add_stack(p, c, k, 2, 4), ld = profile_add_stack(p, d, k, 2, 2);
+    p->time = profile_time_new(1.0, 2);
+    profile_time_add(p->time, la, 0, 5);
+    profile_time_add(p->time, lb, 1, 3);
+    profile_time_add(p->time, lc, 1, evil_in_s1);
+    profile_time_add(p->time, ld, 0, 2);
+    p->time->total[0] = 7;
+    p->time->total[1] = 3 + evil_in_s1;
+    profile_time_sort(p->time);
+    report_add_profile(r, p);
+    return r;
+}
+
+TEST(bundle_load_time_of_lines_that_merge)
+{
+    struct report *r = merging_capture(4);
+    const char *dir = publish(r, "merge");
+    REQUIRE(dir);
+    size_t len = 0;
+    char *folded = slurp_in(dir, "cpu.folded", &len);
+    REQUIRE(folded);
+    CHECK_STR(folded, "evil;spin 2\nevil_[k];spin 4\nx_y;spin 5\nx_y;spin 3\n");
+    free(folded);
+    struct report *back = NULL;
+    char err[1024] = "";
+    int rc = bundle_load(dir, &back, err, sizeof err);
+    if (rc != 0)
+        test_fail(__FILE__, __LINE__, "%s", err);
+    REQUIRE(rc == 0 && back->nprofiles == 1);
+    const struct profile *p = back->profiles[0];
+    REQUIRE(p->time);
+    /* each line's seconds in the stack it reads back as */
+    const char *xy[] = {"x_y", "spin"}, *evil[] = {"evil", "spin"};
+    uint32_t lxy = profile_find(p, xy, 2), levil = profile_find(p, evil, 2);
+    REQUIRE(lxy != PROFILE_NONE && levil != PROFILE_NONE);
+    uint64_t v[2][2] = {{0}};
+    for (size_t i = 0; i < p->time->ncells; i++) {
+        const struct profile_time_cell *c = &p->time->cells[i];
+        CHECK(c->leaf == lxy || c->leaf == levil);
+        if ((c->leaf == lxy || c->leaf == levil) && c->bucket < 2)
+            v[c->leaf == levil][c->bucket] += c->value;
+    }
+    CHECK(v[0][0] == 5 && v[0][1] == 3); /* x;y in second 0, x_y in second 1 */
+    CHECK(v[1][0] == 2 && v[1][1] == 4); /* evil in 0, evil_[k] in 1 */
+    report_free(back);
+    report_free(r);
+
+    /* a .time file that breaks a rule (evil_[k]'s 5 samples in second 1 of
+     * its 4) costs the profile its time, not the bundle, and the ledger
+     * says why */
+    r = merging_capture(5);
+    dir = publish(r, "merge-bad");
+    REQUIRE(dir);
+    back = NULL;
+    rc = bundle_load(dir, &back, err, sizeof err);
+    if (rc != 0)
+        test_fail(__FILE__, __LINE__, "%s", err);
+    REQUIRE(rc == 0 && back->nprofiles == 1);
+    CHECK(back->profiles[0]->time == NULL);
+    CHECK(profile_total(back->profiles[0]) == 14);
+    const char *note = NULL;
+    for (size_t i = 0; i < back->nledger; i++)
+        if (back->ledger[i].notes && strstr(back->ledger[i].notes, "cpu.time not read back"))
+            note = back->ledger[i].notes;
+    REQUIRE(note);
+    CHECK_CONTAINS(note, "more than its folded count 6");
     report_free(back);
     report_free(r);
 }

@@ -46,7 +46,7 @@ TEST(profile_time_round_trip)
                           "unstacked 0 0 1 0\n1 0:3 1:3\n2 3:4\n");
     struct profile *q = from_folded(sb_str(&f));
     char err[256] = "";
-    CHECK(profile_time_read(q, t.buf, t.len, err, sizeof err) == 0);
+    CHECK(profile_time_read(q, t.buf, t.len, NULL, 0, err, sizeof err) == 0);
     REQUIRE(q->time);
     CHECK(q->time->nbuckets == 4 && q->time->ncells == 3);
     CHECK(q->time->total[3] == 4 && q->time->unstacked[2] == 1);
@@ -66,7 +66,7 @@ static const char *refused(const char *text)
     static char err[256];
     struct profile *q = from_folded("spin;a 6\nspin;b 4\n");
     err[0] = '\0';
-    int rc = profile_time_read(q, text, strlen(text), err, sizeof err);
+    int rc = profile_time_read(q, text, strlen(text), NULL, 0, err, sizeof err);
     bool kept = q->time != NULL;
     profile_free(q);
     if (rc == 0 || kept)
@@ -114,7 +114,8 @@ TEST(profile_time_refuses_oversized_input)
     struct profile *q = from_folded("spin;a 6\n");
     char err[128];
     static const char text[] = "x";
-    CHECK(profile_time_read(q, text, (size_t)PROFILE_TIME_MAX_FILE + 1, err, sizeof err) != 0);
+    CHECK(profile_time_read(q, text, (size_t)PROFILE_TIME_MAX_FILE + 1, NULL, 0, err,
+                            sizeof err) != 0);
     CHECK(q->time == NULL);
     profile_free(q);
 }
