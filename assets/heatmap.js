@@ -39,6 +39,45 @@
         return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
     }
 
+    /* A count as the static graph shows it (render/svg_flame.c's
+     * add_quantity, util/fmtnum.c's rules): a time or a size scaled, three
+     * significant digits ("523 s"); any other count in full, its noun in the
+     * singular for one ("1 sample"). */
+    var LADDERS = [[['ns', 'us', 'ms', 's'], 1000], [['us', 'ms', 's'], 1000], [['ms', 's'], 1000],
+        [['B', 'KiB', 'MiB', 'GiB', 'TiB'], 1024], [['KiB', 'MiB', 'GiB', 'TiB'], 1024]];
+    var SCALED = ['ns', 'us', 'ms', 's', 'B', 'KiB', 'MiB', 'GiB', 'TiB'];
+
+    function sig3(v) {
+        var a = Math.abs(v);
+        var dec = a === 0 || a >= 100 ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : a >= 0.1 ? 3 : a >= 0.01 ? 4 : 5;
+        var s = v.toFixed(dec);
+        if (s.indexOf('.') >= 0) {
+            s = s.replace(/0+$/, '').replace(/\.$/, '');
+        }
+        return s === '-0' ? '0' : s;
+    }
+
+    function quantity(v, unit) {
+        unit = unit || '';
+        if (SCALED.indexOf(unit) >= 0) {
+            var d = 1, shown = unit;
+            for (var l = 0; l < LADDERS.length; l++) {
+                var steps = LADDERS[l][0], div = LADDERS[l][1];
+                if (steps[0] !== unit) {
+                    continue;
+                }
+                for (var k = 1; k < steps.length && Math.abs(v) / d >= div; k++) {
+                    d *= div;
+                    shown = steps[k];
+                }
+            }
+            return sig3(v / d) + ' ' + (shown === 'us' ? '\u00b5s' : shown);
+        }
+        var n = v > 0 && v < 1.8e19 ? Math.round(v) : 0;
+        var one = n === 1 && unit.length > 1 && unit.charAt(unit.length - 1) === 's';
+        return grouped(n) + ' ' + (one ? unit.slice(0, -1) : unit);
+    }
+
     /* The fragment's selections: {"fg0-": [2, 3]} */
     function readHash() {
         var out = {};
@@ -69,29 +108,41 @@
     }
 
     /* Rebuilds the frames of `svg` for counts per page node; returns the new
-     * svg (a fresh clone, so flamegraph.js wires it again from scratch). */
+     * svg (a fresh clone, so flamegraph.js wires it again from scratch).
+     * The page nodes are the static graph's frames (runs folded as it folds
+     * them), and the height follows the static graph's rule: levels below
+     * the deepest one still holding 0.5 % of the width are not drawn (the
+     * root's tooltip and the status line say how much reaches deeper), and
+     * the image is as tall as the levels drawn. */
     function drawFlame(orig, data, counts, fills, label) {
         var svg = orig.cloneNode(true);
         svg.removeAttribute('data-fg-ready');
         var framesG = svg.querySelector('.fg-frames');
         var old = framesG.querySelectorAll('g');
-        var rootRect = null;
+        var rootRect = null, top = Infinity, bottom = -Infinity;
         for (var i = 0; i < old.length; i++) {
-            var t = old[i].querySelector('title');
+            var t = old[i].querySelector('title'), rr = old[i].querySelector('rect');
             if (t && /^all \(/.test(t.textContent)) {
-                rootRect = old[i].querySelector('rect');
+                rootRect = rr;
+            }
+            if (rr) {
+                top = Math.min(top, num(rr, 'y', 0));
+                bottom = Math.max(bottom, num(rr, 'y', 0));
             }
         }
         if (!rootRect) {
             return null;
         }
         var width = num(svg, 'width', 1200);
+        var height = num(svg, 'height', 0);
         var xpad = num(svg, 'data-fg-xpad', 10);
         var fs = num(svg, 'font-size', 12);
         var fw = num(svg, 'data-fg-fontwidth', 0.59);
         var inverted = svg.getAttribute('data-fg-inverted') === '1';
         var fh = num(rootRect, 'height', 15) + 1;
         var y0 = num(rootRect, 'y', 0);
+        /* the static graph's margins above and below its frames */
+        var ypad1 = top, ypad2 = height - bottom - fh;
         while (framesG.firstChild) {
             framesG.removeChild(framesG.firstChild);
         }
@@ -103,19 +154,42 @@
         var x = new Float64Array(n);
         var cursor = new Float64Array(n);
         var depth = new Int32Array(n);
+        var below = new Float64Array(n);
+        var atDepth = [0];
+        /* as svg_flame.c lays out: a frame's own time first, then its
+         * callees wide enough to draw (a narrower one's count joins the own
+         * time); children come after their parent in nodes */
+        for (i = n - 1; i > 0; i--) {
+            if (counts[i] > 0 && counts[i] * per >= 0.1) {
+                below[nodes[3 * i]] += counts[i];
+            }
+        }
         x[0] = 0;
-        cursor[0] = 0;
+        cursor[0] = counts[0] - below[0];
         var unit = data.unit;
+        for (i = 1; i < n; i++) {
+            var parent = nodes[3 * i];
+            x[i] = cursor[parent];
+            if (counts[i] > 0 && counts[i] * per >= 0.1) {
+                cursor[parent] += counts[i];
+            }
+            cursor[i] = x[i] + counts[i] - below[i];
+            depth[i] = depth[parent] + 1;
+            if (counts[i] > 0 && counts[i] * per >= 0.1) {
+                atDepth[depth[i]] = (atDepth[depth[i]] || 0) + counts[i];
+            }
+        }
+        /* svg_flame.c's cut_depth: the deepest level holding 0.5 % */
+        var keep = 0;
+        for (var dd = 1; dd < atDepth.length; dd++) {
+            if ((atDepth[dd] || 0) >= 0.005 * total) {
+                keep = dd;
+            }
+        }
+        var hidden = atDepth[keep + 1] || 0;
         var wide = [];
         for (i = 0; i < n; i++) {
-            var parent = nodes[3 * i];
-            if (i > 0) {
-                x[i] = cursor[parent];
-                cursor[parent] += counts[i];
-                cursor[i] = x[i];
-                depth[i] = depth[parent] + 1;
-            }
-            if (counts[i] > 0 && counts[i] * per >= 0.1) {
+            if (counts[i] > 0 && counts[i] * per >= 0.1 && depth[i] <= keep) {
                 wide.push(counts[i]);
             }
         }
@@ -127,19 +201,47 @@
             var ws = Float64Array.from(wide).sort();
             minCount = ws[ws.length - MAX_FRAMES];
         }
-        var drawn = 0;
+        var show = [], maxDepth = 0;
         for (i = 0; i < n; i++) {
-            var w = counts[i] * per;
-            if (counts[i] <= 0 || w < 0.1 || counts[i] < minCount || drawn >= MAX_FRAMES) {
+            if (counts[i] <= 0 || counts[i] * per < 0.1 || depth[i] > keep || counts[i] < minCount ||
+                show.length >= MAX_FRAMES) {
                 continue;
             }
-            drawn++;
+            show.push(i);
+            maxDepth = Math.max(maxDepth, depth[i]);
+        }
+        /* as tall as the levels drawn: the frames, the margins, the details line */
+        var newHeight = Math.round(ypad1 + (maxDepth + 1) * fh + ypad2);
+        if (height > 0 && newHeight !== height) {
+            var shift = newHeight - height;
+            svg.setAttribute('height', newHeight.toFixed(0));
+            svg.setAttribute('viewBox', '0 0 ' + width.toFixed(0) + ' ' + newHeight.toFixed(0));
+            for (var c = svg.firstElementChild; c; c = c.nextElementSibling) {
+                if (c.localName === 'rect' && num(c, 'height', 0) === height) {
+                    c.setAttribute('height', newHeight.toFixed(0));
+                }
+            }
+            ['.fg-details', '.fg-matched'].forEach(function (sel) {
+                var e = svg.querySelector(sel);
+                if (e) {
+                    e.setAttribute('y', (num(e, 'y', 0) + shift).toFixed(1));
+                }
+            });
+            if (!inverted) {
+                y0 += shift;
+            }
+        }
+        for (var s = 0; s < show.length; s++) {
+            i = show[s];
+            var w = counts[i] * per;
             var name = data.names[nodes[3 * i + 1]];
             var y = inverted ? y0 + depth[i] * fh : y0 - depth[i] * fh;
             var g = el('g', {}, framesG);
             var title = el('title', {}, g);
-            title.textContent = name + ' (' + grouped(counts[i]) + ' ' + unit + ', ' +
-                (100 * counts[i] / total).toFixed(2) + '%)';
+            title.textContent = name + ' (' + quantity(counts[i], unit) + ', ' +
+                (100 * counts[i] / total).toFixed(2) + '%)' +
+                (i === 0 && hidden ? '\nNot drawn: frames below level ' + keep + ', where ' +
+                    (100 * hidden / total).toFixed(2) + '% of these seconds reaches deeper' : '');
             el('rect', {
                 x: (xpad + x[i] * per).toFixed(2), y: y.toFixed(1), width: w.toFixed(2),
                 height: (fh - 1).toFixed(1), fill: fills[name] || 'rgb(225,140,60)', rx: 2, ry: 2
@@ -147,10 +249,12 @@
             var text = el('text', { x: (xpad + x[i] * per + 3).toFixed(2),
                 y: (y + fh / 2 + fs / 3 + 0.5).toFixed(1) }, g);
             var fit = Math.floor((w - 3) / (fs * fw));
-            var c = Array.from(name);
-            text.textContent = fit < 3 ? '' : c.length > fit ? c.slice(0, fit - 2).join('') + '..' : name;
+            var chars = Array.from(name);
+            text.textContent = fit < 3 ? '' : chars.length > fit ? chars.slice(0, fit - 2).join('') + '..' : name;
         }
-        svg.setAttribute('data-heat-left-out', String(wide.length - drawn));
+        svg.setAttribute('data-heat-left-out', String(wide.length - show.length));
+        svg.setAttribute('data-heat-below', hidden ? String(keep) : '');
+        svg.setAttribute('data-heat-below-pct', hidden ? (100 * hidden / total).toFixed(2) : '');
         var sub = svg.querySelector('.fg-subtitle');
         var titleEl = svg.querySelector('.fg-title');
         if (titleEl) {
@@ -308,11 +412,15 @@
                     uns += data.unstacked[k] || 0;
                     tot += data.total[k];
                 }
-                status.textContent = 'Flame graph above: ' + label + ' (' + grouped(tot) + ' ' +
-                    data.unit + (uns ? ', of which ' + grouped(uns) + ' without a stack' : '') +
+                status.textContent = 'Flame graph above: ' + label + ' (' + quantity(tot, data.unit) +
+                    (uns ? ', of which ' + quantity(uns, data.unit) + ' without a stack' : '') +
                     ')' + (svg && svg.getAttribute('data-heat-left-out') > 0
                         ? '; ' + grouped(svg.getAttribute('data-heat-left-out')) +
-                          ' narrower frames not drawn' : '') + '. Esc: the whole window.';
+                          ' narrower frames not drawn' : '') +
+                    (svg && svg.getAttribute('data-heat-below')
+                        ? '; levels below ' + svg.getAttribute('data-heat-below') + ' not drawn (' +
+                          svg.getAttribute('data-heat-below-pct') + '% reaches deeper)' : '') +
+                    '. Esc: the whole window.';
             } else {
                 svg = orig;
                 selRect.setAttribute('display', 'none');

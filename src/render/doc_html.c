@@ -177,7 +177,7 @@ static void custom(const struct report *r, const struct doc_block *b, bool folde
          * inside foreignObject in the HTML namespace anyway. */
         drop_text(&svg, " xmlns=\"http://www.w3.org/1999/xhtml\"");
         figure(&svg, "flame", b->anchor, out);
-        heat_html(b->profile, prefix, out);
+        heat_html(b->profile, &o, prefix, out);
         break;
     }
     }

@@ -3,6 +3,7 @@
 #include "escape.h"
 #include "../model/profile.h"
 #include "../model/profile_time.h"
+#include "svg_flame.h"
 #include "../util/strbuf.h"
 #include "../util/xalloc.h"
 #include <stdlib.h>
@@ -62,11 +63,20 @@ static int by_node_bucket(const void *a, const void *b)
     return (x->bucket > y->bucket) - (x->bucket < y->bucket);
 }
 
-void heat_html(const struct profile *p, const char *prefix, struct strbuf *out)
+void heat_html(const struct profile *p, const struct flame_opts *o, const char *prefix,
+               struct strbuf *out)
 {
     const struct profile_time *pt = p ? p->time : NULL;
     if (!pt || !p->nnodes)
         return;
+    /* the frames of the graph above, as it drew them: a report's graph folds
+     * runs of an unnamed frame ("[heap]+0x6966df ×134"), so the stacks' ends
+     * move to the folded profile's nodes */
+    uint32_t *fold_to = o && o->report ? xmalloc(p->nnodes * sizeof *fold_to) : NULL;
+    struct profile *folded = fold_to ? flame_report_folded(p, fold_to) : NULL;
+    const struct profile *raw = p;
+    if (folded)
+        p = folded;
     struct heat h = {.p = p};
     h.min_total = profile_total(p) / HEAT_MAX_NODES;
     h.id = xcalloc(p->nnodes, sizeof *h.id);
@@ -105,7 +115,10 @@ void heat_html(const struct profile *p, const char *prefix, struct strbuf *out)
     struct profile_time_cell *c = xmalloc((pt->ncells ? pt->ncells : 1) * sizeof *c);
     size_t nc = 0;
     for (size_t i = 0; i < pt->ncells; i++) {
-        uint32_t to = pt->cells[i].leaf < p->nnodes ? h.leaf_to[pt->cells[i].leaf] : 0;
+        uint32_t leaf = pt->cells[i].leaf;
+        if (folded)
+            leaf = leaf < raw->nnodes ? fold_to[leaf] : PROFILE_NONE;
+        uint32_t to = leaf < p->nnodes ? h.leaf_to[leaf] : 0;
         if (to) /* else not a stack of the graph: counted in unstacked by the writer */
             c[nc++] = (struct profile_time_cell){to - 1, pt->cells[i].bucket, pt->cells[i].value};
     }
@@ -124,4 +137,6 @@ void heat_html(const struct profile *p, const char *prefix, struct strbuf *out)
     free(h.id);
     free(h.leaf_to);
     free(h.name_ix);
+    free(fold_to);
+    profile_free(folded);
 }

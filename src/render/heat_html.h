@@ -7,6 +7,7 @@
 #define PERFREPORT_HEAT_HTML_H
 #include <stddef.h>
 
+struct flame_opts;
 struct profile;
 struct strbuf;
 
@@ -15,7 +16,10 @@ struct strbuf;
  * static graph draws them. */
 #define HEAT_MAX_NODES 60000u
 
-/* Appends the figure for p (nothing when p has no time); prefix: the flame
- * graph's id prefix ("fg0-"), which ties the two together. */
-void heat_html(const struct profile *p, const char *prefix, struct strbuf *out);
+/* Appends the figure for p (nothing when p has no time); o: the options the
+ * flame graph above was drawn with (NULL: flamegraph.pl's), whose frames
+ * the data names (a report's graph folds runs: flame_report_folded);
+ * prefix: the graph's id prefix ("fg0-"), which ties the two together. */
+void heat_html(const struct profile *p, const struct flame_opts *o, const char *prefix,
+               struct strbuf *out);
 #endif

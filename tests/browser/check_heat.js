@@ -1,8 +1,11 @@
 // Headless Chromium checks of the heat map under the on-CPU flame graph, on a
 // bundle of `phases 2` (2 s in phase_one_spin, then 2 s in phase_two_spin).
+// A crafted copy of the page (its first heat map's data replaced) goes to
+// ARTIFACTS_DIR/heat-crafted.html.
 // usage: node check_heat.js INDEX.html ARTIFACTS_DIR USER_DATA_DIR
 // Prints "ok NAME" / "not ok NAME: why" lines; exits 1 when one failed.
 'use strict';
+const fs = require('fs');
 const path = require('path');
 const { chromium } = require('playwright-core');
 
@@ -142,6 +145,114 @@ async function main() {
     await check('heat_escape_restores_whole_window', async () =>
         back.includes('phase_one_spin') && back.includes('phase_two_spin') && bhash === '' &&
         (await page2.locator('rect.heat-mark').count()) === 0 ? null : `hash ${bhash}; frames: ${back.join(',')}`);
+
+    // ---- the whole window redrawn is the static graph ----
+    // The redraw lays frames out, sizes the image, cuts the depth and words
+    // each tooltip as the static graph does (svg_flame.c): selecting every
+    // second must give back the same frames, the same height and the same
+    // tooltips ("1 sample", never "1 samples"; times scaled, never "523,146,000 us").
+    const graphOf = (p) => p.evaluate(() => {
+        const svg = document.querySelector('figure.heat').previousElementSibling.querySelector('svg.flamegraph');
+        return {
+            height: svg.getAttribute('height'),
+            viewBox: svg.getAttribute('viewBox'),
+            frames: Array.from(svg.querySelectorAll('.fg-frames > g'), (g) => {
+                const r = g.querySelector('rect');
+                return { title: g.querySelector('title').textContent.split('\n')[0],
+                         x: +r.getAttribute('x'), y: +r.getAttribute('y'), w: +r.getAttribute('width'),
+                         h: +r.getAttribute('height') };
+            }),
+        };
+    });
+    const page3 = await context.newPage();
+    watch(page3);
+    await page3.goto(url);
+    await unfold(page3);
+    const stat = await graphOf(page3);
+    await page3.evaluate((h) => { location.hash = h; }, `#${info.key}=0-${info.total.length - 1}`);
+    await page3.waitForFunction(() => document.querySelector('.heat-status').textContent !== '');
+    const redrawn = await graphOf(page3);
+    await check('heat_whole_window_redraw_is_static_graph', async () => {
+        if (redrawn.height !== stat.height || redrawn.viewBox !== stat.viewBox)
+            return `height ${redrawn.height} (${redrawn.viewBox}), static ${stat.height} (${stat.viewBox})`;
+        if (redrawn.frames.length !== stat.frames.length)
+            return `${redrawn.frames.length} frames, static ${stat.frames.length}`;
+        const key = (f) => f.y + '|' + f.x.toFixed(1);
+        const byPos = new Map(stat.frames.map((f) => [key(f), f]));
+        for (const f of redrawn.frames) {
+            const g = byPos.get(key(f));
+            if (!g || g.title !== f.title || Math.abs(g.w - f.w) > 0.02)
+                return `redrawn "${f.title}" at ${f.x},${f.y} w ${f.w}; static: ${g ? `"${g.title}" w ${g.w}` : 'none there'}`;
+        }
+        return null;
+    });
+    await check('heat_redraw_tooltips_formatted', async () => {
+        const raw = redrawn.frames.filter((f) => / \(1 samples,|\d,\d{3} us,/.test(f.title));
+        const one = redrawn.frames.filter((f) => / \(1 sample,/.test(f.title)).length;
+        return raw.length ? 'raw units: ' + raw.slice(0, 3).map((f) => f.title).join(' | ')
+            : one === stat.frames.filter((f) => / \(1 sample,/.test(f.title)).length ? null
+            : `${one} frames of 1 sample redrawn`;
+    });
+
+    // ---- a crafted range: folded run, depth cut, height, units ----
+    // The page's data as heat_html writes it for a broken walk (the run
+    // already folded, "[heap]+0x6966df \u00d7134") beside a rare stack 40
+    // levels deep (0.2 %), in microseconds.  The redraw must cut where the
+    // static graph's rule cuts (level 3: below it 0.20 % reaches deeper, and
+    // says so), be as tall as the 4 levels it draws, and word times as the
+    // static graph does ("900 ms", not "900,000 us").
+    const names = ['all', 'app', 'work', 'perfreport', '[truncated]', '[heap]+0x6966df \u00d7134'];
+    const nodes = [-1, 0, 0, 0, 1, 0, 1, 2, 0, 0, 3, 0, 3, 4, 0, 4, 5, 0];
+    for (let k = 0; k < 40; k++) {
+        names.push('deep' + k);
+        nodes.push(k ? 5 + k : 1, 6 + k, 0);
+    }
+    const crafted = { unit: 'us', bucket_s: 1, total: [549000, 452000], unstacked: [0, 0], names, nodes,
+        cells: [2, 0, 450000, 2, 1, 450000, 5, 0, 99000, 45, 1, 2000] };
+    const html = fs.readFileSync(indexPath, 'utf8');
+    const open = '<script type="application/json" class="heat-data">';
+    const da = html.indexOf(open), db = html.indexOf('</script>', da);
+    const craftedPath = path.join(artifacts, 'heat-crafted.html');
+    fs.writeFileSync(craftedPath, html.slice(0, da + open.length) + JSON.stringify(crafted) + html.slice(db));
+    const page4 = await context.newPage();
+    watch(page4);
+    const craftedUrl = 'file://' + path.resolve(craftedPath);
+    await page4.goto(craftedUrl);
+    await unfold(page4);
+    const before = await graphOf(page4);
+    await page4.evaluate((h) => { location.hash = h; }, `#${info.key}=0-1`);
+    await page4.waitForFunction(() => document.querySelector('.heat-status').textContent !== '');
+    const cut = await graphOf(page4);
+    const status = await page4.evaluate(() => document.querySelector('.heat-status').textContent);
+    await check('heat_redraw_cuts_depth_as_static_graph', async () => {
+        const titles = cut.frames.map((f) => f.title.split(' (')[0]);
+        const ys = [...new Set(cut.frames.map((f) => f.y))];
+        if (!titles.includes('deep1') || titles.includes('deep2') || ys.length !== 4)
+            return `${ys.length} levels: ${titles.join(',')}`;
+        if (!/levels below 3 not drawn \(0\.20% reaches deeper\)/.test(status))
+            return 'status: ' + status;
+        return null;
+    });
+    await check('heat_redraw_height_fits_levels', async () => {
+        // the static graph's margins above and below its frames, 4 levels between
+        const sy = before.frames.map((f) => f.y), fh = before.frames[0].h + 1;
+        const top = Math.min(...sy), bottom = Math.max(...sy);
+        const want = Math.round(top + 4 * fh + (+before.height - bottom - fh));
+        const ry = cut.frames.map((f) => f.y);
+        return +cut.height === want && cut.viewBox.endsWith(' ' + want) &&
+            Math.min(...ry) === top && +cut.height - Math.max(...ry) === +before.height - bottom
+            ? null : `height ${cut.height} (${cut.viewBox}), want ${want}; frames at ${Math.min(...ry)}..${Math.max(...ry)}`;
+    });
+    await check('heat_redraw_units_as_static_graph', async () => {
+        const work = cut.frames.find((f) => f.title.startsWith('work ('));
+        const all = cut.frames.find((f) => f.title.startsWith('all ('));
+        const raw = cut.frames.filter((f) => /\d us\b/.test(f.title));
+        return work && work.title === 'work (900 ms, 89.91%)' && all && all.title === 'all (1 s, 100.00%)' &&
+            !raw.length ? null : `work "${work && work.title}", all "${all && all.title}", raw ${raw.length}`;
+    });
+    await check('heat_redraw_names_folded_run', async () =>
+        cut.frames.some((f) => f.title.startsWith('[heap]+0x6966df \u00d7134 (99 ms,')) ? null
+            : 'frames: ' + cut.frames.map((f) => f.title).join(' | '));
 
     // ---- a phone, dark ----
     const phone = await context.newPage();

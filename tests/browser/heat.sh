@@ -4,8 +4,10 @@
 # Chromium checks that selecting the first phase's seconds (a mouse drag, then
 # the keyboard) redraws the flame graph with phase_one_spin alone, the URL
 # fragment restores that view, the charts mark the seconds, Esc restores the
-# whole window, the page fits a 400 px phone and a dark palette, with no
-# console error and no request.  Screenshots in $ARTIFACTS (build/artifacts/browser).
+# whole window, the whole window redrawn is the static graph (frames, height,
+# tooltips), a crafted range (a folded run, a rare deep stack, microseconds)
+# is cut, sized and worded as the static graph would be, the page fits a 400
+# px phone and a dark palette, with no console error and no request.  Screenshots in $ARTIFACTS (build/artifacts/browser).
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 

@@ -6,6 +6,8 @@
 #include "../../src/model/profile.h"
 #include "../../src/model/profile_time.h"
 #include "../../src/render/heat_html.h"
+#include "../../src/render/charts.h"
+#include "../../src/render/svg_flame.h"
 #include "../../src/util/strbuf.h"
 #include <stdlib.h>
 #include <string.h>
@@ -132,7 +134,7 @@ TEST(heat_html_data_escapes_names)
     profile_time_add(p->time, leaf, 1, 5);
     p->time->total[1] = 5;
     struct strbuf out = STRBUF_INIT;
-    heat_html(p, "fg0-", &out);
+    heat_html(p, NULL, "fg0-", &out);
     const char *s = sb_str(&out);
     CHECK(strstr(s, "data-heat-for=\"fg0-\""));
     CHECK(strstr(s, "\\u003c/script\\u003e\\u003cimg"));
@@ -173,10 +175,59 @@ TEST(heat_html_same_for_any_node_order)
         p->time->total[0] = 4;
         p->time->total[1] = 3;
         profile_time_sort(p->time);
-        heat_html(p, "fg0-", &out[k]);
+        heat_html(p, NULL, "fg0-", &out[k]);
         profile_free(p);
     }
     CHECK_STR(sb_str(&out[1]), sb_str(&out[0]));
     sb_free(&out[0]);
     sb_free(&out[1]);
+}
+
+/* The broken-walk case: the report's graph draws "[heap]+0x6966df ×134"
+ * as one frame (3 levels), so the page's data names that frame, not the
+ * 134 levels a redraw would otherwise stack into the graph's height; the
+ * stack's seconds follow it to the folded frame. */
+TEST(heat_html_names_the_graphs_folded_frames)
+{
+    struct profile *p = profile_new("cpu", "On-CPU profile", "samples");
+    const char *walk[136] = {"perfreport", "[truncated]"};
+    for (int i = 2; i < 136; i++)
+        walk[i] = "[heap]+0x6966df";
+    const char *work[] = {"app", "work"};
+    uint32_t lw = profile_add_stack(p, walk, NULL, 136, 99);
+    uint32_t lk = profile_add_stack(p, work, NULL, 2, 900);
+    p->time = profile_time_new(1.0, 2);
+    profile_time_add(p->time, lw, 0, 99);
+    profile_time_add(p->time, lk, 1, 900);
+    p->time->total[0] = 99;
+    p->time->total[1] = 900;
+    profile_time_sort(p->time);
+    struct flame_opts o;
+    flame_opts_for(p, &o);
+    struct strbuf out = STRBUF_INIT;
+    heat_html(p, &o, "fg0-", &out);
+    const char *s = sb_str(&out);
+    CHECK(strstr(s, "\"[heap]+0x6966df \xc3\x97" "134\""));
+    /* nodes: all, perfreport, [truncated], the folded run, app, work */
+    const char *nodes = strstr(s, "\"nodes\":[");
+    REQUIRE(nodes);
+    size_t commas = 0;
+    for (const char *c = nodes + 9; *c && *c != ']'; c++)
+        commas += *c == ',';
+    CHECK_NUM(commas + 1, 6 * 3, 0);
+    /* app;work first (name order): the walk's 99 samples in second 0 at the
+     * folded frame, page node 5 */
+    CHECK(strstr(s, "\"cells\":[2,1,900,5,0,99]"));
+    sb_free(&out);
+
+    /* flamegraph.pl's graph (no report options) keeps the 134 frames */
+    heat_html(p, NULL, "fg0-", &out);
+    nodes = strstr(sb_str(&out), "\"nodes\":[");
+    REQUIRE(nodes);
+    commas = 0;
+    for (const char *c = nodes + 9; *c && *c != ']'; c++)
+        commas += *c == ',';
+    CHECK_NUM(commas + 1, 139 * 3, 0);
+    sb_free(&out);
+    profile_free(p);
 }
