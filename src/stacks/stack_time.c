@@ -1,5 +1,6 @@
 /* Per-bucket values of aggregated stacks, bounded (see stack_time.h). */
 #include "stack_time.h"
+#include "../util/hash.h"
 #include "../util/xalloc.h"
 #include <stdlib.h>
 #include <string.h>
@@ -41,14 +42,6 @@ struct stack_time {
     uint64_t unstacked_sum, outside;
     uint32_t key_refusals, cell_refusals, outside_refusals;
 };
-
-static uint64_t hash_bytes(const unsigned char *p, size_t n)
-{
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ p[i]) * 1099511628211ull;
-    return h ^ (h >> 29);
-}
 
 struct stack_time *stack_time_new(size_t key_size, uint32_t max_keys, uint32_t max_cells,
                                   uint32_t max_buckets)
