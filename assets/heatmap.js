@@ -320,6 +320,13 @@
         var n = data.total.length;
         var nnodes = data.nodes.length / 3;
         var bucketS = data.bucket_s > 0 ? data.bucket_s : 1;
+        /* buckets a..b in words: a cell is bucketS seconds (-i over 1 s) */
+        function span(a, b) {
+            if (bucketS === 1) {
+                return a === b ? 'second ' + a : 'seconds ' + a + '\u2013' + b;
+            }
+            return 'seconds ' + a * bucketS + '\u2013' + ((b + 1) * bucketS - 1);
+        }
         /* the colours of the full graph's frames, by name */
         var fills = {};
         orig.querySelectorAll('.fg-frames > g').forEach(function (g) {
@@ -354,13 +361,13 @@
                 width: cw - 1, height: ch,
                 'fill-opacity': max ? (0.08 + 0.92 * v / max).toFixed(3) : '0'
             }, strip);
-            el('title', {}, r).textContent = 'second ' + i + ': ' + grouped(v) + ' ' + data.unit;
+            el('title', {}, r).textContent = span(i, i) + ': ' + quantity(v, data.unit);
             cells.push(r);
         }
         var step = Math.max(1, Math.ceil(32 / cw)); /* labels 32 units apart at least */
         for (i = 0; i < n; i += step) {
             el('text', { 'class': 'heat-axis', x: pad + i * cw + 1, y: pad + ch + 13 },
-                strip).textContent = i + ' s';
+                strip).textContent = i * bucketS + ' s';
         }
         var selRect = el('rect', { 'class': 'heat-sel', x: 0, y: pad - 2, width: 0,
             height: ch + 4, display: 'none' }, strip);
@@ -402,7 +409,7 @@
             range = r;
             var svg;
             if (r) {
-                var label = r[0] === r[1] ? 'second ' + r[0] : 'seconds ' + r[0] + '\u2013' + r[1];
+                var label = span(r[0], r[1]);
                 svg = drawFlame(orig, data, sums(r[0], r[1]), fills, label);
                 selRect.setAttribute('x', pad + r[0] * cw - 1);
                 selRect.setAttribute('width', (r[1] - r[0] + 1) * cw + 1);
@@ -518,7 +525,7 @@
                 anchor = null;
             }
             status.textContent = (range ? status.textContent.replace(/ Cursor: .*$/, '') : '') +
-                ' Cursor: second ' + cursorAt + ', ' + grouped(data.total[cursorAt]) + ' ' + data.unit + '.';
+                ' Cursor: ' + span(cursorAt, cursorAt) + ', ' + quantity(data.total[cursorAt], data.unit) + '.';
         });
         strip.addEventListener('focus', function () {
             cur.setAttribute('x', pad + cursorAt * cw);

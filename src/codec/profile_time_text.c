@@ -194,11 +194,12 @@ int profile_time_read(struct profile *p, const char *text, size_t len, const uin
     int rc;
     if ((rc = keyed(&r, "perfreport-time", 1, &version)) || version != 1)
         return rc ? rc : bad(&r, "not version 1");
-    if ((rc = keyed(&r, "bucket_s", 1, &bucket_s)) || bucket_s != 1)
-        return rc ? rc : bad(&r, "buckets of other than 1 s");
+    /* whole seconds: stack_time_bucket_width() of the run's -i */
+    if ((rc = keyed(&r, "bucket_s", PROFILE_TIME_MAX_BUCKETS, &bucket_s)) || bucket_s < 1)
+        return rc ? rc : bad(&r, "buckets of less than 1 s");
     if ((rc = keyed(&r, "buckets", PROFILE_TIME_MAX_BUCKETS, &nb)) || nb == 0)
         return rc ? rc : bad(&r, "no buckets");
-    struct profile_time *pt = profile_time_new(1.0, (uint32_t)nb);
+    struct profile_time *pt = profile_time_new((double)bucket_s, (uint32_t)nb);
     struct lines l;
     memset(&l, 0, sizeof l);
     if (!line_leaf) {

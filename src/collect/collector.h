@@ -60,6 +60,7 @@ struct collect_config {
     const char *target;     /* the scope in words for notes ("pid 42"); NULL = not filtered */
     int hz;                 /* -F: on-CPU samples per second; <= 0: 49 */
     double window_s;        /* -d: the window's planned length; <= 0: unknown */
+    double interval_s;      /* -i: seconds between ticks; <= 0: 1 */
     unsigned min_block_us;  /* --min-block-us: shortest off-CPU wait counted */
     bool keep_secrets;      /* --no-redact: command lines as they are */
     bool follow_children;   /* with pid: its descendants too (`perfreport -- CMD`;

@@ -60,6 +60,7 @@ struct offcpu_state {
     bool follow;             /* a command's tree: its child processes are followed */
     struct stack_time *time; /* owned: the keys' blocked microseconds per second */
     double read_s;           /* the window time of its last reading */
+    double bucket_s;         /* its buckets' width (stack_time_bucket_width of -i) */
     bool joins;              /* futex waits on a sibling's exit word are told apart */
     struct stack_prefetch *pf; /* owned: stacks resolved during the window */
 };
@@ -161,6 +162,7 @@ static int offcpu_start(struct collect_ctx *ctx, void **state, char *err, size_t
     /* keys: the aggregates, and the waits still pending at the end */
     st->time = stack_time_new(sizeof(struct offcpu_key), OFFCPU_MAX_AGG + OFFCPU_MAX_STARTS,
                               STACK_TIME_MAX_CELLS, STACK_TIME_MAX_BUCKETS);
+    st->bucket_s = stack_time_bucket_width(ctx->cfg ? ctx->cfg->interval_s : 0);
     struct bpf_program *prog =
         st->classic ? st->skel->progs.offcpu_switch_tp : st->skel->progs.offcpu_switch_btf;
     struct bpf_link *l = bpf_program__attach(prog);
@@ -450,7 +452,7 @@ static int offcpu_tick(struct collect_ctx *ctx, void *state)
 {
     struct offcpu_state *st = state;
     bool pf = stack_prefetch_ready(st->pf); /* false: this tick's keys wait */
-    uint32_t bucket = stack_time_bucket_of(st->read_s, ctx->now_s);
+    uint32_t bucket = stack_time_bucket_of(st->read_s, ctx->now_s, st->bucket_s);
     st->read_s = ctx->now_s;
     int afd = bpf_map__fd(st->skel->maps.agg);
     struct offcpu_key k;
@@ -658,7 +660,7 @@ static int offcpu_stop(struct collect_ctx *ctx, void *state, char *err, size_t n
     struct profile *prof = profile_new("offcpu", "Off-CPU time", "us");
     struct stack_row *srows = xcalloc(nrows ? nrows : 1, sizeof *srows);
     /* the waits since the last tick and those still blocked, at the end */
-    uint32_t last = stack_time_bucket_of(st->read_s, (double)st->observed_ns / 1e9);
+    uint32_t last = stack_time_bucket_of(st->read_s, (double)st->observed_ns / 1e9, st->bucket_s);
     for (size_t i = 0; i < nrows; i++)
         stack_time_observe(st->time, &rows[i].k, rows[i].v.total_ns / 1000, last);
     uint32_t *leaf = xcalloc(stack_time_nkeys(st->time) + 1, sizeof *leaf);
@@ -680,7 +682,9 @@ static int offcpu_stop(struct collect_ctx *ctx, void *state, char *err, size_t n
         if (us && !rc && tk >= 0)
             leaf[tk] = stack_resolver_last_leaf(res);
     }
-    stack_time_to_profile(st->time, prof, leaf, (uint32_t)((double)st->observed_ns / 1e9 + 0.999),
+    stack_time_to_profile(st->time, prof, leaf,
+                          stack_time_buckets_for((double)st->observed_ns / 1e9, st->bucket_s),
+                          st->bucket_s,
                           report_ledger(r, "offcpu", NULL));
     free(leaf);
     if (!rc)

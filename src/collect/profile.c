@@ -50,6 +50,7 @@ struct prof_state {
     double begin_ms, end_ms;  /* sampling switched on and off (mono_ms), 0 = not yet */
     struct stack_time *time;  /* owned: the keys' samples per second */
     double read_s;            /* the window time of its last reading */
+    double bucket_s;          /* its buckets' width (stack_time_bucket_width of -i) */
 };
 
 uint32_t profile_stack_entries(int hz, int ncpu, double window_s)
@@ -128,6 +129,7 @@ static int prof_start(struct collect_ctx *ctx, void **state, char *err, size_t n
     st->pf = stack_prefetch_new(bpf_map__fd(st->skel->maps.stackmap), STACKS_USER_PER_PID);
     st->time = stack_time_new(sizeof(struct prof_key), PROF_MAX_KEYS, STACK_TIME_MAX_CELLS,
                               STACK_TIME_MAX_BUCKETS);
+    st->bucket_s = stack_time_bucket_width(ctx->cfg ? ctx->cfg->interval_s : 0);
     return kbpf_sampled_attach(&st->ev, st->skel->progs.on_sample, PERF_COUNT_SW_CPU_CLOCK,
                                (uint64_t)st->hz, "CPU", err, n);
 }
@@ -143,14 +145,14 @@ static void detach(struct prof_state *st)
     kbpf_sampled_detach(&st->ev);
 }
 
-/* Notes each key's samples since the last tick in this second's bucket, and
- * hands the stacks seen so far to the prefetcher, so that they are resolved
- * while their processes live (see stack_prefetch.h). */
+/* Notes each key's samples since the last tick in their bucket, and hands
+ * the stacks seen so far to the prefetcher, so that they are resolved while
+ * their processes live (see stack_prefetch.h). */
 static int prof_tick(struct collect_ctx *ctx, void *state)
 {
     struct prof_state *st = state;
     bool pf = stack_prefetch_ready(st->pf); /* false: this tick's keys wait */
-    uint32_t bucket = stack_time_bucket_of(st->read_s, ctx->now_s);
+    uint32_t bucket = stack_time_bucket_of(st->read_s, ctx->now_s, st->bucket_s);
     st->read_s = ctx->now_s;
     int cfd = bpf_map__fd(st->skel->maps.counts);
     struct prof_key key;
@@ -367,7 +369,7 @@ static int prof_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
     double span_s = st->begin_ms > 0 && st->end_ms > st->begin_ms
                         ? (st->end_ms - st->begin_ms) / 1000.0
                         : ctx->now_s;
-    uint32_t last = stack_time_bucket_of(st->read_s, span_s);
+    uint32_t last = stack_time_bucket_of(st->read_s, span_s, st->bucket_s);
     uint32_t *leaf = xcalloc(stack_time_nkeys(st->time) + (size_t)nkeys + 1, sizeof *leaf);
     for (size_t i = 0; i < nkeys; i++)
         stack_time_observe(st->time, &keys[i].k, keys[i].c, last);
@@ -383,7 +385,8 @@ static int prof_stop(struct collect_ctx *ctx, void *state, char *err, size_t n)
         if (k >= 0)
             leaf[k] = stack_resolver_last_leaf(sr);
     }
-    stack_time_to_profile(st->time, p, leaf, (uint32_t)(span_s + 0.999), led);
+    stack_time_to_profile(st->time, p, leaf, stack_time_buckets_for(span_s, st->bucket_s),
+                          st->bucket_s, led);
     free(leaf);
     fill_by_command(r, keys, nkeys, st->hz,
                     st->begin_ms > 0 && st->end_ms > st->begin_ms

@@ -21,7 +21,7 @@ struct profile_time_cell {
 };
 
 struct profile_time {
-    double bucket_s;     /* a bucket's width: 1 */
+    double bucket_s;     /* a bucket's width in seconds: whole, >= 1 (1 unless -i is over 1 s) */
     uint32_t nbuckets;
     uint64_t *total;     /* per bucket: every value, with a stack or not */
     uint64_t *unstacked; /* per bucket: the part without a stack (a bound was reached) */

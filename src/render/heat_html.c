@@ -91,12 +91,18 @@ void heat_html(const struct profile *p, const struct flame_opts *o, const char *
     profile_walk_stacks(p, keep_stack, &h);
 
     sb_addf(out, "<figure class=\"heat\" data-heat-for=\"%s\">\n", prefix);
-    sb_addf(out, "<figcaption>Per second of the window: %s of this profile in each second "
-                 "(one cell a second; the collectors count per second, not finer). Drag "
-                 "across the cells, or focus them and use Shift+Arrow keys, to redraw the "
-                 "flame graph above for those seconds; Esc shows the whole window "
-                 "again.</figcaption>\n",
-            p->unit && p->unit[0] == 'u' ? "microseconds blocked" : "samples");
+    if (pt->bucket_s == 1)
+        sb_addf(out, "<figcaption>Per second of the window: %s of this profile in each "
+                     "second (one cell a second; the collectors count per second, not finer).",
+                p->unit && p->unit[0] == 'u' ? "microseconds blocked" : "samples");
+    else /* -i over 1 s: the collectors read once an interval */
+        sb_addf(out, "<figcaption>Per %g seconds of the window: %s of this profile in each "
+                     "%g s (one cell per %g s, the interval between the collectors' readings).",
+                pt->bucket_s, p->unit && p->unit[0] == 'u' ? "microseconds blocked" : "samples",
+                pt->bucket_s, pt->bucket_s);
+    sb_add(out, " Drag across the cells, or focus them and use Shift+Arrow keys, to redraw the "
+                "flame graph above for those seconds; Esc shows the whole window "
+                "again.</figcaption>\n");
     sb_add(out, "<script type=\"application/json\" class=\"heat-data\">{\"unit\":\"");
     esc_json(out, p->unit ? p->unit : "");
     sb_addf(out, "\",\"bucket_s\":%g,\"total\":[", pt->bucket_s);

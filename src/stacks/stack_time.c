@@ -2,6 +2,7 @@
 #include "stack_time.h"
 #include "../util/hash.h"
 #include "../util/xalloc.h"
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -294,12 +295,27 @@ int64_t stack_time_find(const struct stack_time *t, const void *key)
     return k == UINT32_MAX ? -1 : (int64_t)k;
 }
 
-uint32_t stack_time_bucket_of(double from_s, double to_s)
+double stack_time_bucket_width(double interval_s)
 {
-    double mid = (from_s + to_s) / 2;
+    if (!(interval_s > 1))
+        return 1;
+    return interval_s < 86400 ? ceil(interval_s) : 86400;
+}
+
+uint32_t stack_time_bucket_of(double from_s, double to_s, double bucket_s)
+{
+    double mid = (from_s + to_s) / 2 / (bucket_s >= 1 ? bucket_s : 1);
     if (!(mid > 0))
         return 0;
     if (mid >= (double)UINT32_MAX)
         return UINT32_MAX;
     return (uint32_t)mid;
+}
+
+uint32_t stack_time_buckets_for(double span_s, double bucket_s)
+{
+    double n = ceil(span_s / (bucket_s >= 1 ? bucket_s : 1) - 1e-3); /* 10.0004 s: 10 */
+    if (!(n >= 1))
+        return 1;
+    return n < (double)UINT32_MAX ? (uint32_t)n : UINT32_MAX;
 }

@@ -92,20 +92,30 @@ int stack_time_walk(const struct stack_time *t, stack_time_cell_fn fn, void *ctx
 /* Index of key (first-seen order), or -1 when it was never stored. */
 int64_t stack_time_find(const struct stack_time *t, const void *key);
 
-/* The bucket a reading at to_s covers, after the last one at from_s
- * (seconds since the window opened): the second holding the middle of the
- * span, so a tick a little late still lands its second's growth in that
- * second.  Negative times count as 0. */
-uint32_t stack_time_bucket_of(double from_s, double to_s);
+/* A bucket's width in seconds for readings every interval_s (-i):
+ * max(1, ceil(interval_s)).  Readings come once an interval, so narrower
+ * buckets than that cannot be told apart: with -i 3 and 1 s buckets, each
+ * reading's 3 s of growth landed in one second and the two others stayed
+ * empty, a comb the heat map drew as if the load came and went. */
+double stack_time_bucket_width(double interval_s);
+
+/* The bucket of width bucket_s (>= 1 s) a reading at to_s covers, after the
+ * last one at from_s (seconds since the window opened): the one holding the
+ * middle of the span, so a tick a little late still lands its growth in its
+ * own bucket.  Negative times count as 0. */
+uint32_t stack_time_bucket_of(double from_s, double to_s, double bucket_s);
+
+/* Buckets of width bucket_s that cover span_s seconds (at least 1). */
+uint32_t stack_time_buckets_for(double span_s, double bucket_s);
 
 /* Fills p->time (replacing it) from t, whose key i became profile node
  * leaf[i] (PROFILE_NONE: not in p: its value counts as unstacked), with at
- * least nbuckets buckets of one second.  Notes what the bounds refused in
- * led (may be NULL), with `unit` the profile's unit. */
+ * least nbuckets buckets of bucket_s seconds.  Notes what the bounds
+ * refused in led (may be NULL), with `unit` the profile's unit. */
 struct profile;
 struct ledger_entry;
 void stack_time_to_profile(const struct stack_time *t, struct profile *p, const uint32_t *leaf,
-                           uint32_t nbuckets, struct ledger_entry *led);
+                           uint32_t nbuckets, double bucket_s, struct ledger_entry *led);
 
 /* Number of keys and key i's bytes (i < that number), in first-seen order. */
 uint32_t stack_time_nkeys(const struct stack_time *t);

@@ -24,7 +24,7 @@ static int fill_cell(void *ctx, const void *key, uint32_t k, uint32_t bucket, ui
 }
 
 void stack_time_to_profile(const struct stack_time *t, struct profile *p, const uint32_t *leaf,
-                           uint32_t nbuckets, struct ledger_entry *led)
+                           uint32_t nbuckets, double bucket_s, struct ledger_entry *led)
 {
     struct stack_time_stats st;
     stack_time_stats(t, &st);
@@ -32,7 +32,8 @@ void stack_time_to_profile(const struct stack_time *t, struct profile *p, const 
         nbuckets = st.buckets;
     if (nbuckets > PROFILE_TIME_MAX_BUCKETS)
         nbuckets = PROFILE_TIME_MAX_BUCKETS;
-    struct profile_time *pt = profile_time_new(1.0, nbuckets ? nbuckets : 1);
+    struct profile_time *pt =
+        profile_time_new(bucket_s >= 1 ? bucket_s : 1, nbuckets ? nbuckets : 1);
     if (!pt || !p) {
         profile_time_free(pt);
         return;

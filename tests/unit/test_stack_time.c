@@ -2,6 +2,11 @@
  * with the value it refuses (counted, never lost silently). */
 #include "harness.h"
 #include "../../src/stacks/stack_time.h"
+#include "../../src/codec/profile_time_text.h"
+#include "../../src/flame/folded.h"
+#include "../../src/model/profile.h"
+#include "../../src/model/profile_time.h"
+#include "../../src/util/strbuf.h"
 #include <stdint.h>
 #include <string.h>
 
@@ -108,4 +113,53 @@ TEST(stack_time_rejects_bad_bounds)
     CHECK(stack_time_new(8, 1, 1, 0) == NULL);
     CHECK(stack_time_new(8, 1u << 25, 1, 1) == NULL);
     stack_time_free(NULL);
+}
+
+/* -i 3: the collectors read their maps every 3 s.  With 1 s buckets each
+ * reading's 3 s of samples landed in one second (1, 4, 7) and the seconds
+ * between stayed empty, a comb of a steady load; the buckets are as wide as
+ * the interval (whole seconds, at least 1) and say so in bucket_s. */
+TEST(stack_time_buckets_as_wide_as_the_interval)
+{
+    CHECK(stack_time_bucket_width(0) == 1 && stack_time_bucket_width(0.5) == 1);
+    CHECK(stack_time_bucket_width(1) == 1 && stack_time_bucket_width(2.5) == 3);
+    CHECK(stack_time_bucket_width(3) == 3);
+    double w = stack_time_bucket_width(3);
+    struct stack_time *t = stack_time_new(sizeof(uint32_t), 4, 16, 16);
+    REQUIRE(t);
+    uint32_t k = 7;
+    double prev = 0;
+    for (int i = 1; i <= 3; i++) { /* a steady 30 samples per 3 s tick, a little late */
+        double now = 3.0 * i + 0.05;
+        CHECK(stack_time_observe(t, &k, 30u * (uint64_t)i, stack_time_bucket_of(prev, now, w)) ==
+              30);
+        prev = now;
+    }
+    for (uint32_t b = 0; b < 3; b++)
+        CHECK(stack_time_total(t, b) == 30); /* no empty bucket between */
+    CHECK(stack_time_buckets_for(9.05, w) == 4 && stack_time_buckets_for(9.0004, w) == 3);
+    CHECK(stack_time_buckets_for(0, w) == 1);
+
+    struct profile *p = profile_new("cpu", "On-CPU profile", "samples");
+    const char *stack[] = {"app", "spin"};
+    uint32_t leaf = profile_add_stack(p, stack, NULL, 2, 90);
+    stack_time_to_profile(t, p, &leaf, stack_time_buckets_for(9.0004, w), w, NULL);
+    REQUIRE(p->time);
+    CHECK(p->time->bucket_s == 3 && p->time->nbuckets == 3);
+    struct strbuf text = STRBUF_INIT, folded = STRBUF_INIT;
+    profile_time_write(p, &text);
+    CHECK(strstr(sb_str(&text), "\nbucket_s 3\nbuckets 3\ntotal 30 30 30\n"));
+    /* read back by perfreport render: the width is kept */
+    folded_write(p, &folded);
+    struct profile *q = profile_new("cpu", "On-CPU profile", "samples");
+    struct flame_parse_stats st = {0};
+    folded_parse(q, folded.buf, folded.len, &st);
+    char err[256] = "";
+    CHECK(profile_time_read(q, text.buf, text.len, NULL, 0, err, sizeof err) == 0);
+    CHECK(q->time && q->time->bucket_s == 3);
+    profile_free(q);
+    profile_free(p);
+    sb_free(&text);
+    sb_free(&folded);
+    stack_time_free(t);
 }
