@@ -61,6 +61,7 @@ struct offcpu_state {
     struct stack_time *time; /* owned: the keys' blocked microseconds per second */
     double read_s;           /* the window time of its last reading */
     double bucket_s;         /* its buckets' width (stack_time_bucket_width of -i) */
+    double interval_s;       /* -i: the ticks' spacing (0: unknown, every tick reads) */
     bool joins;              /* futex waits on a sibling's exit word are told apart */
     struct stack_prefetch *pf; /* owned: stacks resolved during the window */
 };
@@ -162,7 +163,8 @@ static int offcpu_start(struct collect_ctx *ctx, void **state, char *err, size_t
     /* keys: the aggregates, and the waits still pending at the end */
     st->time = stack_time_new(sizeof(struct offcpu_key), OFFCPU_MAX_AGG + OFFCPU_MAX_STARTS,
                               STACK_TIME_MAX_CELLS, STACK_TIME_MAX_BUCKETS);
-    st->bucket_s = stack_time_bucket_width(ctx->cfg ? ctx->cfg->interval_s : 0);
+    st->interval_s = ctx->cfg ? ctx->cfg->interval_s : 0;
+    st->bucket_s = stack_time_bucket_width(st->interval_s);
     struct bpf_program *prog =
         st->classic ? st->skel->progs.offcpu_switch_tp : st->skel->progs.offcpu_switch_btf;
     struct bpf_link *l = bpf_program__attach(prog);
@@ -444,13 +446,17 @@ static void write_model(struct collect_ctx *ctx, const struct offcpu_state *st, 
     }
 }
 
-/* Hands the stacks of the waits aggregated so far to the prefetcher, so
- * that a process that exits during the window keeps its frame names.
- * Seeded rows (threads blocked before the window) carry kernel stacks of
- * their own map and are resolved at the drain. */
+/* Notes each wait's growth in its bucket and hands the stacks of the waits
+ * aggregated so far to the prefetcher, so that a process that exits during
+ * the window keeps its frame names.  Seeded rows (threads blocked before
+ * the window) carry kernel stacks of their own map and are resolved at the
+ * drain.  Under 1 s ticks, only the last tick of a bucket reads
+ * (stack_time_read_due). */
 static int offcpu_tick(struct collect_ctx *ctx, void *state)
 {
     struct offcpu_state *st = state;
+    if (!stack_time_read_due(st->read_s, ctx->now_s, st->interval_s, st->bucket_s))
+        return 0;
     bool pf = stack_prefetch_ready(st->pf); /* false: this tick's keys wait */
     uint32_t bucket = stack_time_bucket_of(st->read_s, ctx->now_s, st->bucket_s);
     st->read_s = ctx->now_s;

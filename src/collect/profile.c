@@ -51,6 +51,7 @@ struct prof_state {
     struct stack_time *time;  /* owned: the keys' samples per second */
     double read_s;            /* the window time of its last reading */
     double bucket_s;          /* its buckets' width (stack_time_bucket_width of -i) */
+    double interval_s;        /* -i: the ticks' spacing (0: unknown, every tick reads) */
 };
 
 uint32_t profile_stack_entries(int hz, int ncpu, double window_s)
@@ -129,7 +130,8 @@ static int prof_start(struct collect_ctx *ctx, void **state, char *err, size_t n
     st->pf = stack_prefetch_new(bpf_map__fd(st->skel->maps.stackmap), STACKS_USER_PER_PID);
     st->time = stack_time_new(sizeof(struct prof_key), PROF_MAX_KEYS, STACK_TIME_MAX_CELLS,
                               STACK_TIME_MAX_BUCKETS);
-    st->bucket_s = stack_time_bucket_width(ctx->cfg ? ctx->cfg->interval_s : 0);
+    st->interval_s = ctx->cfg ? ctx->cfg->interval_s : 0;
+    st->bucket_s = stack_time_bucket_width(st->interval_s);
     return kbpf_sampled_attach(&st->ev, st->skel->progs.on_sample, PERF_COUNT_SW_CPU_CLOCK,
                                (uint64_t)st->hz, "CPU", err, n);
 }
@@ -145,12 +147,16 @@ static void detach(struct prof_state *st)
     kbpf_sampled_detach(&st->ev);
 }
 
-/* Notes each key's samples since the last tick in their bucket, and hands
- * the stacks seen so far to the prefetcher, so that they are resolved while
- * their processes live (see stack_prefetch.h). */
+/* Notes each key's samples since the last reading in their bucket, and
+ * hands the stacks seen so far to the prefetcher, so that they are resolved
+ * while their processes live (see stack_prefetch.h).  Under 1 s ticks, only
+ * the last tick of a bucket reads (stack_time_read_due): the prefetcher
+ * gets the keys at most a bucket later. */
 static int prof_tick(struct collect_ctx *ctx, void *state)
 {
     struct prof_state *st = state;
+    if (!stack_time_read_due(st->read_s, ctx->now_s, st->interval_s, st->bucket_s))
+        return 0;
     bool pf = stack_prefetch_ready(st->pf); /* false: this tick's keys wait */
     uint32_t bucket = stack_time_bucket_of(st->read_s, ctx->now_s, st->bucket_s);
     st->read_s = ctx->now_s;

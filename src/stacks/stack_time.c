@@ -312,6 +312,14 @@ uint32_t stack_time_bucket_of(double from_s, double to_s, double bucket_s)
     return (uint32_t)mid;
 }
 
+bool stack_time_read_due(double read_s, double now_s, double interval_s, double bucket_s)
+{
+    if (!(interval_s > 0))
+        return true;
+    return stack_time_bucket_of(read_s, now_s, bucket_s) !=
+           stack_time_bucket_of(now_s, now_s + interval_s, bucket_s);
+}
+
 uint32_t stack_time_buckets_for(double span_s, double bucket_s)
 {
     double n = ceil(span_s / (bucket_s >= 1 ? bucket_s : 1) - 1e-3); /* 10.0004 s: 10 */

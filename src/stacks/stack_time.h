@@ -105,6 +105,14 @@ double stack_time_bucket_width(double interval_s);
  * own bucket.  Negative times count as 0. */
 uint32_t stack_time_bucket_of(double from_s, double to_s, double bucket_s);
 
+/* Whether a tick at now_s reads the stack map (the last reading was at
+ * read_s, the next tick comes interval_s later): only when the next one
+ * would land in another bucket, since readings within one bucket only add
+ * up in it.  A reading walks the map, 2 syscalls a key and one more: with
+ * -i 0.25, four walks a second of a map of thousands of keys, where one
+ * gives the same buckets.  interval_s <= 0: every tick. */
+bool stack_time_read_due(double read_s, double now_s, double interval_s, double bucket_s);
+
 /* Buckets of width bucket_s that cover span_s seconds (at least 1). */
 uint32_t stack_time_buckets_for(double span_s, double bucket_s);
 

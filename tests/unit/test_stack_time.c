@@ -163,3 +163,32 @@ TEST(stack_time_buckets_as_wide_as_the_interval)
     sb_free(&folded);
     stack_time_free(t);
 }
+
+/* -i 0.25: every tick walked the stack map (2 syscalls a key and one more)
+ * to add four readings up in one bucket.  Only a bucket's last tick reads
+ * now, and each second still gets its own growth. */
+TEST(stack_time_reads_once_a_bucket)
+{
+    double w = stack_time_bucket_width(0.25);
+    struct stack_time *t = stack_time_new(sizeof(uint32_t), 4, 16, 16);
+    REQUIRE(t);
+    uint32_t k = 1;
+    double read_s = 0;
+    unsigned reads = 0;
+    for (int i = 1; i <= 16; i++) { /* 40 samples a second, steadily */
+        double now = 0.25 * i;
+        if (!stack_time_read_due(read_s, now, 0.25, w))
+            continue;
+        stack_time_observe(t, &k, 10u * (uint64_t)i, stack_time_bucket_of(read_s, now, w));
+        read_s = now;
+        reads++;
+    }
+    CHECK(reads == 4);
+    for (uint32_t b = 0; b < 4; b++)
+        CHECK(stack_time_total(t, b) == 40);
+    /* at 1 s and over, every tick reads, late or not */
+    CHECK(stack_time_read_due(0, 1, 1, 1) && stack_time_read_due(1, 2.02, 1, 1));
+    CHECK(stack_time_read_due(0, 3, 3, stack_time_bucket_width(3)));
+    CHECK(stack_time_read_due(0, 0.25, 0, 1)); /* no interval known: every tick */
+    stack_time_free(t);
+}
