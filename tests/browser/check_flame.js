@@ -8,17 +8,8 @@ const crypto = require('crypto');
 const { chromium } = require('playwright-core');
 
 const [svgPath, userDataDir, shot] = process.argv.slice(2);
-let failed = 0;
-function ok(name) { console.log('ok ' + name); }
-function notOk(name, why) { failed++; console.log('not ok ' + name + ': ' + String(why).replace(/\n/g, ' ')); }
-async function check(name, fn) {
-    try {
-        const why = await fn();
-        if (why) notOk(name, why); else ok(name);
-    } catch (e) {
-        notOk(name, e.message || e);
-    }
-}
+const tap = require('./tap.js');
+const { ok, notOk, check } = tap;
 
 // Everything a frame shows, read from the page.
 async function frameInfo(page, root, name) {
@@ -161,7 +152,7 @@ async function main() {
     await context.close();
 }
 
-main().then(() => process.exit(failed ? 1 : 0), (e) => {
+main().then(() => process.exit(tap.failed ? 1 : 0), (e) => {
     console.log('not ok flame_browser: ' + String(e.message || e).split('\n')[0]);
     process.exit(1);
 });

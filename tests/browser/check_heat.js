@@ -11,17 +11,8 @@ const { chromium } = require('playwright-core');
 
 const [indexPath, artifacts, userDataDir] = process.argv.slice(2);
 const url = 'file://' + path.resolve(indexPath);
-let failed = 0;
-function ok(name) { console.log('ok ' + name); }
-function notOk(name, why) { failed++; console.log('not ok ' + name + ': ' + String(why).replace(/\n/g, ' ')); }
-async function check(name, fn) {
-    try {
-        const why = await fn();
-        if (why) notOk(name, why); else ok(name);
-    } catch (e) {
-        notOk(name, e.message || e);
-    }
-}
+const tap = require('./tap.js');
+const { ok, notOk, check } = tap;
 
 // The names of the frames the on-CPU graph draws now.
 function frames(page) {
@@ -271,7 +262,7 @@ async function main() {
     await check('heat_no_request', async () => (requests.length ? requests.slice(0, 3).join(' ') : null));
     console.error(`redraw after mouse up: ${redrawMs} ms`);
     await context.close();
-    process.exit(failed ? 1 : 0);
+    process.exit(tap.failed ? 1 : 0);
 }
 
 main().catch((e) => { console.log('not ok heat_browser: ' + (e.message || e)); process.exit(2); });
